@@ -1,0 +1,21 @@
+"""assay: evaluate generative-AI apps (QA, chat, RAG) with trustworthy scores and reasons.
+
+Example:
+    >>> import assay
+    >>> result = assay.evaluate([{"answer": "Paris", "ground_truth": "Paris"}], metrics="f1_score")
+    >>> result.summary["metrics"]["f1_score"]["mean"]
+    1.0
+"""
+
+from .data import Row, read_dataset
+from .errors import AssayError, ConfigError, DataError, JudgeError
+from .judges import FakeJudge, Judge, JudgeRequest, JudgeResponse, make_judge
+from .metrics import Metric, MetricResult, get_metric, register
+from .run import EvalResult, evaluate, evaluate_async
+
+__version__ = "0.1.0"
+
+__all__ = ["AssayError", "ConfigError", "DataError", "EvalResult", "FakeJudge", "Judge",
+           "JudgeError", "JudgeRequest", "JudgeResponse", "Metric", "MetricResult", "Row",
+           "__version__", "evaluate", "evaluate_async", "get_metric", "make_judge",
+           "read_dataset", "register"]

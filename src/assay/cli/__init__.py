@@ -1,0 +1,1 @@
+"""The ``assay`` command line: one module per command; ``main`` only registers them."""

@@ -1,0 +1,27 @@
+"""Entry point of the ``assay`` command: registers each command module on one Typer app.
+
+Example:
+    >>> app.info.name
+    'assay'
+"""
+
+from __future__ import annotations
+
+import typer
+
+from . import run as run_cmd
+
+app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
+                  help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
+                       "any OpenAI-compatible judge.")
+app.command("run")(run_cmd.run)
+
+
+@app.callback()
+def _root() -> None:
+    """Evaluate generative-AI apps: QA, chat and RAG datasets."""
+
+
+def main() -> None:
+    """Run the CLI."""
+    app()

@@ -1,0 +1,110 @@
+"""``assay run DATA``: evaluate a dataset and print the summary table.
+
+Example:
+    >>> callable(run)
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..data import parse_mapping
+from ..errors import AssayError, DataError
+from ..metrics import Plan
+from ..run import evaluate_async
+
+__all__ = ["run", "print_summary"]
+
+err = Console(stderr=True)
+
+
+def run(
+    data: Annotated[Path, typer.Argument(help="Dataset: .jsonl, .json (array) or .csv.")],
+    metrics: Annotated[str, typer.Option(help="'auto' (what the fields allow) or a,b,c.")] = "auto",
+    judge: Annotated[str, typer.Option(
+        help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
+    )] = "local",
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    map_: Annotated[Optional[list[str]], typer.Option(
+        "--map", help="FIELD=COLUMN for other column names, e.g. --map answer=output.")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        help="Output directory (results.jsonl, summary.json). Default: assay-out/<dataset name>."
+    )] = None,
+    resume: Annotated[bool, typer.Option(help="Keep finished rows in OUT and score the rest.")] = False,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
+    tpm: Annotated[Optional[int], typer.Option(min=1, help="Judge token budget per minute.")] = None,
+    rpm: Annotated[Optional[int], typer.Option(min=1, help="Judge request budget per minute.")] = None,
+    cache: Annotated[Optional[Path], typer.Option(help="Judge cache file (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
+    max_attempts: Annotated[int, typer.Option(min=1, help="Tries per judge call.")] = 6,
+    timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    out_dir = out or Path("assay-out") / data.stem
+    try:
+        mapping = parse_mapping(map_ or [])
+        cache_arg: Path | bool = False if no_cache else (cache or True)
+        result = asyncio.run(evaluate_async(
+            data, metrics=metrics, judge=judge, lang=lang, mapping=mapping, out=out_dir,
+            resume=resume, concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
+            max_attempts=max_attempts, timeout=timeout,
+            progress=progress and (sys.stderr.isatty() or _force_progress()),
+            on_plan=_print_plan))
+    except DataError as e:
+        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except AssayError as e:
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print(f"\ninterrupted: finished rows are kept in {out_dir / 'results.jsonl'}; "
+                  "rerun the same command with --resume to continue.")
+        raise typer.Exit(130) from None
+    print_summary(result.summary)
+    err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+
+
+def _print_plan(plan: Plan) -> None:
+    err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
+    for line in plan.skipped:
+        err.print(f"[dim]{line}[/dim]", highlight=False)
+
+
+def _force_progress() -> bool:
+    import os
+    return os.environ.get("ASSAY_PROGRESS") == "1"
+
+
+def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
+    """Print the per-metric table and the judge's counters."""
+    table = Table(title=f"assay: {summary['rows']} rows, {summary['elapsed_s']:.1f} s")
+    for col in ("metric", "mean", "weighted", "scored", "unscored"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for name, agg in summary["metrics"].items():
+        mean = agg.get("mean")
+        weighted = agg.get("mean_weighted")
+        table.add_row(name, "-" if mean is None else f"{mean:.3f}",
+                      "-" if weighted is None else f"{weighted:.3f}",
+                      str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
+    Console().print(table)
+    judge = summary.get("judge")
+    if judge:
+        Console().print(
+            f"judge {judge['id']}: {judge['requests']} requests, {judge['cache_hits']} cache hits, "
+            f"{judge['prompt_tokens']} prompt + {judge['completion_tokens']} completion tokens, "
+            f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False)
+    for name, agg in summary["metrics"].items():
+        for why, n in (agg.get("unscored_reasons") or {}).items():
+            Console(stderr=True).print(f"[yellow]{name}: {n} unscored: {why}[/yellow]",
+                                       highlight=False)

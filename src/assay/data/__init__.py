@@ -1,0 +1,12 @@
+"""Datasets: rows, conversations and their readers.
+
+Example:
+    >>> from assay.data import Row
+    >>> Row(id="a", line=1, answer="x").kind
+    'qa'
+"""
+
+from ._models import Citation, Row, Turn
+from ._read import ALIASES, parse_mapping, read_dataset, rows_from_records
+
+__all__ = ["ALIASES", "Citation", "Row", "Turn", "parse_mapping", "read_dataset", "rows_from_records"]

@@ -1,0 +1,145 @@
+"""OpenAI-compatible judges (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server) via ``openai``.
+
+Example:
+    >>> judge = OpenAIJudge("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="sk-x")
+    >>> judge.id
+    'openai:gpt-4o-mini'
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import time
+from typing import Any
+
+import openai
+
+from ..errors import ConfigError, JudgeError, RetryableJudgeError
+from ._base import JudgeRequest, JudgeResponse, TokenLogprob
+
+__all__ = ["OpenAIJudge", "azure_judge"]
+
+
+class OpenAIJudge:
+    """A judge behind any OpenAI-compatible chat-completions endpoint.
+
+    The API key is read from the argument or ``OPENAI_API_KEY`` and is never part of ``id``,
+    logs, caches or results. Retries are the runner's job: the client's own are turned off.
+    """
+
+    max_concurrency: int | None = None
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 120.0, client: Any | None = None, id_prefix: str = "openai") -> None:
+        self.model = model
+        self.id = f"{id_prefix}:{model}"
+        self._logprobs_ok = True
+        if client is not None:
+            self._client = client
+            return
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        base = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not key:
+            if base:  # local servers (vLLM, Ollama, llama.cpp) usually need no key
+                key = "no-key"
+            else:
+                raise ConfigError("--judge openai:MODEL needs OPENAI_API_KEY (and OPENAI_BASE_URL for "
+                                  "a self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
+        self._client = openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Send one chat completion; map failures to retryable or final judge errors."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if request.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": request.schema_name, "schema": request.json_schema, "strict": True}}
+        if request.logprobs and self._logprobs_ok:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = request.top_logprobs
+        try:
+            resp = await self._client.chat.completions.create(**kwargs)
+        except openai.BadRequestError as e:
+            if "logprobs" in kwargs and "logprob" in str(e).lower():
+                self._logprobs_ok = False  # endpoint cannot return logprobs: ask without them
+                return await self.complete(request)
+            raise JudgeError(f"judge rejected the request: {_short(e)}") from e
+        except openai.RateLimitError as e:
+            raise RetryableJudgeError(f"rate limited (429): {_short(e)}", status=429,
+                                      retry_after=_retry_after(e.response), rate_limited=True) from e
+        except openai.InternalServerError as e:
+            raise RetryableJudgeError(f"server error ({e.status_code}): {_short(e)}",
+                                      status=e.status_code, retry_after=_retry_after(e.response)) from e
+        except (openai.APITimeoutError, openai.APIConnectionError) as e:
+            raise RetryableJudgeError(f"{type(e).__name__}: {_short(e)}") from e
+        except openai.APIStatusError as e:
+            if e.status_code in (408, 409):
+                raise RetryableJudgeError(f"HTTP {e.status_code}: {_short(e)}", status=e.status_code,
+                                          retry_after=_retry_after(e.response)) from e
+            raise JudgeError(f"HTTP {e.status_code}: {_short(e)}") from e
+        if not resp.choices:
+            raise RetryableJudgeError("judge answered with no choices")
+        choice = resp.choices[0]
+        text = choice.message.content or ""
+        if not text and getattr(choice.message, "refusal", None):
+            text = ""  # a refusal is not a score; the metric records it as unscored
+        logprobs = None
+        lp = getattr(choice, "logprobs", None)
+        if lp is not None and getattr(lp, "content", None):
+            logprobs = [TokenLogprob(token=t.token, logprob=t.logprob,
+                                     top={a.token: a.logprob for a in (t.top_logprobs or [])})
+                        for t in lp.content]
+        usage = resp.usage
+        return JudgeResponse(
+            text=text, logprobs=logprobs, model=resp.model,
+            prompt_tokens=usage.prompt_tokens if usage else request.estimate_prompt_tokens(),
+            completion_tokens=usage.completion_tokens if usage else 0)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
+    """A judge on an Azure OpenAI deployment (``AZURE_OPENAI_ENDPOINT``,
+    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``)."""
+    endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
+    key = os.environ.get("AZURE_OPENAI_API_KEY")
+    version = os.environ.get("OPENAI_API_VERSION")
+    missing = [n for n, v in (("AZURE_OPENAI_ENDPOINT", endpoint), ("AZURE_OPENAI_API_KEY", key),
+                              ("OPENAI_API_VERSION", version)) if not v]
+    if missing:
+        raise ConfigError(f"--judge azure:{deployment} needs {', '.join(missing)} set in the "
+                          "environment (e.g. OPENAI_API_VERSION=2024-10-21).")
+    client = openai.AsyncAzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=version,
+                                     timeout=timeout, max_retries=0)
+    return OpenAIJudge(deployment, client=client, id_prefix="azure")
+
+
+def _retry_after(response: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return float(ms) / 1000.0
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        return float(ra)
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(ra) if ra else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _short(e: Exception) -> str:
+    return str(e).replace("\n", " ")[:300]

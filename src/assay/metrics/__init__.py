@@ -1,0 +1,14 @@
+"""Metrics: the protocol, the registry, the planner, and the built-in metrics.
+
+Example:
+    >>> from assay.metrics import get_metric
+    >>> get_metric("f1_score").value_range
+    (0.0, 1.0)
+"""
+
+from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
+from ._common import FieldMetric
+from ._registry import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics, register
+
+__all__ = ["AUTO_METRICS", "FieldMetric", "Metric", "MetricResult", "Plan", "REGISTRY",
+           "ScoreContext", "get_metric", "mean_aggregate", "plan_metrics", "register"]

@@ -1,0 +1,93 @@
+"""The Metric protocol, its per-row result and the default aggregation.
+
+Example:
+    >>> r = MetricResult.unscored("row has no context")
+    >>> r.value is None, r.error
+    (True, 'row has no context')
+    >>> mean_aggregate([MetricResult(value=4.0), MetricResult(value=2.0), r])
+    {'mean': 3.0, 'scored': 2, 'unscored': 1}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field, model_validator
+
+from ..data import Row
+
+__all__ = ["Metric", "MetricResult", "ScoreContext", "mean_aggregate"]
+
+
+class MetricResult(BaseModel):
+    """One metric's outcome for one row.
+
+    ``value`` is ``None`` when the row is unscored, and then ``error`` says why: never a NaN
+    without a reason, never a made-up 0. ``weighted`` is the probability-weighted score where the
+    judge gave token probabilities. ``details`` holds metric-specific evidence.
+    """
+
+    value: float | None = None
+    weighted: float | None = None
+    reason: str | None = None
+    error: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unscored_has_reason(self) -> MetricResult:
+        if self.value is None and not self.error:
+            raise ValueError("an unscored result needs an error saying why")
+        return self
+
+    @classmethod
+    def unscored(cls, why: str, **details: Any) -> MetricResult:
+        """An unscored result with its reason (and optional evidence such as the raw answer)."""
+        return cls(value=None, error=why, details=details)
+
+
+@dataclass
+class ScoreContext:
+    """What a metric may use while scoring: the (managed) judge and the prompt language."""
+
+    judge: Any = None
+    lang: Literal["en", "zh"] = "en"
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:
+    """Mean of the scored values, with scored / unscored counts (mean is None if none scored)."""
+    values = [r.value for r in results if r.value is not None]
+    out: dict[str, Any] = {"mean": round(sum(values) / len(values), 4) if values else None,
+                           "scored": len(values), "unscored": len(results) - len(values)}
+    weighted = [r.weighted for r in results if r.weighted is not None]
+    if weighted:
+        out["mean_weighted"] = round(sum(weighted) / len(weighted), 4)
+    return out
+
+
+@runtime_checkable
+class Metric(Protocol):
+    """A metric: scores one row at a time, then aggregates the results.
+
+    ``required`` names the QA fields it needs; ``conversation`` says whether it also scores
+    conversations (``messages``), and ``needs_citations`` whether those need citations.
+    """
+
+    name: str
+    version: str
+    required: frozenset[str]
+    conversation: bool
+    needs_citations: bool
+    higher_is_better: bool
+    value_range: tuple[float, float]
+    uses_judge: bool
+
+    def applies(self, row: Row) -> str | None:
+        """``None`` when the metric can score ``row``, else why it cannot."""
+        ...
+
+    async def score(self, row: Row, ctx: ScoreContext) -> MetricResult: ...
+
+    def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]: ...

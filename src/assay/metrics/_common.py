@@ -1,0 +1,50 @@
+"""Shared behaviour of the built-in metrics: the field check and the default aggregate.
+
+Example:
+    >>> from assay.data import Row
+    >>> class M(FieldMetric):
+    ...     name, required = "m", frozenset({"answer", "context"})
+    >>> M().applies(Row(id="1", line=1, answer="a"))
+    'row has no context'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..data import Row
+from ._base import MetricResult, ScoreContext, mean_aggregate
+
+__all__ = ["FieldMetric"]
+
+
+class FieldMetric:
+    """Base for metrics whose applicability depends only on the fields a row has."""
+
+    name: str = ""
+    version: str = "1"
+    required: frozenset[str] = frozenset()
+    conversation: bool = False
+    needs_citations: bool = False
+    higher_is_better: bool = True
+    value_range: tuple[float, float] = (0.0, 1.0)
+    uses_judge: bool = False
+
+    def applies(self, row: Row) -> str | None:
+        if row.kind == "conversation":
+            if not self.conversation:
+                return "metric scores QA rows only, not conversations"
+            if self.needs_citations and "citations" not in row.fields():
+                return "conversation has no citations on its assistant turns"
+            return None
+        missing = sorted(self.required - row.fields())
+        if missing:
+            return f"row has no {' or '.join(missing)}"
+        return None
+
+    async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]:
+        return mean_aggregate(results)

@@ -1,0 +1,107 @@
+"""The metric registry (one name = registry key, result column and CLI name) and the planner.
+
+Example:
+    >>> from assay.data import Row
+    >>> rows = [Row(id="1", line=1, question="Q?", answer="A.", context="C.")]
+    >>> plan = plan_metrics(rows, "auto")
+    >>> [m.name for m in plan.metrics]
+    ['coherence', 'fluency', 'groundedness', 'relevance']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..data import Row
+from ..errors import ConfigError
+from ._base import Metric
+from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
+from .lexical import BleuScore, ExactMatch, F1Score, RougeL
+
+__all__ = ["REGISTRY", "AUTO_METRICS", "Plan", "plan_metrics", "register", "get_metric"]
+
+REGISTRY: dict[str, Metric] = {}
+
+#: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
+AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity", "f1_score")
+
+
+def register(metric: Metric) -> Metric:
+    """Add a metric to the registry (built-ins are registered the same way as plugins)."""
+    if not metric.name.isidentifier():
+        raise ConfigError(f"Got metric name {metric.name!r}. Must be a Python identifier.")
+    REGISTRY[metric.name] = metric
+    return metric
+
+
+for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
+           F1Score(), ExactMatch(), BleuScore(), RougeL()):
+    register(_m)  # type: ignore[arg-type]
+
+
+def get_metric(name: str) -> Metric:
+    """The registered metric called ``name``; a ConfigError lists the known names otherwise."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"Unknown metric {name!r}. Known metrics: {', '.join(sorted(REGISTRY))}"
+                          ) from None
+
+
+@dataclass
+class Plan:
+    """The metrics to run and one line for each metric left out, saying why."""
+
+    metrics: list[Metric]
+    skipped: list[str] = field(default_factory=list)
+
+
+def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "auto") -> Plan:
+    """Pick the metrics the rows' fields allow (``auto``) or check an explicit list.
+
+    A metric runs when at least one row can be scored by it; rows it cannot score are recorded
+    as unscored with the reason. Metrics that no row allows are skipped with one line each.
+    """
+    if isinstance(metrics, str) and metrics.strip() == "auto":
+        return _auto(rows)
+    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else list(metrics)
+    chosen: list[Metric] = []
+    skipped: list[str] = []
+    for item in names:
+        if not item:
+            continue
+        metric = get_metric(item) if isinstance(item, str) else item
+        why = _why_not(metric, rows)
+        if why:
+            skipped.append(f"{metric.name}: skipped, {why}")
+        elif metric.name not in {m.name for m in chosen}:
+            chosen.append(metric)
+    if not chosen:
+        raise ConfigError("None of the requested metrics applies to this dataset:\n  "
+                          + "\n  ".join(skipped))
+    return Plan(chosen, skipped)
+
+
+def _auto(rows: Sequence[Row]) -> Plan:
+    chosen: list[Metric] = []
+    skipped: list[str] = []
+    for name in AUTO_METRICS:
+        metric = REGISTRY[name]
+        why = _why_not(metric, rows)
+        if why:
+            skipped.append(f"{name}: skipped, {why}")
+        else:
+            chosen.append(metric)
+    for name, metric in REGISTRY.items():
+        if name not in AUTO_METRICS:
+            skipped.append(f"{name}: not in the auto set; add it with --metrics {name}")
+    return Plan(chosen, skipped)
+
+
+def _why_not(metric: Metric, rows: Sequence[Row]) -> str | None:
+    reasons = [metric.applies(r) for r in rows]
+    if any(r is None for r in reasons):
+        return None
+    first = next(r for r in reasons if r)
+    return f"no row can be scored ({first})"

@@ -1,0 +1,16 @@
+"""Judge metrics rated 1-5 against our own rubric templates (en and zh).
+
+Example:
+    >>> from assay.metrics.judge import GROUNDEDNESS
+    >>> sorted(GROUNDEDNESS.required)
+    ['answer', 'context']
+"""
+
+from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
+from ._rubric import (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY, RubricMetric,
+                      ask_judge)
+from ._template import LANGS, Template, fence, load_template
+
+__all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",
+           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "fence", "load_template",
+           "parse_rating", "weighted_rating"]

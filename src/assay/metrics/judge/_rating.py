@@ -1,0 +1,98 @@
+"""Read a 1-5 rating out of a judge answer, and its probability-weighted value from logprobs.
+
+Example:
+    >>> parse_rating('{"score": 4, "reason": "Mostly supported."}')
+    (4, 'Mostly supported.')
+    >>> parse_rating('The score is 4') is None
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from ...judges import TokenLogprob
+
+__all__ = ["RATING_SCHEMA", "parse_rating", "weighted_rating"]
+
+#: The answer every rubric asks for. ``score`` comes first so that its token is generated
+#: before the reason and its probabilities are read at one position.
+RATING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "integer", "minimum": 1, "maximum": 5},
+        "reason": {"type": "string"},
+    },
+    "required": ["score", "reason"],
+    "additionalProperties": False,
+}
+
+_SCORE_RE = re.compile(r'"score"\s*:\s*"?(\d)')
+
+
+def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | None:
+    """``(score, reason)`` from a JSON answer, or ``None`` when it is not a valid rating.
+
+    Strict on purpose: the text must be a JSON object with an integer ``score`` in range and a
+    string ``reason``. Nothing is guessed from free text (no "first digit in the answer").
+    """
+    text = text.strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    score, reason = obj.get("score"), obj.get("reason")
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    if isinstance(score, bool) or not isinstance(score, int) or not low <= score <= high:
+        return None
+    if not isinstance(reason, str):
+        return None
+    return score, reason.strip()
+
+
+def weighted_rating(logprobs: list[TokenLogprob] | None, low: int = 1,
+                    high: int = 5) -> float | None:
+    """Expected rating under the judge's token probabilities at the ``score`` digit (G-Eval style).
+
+    Finds the generated token that holds the score's digit, takes the alternatives at that
+    position that are digits in range, renormalises their probabilities and returns the mean.
+    ``None`` when there are no logprobs or the digit cannot be located.
+
+    Example:
+        >>> lp = [TokenLogprob(token='{"score": ', logprob=0.0),
+        ...       TokenLogprob(token="4", logprob=math.log(0.6),
+        ...                    top={"4": math.log(0.6), "5": math.log(0.4)})]
+        >>> weighted_rating(lp)
+        4.4
+    """
+    if not logprobs:
+        return None
+    text = "".join(t.token for t in logprobs)
+    m = _SCORE_RE.search(text)
+    if not m:
+        return None
+    pos, start = m.start(1), 0
+    for tok in logprobs:
+        end = start + len(tok.token)
+        if start <= pos < end:
+            if tok.token[pos - start:].strip()[:1] != m.group(1) or len(tok.token.strip()) != 1:
+                return None  # the digit shares a token with other text: no clean distribution
+            probs: dict[int, float] = {}
+            for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
+                a = alt.strip()
+                if a.isdigit() and len(a) == 1 and low <= int(a) <= high:
+                    probs[int(a)] = probs.get(int(a), 0.0) + math.exp(lp)
+            total = sum(probs.values())
+            if total <= 0:
+                return None
+            return round(sum(k * p for k, p in probs.items()) / total, 4)
+        start = end
+    return None

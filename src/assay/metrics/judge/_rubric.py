@@ -1,0 +1,125 @@
+"""Judge metrics scored 1-5 against a rubric template: one judge request per row (or per turn).
+
+Example:
+    >>> import asyncio
+    >>> from assay.data import Row
+    >>> from assay.judges import FakeJudge
+    >>> from assay.metrics import ScoreContext
+    >>> row = Row(id="1", line=1, question="Weight?", answer="1.3 kg.", context="It weighs 1.3 kg.")
+    >>> ctx = ScoreContext(judge=FakeJudge('{"score": 5, "reason": "Stated in the context."}'))
+    >>> asyncio.run(GROUNDEDNESS.score(row, ctx)).value
+    5.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from ...data import Row
+from ...errors import JudgeError
+from ...judges import JudgeRequest, JudgeResponse
+from .._base import MetricResult, ScoreContext
+from .._common import FieldMetric
+from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
+from ._template import load_template
+
+__all__ = ["RubricMetric", "GROUNDEDNESS", "RELEVANCE", "COHERENCE", "FLUENCY", "SIMILARITY",
+           "ask_judge"]
+
+
+async def ask_judge(judge: Any, request: JudgeRequest,
+                    accept: Callable[[JudgeResponse], bool]) -> JudgeResponse:
+    """Call ``judge`` (a managed judge takes ``accept``: only accepted answers are cached)."""
+    complete = judge.complete
+    try:
+        return await complete(request, accept=accept)
+    except TypeError as e:
+        if "accept" not in str(e):
+            raise
+        return await complete(request)  # a bare backend, e.g. in a doctest
+
+
+class RubricMetric(FieldMetric):
+    """A 1-5 judge metric: renders the metric's rubric template and asks for ``{score, reason}``.
+
+    Conversations are scored per assistant turn (the preceding user turn as the question, the
+    turn's citations as the context); the conversation's value is the mean over scored turns.
+    """
+
+    uses_judge = True
+    value_range = (1.0, 5.0)
+
+    def __init__(self, name: str, required: set[str], *, optional: set[str] | None = None,
+                 conversation: bool = True, needs_citations: bool = False,
+                 max_tokens: int = 160) -> None:
+        self.name = name
+        self.required = frozenset(required)
+        self.optional = frozenset(optional or ())
+        self.conversation = conversation
+        self.needs_citations = needs_citations
+        self.max_tokens = max_tokens
+
+    async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
+        if row.kind == "conversation":
+            return await self._score_conversation(row, ctx)
+        fields = self.required | self.optional
+        return await self._rate({f: getattr(row, f) for f in fields}, ctx)
+
+    async def _rate(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
+        template = load_template(self.name, ctx.lang)
+        request = JudgeRequest(messages=template.render(**values), schema_name="rating",
+                               json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
+        details: dict[str, Any] = {"prompt_sha256": template.sha256}
+        raw = ""
+        for _attempt in range(2):  # an unparseable answer is asked once more, then unscored
+            try:
+                resp = await ask_judge(ctx.judge, request,
+                                       accept=lambda r: parse_rating(r.text) is not None)
+            except JudgeError as e:
+                return MetricResult.unscored(f"judge call failed: {e}", **details)
+            parsed = parse_rating(resp.text)
+            if parsed is not None:
+                score, reason = parsed
+                return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
+                                    reason=reason, details=details)
+            raw = resp.text
+        return MetricResult.unscored("judge answer is not a valid 1-5 rating (asked twice)",
+                                     raw_answer=raw[:1000], **details)
+
+    async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
+        messages = row.messages or []
+        jobs: list[tuple[int, dict[str, str | None]]] = []
+        for i, turn in row.assistant_turns():
+            if self.needs_citations and not turn.citations:
+                continue
+            question = next((m.content for m in reversed(messages[:i]) if m.role == "user"), None)
+            context = "\n\n".join(
+                f"[{c.id or j + 1}] {c.title + ': ' if c.title else ''}{c.content}"
+                for j, c in enumerate(turn.citations)) or None
+            jobs.append((i, {"question": question, "answer": turn.content, "context": context}))
+        if not jobs:
+            return MetricResult.unscored("conversation has no assistant turn to score")
+        results = await asyncio.gather(*(self._rate(v, ctx) for _, v in jobs))
+        turns = [{"turn": i, "value": r.value, "weighted": r.weighted, "reason": r.reason,
+                  "error": r.error} for (i, _), r in zip(jobs, results)]
+        scored = [r for r in results if r.value is not None]
+        details = {"turns": turns}
+        if not scored:
+            return MetricResult.unscored("no assistant turn could be scored", **details)
+        value = sum(r.value for r in scored if r.value is not None) / len(scored)
+        weights = [r.weighted for r in scored if r.weighted is not None]
+        worst = min(scored, key=lambda r: r.value or 0.0)
+        return MetricResult(value=round(value, 4),
+                            weighted=round(sum(weights) / len(weights), 4) if weights else None,
+                            reason=f"mean of {len(scored)} of {len(jobs)} assistant turns; "
+                                   f"lowest: {worst.reason}", details=details)
+
+
+GROUNDEDNESS = RubricMetric("groundedness", {"context", "answer"}, optional={"question"},
+                            needs_citations=True)
+RELEVANCE = RubricMetric("relevance", {"question", "context", "answer"}, conversation=False)
+COHERENCE = RubricMetric("coherence", {"question", "answer"})
+FLUENCY = RubricMetric("fluency", {"answer"})
+SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False)

@@ -1,0 +1,34 @@
+"""SQuAD-style answer normalisation and tokenisation, CJK-aware.
+
+Example:
+    >>> normalize_tokens("The Alpine Explorer, rated 10,000 mm!")
+    ['alpine', 'explorer', 'rated', '10000', 'mm']
+    >>> normalize_tokens("帐篷很轻")
+    ['帐', '篷', '很', '轻']
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+
+__all__ = ["normalize_tokens", "normalize_text"]
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, drop punctuation (ASCII and Unicode) and English articles, squash spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text
+                   if ch not in _PUNCT and not unicodedata.category(ch).startswith("P"))
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def normalize_tokens(text: str) -> list[str]:
+    """Normalised tokens: whitespace words, with each CJK character its own token."""
+    return _CJK.sub(r" \1 ", normalize_text(text)).split()

@@ -1,0 +1,14 @@
+"""Running an evaluation: scheduling, budgets, retries, cache, results and resume.
+
+Example:
+    >>> from assay.run import evaluate
+    >>> evaluate([{"answer": "a", "ground_truth": "a"}], metrics="exact_match").summary["rows"]
+    1
+"""
+
+from ._budget import Budget, Grant
+from ._evaluate import EvalResult, evaluate, evaluate_async
+from ._managed import JudgeStats, ManagedJudge, RetryPolicy
+
+__all__ = ["Budget", "EvalResult", "Grant", "JudgeStats", "ManagedJudge", "RetryPolicy",
+           "evaluate", "evaluate_async"]

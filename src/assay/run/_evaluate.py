@@ -1,0 +1,197 @@
+"""``evaluate()``: validate, plan, score every row (concurrently, within budget), write, summarise.
+
+Example:
+    >>> from assay.judges import FakeJudge
+    >>> result = evaluate([{"question": "Q?", "answer": "A.", "ground_truth": "A."}],
+    ...                   metrics="f1_score,fluency", judge=FakeJudge(), cache=None)
+    >>> result.summary["metrics"]["f1_score"]["mean"], result.summary["metrics"]["fluency"]["mean"]
+    (1.0, 5.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..data import Row, read_dataset, rows_from_records
+from ..judges import Judge, JudgeCache, default_cache_path, make_judge
+from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
+from ._budget import Budget
+from ._managed import ManagedJudge, RetryPolicy
+from ._progress import RowProgress
+from ._results import ResultsWriter, load_finished, rewrite_in_order
+
+__all__ = ["EvalResult", "evaluate", "evaluate_async"]
+
+log = logging.getLogger("assay")
+
+
+@dataclass
+class EvalResult:
+    """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
+    one line for each metric the plan skipped."""
+
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+    skipped: list[str] = field(default_factory=list)
+    out_dir: Path | None = None
+
+
+def evaluate(data: str | Path | Iterable[Mapping[str, Any]], **kwargs: Any) -> EvalResult:
+    """Synchronous wrapper of :func:`evaluate_async` (same arguments)."""
+    return asyncio.run(evaluate_async(data, **kwargs))
+
+
+async def evaluate_async(
+    data: str | Path | Iterable[Mapping[str, Any]],
+    *,
+    metrics: str | Sequence[str | Metric] = "auto",
+    judge: str | Judge = "local",
+    lang: str = "en",
+    mapping: Mapping[str, str] | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    concurrency: int = 8,
+    tpm: int | None = None,
+    rpm: int | None = None,
+    cache: str | Path | bool | None = True,
+    max_attempts: int = 6,
+    timeout: float = 120.0,
+    progress: bool = False,
+    on_plan: Callable[[Plan], None] | None = None,
+) -> EvalResult:
+    """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
+
+    Args:
+        data: a ``.jsonl`` / ``.json`` / ``.csv`` path, or an iterable of dicts.
+        metrics: ``"auto"`` (every metric the fields allow), ``"a,b"``, or a list.
+        judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``, ``"azure:DEPLOYMENT"``,
+            or a Judge instance.
+        out: directory for ``results.jsonl`` (written as rows finish) and ``summary.json``.
+        resume: keep the rows already in ``out/results.jsonl`` and score only the rest.
+        cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
+        tpm, rpm: client-side token / request budget per minute for the judge.
+        on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
+
+    Raises:
+        DataError: the dataset has problems (all listed), before any judge call.
+        ConfigError: a bad option or a missing install.
+    """
+    started = time.monotonic()
+    if isinstance(data, (str, Path)):
+        rows = read_dataset(data, mapping=mapping)
+        dataset = str(data)
+    else:
+        rows = rows_from_records(data, mapping=mapping)
+        dataset = "<records>"
+    plan = plan_metrics(rows, metrics)
+    if on_plan is not None:
+        on_plan(plan)
+    uses_judge = any(m.uses_judge for m in plan.metrics)
+    backend = make_judge(judge, timeout=timeout) if uses_judge else None
+    judge_cache = None
+    if uses_judge and cache:
+        judge_cache = JudgeCache(default_cache_path() if cache is True else Path(cache))
+    managed = (ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm, rpm),
+                            concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts))
+               if backend is not None else None)
+    ctx = ScoreContext(judge=managed, lang=lang)  # type: ignore[arg-type]
+    out_dir = Path(out) if out else None
+    results_path = out_dir / "results.jsonl" if out_dir else None
+    finished = load_finished(results_path) if (resume and results_path) else {}
+    names = [m.name for m in plan.metrics]
+    records: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        prev = finished.get(row.id)
+        if prev is not None and all(n in prev for n in names):
+            records[row.id] = prev
+    pending = [r for r in rows if r.id not in records]
+    complete = False
+    writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
+    try:
+        with RowProgress(len(rows), enabled=progress, done=len(records)) as bar:
+            queue = iter(pending)
+
+            async def worker() -> None:
+                for row in queue:
+                    prev = finished.get(row.id, {})
+                    rec = await _score_row(row, plan.metrics, ctx, prev)
+                    records[row.id] = rec
+                    if writer:
+                        writer.write(rec)
+                    bar.advance()
+
+            n_workers = max(1, min(len(pending), concurrency * 2))
+            await asyncio.gather(*(worker() for _ in range(n_workers)))
+        complete = True
+    finally:
+        if writer:
+            writer.close()
+        ordered = [records[r.id] for r in rows if r.id in records]
+        summary = _summary(rows, ordered, plan.metrics, managed, started, dataset, lang,
+                           plan.skipped, complete)
+        if out_dir:
+            if complete and results_path:
+                rewrite_in_order(results_path, ordered)
+            (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+        if judge_cache:
+            judge_cache.close()
+        if backend is not None:
+            await backend.aclose()
+    return EvalResult(rows=ordered, summary=summary, skipped=plan.skipped, out_dir=out_dir)
+
+
+async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
+                     previous: dict[str, Any]) -> dict[str, Any]:
+    async def one(metric: Metric) -> MetricResult:
+        if metric.name in previous:
+            return MetricResult.model_validate(previous[metric.name])
+        why = metric.applies(row)
+        if why:
+            return MetricResult.unscored(f"does not apply: {why}")
+        try:
+            return await metric.score(row, ctx)
+        except Exception as e:  # a bug in one metric must not lose the row
+            log.exception("metric %s failed on row %s", metric.name, row.id)
+            return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
+
+    results = await asyncio.gather(*(one(m) for m in metrics))
+    record: dict[str, Any] = {"id": row.id}
+    for metric, result in zip(metrics, results):
+        record[metric.name] = result.model_dump()
+    return record
+
+
+def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Sequence[Metric],
+             managed: ManagedJudge | None, started: float, dataset: str, lang: str,
+             skipped: list[str], complete: bool) -> dict[str, Any]:
+    per_metric: dict[str, Any] = {}
+    for metric in metrics:
+        results = [MetricResult.model_validate(r[metric.name]) for r in records if metric.name in r]
+        agg = metric.aggregate(results)
+        reasons: dict[str, int] = {}
+        for r in results:
+            if r.value is None and r.error:
+                key = r.error.split(":")[0] if r.error.startswith("judge call failed") else r.error
+                reasons[key[:120]] = reasons.get(key[:120], 0) + 1
+        if reasons:
+            agg["unscored_reasons"] = reasons
+        per_metric[metric.name] = agg
+    summary: dict[str, Any] = {
+        "rows": len(rows),
+        "rows_done": len(records),
+        "complete": complete,
+        "dataset": dataset,
+        "lang": lang,
+        "metrics": per_metric,
+        "skipped": skipped,
+        "judge": ({"id": managed.id, **managed.stats.as_dict()} if managed else None),
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }
+    return summary

@@ -1,0 +1,124 @@
+"""The judge as metrics see it during a run: cache, then budget, then retries, then the backend.
+
+Counts what happened (requests, cache hits, tokens, retries, 429s) for the summary.
+
+Example:
+    >>> import asyncio
+    >>> from assay.judges import FakeJudge, JudgeRequest
+    >>> judge = ManagedJudge(FakeJudge('{"score": 3, "reason": "ok"}'))
+    >>> req = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
+    >>> asyncio.run(judge.complete(req)).text, judge.stats.requests
+    ('{"score": 3, "reason": "ok"}', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from ..errors import JudgeError, RetryableJudgeError
+from ..judges import Judge, JudgeCache, JudgeRequest, JudgeResponse
+from ._budget import Budget
+
+__all__ = ["ManagedJudge", "JudgeStats", "RetryPolicy"]
+
+
+@dataclass
+class JudgeStats:
+    """What the judge did during a run (``requests`` counts every call sent, retries included)."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    failed: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class RetryPolicy:
+    """Bounded retries with exponential backoff and jitter; a server's Retry-After wins."""
+
+    max_attempts: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay) + random.uniform(0.0, 0.25)
+        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay) * random.uniform(0.5, 1.0)
+
+
+class ManagedJudge:
+    """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries."""
+
+    def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
+                 budget: Budget | None = None, concurrency: int = 8,
+                 retry: RetryPolicy | None = None) -> None:
+        self.backend = backend
+        self.id = backend.id
+        self.cache = cache
+        self.budget = budget or Budget()
+        cap = backend.max_concurrency
+        self._sem = asyncio.Semaphore(min(concurrency, cap) if cap else concurrency)
+        self.retry = retry or RetryPolicy()
+        self.stats = JudgeStats()
+        self._completion_seen: list[int] = []
+
+    def _estimate(self, request: JudgeRequest) -> int:
+        seen = self._completion_seen[-50:]
+        completion = (max(seen) if seen else request.max_tokens // 2)
+        return request.estimate_prompt_tokens() + completion
+
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Callable[[JudgeResponse], bool] | None = None) -> JudgeResponse:
+        """Answer from the cache, or call the backend within budget, retrying what may pass.
+
+        Raises:
+            JudgeError: the call failed for good; the message says why and after how many tries.
+        """
+        key = request.cache_key(self.id)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return hit.model_copy(update={"cached": True})
+        attempt = 0
+        while True:
+            attempt += 1
+            async with self._sem:
+                grant = await self.budget.acquire(self._estimate(request))
+                self.stats.requests += 1
+                try:
+                    resp = await self.backend.complete(request)
+                except RetryableJudgeError as e:
+                    self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
+                    error: RetryableJudgeError | None = e
+                except JudgeError:
+                    self.stats.failed += 1
+                    raise
+                else:
+                    error = None
+                    self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
+            if error is None:
+                break
+            if error.rate_limited:
+                self.stats.rate_limited += 1
+            if attempt >= self.retry.max_attempts:
+                self.stats.failed += 1
+                raise JudgeError(f"{error} (gave up after {attempt} attempts)") from error
+            self.stats.retries += 1
+            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+        self.stats.prompt_tokens += resp.prompt_tokens
+        self.stats.completion_tokens += resp.completion_tokens
+        if resp.completion_tokens:
+            self._completion_seen.append(resp.completion_tokens)
+        if self.cache is not None and (accept is None or accept(resp)):
+            self.cache.put(key, self.id, resp)
+        return resp

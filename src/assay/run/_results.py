@@ -1,0 +1,77 @@
+"""Per-row results on disk: appended as rows finish, read back for ``--resume``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> with ResultsWriter(out / "results.jsonl") as w:
+    ...     w.write({"id": "1", "f1_score": {"value": 1.0}})
+    >>> sorted(load_finished(out / "results.jsonl"))
+    ['1']
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ResultsWriter", "load_finished", "rewrite_in_order"]
+
+
+class ResultsWriter:
+    """Appends one JSON line per finished row and flushes it at once (Ctrl-C keeps it)."""
+
+    def __init__(self, path: Path, *, append: bool = False) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        if append and path.exists():
+            _drop_torn_tail(path)
+        self._f = path.open("a" if append else "w", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line left half-written by a crash, so appends start on a fresh line."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        with path.open("r+b") as f:
+            f.truncate(cut)
+
+
+def load_finished(path: Path) -> dict[str, dict[str, Any]]:
+    """``{row id: record}`` of the complete lines in a results file (a torn line is ignored)."""
+    out: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and "id" in rec:
+            out[str(rec["id"])] = rec
+    return out
+
+
+def rewrite_in_order(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Atomically replace the results file with ``records`` (input order)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
