@@ -87,6 +87,8 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
     rows = _validate(checked, source, mapping or {}, problems)
     if problems:
         raise DataError(problems, source=source)
+    if not rows:
+        raise DataError([f"{source}: there are no rows. Fix: give at least one record."])
     return rows
 
 
@@ -108,7 +110,9 @@ def _records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, A
             else:
                 problems.append(f"{path} item {i}: expected an object, got {type(item).__name__}.")
         return
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # split on "\n" only: str.splitlines() also splits on U+2028, U+0085, ... which JSON allows
+    # raw inside strings, and would cut a valid line in two.
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -203,7 +207,7 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             continue
         if not isinstance(value, str):
             problems.append(f"{where}, field {key!r}: expected text, got {type(value).__name__} "
-                            f"{json.dumps(value)[:40]}. Fix: write it as a JSON string.")
+                            f"{json.dumps(value, default=str)[:40]}. Fix: write it as a JSON string.")
             mistyped.add(field)
             continue
         values[field] = value
@@ -275,6 +279,10 @@ def _citations(ctx: Any, where: str, problems: list[str]) -> list[Citation] | No
         if not isinstance(c, dict) or not isinstance(c.get("content"), str):
             problems.append(f"{where}.citations[{j}].content': missing or not text. "
                             "Fix: give each citation a text 'content'.")
+            return None
+        if c.get("title") is not None and not isinstance(c["title"], str):
+            problems.append(f"{where}.citations[{j}].title': expected text, got "
+                            f"{type(c['title']).__name__}. Fix: write the title as a string.")
             return None
         cid = c.get("id")
         out.append(Citation(**{**c, "id": None if cid is None else str(cid)}))

@@ -33,13 +33,14 @@ class LocalJudge:
     max_concurrency: int | None = 1
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
-                 threads: int | None = None) -> None:
+                 slots: int = 6, threads: int | None = None) -> None:
         self._path = Path(model_path) if model_path else None
         if self._path is not None and not self._path.is_file():
             raise ConfigError(f"--judge local:{model_path}: no such GGUF file.")
         name = self._path.stem if self._path else Path(MODEL_FILENAME).stem
         self.id = f"local:{name}"
         self._n_ctx = n_ctx
+        self._slots = slots
         self._threads = threads or int(os.environ.get("ASSAY_THREADS", 0)) or (os.cpu_count() or 2)
         self._server: Any = None
         self._lock = threading.Lock()
@@ -60,8 +61,11 @@ class LocalJudge:
             path = self._path or embedded_model_path()
             p = xlc.CommonParams()
             p.model.path = str(path)
-            p.n_ctx = self._n_ctx
-            p.n_parallel = 1
+            # One KV-cache slot per rubric: requests are sent one at a time, and llama.cpp picks
+            # the slot whose cached prompt shares the longest prefix, so each metric's rubric is
+            # processed once and only the row's own text is new.
+            p.n_ctx = self._n_ctx * self._slots
+            p.n_parallel = self._slots
             p.cpuparams.n_threads = self._threads
             p.cpuparams_batch.n_threads = self._threads
             p.api_keys = [secrets.token_hex(24)]  # the loopback listener refuses everyone else

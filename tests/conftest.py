@@ -1,0 +1,87 @@
+"""Shared fixtures: the bench's fake OpenAI-compatible judge server, and data paths."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+FAKE_JUDGE = SHARED / "bench" / "fake_judge.py"
+QA50 = SHARED / "bench" / "qa50.jsonl"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class FakeJudgeServer:
+    """A running ``shared/bench/fake_judge.py`` on loopback, with its JSONL request log."""
+
+    def __init__(self, tmp: Path, *args: str) -> None:
+        if not FAKE_JUDGE.exists():
+            pytest.skip(f"{FAKE_JUDGE} not found (../shared must sit beside the checkout)")
+        self.port = _free_port()
+        self.log = tmp / f"judge-{self.port}.jsonl"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(FAKE_JUDGE), "--port", str(self.port), "--log", str(self.log),
+             "--max-seconds", "300", "--idle-exit", "120", *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1)
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("fake judge did not start")
+
+    def records(self) -> list[dict]:
+        import json
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture
+def fake_judge_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """Factory: ``fake_judge_server("--latency-ms", "5")`` starts one and points OPENAI_* at it."""
+    servers: list[FakeJudgeServer] = []
+
+    def start(*args: str) -> FakeJudgeServer:
+        server = FakeJudgeServer(tmp_path, *args)
+        servers.append(server)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every test's default cache away from the user's real cache (model dir excepted)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("ASSAY_MODEL_DIR", os.environ.get("ASSAY_MODEL_DIR")
+                       or str(Path.home() / ".cache" / "assay"))

@@ -1,0 +1,112 @@
+"""Checks every registered metric must pass (in the spirit of scikit-learn's check_estimator)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from assay.data import Row
+from assay.judges import FakeJudge
+from assay.metrics import REGISTRY, Metric, MetricResult, ScoreContext
+
+EVALUABLE = {"question", "context", "answer", "ground_truth"}
+ALL_METRICS = sorted(REGISTRY)
+LEXICAL = sorted(name for name, m in REGISTRY.items() if not m.uses_judge)
+JUDGED = sorted(name for name, m in REGISTRY.items() if m.uses_judge)
+
+FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?", context="It weighs 1.3 kg.",
+               answer="The tent weighs 1.3 kg.", ground_truth="1.3 kg")
+
+# (answer, ground_truth): identical, partial, disjoint, punctuation only, CJK, mixed, Cyrillic,
+# one side empty after normalisation, long and repetitive.
+LEXICAL_CASES = [
+    ("The tent weighs 1.3 kg.", "The tent weighs 1.3 kg."),
+    ("The tent weighs 1.3 kg", "1.3 kg"),
+    ("red green blue", "one two three"),
+    ("!!!", "..."),
+    ("帐篷很轻", "这个帐篷非常轻"),
+    ("Tent 帐篷 1.3kg", "帐篷 weighs 1.3kg"),
+    ("привет мир", "привет друг"),
+    ("the", "tent"),
+    ("go " * 50, "go"),
+]
+
+
+def test_registry_is_not_empty() -> None:
+    assert LEXICAL and JUDGED
+    assert {"f1_score", "exact_match", "bleu_score", "rouge_l"} <= set(LEXICAL)
+
+
+@pytest.mark.parametrize("name", ALL_METRICS)
+def test_metric_declaration(name: str) -> None:
+    metric = REGISTRY[name]
+    assert isinstance(metric, Metric)
+    assert metric.name == name
+    assert name.isidentifier()
+    assert isinstance(metric.version, str) and metric.version.strip()
+    low, high = metric.value_range
+    assert isinstance(low, float) and isinstance(high, float)
+    assert low < high
+    assert isinstance(metric.higher_is_better, bool)
+    assert isinstance(metric.uses_judge, bool)
+    assert isinstance(metric.required, frozenset) and metric.required
+    assert metric.required <= EVALUABLE
+    assert not (metric.needs_citations and not metric.conversation)
+
+
+@pytest.mark.parametrize("name", ALL_METRICS)
+def test_applies_follows_required_fields(name: str) -> None:
+    metric = REGISTRY[name]
+    assert metric.applies(FULL_ROW) is None
+    for missing in metric.required:
+        partial = FULL_ROW.model_copy(update={missing: None})
+        why = metric.applies(partial)
+        assert why is not None and missing in why
+
+
+@pytest.mark.parametrize("name", ALL_METRICS)
+def test_aggregate_counts_unscored(name: str) -> None:
+    metric = REGISTRY[name]
+    low, high = metric.value_range
+    agg = metric.aggregate([MetricResult(value=low), MetricResult(value=high),
+                            MetricResult.unscored("no reason needed here")])
+    assert agg["scored"] == 2 and agg["unscored"] == 1
+    assert agg["mean"] == pytest.approx((low + high) / 2)
+
+
+@pytest.mark.parametrize("answer, truth", LEXICAL_CASES)
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_values_are_in_range(name: str, answer: str, truth: str) -> None:
+    metric = REGISTRY[name]
+    low, high = metric.value_range
+    row = Row(id="1", line=1, answer=answer, ground_truth=truth)
+    result = asyncio.run(metric.score(row, ScoreContext()))
+    assert result.error is None
+    assert result.value is not None and low <= result.value <= high
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_identical_is_best_and_disjoint_is_worst(name: str) -> None:
+    metric = REGISTRY[name]
+    low, high = metric.value_range
+    assert metric.higher_is_better
+
+    def value(answer: str, truth: str) -> float | None:
+        row = Row(id="1", line=1, answer=answer, ground_truth=truth)
+        return asyncio.run(metric.score(row, ScoreContext())).value
+
+    assert value("The tent weighs 1.3 kg.", "The tent weighs 1.3 kg.") == high
+    assert value("red green blue", "one two three") == pytest.approx(low, abs=1e-3)
+
+
+@pytest.mark.parametrize("rating", [1, 3, 5])
+@pytest.mark.parametrize("name", JUDGED)
+def test_judge_values_are_in_range(name: str, rating: int) -> None:
+    metric = REGISTRY[name]
+    low, high = metric.value_range
+    judge = FakeJudge(f'{{"score": {rating}, "reason": "scripted"}}')
+    result = asyncio.run(metric.score(FULL_ROW, ScoreContext(judge=judge)))
+    assert result.value == float(rating)
+    assert low <= result.value <= high
+    assert len(judge.requests) == 1

@@ -1,0 +1,101 @@
+"""End to end through the official openai client against the bench's fake judge server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from assay import evaluate
+from conftest import QA50
+
+JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
+
+
+def test_qa50_scores_every_row_with_one_request_per_row_per_metric(fake_judge_server,
+                                                                   tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "5")
+    cache = tmp_path / "cache.sqlite"
+    res = evaluate(QA50, judge="openai:gpt-4o-mini", cache=cache, out=tmp_path / "out",
+                   concurrency=16)
+    for name in (*JUDGE_METRICS, "f1_score"):
+        assert res.summary["metrics"][name]["scored"] == 50, name
+    records = server.records()
+    assert len(records) == 50 * len(JUDGE_METRICS)
+    assert all(r["status"] == 200 and r["rf"] == "json_schema" for r in records)
+    assert res.summary["judge"]["prompt_tokens"] == sum(r["prompt_tokens"] for r in records)
+    again = evaluate(QA50, judge="openai:gpt-4o-mini", cache=cache, out=tmp_path / "out2")
+    assert again.summary["judge"]["requests"] == 0
+    assert len(server.records()) == len(records)
+
+
+def test_faults_lose_no_row(fake_judge_server, tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "2", "--fail-rate", "0.2",
+                               "--malformed-rate", "0.1", "--seed", "7")
+    res = evaluate(QA50, metrics="groundedness,relevance,f1_score", judge="openai:gpt-4o-mini",
+                   cache=tmp_path / "c.sqlite", out=tmp_path / "out", max_attempts=4,
+                   concurrency=16)
+    assert len(res.rows) == 50
+    for row in res.rows:
+        for name in ("groundedness", "relevance"):
+            m = row[name]
+            assert (m["value"] is None) == bool(m["error"]), (row["id"], m)
+    for name in ("groundedness", "relevance"):
+        agg = res.summary["metrics"][name]
+        assert agg["scored"] + agg["unscored"] == 50
+    faults = [r for r in server.records() if r.get("fault")]
+    assert faults, "the server injected no fault"
+    assert res.summary["judge"]["retries"] > 0
+
+
+def test_cli_bad_file_fails_before_any_judge_call(fake_judge_server, tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "1")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        json.dumps({"question": "q1", "answer": "a1"}) + "\n"
+        + '{"question": "q2", "answer": \n'
+        + json.dumps({"question": "q3"}) + "\n"
+        + json.dumps({"question": "q4", "answer": 42}) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "assay.cli", "run", str(bad), "--judge",
+                           "openai:gpt-4o-mini", "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, env=os.environ.copy())
+    assert proc.returncode == 2
+    msg = proc.stderr
+    assert "line 2" in msg and "invalid JSON" in msg
+    assert "line 3" in msg and "'answer': missing" in msg
+    assert "line 4" in msg and "'answer': expected text, got int" in msg
+    assert server.records() == []
+
+
+def test_cli_ctrl_c_keeps_rows_and_resume_finishes(fake_judge_server, tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "150")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "assay.cli", "run", str(QA50), "--judge", "openai:gpt-4o-mini",
+           "--metrics", "groundedness", "--concurrency", "2", "--out", str(out),
+           "--cache", str(tmp_path / "c.sqlite")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    results = out / "results.jsonl"
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= 6:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stderr
+    kept = [json.loads(x) for x in results.read_text().splitlines()]
+    assert 6 <= len(kept) < 50
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False
+    before = {r["prompt_hash"] for r in server.records() if r["status"] == 200}
+    done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    after = [r for r in server.records()[len(before):] if r["status"] == 200]
+    assert not before & {r["prompt_hash"] for r in after}
+    final = [json.loads(x) for x in results.read_text().splitlines()]
+    assert len(final) == 50 and all(r["groundedness"]["value"] == 5.0 for r in final)

@@ -1,0 +1,143 @@
+"""The metric planner: ``--metrics auto`` from the rows' fields, explicit lists, skip reasons."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.data import Row, rows_from_records
+from assay.errors import ConfigError
+from assay.metrics import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics
+
+
+def names(plan: Plan) -> list[str]:
+    return [m.name for m in plan.metrics]
+
+
+def skipped_names(plan: Plan) -> list[str]:
+    return [line.split(":", 1)[0] for line in plan.skipped]
+
+
+def assert_every_other_metric_has_a_reason(plan: Plan) -> None:
+    """Each registered metric is either planned or skipped once, with a reason after the name."""
+    assert sorted(names(plan) + skipped_names(plan)) == sorted(REGISTRY)
+    for line in plan.skipped:
+        name, _, why = line.partition(": ")
+        assert name in REGISTRY and len(why) > 10, line
+
+
+def qa(**fields: str) -> Row:
+    return Row(id="1", line=1, **fields)
+
+
+def conversation(citations: bool = False) -> Row:
+    context = {"citations": [{"id": "d1", "content": "The tent weighs 1.3 kg."}]} if citations else None
+    assistant = {"role": "assistant", "content": "1.3 kg."}
+    if context:
+        assistant["context"] = context
+    return rows_from_records([{"messages": [{"role": "user", "content": "Weight?"}, assistant]}])[0]
+
+
+# --- auto -------------------------------------------------------------------------------------
+
+
+def test_auto_question_answer() -> None:
+    plan = plan_metrics([qa(question="Q?", answer="A.")], "auto")
+    assert names(plan) == ["coherence", "fluency"]
+    assert_every_other_metric_has_a_reason(plan)
+    lines = dict(line.split(": ", 1) for line in plan.skipped)
+    assert "no context" in lines["groundedness"]
+    assert "no context" in lines["relevance"]
+    assert "no ground_truth" in lines["similarity"]
+    assert "no ground_truth" in lines["f1_score"]
+    assert "not in the auto set" in lines["bleu_score"]
+    assert "--metrics bleu_score" in lines["bleu_score"]
+
+
+def test_auto_with_context() -> None:
+    plan = plan_metrics([qa(question="Q?", answer="A.", context="C.")])  # auto is the default
+    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance"]
+    assert_every_other_metric_has_a_reason(plan)
+
+
+def test_auto_with_context_and_ground_truth() -> None:
+    plan = plan_metrics([qa(question="Q?", answer="A.", context="C.", ground_truth="T.")], "auto")
+    assert names(plan) == list(AUTO_METRICS)
+    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance", "similarity",
+                           "f1_score"]
+    assert_every_other_metric_has_a_reason(plan)
+    assert all("not in the auto set" in line for line in plan.skipped)
+
+
+def test_auto_answer_and_ground_truth_only() -> None:
+    plan = plan_metrics([qa(answer="A.", ground_truth="T.")], "auto")
+    assert names(plan) == ["fluency", "f1_score"]
+    assert_every_other_metric_has_a_reason(plan)
+
+
+def test_auto_runs_a_metric_when_any_row_allows_it() -> None:
+    rows = [qa(question="Q?", answer="A."),
+            Row(id="2", line=2, question="Q?", answer="A.", context="C.")]
+    assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
+                                                "relevance"]
+
+
+def test_empty_context_counts_as_absent() -> None:
+    plan = plan_metrics([qa(question="Q?", answer="A.", context="")], "auto")
+    assert names(plan) == ["coherence", "fluency"]
+
+
+def test_auto_conversation_without_citations() -> None:
+    plan = plan_metrics([conversation()], "auto")
+    assert names(plan) == ["coherence", "fluency"]
+    assert_every_other_metric_has_a_reason(plan)
+    lines = dict(line.split(": ", 1) for line in plan.skipped)
+    assert "citations" in lines["groundedness"]
+    assert "QA rows only" in lines["relevance"] and "QA rows only" in lines["f1_score"]
+
+
+def test_auto_conversation_with_citations() -> None:
+    plan = plan_metrics([conversation(citations=True)], "auto")
+    assert names(plan) == ["coherence", "fluency", "groundedness"]
+    assert_every_other_metric_has_a_reason(plan)
+
+
+# --- explicit lists ---------------------------------------------------------------------------
+
+
+def test_explicit_comma_list_keeps_order() -> None:
+    rows = [qa(question="Q?", answer="A.", ground_truth="T.")]
+    plan = plan_metrics(rows, "rouge_l, bleu_score,f1_score")
+    assert names(plan) == ["rouge_l", "bleu_score", "f1_score"]
+    assert plan.skipped == []
+
+
+def test_explicit_list_of_names_and_metrics_deduplicates() -> None:
+    rows = [qa(question="Q?", answer="A.", ground_truth="T.")]
+    plan = plan_metrics(rows, ["exact_match", get_metric("fluency"), "exact_match", ""])
+    assert names(plan) == ["exact_match", "fluency"]
+
+
+def test_explicit_metric_that_does_not_apply_is_skipped_with_reason() -> None:
+    plan = plan_metrics([qa(question="Q?", answer="A.")], "fluency,groundedness")
+    assert names(plan) == ["fluency"]
+    assert len(plan.skipped) == 1
+    assert plan.skipped[0].startswith("groundedness: skipped")
+    assert "no context" in plan.skipped[0]
+
+
+def test_explicit_list_none_applies() -> None:
+    with pytest.raises(ConfigError) as exc:
+        plan_metrics([qa(question="Q?", answer="A.")], "f1_score,relevance")
+    msg = str(exc.value)
+    assert "f1_score: skipped" in msg and "relevance: skipped" in msg
+
+
+def test_unknown_metric_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as exc:
+        plan_metrics([qa(answer="A.")], "fluency,fluncy")
+    msg = str(exc.value)
+    assert "'fluncy'" in msg
+    for known in REGISTRY:
+        assert known in msg
+    with pytest.raises(ConfigError, match="Known metrics"):
+        get_metric("nope")
