@@ -187,10 +187,11 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             problems.append(f"{where}: column {col!r} (from --map {field}={col}) is missing. "
                             f"Fix: check the column name; the row has {sorted(rec)}.")
     id_key, raw_id = _pick(rec, "id", mapping)
-    if raw_id is not None and not isinstance(raw_id, (str, int)):
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
         problems.append(f"{where}, field 'id': expected text or an integer, got "
                         f"{type(raw_id).__name__}. Fix: use a string id.")
-    row_id = str(raw_id) if isinstance(raw_id, (str, int)) and str(raw_id) != "" else str(line)
+    row_id = (str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+              and str(raw_id) != "" else str(line))
     used = {k for k in (id_key,) if k}
     msg_key, messages = _pick(rec, "messages", mapping)
     if messages is not None:

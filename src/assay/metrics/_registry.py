@@ -103,5 +103,5 @@ def _why_not(metric: Metric, rows: Sequence[Row]) -> str | None:
     reasons = [metric.applies(r) for r in rows]
     if any(r is None for r in reasons):
         return None
-    first = next(r for r in reasons if r)
+    first = next((r for r in reasons if r), "there are no rows")
     return f"no row can be scored ({first})"

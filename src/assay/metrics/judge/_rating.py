@@ -41,7 +41,9 @@ def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | No
     """
     text = text.strip()
     if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
+        text = text.strip("`")
+        text = text[4:] if text[:4].lower() == "json" else text
+        text = text.strip()
     try:
         obj = json.loads(text)
     except (json.JSONDecodeError, ValueError):

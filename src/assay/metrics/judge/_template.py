@@ -29,7 +29,7 @@ __all__ = ["Template", "load_template", "fence", "LANGS"]
 
 LANGS = ("en", "zh")
 _SPLIT = "=== user ==="
-_TAGS = re.compile(r"<(/?)\s*(question|context|answer|ground_truth|document|citation)\b",
+_TAGS = re.compile(r"<\s*(/?)\s*(question|context|answer|ground_truth|document|citation)\b",
                    re.IGNORECASE)
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                           keep_trailing_newline=False)

@@ -1,0 +1,88 @@
+"""Agreement of a judge's groundedness with gold labels on HaluEval QA (``../shared/data``).
+
+Each HaluEval seed gives two rows with the same knowledge and question: the right answer
+(grounded) and a hallucinated one (not grounded). The judge rates groundedness 1-5; a row is
+predicted grounded when the score is at least ``--threshold`` (default 4). Prints balanced
+accuracy, the AUROC of the probability-weighted score, n, unscored rows and seconds per row.
+
+    .venv/bin/python benchmarks/agreement.py                 # embedded judge, 30 seeds = 60 rows
+    .venv/bin/python benchmarks/agreement.py --judge openai:gpt-4o-mini --seeds 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import assay
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halueval" / "qa_shared.jsonl"
+
+
+def halueval_rows(n_seeds: int) -> tuple[list[dict], dict[str, int]]:
+    rows, labels = [], {}
+    for line in DATA.read_text().splitlines()[:n_seeds]:
+        seed = json.loads(line)
+        for kind, answer, label in (("right", seed["right_answer"], 1),
+                                    ("halluc", seed["hallucinated_answer_one_turn"], 0)):
+            rid = f"{seed['id']}-{kind}"
+            rows.append({"id": rid, "question": seed["question"], "context": seed["knowledge"],
+                         "answer": answer})
+            labels[rid] = label
+    return rows, labels
+
+
+def balanced_accuracy(y: list[int], pred: list[int]) -> float:
+    pos = [p for t, p in zip(y, pred) if t == 1]
+    neg = [p for t, p in zip(y, pred) if t == 0]
+    tpr = sum(pos) / len(pos) if pos else 0.0
+    tnr = sum(1 - p for p in neg) / len(neg) if neg else 0.0
+    return (tpr + tnr) / 2
+
+
+def auroc(y: list[int], scores: list[float]) -> float:
+    pos = [s for t, s in zip(y, scores) if t == 1]
+    neg = [s for t, s in zip(y, scores) if t == 0]
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg)) if pos and neg else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--judge", default="local")
+    ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--threshold", type=float, default=4.0)
+    ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
+    args = ap.parse_args()
+    rows, labels = halueval_rows(args.seeds)
+    cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
+    t0 = time.monotonic()
+    result = assay.evaluate(rows, metrics="groundedness", judge=args.judge, cache=cache,
+                            concurrency=8)
+    elapsed = time.monotonic() - t0
+    y, pred, weighted, values = [], [], [], []
+    unscored = 0
+    for rec in result.rows:
+        g = rec["groundedness"]
+        if g["value"] is None:
+            unscored += 1
+            continue
+        y.append(labels[rec["id"]])
+        pred.append(int(g["value"] >= args.threshold))
+        values.append(g["value"])
+        weighted.append(g["weighted"] if g["weighted"] is not None else g["value"])
+    print(f"HaluEval QA groundedness, judge {result.summary['judge']['id']}: "
+          f"n={len(y)} scored ({unscored} unscored) of {len(rows)} rows "
+          f"({sum(y)} grounded / {len(y) - sum(y)} hallucinated)")
+    print(f"balanced accuracy (score >= {args.threshold:g} = grounded): "
+          f"{balanced_accuracy(y, pred):.3f}")
+    print(f"AUROC of the probability-weighted score: {auroc(y, weighted):.3f}")
+    print(f"AUROC of the integer 1-5 score: {auroc(y, values):.3f}; "
+          f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/row")
+
+
+if __name__ == "__main__":
+    main()

