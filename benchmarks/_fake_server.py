@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT.parent / "shared" / "bench"
@@ -24,7 +25,7 @@ class FakeJudge:
         self.log = log
         self.args = args
 
-    def __enter__(self) -> "FakeJudge":
+    def __enter__(self) -> Self:
         self.proc = subprocess.Popen(
             [sys.executable, str(BENCH / "fake_judge.py"), "--port", str(self.port), "--log",
              str(self.log), "--max-seconds", "900", *self.args],

@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["AssayError", "DataError", "ConfigError", "JudgeError", "RetryableJudgeError"]
+__all__ = ["AssayError", "ConfigError", "DataError", "JudgeError", "RetryableJudgeError"]
 
 
 class AssayError(Exception):

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -22,7 +22,7 @@ from ..errors import AssayError, DataError
 from ..metrics import Plan
 from ..run import evaluate_async
 
-__all__ = ["run", "print_summary"]
+__all__ = ["print_summary", "run"]
 
 err = Console(stderr=True)
 
@@ -34,16 +34,16 @@ def run(
         help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
     )] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
-    map_: Annotated[Optional[list[str]], typer.Option(
+    map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names, e.g. --map answer=output.")] = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         help="Output directory (results.jsonl, summary.json). Default: assay-out/<dataset name>."
     )] = None,
     resume: Annotated[bool, typer.Option(help="Keep finished rows in OUT and score the rest.")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
-    tpm: Annotated[Optional[int], typer.Option(min=1, help="Judge token budget per minute.")] = None,
-    rpm: Annotated[Optional[int], typer.Option(min=1, help="Judge request budget per minute.")] = None,
-    cache: Annotated[Optional[Path], typer.Option(help="Judge cache file (SQLite).")] = None,
+    tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
+    rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
     max_attempts: Annotated[int, typer.Option(min=1, help="Tries per judge call.")] = 6,
     timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Citation", "Turn", "Row"]
+__all__ = ["Citation", "Row", "Turn"]
 
 
 class Citation(BaseModel):

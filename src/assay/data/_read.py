@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import DataError
 from ._models import Citation, Row, Turn
 
-__all__ = ["read_dataset", "rows_from_records", "parse_mapping", "ALIASES"]
+__all__ = ["ALIASES", "parse_mapping", "read_dataset", "rows_from_records"]
 
 #: Accepted input names for each evaluable field (first match wins).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -260,8 +260,9 @@ def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
         citations = _citations(m.get("context"), f"{where}, field '{f}.context", problems)
         if citations is None:
             ok = False
-        if ok:
-            turns.append(Turn(role=role, content=content, citations=citations or []))
+        if ok and isinstance(content, str):
+            turns.append(Turn.model_validate({"role": role, "content": content,
+                                              "citations": citations or []}))
     return turns if ok else None
 
 

@@ -8,8 +8,20 @@ Example:
 
 from ._base import Judge, JudgeRequest, JudgeResponse, TokenLogprob, estimate_tokens
 from ._cache import JudgeCache, default_cache_path
-from ._factory import JUDGE_SPECS, make_judge
+from ._factory import JUDGE_SPECS, check_judge_spec, make_judge
 from ._fake import FakeJudge, Script
 
-__all__ = ["FakeJudge", "JUDGE_SPECS", "Judge", "JudgeCache", "JudgeRequest", "JudgeResponse",
-           "Script", "TokenLogprob", "default_cache_path", "estimate_tokens", "make_judge"]
+__all__ = [
+    "JUDGE_SPECS",
+    "FakeJudge",
+    "Judge",
+    "JudgeCache",
+    "JudgeRequest",
+    "JudgeResponse",
+    "Script",
+    "TokenLogprob",
+    "check_judge_spec",
+    "default_cache_path",
+    "estimate_tokens",
+    "make_judge",
+]

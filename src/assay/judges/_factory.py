@@ -11,9 +11,23 @@ from ..errors import ConfigError
 from ._base import Judge
 from ._fake import FakeJudge
 
-__all__ = ["make_judge", "JUDGE_SPECS"]
+__all__ = ["JUDGE_SPECS", "make_judge"]
 
 JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "azure:DEPLOYMENT")
+
+
+def check_judge_spec(spec: str | Judge) -> None:
+    """Raise ConfigError unless ``spec`` names a known kind of judge (builds nothing).
+
+    Example:
+        >>> check_judge_spec("openai:gpt-4o-mini")
+    """
+    if not isinstance(spec, str):
+        return
+    kind, _, arg = spec.partition(":")
+    if kind in ("local", "fake") or (kind in ("openai", "azure") and arg):
+        return
+    raise ConfigError(f"Got --judge {spec!r}. Must be one of: {', '.join(JUDGE_SPECS)}.")
 
 
 def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Union
 
 from ._base import JudgeRequest, JudgeResponse
 
 __all__ = ["FakeJudge", "Script"]
 
 #: What a script returns for a request: the answer text, a full response, or an error to raise.
-Script = Callable[[JudgeRequest], Union[str, JudgeResponse, Exception]]
+Script = Callable[[JudgeRequest], str | JudgeResponse | Exception]
 
 
 class FakeJudge:

@@ -41,7 +41,7 @@ class LocalJudge:
         self.id = f"local:{name}"
         self._n_ctx = n_ctx
         self._slots = slots
-        self._threads = threads or int(os.environ.get("ASSAY_THREADS", 0)) or (os.cpu_count() or 2)
+        self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
         self._server: Any = None
         self._lock = threading.Lock()
 

@@ -112,7 +112,7 @@ def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
     version = os.environ.get("OPENAI_API_VERSION")
     missing = [n for n, v in (("AZURE_OPENAI_ENDPOINT", endpoint), ("AZURE_OPENAI_API_KEY", key),
                               ("OPENAI_API_VERSION", version)) if not v]
-    if missing:
+    if missing or not endpoint:
         raise ConfigError(f"--judge azure:{deployment} needs {', '.join(missing)} set in the "
                           "environment (e.g. OPENAI_API_VERSION=2024-10-21).")
     client = openai.AsyncAzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=version,

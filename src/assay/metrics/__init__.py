@@ -10,5 +10,16 @@ from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
 from ._common import FieldMetric
 from ._registry import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics, register
 
-__all__ = ["AUTO_METRICS", "FieldMetric", "Metric", "MetricResult", "Plan", "REGISTRY",
-           "ScoreContext", "get_metric", "mean_aggregate", "plan_metrics", "register"]
+__all__ = [
+           "AUTO_METRICS",
+           "REGISTRY",
+           "FieldMetric",
+           "Metric",
+           "MetricResult",
+           "Plan",
+           "ScoreContext",
+           "get_metric",
+           "mean_aggregate",
+           "plan_metrics",
+           "register",
+]

@@ -19,7 +19,7 @@ from ._base import Metric
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
 
-__all__ = ["REGISTRY", "AUTO_METRICS", "Plan", "plan_metrics", "register", "get_metric"]
+__all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "register"]
 
 REGISTRY: dict[str, Metric] = {}
 

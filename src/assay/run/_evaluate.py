@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Row, read_dataset, rows_from_records
-from ..judges import Judge, JudgeCache, default_cache_path, make_judge
+from ..errors import ConfigError
+from ..judges import Judge, JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
+from ..metrics.judge import LANGS
 from ._budget import Budget
 from ._managed import ManagedJudge, RetryPolicy
 from ._progress import RowProgress
@@ -84,6 +86,9 @@ async def evaluate_async(
         ConfigError: a bad option or a missing install.
     """
     started = time.monotonic()
+    if lang not in LANGS:
+        raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
+    check_judge_spec(judge)
     if isinstance(data, (str, Path)):
         rows = read_dataset(data, mapping=mapping)
         dataset = str(data)
@@ -157,6 +162,8 @@ async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
             return MetricResult.unscored(f"does not apply: {why}")
         try:
             return await metric.score(row, ctx)
+        except ConfigError:
+            raise  # a setting or install problem: stop the run and say how to fix it
         except Exception as e:  # a bug in one metric must not lose the row
             log.exception("metric %s failed on row %s", metric.name, row.id)
             return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")

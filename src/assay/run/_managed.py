@@ -22,7 +22,7 @@ from ..errors import JudgeError, RetryableJudgeError
 from ..judges import Judge, JudgeCache, JudgeRequest, JudgeResponse
 from ._budget import Budget
 
-__all__ = ["ManagedJudge", "JudgeStats", "RetryPolicy"]
+__all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
 
 
 @dataclass

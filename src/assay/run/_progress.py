@@ -7,11 +7,19 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task,
-                           TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 __all__ = ["RowProgress"]
@@ -33,7 +41,7 @@ class RowProgress:
         self._task: Any = None
         self._args = (total, done, description)
 
-    def __enter__(self) -> RowProgress:
+    def __enter__(self) -> Self:
         if self.enabled:
             total, done, description = self._args
             self._progress = Progress(

@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["ResultsWriter", "load_finished", "rewrite_in_order"]
 
@@ -37,7 +37,7 @@ class ResultsWriter:
     def close(self) -> None:
         self._f.close()
 
-    def __enter__(self) -> ResultsWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -7,8 +7,15 @@ Example:
 """
 
 from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
-from ._rubric import (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY, RubricMetric,
-                      ask_judge)
+from ._rubric import (
+                      COHERENCE,
+                      FLUENCY,
+                      GROUNDEDNESS,
+                      RELEVANCE,
+                      SIMILARITY,
+                      RubricMetric,
+                      ask_judge,
+)
 from ._template import LANGS, Template, fence, load_template
 
 __all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",

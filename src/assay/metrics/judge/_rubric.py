@@ -25,8 +25,15 @@ from .._common import FieldMetric
 from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
 from ._template import load_template
 
-__all__ = ["RubricMetric", "GROUNDEDNESS", "RELEVANCE", "COHERENCE", "FLUENCY", "SIMILARITY",
-           "ask_judge"]
+__all__ = [
+    "COHERENCE",
+    "FLUENCY",
+    "GROUNDEDNESS",
+    "RELEVANCE",
+    "SIMILARITY",
+    "RubricMetric",
+    "ask_judge",
+]
 
 
 async def ask_judge(judge: Any, request: JudgeRequest,

@@ -25,7 +25,7 @@ import jinja2.meta
 
 from ...errors import ConfigError
 
-__all__ = ["Template", "load_template", "fence", "LANGS"]
+__all__ = ["LANGS", "Template", "fence", "load_template"]
 
 LANGS = ("en", "zh")
 _SPLIT = "=== user ==="

@@ -13,7 +13,7 @@ import re
 import string
 import unicodedata
 
-__all__ = ["normalize_tokens", "normalize_text"]
+__all__ = ["normalize_text", "normalize_tokens"]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")

@@ -17,7 +17,7 @@ from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from ._normalize import normalize_text, normalize_tokens
 
-__all__ = ["F1Score", "ExactMatch", "token_f1"]
+__all__ = ["ExactMatch", "F1Score", "token_f1"]
 
 
 def token_f1(prediction: str, reference: str) -> float:

@@ -81,5 +81,5 @@ def _lcs_f(hyp: list[str], ref: list[str]) -> float:
     lcs = prev[-1]
     if lcs == 0:
         return 0.0
-    p, r = lcs / len(hyp), lcs / len(ref)
-    return 2 * p * r / (p + r)
+    precision, recall = lcs / len(hyp), lcs / len(ref)
+    return 2 * precision * recall / (precision + recall)
