@@ -6,6 +6,7 @@ predicted grounded when the score is at least ``--threshold`` (default 4). Print
 accuracy, the AUROC of the probability-weighted score, n, unscored rows and seconds per row.
 
     .venv/bin/python benchmarks/agreement.py                 # embedded judge, 30 seeds = 60 rows
+    .venv/bin/python benchmarks/agreement.py --style rating  # the 1-5 rating rubric instead
     .venv/bin/python benchmarks/agreement.py --judge openai:gpt-4o-mini --seeds 100
 """
 
@@ -55,13 +56,14 @@ def main() -> None:
     ap.add_argument("--judge", default="local")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--threshold", type=float, default=4.0)
+    ap.add_argument("--style", default="auto", choices=["auto", "rating", "verdict"])
     ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
     args = ap.parse_args()
     rows, labels = halueval_rows(args.seeds)
     cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
     t0 = time.monotonic()
     result = assay.evaluate(rows, metrics="groundedness", judge=args.judge, cache=cache,
-                            concurrency=8)
+                            concurrency=8, style=args.style)
     elapsed = time.monotonic() - t0
     y, pred, weighted, values = [], [], [], []
     unscored = 0
@@ -74,7 +76,9 @@ def main() -> None:
         pred.append(int(g["value"] >= args.threshold))
         values.append(g["value"])
         weighted.append(g["weighted"] if g["weighted"] is not None else g["value"])
-    print(f"HaluEval QA groundedness, judge {result.summary['judge']['id']}: "
+    styles = {r["groundedness"]["details"].get("style", "rating") for r in result.rows}
+    print(f"HaluEval QA groundedness, judge {result.summary['judge']['id']}, "
+          f"style {'/'.join(sorted(styles))}: "
           f"n={len(y)} scored ({unscored} unscored) of {len(rows)} rows "
           f"({sum(y)} grounded / {len(y) - sum(y)} hallucinated)")
     print(f"balanced accuracy (score >= {args.threshold:g} = grounded): "

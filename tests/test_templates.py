@@ -171,3 +171,13 @@ def test_weighted_rating_none_without_usable_logprobs() -> None:
     assert weighted_rating([lp("The score is 4")]) is None             # no "score" key
     assert weighted_rating([lp('{"score": 4,'), lp(' "reason": "r"}')]) is None  # digit shares a token
     assert weighted_rating([lp('{"score": '), lp("4", 0.9, {"x": 0.9, "y": 0.1})]) is None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_verdict_rubrics_match_their_rating_rubrics(lang: str) -> None:
+    verdict_metrics = [m for m in REGISTRY.values() if getattr(m, "verdict", False)]
+    assert verdict_metrics, "at least groundedness has a verdict rubric"
+    for metric in verdict_metrics:
+        verdict = load_template(metric.name, lang, variant="verdict")
+        assert verdict.variables == load_template(metric.name, lang).variables
+        assert verdict.sha256 != load_template(metric.name, lang).sha256

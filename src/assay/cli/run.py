@@ -34,6 +34,9 @@ def run(
         help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
     )] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    style: Annotated[str, typer.Option(
+        help="auto, rating (1-5 number) or verdict (P(yes) mapped to 1-5; auto uses it on the "
+             "embedded judge for groundedness).")] = "auto",
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names, e.g. --map answer=output.")] = None,
     out: Annotated[Path | None, typer.Option(
@@ -56,7 +59,7 @@ def run(
         mapping = parse_mapping(map_ or [])
         cache_arg: Path | bool = False if no_cache else (cache or True)
         result = asyncio.run(evaluate_async(
-            data, metrics=metrics, judge=judge, lang=lang, mapping=mapping, out=out_dir,
+            data, metrics=metrics, judge=judge, lang=lang, style=style, mapping=mapping, out=out_dir,
             resume=resume, concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
             max_attempts=max_attempts, timeout=timeout,
             progress=progress and (sys.stderr.isatty() or _force_progress()),

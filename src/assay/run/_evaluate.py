@@ -29,7 +29,9 @@ from ._managed import ManagedJudge, RetryPolicy
 from ._progress import RowProgress
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 
-__all__ = ["EvalResult", "evaluate", "evaluate_async"]
+__all__ = ["STYLES", "EvalResult", "evaluate", "evaluate_async"]
+
+STYLES = ("auto", "rating", "verdict")
 
 log = logging.getLogger("assay")
 
@@ -56,6 +58,7 @@ async def evaluate_async(
     metrics: str | Sequence[str | Metric] = "auto",
     judge: str | Judge = "local",
     lang: str = "en",
+    style: str = "auto",
     mapping: Mapping[str, str] | None = None,
     out: str | Path | None = None,
     resume: bool = False,
@@ -73,6 +76,9 @@ async def evaluate_async(
     Args:
         data: a ``.jsonl`` / ``.json`` / ``.csv`` path, or an iterable of dicts.
         metrics: ``"auto"`` (every metric the fields allow), ``"a,b"``, or a list.
+        style: how judge metrics ask: ``"rating"`` (a 1-5 number), ``"verdict"`` (Yes/No, its
+            probability mapped to 1-5, for metrics that have a verdict rubric), or ``"auto"``
+            (verdicts on the embedded judge, where they agree better with people; else ratings).
         judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``, ``"azure:DEPLOYMENT"``,
             or a Judge instance.
         out: directory for ``results.jsonl`` (written as rows finish) and ``summary.json``.
@@ -88,6 +94,8 @@ async def evaluate_async(
     started = time.monotonic()
     if lang not in LANGS:
         raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
+    if style not in STYLES:
+        raise ConfigError(f"Got --style {style!r}. Must be one of {list(STYLES)}.")
     check_judge_spec(judge)
     if isinstance(data, (str, Path)):
         rows = read_dataset(data, mapping=mapping)
@@ -106,7 +114,7 @@ async def evaluate_async(
     managed = (ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm, rpm),
                             concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts))
                if backend is not None else None)
-    ctx = ScoreContext(judge=managed, lang=lang)  # type: ignore[arg-type]
+    ctx = ScoreContext(judge=managed, lang=lang, extras={"style": style})  # type: ignore[arg-type]
     out_dir = Path(out) if out else None
     results_path = out_dir / "results.jsonl" if out_dir else None
     finished = load_finished(results_path) if (resume and results_path) else {}

@@ -24,6 +24,7 @@ from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
 from ._template import load_template
+from ._verdict import p_yes, parse_verdict, scale_probability
 
 __all__ = [
     "COHERENCE",
@@ -60,13 +61,26 @@ class RubricMetric(FieldMetric):
 
     def __init__(self, name: str, required: set[str], *, optional: set[str] | None = None,
                  conversation: bool = True, needs_citations: bool = False,
-                 max_tokens: int = 160) -> None:
+                 max_tokens: int = 160, verdict: bool = False) -> None:
         self.name = name
         self.required = frozenset(required)
         self.optional = frozenset(optional or ())
         self.conversation = conversation
         self.needs_citations = needs_citations
         self.max_tokens = max_tokens
+        self.verdict = verdict
+
+    def style_for(self, ctx: ScoreContext) -> str:
+        """``verdict`` (P(yes) mapped to 1-5) or ``rating`` (a 1-5 number) for this run.
+
+        ``auto`` uses verdicts on the embedded judge for metrics that have a verdict rubric,
+        where they measured better, and ratings everywhere else.
+        """
+        style = ctx.extras.get("style", "auto")
+        if style == "auto":
+            judge_id = str(getattr(ctx.judge, "id", ""))
+            return "verdict" if self.verdict and judge_id.startswith("local:") else "rating"
+        return "verdict" if style == "verdict" and self.verdict else "rating"
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.kind == "conversation":
@@ -75,6 +89,8 @@ class RubricMetric(FieldMetric):
         return await self._rate({f: getattr(row, f) for f in fields}, ctx)
 
     async def _rate(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
+        if self.style_for(ctx) == "verdict":
+            return await self._verdict(values, ctx)
         template = load_template(self.name, ctx.lang)
         request = JudgeRequest(messages=template.render(**values), schema_name="rating",
                                json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
@@ -93,6 +109,32 @@ class RubricMetric(FieldMetric):
                                     reason=reason, details=details)
             raw = resp.text
         return MetricResult.unscored("judge answer is not a valid 1-5 rating (asked twice)",
+                                     raw_answer=raw[:1000], **details)
+
+    async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
+        template = load_template(self.name, ctx.lang, variant="verdict")
+        request = JudgeRequest(messages=template.render(**values), schema_name="verdict",
+                               json_schema=None, max_tokens=48, top_logprobs=10)
+        details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
+        raw = ""
+        for _attempt in range(2):
+            try:
+                resp = await ask_judge(ctx.judge, request,
+                                       accept=lambda r: parse_verdict(r.text) is not None)
+            except JudgeError as e:
+                return MetricResult.unscored(f"judge call failed: {e}", **details)
+            parsed = parse_verdict(resp.text)
+            if parsed is not None:
+                is_yes, reason = parsed
+                p = p_yes(resp.logprobs)
+                if p is None:  # no probabilities: the verdict alone, at the ends of the scale
+                    return MetricResult(value=5.0 if is_yes else 1.0, reason=reason,
+                                        details={**details, "verdict": is_yes})
+                value, exact = scale_probability(p)
+                return MetricResult(value=float(value), weighted=exact, reason=reason,
+                                    details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
+            raw = resp.text
+        return MetricResult.unscored("judge answer does not start with Yes or No (asked twice)",
                                      raw_answer=raw[:1000], **details)
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
@@ -125,7 +167,7 @@ class RubricMetric(FieldMetric):
 
 
 GROUNDEDNESS = RubricMetric("groundedness", {"context", "answer"}, optional={"question"},
-                            needs_citations=True)
+                            needs_citations=True, verdict=True)
 RELEVANCE = RubricMetric("relevance", {"question", "context", "answer"}, conversation=False)
 COHERENCE = RubricMetric("coherence", {"question", "answer"})
 FLUENCY = RubricMetric("fluency", {"answer"})

@@ -63,16 +63,18 @@ class Template:
 
 
 @lru_cache(maxsize=64)
-def load_template(metric: str, lang: str = "en", version: str = "1") -> Template:
-    """Load ``prompts/<metric>/v<version>/<lang>.md`` from the installed package."""
+def load_template(metric: str, lang: str = "en", version: str = "1",
+                  variant: str = "") -> Template:
+    """Load ``prompts/<metric>/v<version>/[<variant>-]<lang>.md`` from the installed package."""
     if lang not in LANGS:
         raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
-    res = resources.files("assay.prompts").joinpath(metric, f"v{version}", f"{lang}.md")
+    filename = f"{variant}-{lang}.md" if variant else f"{lang}.md"
+    res = resources.files("assay.prompts").joinpath(metric, f"v{version}", filename)
     if not res.is_file():
-        raise ConfigError(f"No {lang} rubric for metric {metric!r} (v{version}).")
+        raise ConfigError(f"No {lang} rubric for metric {metric!r} (v{version}, {filename}).")
     source = res.read_text(encoding="utf-8")
     if _SPLIT not in source:
-        raise ConfigError(f"Rubric {metric}/v{version}/{lang}.md has no '{_SPLIT}' line.")
+        raise ConfigError(f"Rubric {metric}/v{version}/{filename} has no '{_SPLIT}' line.")
     variables = frozenset(jinja2.meta.find_undeclared_variables(_ENV.parse(source)))
     return Template(metric=metric, version=version, lang=lang, source=source,
                     sha256=hashlib.sha256(source.encode()).hexdigest(), variables=variables)
