@@ -137,6 +137,8 @@ def test_interrupted_run_resumes_without_resending(tmp_path: Path) -> None:
                  cache=cache, out=out, concurrency=1)
     saved = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert saved and all(r["fluency"]["value"] == 4.0 for r in saved)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and summary["rows_done"] == len(saved)
     answered = set(sent[:10])
     resumed = FakeJudge(GOOD)
     res = evaluate(ROWS, metrics="fluency,coherence", judge=resumed, cache=cache, out=out,

@@ -36,6 +36,10 @@ STYLES = ("auto", "rating", "verdict")
 log = logging.getLogger("assay")
 
 
+class _Interrupted(Exception):
+    """Carries a KeyboardInterrupt / SystemExit out of a worker task."""
+
+
 @dataclass
 class EvalResult:
     """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
@@ -134,14 +138,28 @@ async def evaluate_async(
             async def worker() -> None:
                 for row in queue:
                     prev = finished.get(row.id, {})
-                    rec = await _score_row(row, plan.metrics, ctx, prev)
+                    try:
+                        rec = await _score_row(row, plan.metrics, ctx, prev)
+                    except (KeyboardInterrupt, SystemExit) as e:
+                        # Raised inside a task, these would stop the loop before the summary
+                        # is written; carry them out as an ordinary exception instead.
+                        raise _Interrupted() from e
                     records[row.id] = rec
                     if writer:
                         writer.write(rec)
                     bar.advance()
 
             n_workers = max(1, min(len(pending), concurrency * 2))
-            await asyncio.gather(*(worker() for _ in range(n_workers)))
+            tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException as e:
+                for task in tasks:  # stop the other rows before the results file closes
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                if isinstance(e, _Interrupted):
+                    raise e.__cause__ from None  # type: ignore[misc]
+                raise
         complete = True
     finally:
         if writer:
