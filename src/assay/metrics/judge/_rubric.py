@@ -49,6 +49,24 @@ async def ask_judge(judge: Any, request: JudgeRequest,
         return await complete(request)  # a bare backend, e.g. in a doctest
 
 
+async def _ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
+                            parse: Callable[[str], Any], details: dict[str, Any],
+                            invalid: str) -> tuple[Any, JudgeResponse] | MetricResult:
+    """``(parsed, response)``, or an unscored result: a failed call, or an answer that does not
+    parse twice (it is asked once more; the last raw answer goes into ``details``)."""
+    raw = ""
+    for _attempt in range(2):
+        try:
+            resp = await ask_judge(ctx.judge, request, accept=lambda r: parse(r.text) is not None)
+        except JudgeError as e:
+            return MetricResult.unscored(f"judge call failed: {e}", **details)
+        parsed = parse(resp.text)
+        if parsed is not None:
+            return parsed, resp
+        raw = resp.text
+    return MetricResult.unscored(f"{invalid} (asked twice)", raw_answer=raw[:1000], **details)
+
+
 class RubricMetric(FieldMetric):
     """A 1-5 judge metric: renders the metric's rubric template and asks for ``{score, reason}``.
 
@@ -95,47 +113,31 @@ class RubricMetric(FieldMetric):
         request = JudgeRequest(messages=template.render(**values), schema_name="rating",
                                json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
-        raw = ""
-        for _attempt in range(2):  # an unparseable answer is asked once more, then unscored
-            try:
-                resp = await ask_judge(ctx.judge, request,
-                                       accept=lambda r: parse_rating(r.text) is not None)
-            except JudgeError as e:
-                return MetricResult.unscored(f"judge call failed: {e}", **details)
-            parsed = parse_rating(resp.text)
-            if parsed is not None:
-                score, reason = parsed
-                return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
-                                    reason=reason, details=details)
-            raw = resp.text
-        return MetricResult.unscored("judge answer is not a valid 1-5 rating (asked twice)",
-                                     raw_answer=raw[:1000], **details)
+        answer = await _ask_until_parsed(ctx, request, parse_rating, details,
+                                         "judge answer is not a valid 1-5 rating")
+        if isinstance(answer, MetricResult):
+            return answer
+        (score, reason), resp = answer
+        return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
+                            reason=reason, details=details)
 
     async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
         template = load_template(self.name, ctx.lang, variant="verdict")
         request = JudgeRequest(messages=template.render(**values), schema_name="verdict",
                                json_schema=None, max_tokens=48, top_logprobs=10)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
-        raw = ""
-        for _attempt in range(2):
-            try:
-                resp = await ask_judge(ctx.judge, request,
-                                       accept=lambda r: parse_verdict(r.text) is not None)
-            except JudgeError as e:
-                return MetricResult.unscored(f"judge call failed: {e}", **details)
-            parsed = parse_verdict(resp.text)
-            if parsed is not None:
-                is_yes, reason = parsed
-                p = p_yes(resp.logprobs)
-                if p is None:  # no probabilities: the verdict alone, at the ends of the scale
-                    return MetricResult(value=5.0 if is_yes else 1.0, reason=reason,
-                                        details={**details, "verdict": is_yes})
-                value, exact = scale_probability(p)
-                return MetricResult(value=float(value), weighted=exact, reason=reason,
-                                    details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
-            raw = resp.text
-        return MetricResult.unscored("judge answer does not start with Yes or No (asked twice)",
-                                     raw_answer=raw[:1000], **details)
+        answer = await _ask_until_parsed(ctx, request, parse_verdict, details,
+                                         "judge answer does not start with Yes or No")
+        if isinstance(answer, MetricResult):
+            return answer
+        (is_yes, reason), resp = answer
+        p = p_yes(resp.logprobs)
+        if p is None:  # no probabilities: the verdict alone, at the ends of the scale
+            return MetricResult(value=5.0 if is_yes else 1.0, reason=reason,
+                                details={**details, "verdict": is_yes})
+        value, exact = scale_probability(p)
+        return MetricResult(value=float(value), weighted=exact, reason=reason,
+                            details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
         messages = row.messages or []
