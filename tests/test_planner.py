@@ -63,14 +63,14 @@ def test_auto_with_context_and_ground_truth() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.", ground_truth="T.")], "auto")
     assert names(plan) == list(AUTO_METRICS)
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance", "similarity",
-                           "f1_score"]
+                           "semantic_similarity", "f1_score"]
     assert_every_other_metric_has_a_reason(plan)
     assert all("not in the auto set" in line for line in plan.skipped)
 
 
 def test_auto_answer_and_ground_truth_only() -> None:
     plan = plan_metrics([qa(answer="A.", ground_truth="T.")], "auto")
-    assert names(plan) == ["fluency", "f1_score"]
+    assert names(plan) == ["fluency", "semantic_similarity", "f1_score"]
     assert_every_other_metric_has_a_reason(plan)
 
 
@@ -141,3 +141,13 @@ def test_unknown_metric_lists_the_known_ones() -> None:
         assert known in msg
     with pytest.raises(ConfigError, match="Known metrics"):
         get_metric("nope")
+
+
+def test_unavailable_metric_is_skipped_by_auto_and_refused_when_named() -> None:
+    rows = [qa(question="Q?", answer="A.", ground_truth="T.")]
+    why = {"semantic_similarity": "the local embedder needs onnxruntime"}
+    plan = plan_metrics(rows, "auto", unavailable=why)
+    assert "semantic_similarity" not in names(plan)
+    assert "semantic_similarity: skipped, the local embedder needs onnxruntime" in plan.skipped
+    with pytest.raises(ConfigError, match="semantic_similarity cannot run"):
+        plan_metrics(rows, "semantic_similarity", unavailable=why)

@@ -33,6 +33,8 @@ def run(
     judge: Annotated[str, typer.Option(
         help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
     )] = "local",
+    embeddings: Annotated[str, typer.Option(
+        help="Embedder for semantic_similarity: local (offline MiniLM) or openai:MODEL.")] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
     style: Annotated[str, typer.Option(
         help="auto, rating (1-5 number) or verdict (P(yes) mapped to 1-5; auto uses it on the "
@@ -59,7 +61,7 @@ def run(
         mapping = parse_mapping(map_ or [])
         cache_arg: Path | bool = False if no_cache else (cache or True)
         result = asyncio.run(evaluate_async(
-            data, metrics=metrics, judge=judge, lang=lang, style=style, mapping=mapping, out=out_dir,
+            data, metrics=metrics, judge=judge, embeddings=embeddings, lang=lang, style=style, mapping=mapping, out=out_dir,
             resume=resume, concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
             max_attempts=max_attempts, timeout=timeout,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
@@ -101,6 +103,10 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
                       "-" if weighted is None else f"{weighted:.3f}",
                       str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
     Console().print(table)
+    emb = summary.get("embeddings")
+    if emb:
+        Console().print(f"embeddings {emb['id']}: {emb['requests']} requests, {emb['texts']} texts, "
+                        f"{emb['cache_hits']} cache hits", highlight=False)
     judge = summary.get("judge")
     if judge:
         Console().print(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.utils
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import openai
@@ -18,7 +19,7 @@ import openai
 from ..errors import ConfigError, JudgeError, RetryableJudgeError
 from ._base import JudgeRequest, JudgeResponse, TokenLogprob
 
-__all__ = ["OpenAIJudge", "azure_judge"]
+__all__ = ["OpenAIJudge", "azure_judge", "call_openai", "openai_client"]
 
 
 class OpenAIJudge:
@@ -38,15 +39,8 @@ class OpenAIJudge:
         if client is not None:
             self._client = client
             return
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        base = base_url or os.environ.get("OPENAI_BASE_URL")
-        if not key:
-            if base:  # local servers (vLLM, Ollama, llama.cpp) usually need no key
-                key = "no-key"
-            else:
-                raise ConfigError("--judge openai:MODEL needs OPENAI_API_KEY (and OPENAI_BASE_URL for "
-                                  "a self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0)
+        self._client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
+                                     option="--judge openai:MODEL")
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Send one chat completion; map failures to retryable or final judge errors."""
@@ -63,25 +57,14 @@ class OpenAIJudge:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = request.top_logprobs
         try:
-            resp = await self._client.chat.completions.create(**kwargs)
-        except openai.BadRequestError as e:
-            if "logprobs" in kwargs and "logprob" in str(e).lower():
+            resp = await call_openai(self._client.chat.completions.create, **kwargs)
+        except JudgeError as e:
+            cause = e.__cause__
+            if (isinstance(cause, openai.BadRequestError) and "logprobs" in kwargs
+                    and "logprob" in str(cause).lower()):
                 self._logprobs_ok = False  # endpoint cannot return logprobs: ask without them
                 return await self.complete(request)
-            raise JudgeError(f"judge rejected the request: {_short(e)}") from e
-        except openai.RateLimitError as e:
-            raise RetryableJudgeError(f"rate limited (429): {_short(e)}", status=429,
-                                      retry_after=_retry_after(e.response), rate_limited=True) from e
-        except openai.InternalServerError as e:
-            raise RetryableJudgeError(f"server error ({e.status_code}): {_short(e)}",
-                                      status=e.status_code, retry_after=_retry_after(e.response)) from e
-        except (openai.APITimeoutError, openai.APIConnectionError) as e:
-            raise RetryableJudgeError(f"{type(e).__name__}: {_short(e)}") from e
-        except openai.APIStatusError as e:
-            if e.status_code in (408, 409):
-                raise RetryableJudgeError(f"HTTP {e.status_code}: {_short(e)}", status=e.status_code,
-                                          retry_after=_retry_after(e.response)) from e
-            raise JudgeError(f"HTTP {e.status_code}: {_short(e)}") from e
+            raise
         if not resp.choices:
             raise RetryableJudgeError("judge answered with no choices")
         choice = resp.choices[0]
@@ -102,6 +85,46 @@ class OpenAIJudge:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def openai_client(*, base_url: str | None = None, api_key: str | None = None,
+                  timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
+    """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
+    with the client's own retries off (the runner retries)."""
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    base = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not key:
+        if base:  # local servers (vLLM, Ollama, llama.cpp) usually need no key
+            key = "no-key"
+        else:
+            raise ConfigError(f"{option} needs OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+                              "self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
+    return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0)
+
+
+async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
+    """Call an ``openai`` client method, mapping its errors onto assay's.
+
+    429, 5xx, 408/409, timeouts and connection errors become ``RetryableJudgeError`` (with the
+    server's ``Retry-After``); every other API error becomes a final ``JudgeError``.
+    """
+    try:
+        return await method(**kwargs)
+    except openai.RateLimitError as e:
+        raise RetryableJudgeError(f"rate limited (429): {_short(e)}", status=429,
+                                  retry_after=_retry_after(e.response), rate_limited=True) from e
+    except openai.InternalServerError as e:
+        raise RetryableJudgeError(f"server error ({e.status_code}): {_short(e)}",
+                                  status=e.status_code, retry_after=_retry_after(e.response)) from e
+    except (openai.APITimeoutError, openai.APIConnectionError) as e:
+        raise RetryableJudgeError(f"{type(e).__name__}: {_short(e)}") from e
+    except openai.BadRequestError as e:
+        raise JudgeError(f"judge rejected the request: {_short(e)}") from e
+    except openai.APIStatusError as e:
+        if e.status_code in (408, 409):
+            raise RetryableJudgeError(f"HTTP {e.status_code}: {_short(e)}", status=e.status_code,
+                                      retry_after=_retry_after(e.response)) from e
+        raise JudgeError(f"HTTP {e.status_code}: {_short(e)}") from e
 
 
 def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:

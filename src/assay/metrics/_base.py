@@ -49,10 +49,11 @@ class MetricResult(BaseModel):
 
 @dataclass
 class ScoreContext:
-    """What a metric may use while scoring: the (managed) judge and the prompt language."""
+    """What a metric may use while scoring: the (managed) judge and embedder, the language."""
 
     judge: Any = None
     lang: Literal["en", "zh"] = "en"
+    embedder: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
 
 

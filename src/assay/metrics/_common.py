@@ -30,6 +30,7 @@ class FieldMetric:
     higher_is_better: bool = True
     value_range: tuple[float, float] = (0.0, 1.0)
     uses_judge: bool = False
+    uses_embedder: bool = False
 
     def applies(self, row: Row) -> str | None:
         if row.kind == "conversation":

@@ -10,12 +10,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..data import Row
 from ..errors import ConfigError
 from ._base import Metric
+from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
 
@@ -24,7 +25,8 @@ __all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "re
 REGISTRY: dict[str, Metric] = {}
 
 #: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
-AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity", "f1_score")
+AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity",
+                "semantic_similarity", "f1_score")
 
 
 def register(metric: Metric) -> Metric:
@@ -36,7 +38,7 @@ def register(metric: Metric) -> Metric:
 
 
 for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
-           F1Score(), ExactMatch(), BleuScore(), RougeL()):
+           SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(), RougeL()):
     register(_m)  # type: ignore[arg-type]
 
 
@@ -57,14 +59,18 @@ class Plan:
     skipped: list[str] = field(default_factory=list)
 
 
-def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "auto") -> Plan:
+def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "auto", *,
+                 unavailable: Mapping[str, str] | None = None) -> Plan:
     """Pick the metrics the rows' fields allow (``auto``) or check an explicit list.
 
     A metric runs when at least one row can be scored by it; rows it cannot score are recorded
     as unscored with the reason. Metrics that no row allows are skipped with one line each.
+    ``unavailable`` names metrics that cannot run on this machine (e.g. a missing install), with
+    why: ``auto`` skips them with that line; asking for one explicitly is a ConfigError.
     """
+    unavailable = unavailable or {}
     if isinstance(metrics, str) and metrics.strip() == "auto":
-        return _auto(rows)
+        return _auto(rows, unavailable)
     names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else list(metrics)
     chosen: list[Metric] = []
     skipped: list[str] = []
@@ -72,6 +78,8 @@ def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "a
         if not item:
             continue
         metric = get_metric(item) if isinstance(item, str) else item
+        if metric.name in unavailable:
+            raise ConfigError(f"{metric.name} cannot run: {unavailable[metric.name]}")
         why = _why_not(metric, rows)
         if why:
             skipped.append(f"{metric.name}: skipped, {why}")
@@ -83,7 +91,7 @@ def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "a
     return Plan(chosen, skipped)
 
 
-def _auto(rows: Sequence[Row]) -> Plan:
+def _auto(rows: Sequence[Row], unavailable: Mapping[str, str]) -> Plan:
     chosen: list[Metric] = []
     skipped: list[str] = []
     for name in AUTO_METRICS:
@@ -91,6 +99,8 @@ def _auto(rows: Sequence[Row]) -> Plan:
         why = _why_not(metric, rows)
         if why:
             skipped.append(f"{name}: skipped, {why}")
+        elif name in unavailable:
+            skipped.append(f"{name}: skipped, {unavailable[name]}")
         else:
             chosen.append(metric)
     for name, metric in REGISTRY.items():

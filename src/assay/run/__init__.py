@@ -9,6 +9,8 @@ Example:
 from ._budget import Budget, Grant
 from ._evaluate import EvalResult, evaluate, evaluate_async
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
+from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 
-__all__ = ["Budget", "EvalResult", "Grant", "JudgeStats", "ManagedJudge", "RetryPolicy",
+__all__ = ["Budget", "EmbeddingStats", "EvalResult", "Grant", "JudgeStats", "ManagedEmbedder",
+           "ManagedJudge", "RetryPolicy",
            "evaluate", "evaluate_async"]

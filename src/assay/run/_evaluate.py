@@ -20,12 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Row, read_dataset, rows_from_records
+from ..embeddings import (
+    Embedder,
+    EmbeddingCache,
+    check_embedder_spec,
+    local_embedder_missing,
+    make_embedder,
+)
 from ..errors import ConfigError
 from ..judges import Judge, JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
 from ..metrics.judge import LANGS
 from ._budget import Budget
 from ._managed import ManagedJudge, RetryPolicy
+from ._managed_embedder import ManagedEmbedder
 from ._progress import RowProgress
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 
@@ -61,6 +69,7 @@ async def evaluate_async(
     *,
     metrics: str | Sequence[str | Metric] = "auto",
     judge: str | Judge = "local",
+    embeddings: str | Embedder = "local",
     lang: str = "en",
     style: str = "auto",
     mapping: Mapping[str, str] | None = None,
@@ -83,6 +92,8 @@ async def evaluate_async(
         style: how judge metrics ask: ``"rating"`` (a 1-5 number), ``"verdict"`` (Yes/No, its
             probability mapped to 1-5, for metrics that have a verdict rubric), or ``"auto"``
             (verdicts on the embedded judge, where they agree better with people; else ratings).
+        embeddings: ``"local"`` (offline all-MiniLM-L6-v2) or ``"openai:MODEL"``, for
+            ``semantic_similarity``; one instance per run, loaded once.
         judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``, ``"azure:DEPLOYMENT"``,
             or a Judge instance.
         out: directory for ``results.jsonl`` (written as rows finish) and ``summary.json``.
@@ -101,24 +112,34 @@ async def evaluate_async(
     if style not in STYLES:
         raise ConfigError(f"Got --style {style!r}. Must be one of {list(STYLES)}.")
     check_judge_spec(judge)
+    check_embedder_spec(embeddings)
     if isinstance(data, (str, Path)):
         rows = read_dataset(data, mapping=mapping)
         dataset = str(data)
     else:
         rows = rows_from_records(data, mapping=mapping)
         dataset = "<records>"
-    plan = plan_metrics(rows, metrics)
+    unavailable: dict[str, str] = {}
+    if embeddings == "local" and (missing := local_embedder_missing()):
+        unavailable["semantic_similarity"] = missing
+    plan = plan_metrics(rows, metrics, unavailable=unavailable)
     if on_plan is not None:
         on_plan(plan)
     uses_judge = any(m.uses_judge for m in plan.metrics)
     backend = make_judge(judge, timeout=timeout) if uses_judge else None
-    judge_cache = None
-    if uses_judge and cache:
-        judge_cache = JudgeCache(default_cache_path() if cache is True else Path(cache))
+    uses_embedder = any(getattr(m, "uses_embedder", False) for m in plan.metrics)
+    cache_path = (default_cache_path() if cache is True else Path(cache)) if cache else None
+    judge_cache = JudgeCache(cache_path) if uses_judge and cache_path else None
+    embedder_backend = make_embedder(embeddings, timeout=timeout) if uses_embedder else None
+    embedding_cache = EmbeddingCache(cache_path) if uses_embedder and cache_path else None
+    embedder = (ManagedEmbedder(embedder_backend, cache=embedding_cache,
+                                retry=RetryPolicy(max_attempts=max_attempts))
+                if embedder_backend is not None else None)
     managed = (ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm, rpm),
                             concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts))
                if backend is not None else None)
-    ctx = ScoreContext(judge=managed, lang=lang, extras={"style": style})  # type: ignore[arg-type]
+    ctx = ScoreContext(judge=managed, lang=lang, embedder=embedder,  # type: ignore[arg-type]
+                       extras={"style": style})
     out_dir = Path(out) if out else None
     results_path = out_dir / "results.jsonl" if out_dir else None
     finished = load_finished(results_path) if (resume and results_path) else {}
@@ -167,12 +188,18 @@ async def evaluate_async(
         ordered = [records[r.id] for r in rows if r.id in records]
         summary = _summary(rows, ordered, plan.metrics, managed, started, dataset, lang,
                            plan.skipped, complete)
+        if embedder is not None:
+            summary["embeddings"] = {"id": embedder.id, **embedder.stats.as_dict()}
         if out_dir:
             if complete and results_path:
                 rewrite_in_order(results_path, ordered)
             (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
         if judge_cache:
             judge_cache.close()
+        if embedding_cache:
+            embedding_cache.close()
+        if embedder_backend is not None:
+            await embedder_backend.aclose()
         if backend is not None:
             await backend.aclose()
     return EvalResult(rows=ordered, summary=summary, skipped=plan.skipped, out_dir=out_dir)
