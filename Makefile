@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_OUT ?= assay-out/demo
 
-.PHONY: demo test lint bench-efficiency bench-agreement clean
+.PHONY: demo test lint bench-efficiency bench-agreement bench-embeddings clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ bench-efficiency: $(VENV)/.dev-installed
 
 bench-agreement: $(VENV)/.local-installed
 	$(BIN)/python benchmarks/agreement.py
+
+bench-embeddings: $(VENV)/.local-installed
+	$(BIN)/python benchmarks/embeddings.py
 
 clean:
 	rm -rf $(VENV) assay-out

