@@ -55,36 +55,44 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--judge", default="local")
     ap.add_argument("--seeds", type=int, default=30)
-    ap.add_argument("--threshold", type=float, default=4.0)
+    ap.add_argument("--metric", default="groundedness",
+                    choices=["groundedness", "groundedness_claims", "faithfulness"])
+    ap.add_argument("--threshold", type=float, default=None,
+                    help="predicted grounded at or above this (default 4 on 1-5, 0.5 on 0-1)")
     ap.add_argument("--style", default="auto", choices=["auto", "rating", "verdict"])
     ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
     args = ap.parse_args()
     rows, labels = halueval_rows(args.seeds)
+    metric = args.metric
+    threshold = args.threshold if args.threshold is not None else (
+        0.5 if metric == "faithfulness" else 4.0)
     cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
     t0 = time.monotonic()
-    result = assay.evaluate(rows, metrics="groundedness", judge=args.judge, cache=cache,
+    result = assay.evaluate(rows, metrics=metric, judge=args.judge, cache=cache,
                             concurrency=8, style=args.style)
     elapsed = time.monotonic() - t0
     y, pred, weighted, values = [], [], [], []
     unscored = 0
     for rec in result.rows:
-        g = rec["groundedness"]
+        g = rec[metric]
         if g["value"] is None:
             unscored += 1
             continue
         y.append(labels[rec["id"]])
-        pred.append(int(g["value"] >= args.threshold))
+        pred.append(int(g["value"] >= threshold))
         values.append(g["value"])
         weighted.append(g["weighted"] if g["weighted"] is not None else g["value"])
-    styles = {r["groundedness"]["details"].get("style", "rating") for r in result.rows}
-    print(f"HaluEval QA groundedness, judge {result.summary['judge']['id']}, "
+    styles = {r[metric]["details"].get("style", "rating") for r in result.rows}
+    if metric != "groundedness":
+        styles = {"statements"}
+    print(f"HaluEval QA {metric}, judge {result.summary['judge']['id']}, "
           f"style {'/'.join(sorted(styles))}: "
           f"n={len(y)} scored ({unscored} unscored) of {len(rows)} rows "
           f"({sum(y)} grounded / {len(y) - sum(y)} hallucinated)")
-    print(f"balanced accuracy (score >= {args.threshold:g} = grounded): "
+    print(f"balanced accuracy (score >= {threshold:g} = grounded): "
           f"{balanced_accuracy(y, pred):.3f}")
     print(f"AUROC of the probability-weighted score: {auroc(y, weighted):.3f}")
-    print(f"AUROC of the integer 1-5 score: {auroc(y, values):.3f}; "
+    print(f"AUROC of the value: {auroc(y, values):.3f}; "
           f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/row")
 
 

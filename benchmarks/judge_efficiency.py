@@ -24,7 +24,10 @@ from _fake_server import BENCH, FakeJudge
 
 QA50 = BENCH / "qa50.jsonl"
 METRIC_OF = {"grounded": "groundedness", "relevant to the question": "relevance",
-             "coherence": "coherence", "fluency": "fluency", "ground-truth": "similarity"}
+             "coherence": "coherence", "fluency": "fluency", "ground-truth": "similarity",
+             "split a text into short factual statements": "decomposition",
+             "check numbered statements": "verification",
+             "retrieved text chunks": "chunk usefulness"}
 
 
 def run_assay(base_url: str, out: Path, cache: Path, *extra: str) -> float:
@@ -55,6 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--latency-ms", default="300")
     ap.add_argument("--skip-tpm", action="store_true")
+    ap.add_argument("--skip-rag", action="store_true")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="assay-bench-"))
     rows = sum(1 for line in QA50.read_text().splitlines() if line.strip())
@@ -72,6 +76,18 @@ def main() -> None:
     print(f"wall time: {wall:.1f} s (process, incl. start-up); requests: {len(first)}; "
           f"429s: {sum(r['status'] == 429 for r in first)}")
     print(f"identical second run: {len(second)} requests, {wall2:.1f} s")
+    if not args.skip_rag:
+        with FakeJudge("--latency-ms", args.latency_ms, log=tmp / "rag.jsonl") as judge:
+            wall = run_assay(judge.base_url, tmp / "o4", tmp / "c4.sqlite", "--concurrency", "16",
+                             "--metrics", "faithfulness,answer_correctness")
+            recs = judge.records()
+        print(f"\nfaithfulness + answer_correctness together on qa50: {len(recs)} requests, "
+              f"{wall:.1f} s")
+        for name, s_ in sorted(per_metric(recs).items()):
+            print(f"  {name:<14}{s_['requests'] / rows:>6.2f} requests/row"
+                  f"{s_['prompt_tokens'] / rows:>8.0f} prompt tok/row")
+        print("  (decomposition: one request per row per text, answer and ground truth, shared "
+              "by both metrics)")
     if args.skip_tpm:
         return
     with FakeJudge("--latency-ms", args.latency_ms, "--tpm", "20000",

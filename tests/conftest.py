@@ -19,6 +19,27 @@ FAKE_JUDGE = SHARED / "bench" / "fake_judge.py"
 QA50 = SHARED / "bench" / "qa50.jsonl"
 
 
+#: The auto set of a QA row with a ground truth before the RAG metrics (rubric judge metrics,
+#: embedding and lexical): for tests that count one request per row per judge metric.
+ORIGINAL_AUTO = "coherence,fluency,groundedness,relevance,similarity,semantic_similarity,f1_score"
+
+
+def bench_rag_requests(row: dict) -> int:
+    """Judge requests the bench's fake judge receives for the RAG metrics of ``--metrics auto``
+    on one QA row with question, context (plain text, so no context_precision), answer and
+    ground truth: groundedness_claims, faithfulness, context_recall, answer_correctness.
+
+    The bench answers every decomposition with the same single statement, so verifications
+    differ only by their source. Identical requests are sent once (shared in flight or cached):
+    one decomposition per distinct text among answer and ground truth, one verification per
+    distinct source among context (faithfulness and groundedness_claims on the answer,
+    context_recall on the ground truth), ground truth and answer (answer_correctness both ways).
+    """
+    texts = {row["answer"], row["ground_truth"]}
+    sources = {row["context"], row["ground_truth"], row["answer"]}
+    return len(texts) + len(sources)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

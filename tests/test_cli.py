@@ -21,9 +21,13 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.judges import JUDGE_SPECS
 from assay.metrics import REGISTRY
+from conftest import ORIGINAL_AUTO, bench_rag_requests
 
 JUDGE = "openai:gpt-4o-mini"
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
+#: What ``--metrics auto`` runs on ROWS, in order (plain context text: no context_precision).
+AUTO = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
+        "context_recall", "similarity", "semantic_similarity", "answer_correctness", "f1_score")
 RESULT_KEYS = {"value", "weighted", "reason", "error", "details"}
 
 ROWS = [
@@ -101,29 +105,42 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     records = _results(out)
     assert [r["id"] for r in records] == ["tent-1", "tent-2", "tent-3"]
     for rec in records:
-        assert set(rec) == {"id", *JUDGE_METRICS, "semantic_similarity", "f1_score"}
-        for name in (*JUDGE_METRICS, "f1_score"):
+        assert set(rec) == {"id", *AUTO, "diagnosis"}
+        for name in AUTO:
             assert set(rec[name]) == RESULT_KEYS, (name, rec[name])
-            assert rec[name]["error"] is None
+            assert rec[name]["error"] is None, (name, rec[name])
         for name in JUDGE_METRICS:
             assert rec[name]["value"] == 5.0 and rec[name]["reason"]
+        # the bench answers one statement, always supported
+        assert rec["groundedness_claims"]["value"] == 5.0
+        assert rec["faithfulness"]["value"] == rec["context_recall"]["value"] == 1.0
+        correctness = rec["answer_correctness"]
+        assert correctness["details"]["f_score"] == 1.0
+        assert correctness["value"] == pytest.approx(
+            0.75 + 0.25 * correctness["details"]["similarity"], abs=1e-4)
+        assert rec["diagnosis"]["stage"] == "none"
     assert records[0]["f1_score"]["value"] == 1.0
+    assert records[0]["answer_correctness"]["value"] == pytest.approx(1.0, abs=1e-4)  # same text
     assert 0.0 < records[2]["f1_score"]["value"] < 1.0
 
     # summary.json
     summary = _summary(out)
     assert summary["rows"] == 3
-    assert set(summary["metrics"]) == {*JUDGE_METRICS, "semantic_similarity", "f1_score"}
+    assert list(summary["metrics"]) == list(AUTO)
     for name in JUDGE_METRICS:
         assert summary["metrics"][name] == {"mean": 5.0, "scored": 3, "unscored": 0}
     f1 = summary["metrics"]["f1_score"]
     assert f1["scored"] == 3 and f1["unscored"] == 0
     assert f1["mean"] == pytest.approx(sum(r["f1_score"]["value"] for r in records) / 3, abs=1e-4)
     log = server.records()
-    assert len(log) == 3 * len(JUDGE_METRICS)
+    assert len(log) == sum(len(JUDGE_METRICS) + bench_rag_requests(r) for r in ROWS)
     judge = summary["judge"]
     assert judge["id"] == JUDGE
-    assert judge["requests"] == len(log) and judge["cache_hits"] == 0
+    assert judge["requests"] == len(log)
+    # every other call the metrics made was a duplicate of one sent in this run, answered by
+    # the call in flight or, once it was done, by the cache (per row: a rating per rubric
+    # metric, groundedness_claims / faithfulness / context_recall 2, answer_correctness 4)
+    assert judge["requests"] + judge["shared"] + judge["cache_hits"] == 3 * (len(JUDGE_METRICS) + 10)
     assert judge["prompt_tokens"] == sum(r["prompt_tokens"] for r in log) > 0
     assert judge["completion_tokens"] == sum(r["completion_tokens"] for r in log) > 0
     assert judge["retries"] == 0 and judge["rate_limited"] == 0
@@ -131,13 +148,12 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
 
     # the summary table on stdout, the plan and file paths on stderr
     stdout = _flat(res.stdout)
-    for word in ("metric", "mean", "weighted", "scored", "unscored", "3 rows", *JUDGE_METRICS,
-                 "f1_score"):
+    for word in ("metric", "mean", "weighted", "scored", "unscored", "3 rows", *AUTO):
         assert word in stdout, word
-    assert f"judge {JUDGE}: {len(log)} requests, 0 cache hits" in stdout
+    assert f"judge {JUDGE}: {len(log)} requests, {judge['cache_hits']} cache hits" in stdout
     stderr = _flat(res.stderr)
-    assert ("metrics: coherence, fluency, groundedness, relevance, similarity, "
-            "semantic_similarity, f1_score") in stderr
+    assert f"metrics: {', '.join(AUTO)}" in stderr
+    assert "context_precision: skipped, no row can be scored" in stderr
     assert str(out / "results.jsonl") in stderr and str(out / "summary.json") in stderr
 
 
@@ -279,13 +295,14 @@ def test_cache_answers_a_second_run_and_no_cache_does_not(fake_judge_server,
     data = _write_jsonl(tmp_path / "d.jsonl", ROWS)
     cache = tmp_path / "cache" / "judge.sqlite"
     per_run = 3 * len(JUDGE_METRICS)
+    metrics = ("--metrics", ORIGINAL_AUTO)  # one request per row per judge metric
 
-    first = _invoke(data, "--judge", JUDGE, "--cache", cache, "--out", tmp_path / "o1")
+    first = _invoke(data, *metrics, "--judge", JUDGE, "--cache", cache, "--out", tmp_path / "o1")
     assert first.exit_code == 0, first.output
     assert len(server.records()) == per_run
     assert cache.is_file()
 
-    second = _invoke(data, "--judge", JUDGE, "--cache", cache, "--out", tmp_path / "o2")
+    second = _invoke(data, *metrics, "--judge", JUDGE, "--cache", cache, "--out", tmp_path / "o2")
     assert second.exit_code == 0, second.output
     assert len(server.records()) == per_run  # nothing sent
     judge = _summary(tmp_path / "o2")["judge"]
@@ -294,7 +311,7 @@ def test_cache_answers_a_second_run_and_no_cache_does_not(fake_judge_server,
     assert _results(tmp_path / "o2") == _results(tmp_path / "o1")  # same scores and reasons
 
     for i in (3, 4):
-        again = _invoke(data, "--judge", JUDGE, "--no-cache", "--out", tmp_path / f"o{i}")
+        again = _invoke(data, *metrics, "--judge", JUDGE, "--no-cache", "--out", tmp_path / f"o{i}")
         assert again.exit_code == 0, again.output
         assert _summary(tmp_path / f"o{i}")["judge"]["cache_hits"] == 0
         assert len(server.records()) == per_run * (i - 1)
@@ -312,7 +329,8 @@ def test_api_key_never_reaches_outputs_cache_or_console(fake_judge_server, tmp_p
     out = tmp_path / "out"
     res = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res.exit_code == 0, res.output
-    assert len(server.records()) == 3 * len(JUDGE_METRICS)  # the key was really in use
+    # the key was really in use, for every judge request of the auto metrics
+    assert len(server.records()) == sum(len(JUDGE_METRICS) + bench_rag_requests(r) for r in ROWS)
     # a second run reads the cache back (and writes its own outputs)
     res2 = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res2.exit_code == 0, res2.output

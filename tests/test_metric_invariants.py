@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 
 import pytest
 
 from assay.data import Row
-from assay.judges import FakeJudge
+from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import REGISTRY, Metric, MetricResult, ScoreContext
 
 EVALUABLE = {"question", "context", "answer", "ground_truth"}
@@ -16,7 +18,8 @@ LEXICAL = sorted(name for name, m in REGISTRY.items()
                  if not m.uses_judge and not getattr(m, "uses_embedder", False))
 JUDGED = sorted(name for name, m in REGISTRY.items() if m.uses_judge)
 
-FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?", context="It weighs 1.3 kg.",
+FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?",
+               context="It weighs 1.3 kg.\n\nIt is red.", contexts=["It weighs 1.3 kg.", "It is red."],
                answer="The tent weighs 1.3 kg.", ground_truth="1.3 kg")
 
 # (answer, ground_truth): identical, partial, disjoint, punctuation only, CJK, mixed, Cyrillic,
@@ -101,13 +104,56 @@ def test_lexical_identical_is_best_and_disjoint_is_worst(name: str) -> None:
     assert value("red green blue", "one two three") == pytest.approx(low, abs=1e-3)
 
 
+def _scripted(rating: int):
+    """A fake judge answer for every kind of request a judge metric makes.
+
+    ``rating`` 5 is the best answer of each kind, 1 the worst, 3 in between: a rating of
+    ``rating``; for lists (verdicts, chunk usefulness), every item positive (5), none (1), or
+    only the even-numbered ones (3). Decompositions give two statements.
+    """
+
+    def positive(i: int) -> bool:
+        return rating == 5 or (rating == 3 and i % 2 == 0)
+
+    def script(req: JudgeRequest) -> str:
+        user = req.messages[-1]["content"]
+        if req.schema_name == "rating":
+            return json.dumps({"score": rating, "reason": "scripted"})
+        if req.schema_name == "statements":
+            return json.dumps({"statements": ["s1", "s2"]})
+        if req.schema_name == "verdicts":
+            statements = user.split("<statements>", 1)[1]
+            n = len(re.findall(r"^\d+\. ", statements, re.MULTILINE))
+            return json.dumps({"verdicts": [
+                {"verdict": "supported" if positive(i) else "not_verifiable", "reason": "r"}
+                for i in range(1, n + 1)]})
+        if req.schema_name == "usefulness":
+            n = len(re.findall(r"^\[\d+\] ", user, re.MULTILINE))
+            return json.dumps({"verdicts": [{"useful": positive(i), "reason": "r"}
+                                            for i in range(1, n + 1)]})
+        raise AssertionError(f"unexpected request kind {req.schema_name!r}")
+
+    return script
+
+
 @pytest.mark.parametrize("rating", [1, 3, 5])
 @pytest.mark.parametrize("name", JUDGED)
 def test_judge_values_are_in_range(name: str, rating: int) -> None:
     metric = REGISTRY[name]
     low, high = metric.value_range
-    judge = FakeJudge(f'{{"score": {rating}, "reason": "scripted"}}')
+    judge = FakeJudge(_scripted(rating))
     result = asyncio.run(metric.score(FULL_ROW, ScoreContext(judge=judge)))
-    assert result.value == float(rating)
-    assert low <= result.value <= high
-    assert len(judge.requests) == 1
+    assert result.error is None, result.error
+    assert result.value is not None and low <= result.value <= high
+    if REGISTRY[name].prompt_names == (name,):  # a rubric metric: one rating request
+        assert result.value == float(rating)
+        assert len(judge.requests) == 1
+    else:  # worst answers give the bottom of the range, best the top, mixed strictly between
+        expected = {1: low, 5: high}.get(rating)
+        if expected is None:
+            assert low < result.value < high
+        else:
+            assert result.value == expected
+        assert {r.schema_name for r in judge.requests} <= {"statements", "verdicts", "usefulness"}
+        # every answer was valid, so nothing was asked twice
+        assert len({r.canonical() for r in judge.requests}) == len(judge.requests)

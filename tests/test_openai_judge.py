@@ -11,26 +11,70 @@ import time
 from pathlib import Path
 
 from assay import evaluate
-from conftest import QA50
+from conftest import ORIGINAL_AUTO, QA50, bench_rag_requests
 
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
+RAG_METRICS = ("groundedness_claims", "faithfulness", "context_recall", "answer_correctness")
 
 
 def test_qa50_scores_every_row_with_one_request_per_row_per_metric(fake_judge_server,
                                                                    tmp_path: Path) -> None:
     server = fake_judge_server("--latency-ms", "5")
     cache = tmp_path / "cache.sqlite"
-    res = evaluate(QA50, judge="openai:gpt-4o-mini", cache=cache, out=tmp_path / "out",
-                   concurrency=16)
+    res = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini", cache=cache,
+                   out=tmp_path / "out", concurrency=16)
     for name in (*JUDGE_METRICS, "f1_score"):
         assert res.summary["metrics"][name]["scored"] == 50, name
     records = server.records()
     assert len(records) == 50 * len(JUDGE_METRICS)
     assert all(r["status"] == 200 and r["rf"] == "json_schema" for r in records)
     assert res.summary["judge"]["prompt_tokens"] == sum(r["prompt_tokens"] for r in records)
-    again = evaluate(QA50, judge="openai:gpt-4o-mini", cache=cache, out=tmp_path / "out2")
+    again = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini", cache=cache,
+                     out=tmp_path / "out2")
     assert again.summary["judge"]["requests"] == 0
     assert len(server.records()) == len(records)
+
+
+class _ToyEmbedder:
+    """Two-dimensional vectors from the text's length: no model, deterministic."""
+
+    id, max_batch = "toy", 64
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, float(len(t) % 7)] for t in texts]
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_qa50_rag_metrics_share_decompositions_and_verifications(fake_judge_server,
+                                                                 tmp_path: Path) -> None:
+    """Through the real client, 8 rows at once: each identical request is sent once.
+
+    At most 4 connections at once (the bench server's listen backlog is 5; more connects may be
+    reset and retried, which would blur the counts).
+    """
+    server = fake_judge_server("--latency-ms", "5")
+    rows = [json.loads(line) for line in QA50.read_text().splitlines() if line.strip()]
+    res = evaluate(QA50, metrics=",".join(RAG_METRICS), judge="openai:gpt-4o-mini",
+                   embeddings=_ToyEmbedder(), cache=tmp_path / "c.sqlite", out=tmp_path / "out",
+                   concurrency=4)
+    for name in RAG_METRICS:
+        assert res.summary["metrics"][name]["scored"] == 50, name
+    for rec in res.rows:  # the bench's one statement, verified as supported everywhere
+        assert rec["faithfulness"]["value"] == 1.0
+        assert rec["groundedness_claims"]["value"] == 5.0
+        assert rec["context_recall"]["value"] == 1.0
+        assert rec["answer_correctness"]["details"]["f_score"] == 1.0
+    records = server.records()
+    assert all(r["status"] == 200 and r["rf"] == "json_schema" for r in records)
+    assert len(records) == sum(bench_rag_requests(r) for r in rows)
+    judge = res.summary["judge"]
+    assert judge["requests"] == len(records) and judge["retries"] == 0
+    # the calls the metrics made per row: groundedness_claims and faithfulness 2 each (decompose
+    # the answer, verify it against the context), context_recall 2, answer_correctness 4 (both
+    # texts, both ways); every call not sent was answered by one in flight or by the cache
+    assert judge["requests"] + judge["shared"] + judge["cache_hits"] == 10 * 50
 
 
 def test_faults_lose_no_row(fake_judge_server, tmp_path: Path) -> None:

@@ -55,22 +55,47 @@ def test_auto_question_answer() -> None:
 
 def test_auto_with_context() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.")])  # auto is the default
-    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance"]
+    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
+                           "groundedness_claims", "faithfulness"]
     assert_every_other_metric_has_a_reason(plan)
+    lines = dict(line.split(": ", 1) for line in plan.skipped)
+    assert "contexts list" in lines["context_precision"]  # plain context text has no ranks
+    assert "no ground_truth" in lines["context_recall"]
+    assert "no ground_truth" in lines["answer_correctness"]
 
 
 def test_auto_with_context_and_ground_truth() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.", ground_truth="T.")], "auto")
+    assert names(plan) == [m for m in AUTO_METRICS if m != "context_precision"]
+    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
+                           "groundedness_claims", "faithfulness", "context_recall", "similarity",
+                           "semantic_similarity", "answer_correctness", "f1_score"]
+    assert_every_other_metric_has_a_reason(plan)
+    precision = [line for line in plan.skipped if line.startswith("context_precision:")]
+    assert len(precision) == 1 and "contexts list" in precision[0]
+    assert all("not in the auto set" in line for line in plan.skipped if line not in precision)
+
+
+def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> None:
+    rows = rows_from_records([{"question": "Q?", "answer": "A.", "ground_truth": "T.",
+                               "context": ["Chunk one.", "Chunk two."]}])
+    assert rows[0].contexts == ["Chunk one.", "Chunk two."]
+    plan = plan_metrics(rows, "auto")
     assert names(plan) == list(AUTO_METRICS)
-    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance", "similarity",
-                           "semantic_similarity", "f1_score"]
     assert_every_other_metric_has_a_reason(plan)
     assert all("not in the auto set" in line for line in plan.skipped)
 
 
+def test_auto_contexts_list_without_ground_truth_judges_chunks_against_the_answer() -> None:
+    rows = rows_from_records([{"question": "Q?", "answer": "A.", "context": ["C1.", "C2."]}])
+    assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
+                                                 "relevance", "groundedness_claims",
+                                                 "faithfulness", "context_precision"]
+
+
 def test_auto_answer_and_ground_truth_only() -> None:
     plan = plan_metrics([qa(answer="A.", ground_truth="T.")], "auto")
-    assert names(plan) == ["fluency", "semantic_similarity", "f1_score"]
+    assert names(plan) == ["fluency", "semantic_similarity", "answer_correctness", "f1_score"]
     assert_every_other_metric_has_a_reason(plan)
 
 
@@ -78,7 +103,8 @@ def test_auto_runs_a_metric_when_any_row_allows_it() -> None:
     rows = [qa(question="Q?", answer="A."),
             Row(id="2", line=2, question="Q?", answer="A.", context="C.")]
     assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
-                                                "relevance"]
+                                                "relevance", "groundedness_claims",
+                                                "faithfulness"]
 
 
 def test_empty_context_counts_as_absent() -> None:
@@ -97,7 +123,8 @@ def test_auto_conversation_without_citations() -> None:
 
 def test_auto_conversation_with_citations() -> None:
     plan = plan_metrics([conversation(citations=True)], "auto")
-    assert names(plan) == ["coherence", "fluency", "groundedness"]
+    assert names(plan) == ["coherence", "fluency", "groundedness", "groundedness_claims",
+                           "faithfulness"]
     assert_every_other_metric_has_a_reason(plan)
 
 

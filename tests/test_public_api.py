@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 import assay
+from conftest import bench_rag_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.judge",
-            "assay.metrics.lexical", "assay.judges", "assay.run", "assay.errors")
+            "assay.metrics.lexical", "assay.metrics.rag", "assay.judges", "assay.run",
+            "assay.errors")
 
 
 def _module(name: str) -> ModuleType:
@@ -117,4 +119,6 @@ def test_readme_python_example_runs(fake_judge_server, tmp_path: Path,
     assert (tmp_path / "runs" / "v1" / "results.jsonl").is_file()
     assert json.loads((tmp_path / "runs" / "v1" / "summary.json").read_text()) == result.summary
     ok = [r for r in server.records() if r["status"] == 200]
-    assert len(ok) == 2 * 5  # one answer per row per judge metric the fields allow
+    # one answer per row per rubric metric the fields allow, plus the RAG metrics' distinct
+    # decompositions and verifications
+    assert len(ok) == sum(5 + bench_rag_requests(r) for r in rows)

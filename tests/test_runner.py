@@ -11,6 +11,7 @@ from assay import evaluate
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.run import RetryPolicy
+from conftest import ORIGINAL_AUTO
 
 ROWS = [
     {"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
@@ -31,14 +32,15 @@ def _metric_of(req: JudgeRequest) -> str:
 def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     judge = FakeJudge(GOOD)
     cache = tmp_path / "cache.sqlite"
-    first = evaluate(ROWS, judge=judge, cache=cache, out=tmp_path / "a")
+    # the rubric, embedding and lexical metrics (the RAG metrics' requests: tests/test_rag.py)
+    first = evaluate(ROWS, metrics=ORIGINAL_AUTO, judge=judge, cache=cache, out=tmp_path / "a")
     assert first.summary["rows"] == 6
     for name in ("coherence", "fluency", "groundedness", "relevance", "similarity", "f1_score"):
         agg = first.summary["metrics"][name]
         assert (agg["scored"], agg["unscored"]) == (6, 0), name
     assert first.summary["judge"]["requests"] == 6 * 5  # one request per row per judge metric
     again = FakeJudge(GOOD)
-    second = evaluate(ROWS, judge=again, cache=cache, out=tmp_path / "b")
+    second = evaluate(ROWS, metrics=ORIGINAL_AUTO, judge=again, cache=cache, out=tmp_path / "b")
     assert again.requests == []
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30

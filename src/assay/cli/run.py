@@ -103,6 +103,10 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
                       "-" if weighted is None else f"{weighted:.3f}",
                       str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
     Console().print(table)
+    diag = summary.get("diagnosis")
+    if diag:
+        Console().print("diagnosis (weakest stage per row): " + ", ".join(
+            f"{k} {v}" for k, v in diag.items()), highlight=False)
     emb = summary.get("embeddings")
     if emb:
         Console().print(f"embeddings {emb['id']}: {emb['requests']} requests, {emb['texts']} texts, "

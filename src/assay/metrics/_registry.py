@@ -5,7 +5,7 @@ Example:
     >>> rows = [Row(id="1", line=1, question="Q?", answer="A.", context="C.")]
     >>> plan = plan_metrics(rows, "auto")
     >>> [m.name for m in plan.metrics]
-    ['coherence', 'fluency', 'groundedness', 'relevance']
+    ['coherence', 'fluency', 'groundedness', 'relevance', 'groundedness_claims', 'faithfulness']
 """
 
 from __future__ import annotations
@@ -19,14 +19,22 @@ from ._base import Metric
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
+from .rag import (
+    AnswerCorrectness,
+    ContextPrecision,
+    ContextRecall,
+    Faithfulness,
+    GroundednessClaims,
+)
 
 __all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "register"]
 
 REGISTRY: dict[str, Metric] = {}
 
 #: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
-AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity",
-                "semantic_similarity", "f1_score")
+AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims",
+                "faithfulness", "context_precision", "context_recall", "similarity",
+                "semantic_similarity", "answer_correctness", "f1_score")
 
 
 def register(metric: Metric) -> Metric:
@@ -38,7 +46,9 @@ def register(metric: Metric) -> Metric:
 
 
 for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
-           SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(), RougeL()):
+           GroundednessClaims(), Faithfulness(), ContextPrecision(), ContextRecall(),
+           AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
+           RougeL()):
     register(_m)  # type: ignore[arg-type]
 
 

@@ -31,6 +31,7 @@ from ..errors import ConfigError
 from ..judges import Judge, JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
 from ..metrics.judge import LANGS
+from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, count_diagnoses, diagnose
 from ._budget import Budget
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
@@ -127,7 +128,9 @@ async def evaluate_async(
         on_plan(plan)
     uses_judge = any(m.uses_judge for m in plan.metrics)
     backend = make_judge(judge, timeout=timeout) if uses_judge else None
-    uses_embedder = any(getattr(m, "uses_embedder", False) for m in plan.metrics)
+    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
+    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
+        bool(embedder_users) and "semantic_similarity" not in unavailable)
     cache_path = (default_cache_path() if cache is True else Path(cache)) if cache else None
     judge_cache = JudgeCache(cache_path) if uses_judge and cache_path else None
     embedder_backend = make_embedder(embeddings, timeout=timeout) if uses_embedder else None
@@ -225,6 +228,8 @@ async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     record: dict[str, Any] = {"id": row.id}
     for metric, result in zip(metrics, results):
         record[metric.name] = result.model_dump()
+    if DIAGNOSIS_METRICS & {m.name for m in metrics}:
+        record["diagnosis"] = diagnose(record)
     return record
 
 
@@ -251,6 +256,8 @@ def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Se
         "lang": lang,
         "metrics": per_metric,
         "skipped": skipped,
+        **({"diagnosis": count_diagnoses(records)}
+           if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
         "judge": ({"id": managed.id, **managed.stats.as_dict()} if managed else None),
         "elapsed_s": round(time.monotonic() - started, 3),
     }

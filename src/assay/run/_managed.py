@@ -27,7 +27,8 @@ __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
 
 @dataclass
 class JudgeStats:
-    """What the judge did during a run (``requests`` counts every call sent, retries included)."""
+    """What the judge did during a run (``requests`` counts every call sent, retries included;
+    ``shared`` counts identical requests answered by one call already in flight)."""
 
     requests: int = 0
     cache_hits: int = 0
@@ -36,6 +37,7 @@ class JudgeStats:
     retries: int = 0
     rate_limited: int = 0
     failed: int = 0
+    shared: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -70,6 +72,7 @@ class ManagedJudge:
         self.retry = retry or RetryPolicy()
         self.stats = JudgeStats()
         self._completion_seen: list[int] = []
+        self._inflight: dict[str, asyncio.Future[JudgeResponse]] = {}
 
     def _estimate(self, request: JudgeRequest) -> int:
         seen = self._completion_seen[-50:]
@@ -89,6 +92,26 @@ class ManagedJudge:
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
+        if key in self._inflight:  # the same request for another metric: share its answer
+            self.stats.shared += 1
+            return (await asyncio.shield(self._inflight[key])).model_copy(update={"cached": True})
+        future: asyncio.Future[JudgeResponse] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            resp = await self._send(request, key, accept)
+        except BaseException as e:
+            if not future.done():
+                future.set_exception(e if isinstance(e, Exception) else JudgeError("cancelled"))
+                future.exception()  # mark retrieved: nobody may be waiting
+            raise
+        else:
+            future.set_result(resp)
+            return resp
+        finally:
+            del self._inflight[key]
+
+    async def _send(self, request: JudgeRequest, key: str,
+                    accept: Callable[[JudgeResponse], bool] | None) -> JudgeResponse:
         attempt = 0
         while True:
             attempt += 1

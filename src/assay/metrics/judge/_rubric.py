@@ -87,6 +87,8 @@ class RubricMetric(FieldMetric):
         self.needs_citations = needs_citations
         self.max_tokens = max_tokens
         self.verdict = verdict
+        #: The prompt files this metric renders (``prompts/<name>/v1/``).
+        self.prompt_names: tuple[str, ...] = (name,)
 
     def style_for(self, ctx: ScoreContext) -> str:
         """``verdict`` (P(yes) mapped to 1-5) or ``rating`` (a 1-5 number) for this run.

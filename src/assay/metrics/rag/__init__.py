@@ -1,0 +1,21 @@
+"""RAG metrics: claim-level groundedness, faithfulness, context precision / recall, answer
+correctness, all on one shared statement decomposition per text.
+
+Example:
+    >>> from assay.metrics.rag import average_precision
+    >>> average_precision([False, True])
+    0.5
+"""
+
+from ._metrics import (
+                       AnswerCorrectness,
+                       ContextPrecision,
+                       ContextRecall,
+                       Faithfulness,
+                       GroundednessClaims,
+                       average_precision,
+)
+from ._statements import decompose, verify
+
+__all__ = ["AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
+           "GroundednessClaims", "average_precision", "decompose", "verify"]
