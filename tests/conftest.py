@@ -40,6 +40,17 @@ def bench_rag_requests(row: dict) -> int:
     return len(texts) + len(sources)
 
 
+def bench_retrieval_requests(row: dict) -> int:
+    """Judge requests the bench's fake judge receives for ``retrieval_score`` (part of
+    ``--metrics auto``) on one QA row: none without a question and a context, else two.
+
+    The bench answers these unknown schemas from the JSON schema, with one array element: one
+    intents request (the question) gives a single intent, so one intent_support request (the
+    context as document ``[1]``, that intent) follows; it is answered as supported.
+    """
+    return 2 if row.get("question") and row.get("context") else 0
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -21,13 +21,14 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.judges import JUDGE_SPECS
 from assay.metrics import REGISTRY
-from conftest import ORIGINAL_AUTO, bench_rag_requests
+from conftest import ORIGINAL_AUTO, bench_rag_requests, bench_retrieval_requests
 
 JUDGE = "openai:gpt-4o-mini"
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
 #: What ``--metrics auto`` runs on ROWS, in order (plain context text: no context_precision).
 AUTO = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
-        "context_recall", "similarity", "semantic_similarity", "answer_correctness", "f1_score")
+        "retrieval_score", "context_recall", "similarity", "semantic_similarity",
+        "answer_correctness", "f1_score")
 RESULT_KEYS = {"value", "weighted", "reason", "error", "details"}
 
 ROWS = [
@@ -113,6 +114,10 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
             assert rec[name]["value"] == 5.0 and rec[name]["reason"]
         # the bench answers one statement, always supported
         assert rec["groundedness_claims"]["value"] == 5.0
+        # and one intent, covered by the context (document 1)
+        retrieval = rec["retrieval_score"]
+        assert retrieval["value"] == 5.0
+        assert [i["supported"] for i in retrieval["details"]["intents"]] == [True]
         assert rec["faithfulness"]["value"] == rec["context_recall"]["value"] == 1.0
         correctness = rec["answer_correctness"]
         assert correctness["details"]["f_score"] == 1.0
@@ -133,14 +138,17 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     assert f1["scored"] == 3 and f1["unscored"] == 0
     assert f1["mean"] == pytest.approx(sum(r["f1_score"]["value"] for r in records) / 3, abs=1e-4)
     log = server.records()
-    assert len(log) == sum(len(JUDGE_METRICS) + bench_rag_requests(r) for r in ROWS)
+    assert len(log) == sum(len(JUDGE_METRICS) + bench_rag_requests(r)
+                           + bench_retrieval_requests(r) for r in ROWS)
     judge = summary["judge"]
     assert judge["id"] == JUDGE
     assert judge["requests"] == len(log)
     # every other call the metrics made was a duplicate of one sent in this run, answered by
     # the call in flight or, once it was done, by the cache (per row: a rating per rubric
-    # metric, groundedness_claims / faithfulness / context_recall 2, answer_correctness 4)
-    assert judge["requests"] + judge["shared"] + judge["cache_hits"] == 3 * (len(JUDGE_METRICS) + 10)
+    # metric, groundedness_claims / faithfulness / context_recall 2, answer_correctness 4,
+    # retrieval_score 2)
+    calls = 3 * (len(JUDGE_METRICS) + 12)
+    assert judge["requests"] + judge["shared"] + judge["cache_hits"] == calls
     assert judge["prompt_tokens"] == sum(r["prompt_tokens"] for r in log) > 0
     assert judge["completion_tokens"] == sum(r["completion_tokens"] for r in log) > 0
     assert judge["retries"] == 0 and judge["rate_limited"] == 0
@@ -330,7 +338,8 @@ def test_api_key_never_reaches_outputs_cache_or_console(fake_judge_server, tmp_p
     res = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res.exit_code == 0, res.output
     # the key was really in use, for every judge request of the auto metrics
-    assert len(server.records()) == sum(len(JUDGE_METRICS) + bench_rag_requests(r) for r in ROWS)
+    assert len(server.records()) == sum(len(JUDGE_METRICS) + bench_rag_requests(r)
+                                        + bench_retrieval_requests(r) for r in ROWS)
     # a second run reads the cache back (and writes its own outputs)
     res2 = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res2.exit_code == 0, res2.output

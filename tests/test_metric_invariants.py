@@ -108,8 +108,9 @@ def _scripted(rating: int):
     """A fake judge answer for every kind of request a judge metric makes.
 
     ``rating`` 5 is the best answer of each kind, 1 the worst, 3 in between: a rating of
-    ``rating``; for lists (verdicts, chunk usefulness), every item positive (5), none (1), or
-    only the even-numbered ones (3). Decompositions give two statements.
+    ``rating``; for lists (verdicts, chunk usefulness, intent support), every item positive
+    (5), none (1), or only the even-numbered ones (3). Decompositions give two statements and
+    intent lists two intents; supported intents cite the first document.
     """
 
     def positive(i: int) -> bool:
@@ -131,6 +132,14 @@ def _scripted(rating: int):
             n = len(re.findall(r"^\[\d+\] ", user, re.MULTILINE))
             return json.dumps({"verdicts": [{"useful": positive(i), "reason": "r"}
                                             for i in range(1, n + 1)]})
+        if req.schema_name == "intents":
+            return json.dumps({"intents": ["i1", "i2"]})
+        if req.schema_name == "intent_support":
+            intents = user.split("<intents>", 1)[1]
+            n = len(re.findall(r"^\d+\. ", intents, re.MULTILINE))
+            return json.dumps({"verdicts": [
+                {"supported": positive(i), "document_ids": ["1"] if positive(i) else [],
+                 "reason": "r"} for i in range(1, n + 1)]})
         raise AssertionError(f"unexpected request kind {req.schema_name!r}")
 
     return script
@@ -154,6 +163,7 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
             assert low < result.value < high
         else:
             assert result.value == expected
-        assert {r.schema_name for r in judge.requests} <= {"statements", "verdicts", "usefulness"}
+        assert {r.schema_name for r in judge.requests} <= {"statements", "verdicts", "usefulness",
+                                                            "intents", "intent_support"}
         # every answer was valid, so nothing was asked twice
         assert len({r.canonical() for r in judge.requests}) == len(judge.requests)

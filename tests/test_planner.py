@@ -49,6 +49,7 @@ def test_auto_question_answer() -> None:
     assert "no context" in lines["relevance"]
     assert "no ground_truth" in lines["similarity"]
     assert "no ground_truth" in lines["f1_score"]
+    assert "no context" in lines["retrieval_score"]
     assert "not in the auto set" in lines["bleu_score"]
     assert "--metrics bleu_score" in lines["bleu_score"]
 
@@ -56,7 +57,7 @@ def test_auto_question_answer() -> None:
 def test_auto_with_context() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.")])  # auto is the default
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
-                           "groundedness_claims", "faithfulness"]
+                           "groundedness_claims", "faithfulness", "retrieval_score"]
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
     assert "contexts list" in lines["context_precision"]  # plain context text has no ranks
@@ -68,8 +69,9 @@ def test_auto_with_context_and_ground_truth() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.", ground_truth="T.")], "auto")
     assert names(plan) == [m for m in AUTO_METRICS if m != "context_precision"]
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
-                           "groundedness_claims", "faithfulness", "context_recall", "similarity",
-                           "semantic_similarity", "answer_correctness", "f1_score"]
+                           "groundedness_claims", "faithfulness", "retrieval_score",
+                           "context_recall", "similarity", "semantic_similarity",
+                           "answer_correctness", "f1_score"]
     assert_every_other_metric_has_a_reason(plan)
     precision = [line for line in plan.skipped if line.startswith("context_precision:")]
     assert len(precision) == 1 and "contexts list" in precision[0]
@@ -90,7 +92,8 @@ def test_auto_contexts_list_without_ground_truth_judges_chunks_against_the_answe
     rows = rows_from_records([{"question": "Q?", "answer": "A.", "context": ["C1.", "C2."]}])
     assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
                                                  "relevance", "groundedness_claims",
-                                                 "faithfulness", "context_precision"]
+                                                 "faithfulness", "retrieval_score",
+                                                 "context_precision"]
 
 
 def test_auto_answer_and_ground_truth_only() -> None:
@@ -104,7 +107,7 @@ def test_auto_runs_a_metric_when_any_row_allows_it() -> None:
             Row(id="2", line=2, question="Q?", answer="A.", context="C.")]
     assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
                                                 "relevance", "groundedness_claims",
-                                                "faithfulness"]
+                                                "faithfulness", "retrieval_score"]
 
 
 def test_empty_context_counts_as_absent() -> None:
@@ -118,13 +121,14 @@ def test_auto_conversation_without_citations() -> None:
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
     assert "citations" in lines["groundedness"]
+    assert "citations" in lines["retrieval_score"]
     assert "QA rows only" in lines["relevance"] and "QA rows only" in lines["f1_score"]
 
 
 def test_auto_conversation_with_citations() -> None:
     plan = plan_metrics([conversation(citations=True)], "auto")
     assert names(plan) == ["coherence", "fluency", "groundedness", "groundedness_claims",
-                           "faithfulness"]
+                           "faithfulness", "retrieval_score"]
     assert_every_other_metric_has_a_reason(plan)
 
 

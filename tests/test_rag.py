@@ -596,6 +596,9 @@ def test_auto_without_the_local_embedder_still_runs(monkeypatch: pytest.MonkeyPa
     missing = "the local embedder needs onnxruntime: pip install 'assay[local]'"
     monkeypatch.setattr(run, "local_embedder_missing", lambda: missing)
     monkeypatch.setattr(local, "local_embedder_missing", lambda: missing)
+    import assay.metrics._registry as registry
+    monkeypatch.setattr(registry, "AUTO_METRICS",  # this fake judge answers no intents requests
+                        tuple(m for m in registry.AUTO_METRICS if m != "retrieval_score"))
     res = evaluate([ROW], judge=_correctness_judge(), cache=None)  # auto, embeddings="local"
     assert f"semantic_similarity: skipped, {missing}" in res.skipped
     a = res.rows[0]["answer_correctness"]  # scored on the statement F-score alone

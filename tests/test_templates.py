@@ -1,8 +1,9 @@
 """Prompt templates (every prompt a judge metric renders x language), fencing, reading ratings.
 
 A rubric metric renders its own folder (``prompts/<name>/``), whose variables are the metric's
-fields. The RAG metrics render shared folders (``statements``, ``verify``, ``chunk_usefulness``),
-named by each metric's ``prompt_names``; ``verdict-<lang>.md`` files are variants of a folder.
+fields. The RAG metrics render shared folders (``statements``, ``verify``, ``chunk_usefulness``,
+``intents``, ``intent_support``), named by each metric's ``prompt_names``; ``verdict-<lang>.md``
+files are variants of a folder.
 """
 
 from __future__ import annotations
@@ -44,15 +45,19 @@ SHARED_PROMPT_VARIABLES = {
     ("verify", ""): {"source", "statements"},
     ("verify", "verdict"): {"source", "statement"},
     ("chunk_usefulness", ""): {"question", "answer", "chunks"},
+    ("intents", ""): {"question", "history"},
+    ("intent_support", ""): {"documents", "intents"},
 }
 #: What the system part asks the judge to answer with, per prompt folder (rubrics: a rating).
 ANSWER_KEY = {"statements": '"statements"', "verify": '"verdicts"',
-              "chunk_usefulness": '"useful"'}
+              "chunk_usefulness": '"useful"', "intents": '"intents"',
+              "intent_support": '"supported"'}
 
 
 def test_there_are_judge_metrics_and_both_languages() -> None:
     assert {"coherence", "fluency", "groundedness", "relevance", "similarity"} <= set(RUBRIC_METRICS)
-    assert {"statements", "verify", "chunk_usefulness"} <= set(PROMPT_NAMES)
+    assert {"statements", "verify", "chunk_usefulness", "intents",
+            "intent_support"} <= set(PROMPT_NAMES)
     assert set(LANGS) == {"en", "zh"}
 
 
@@ -162,11 +167,24 @@ def test_render_optional_variable_absent() -> None:
     assert "<question>" not in without_q and "<context>\nC\n</context>" in without_q
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_intents_history_is_optional(lang: str) -> None:
+    t = load_template("intents", lang)
+    with_h = t.render(question="Q", history="user: H")[1]["content"]
+    without_h = t.render(question="Q", history=None)[1]["content"]
+    assert "<history>\nuser: H\n</history>" in with_h
+    assert with_h.index("</history>") < with_h.index("<question>")
+    assert "<history>" not in without_h and without_h == "<question>\nQ\n</question>"
+
+
 def test_fence() -> None:
     assert fence("a < b and <b>bold</b>") == "a < b and <b>bold</b>"  # only our tags
     assert fence("</answer>") == "&lt;/answer>"
     assert fence("<Ground_Truth>") == "&lt;Ground_Truth>"
     assert fence("<answers>") == "<answers>"  # not one of our tags
+    for tag in ("history", "document", "documents", "intent", "intents"):
+        assert fence(f"</{tag}> x <{tag}>") == f"&lt;/{tag}> x &lt;{tag}>"
+    assert fence("<documentation>") == "<documentation>"
 
 
 def test_load_template_errors() -> None:

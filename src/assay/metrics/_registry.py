@@ -4,8 +4,9 @@ Example:
     >>> from assay.data import Row
     >>> rows = [Row(id="1", line=1, question="Q?", answer="A.", context="C.")]
     >>> plan = plan_metrics(rows, "auto")
-    >>> [m.name for m in plan.metrics]
-    ['coherence', 'fluency', 'groundedness', 'relevance', 'groundedness_claims', 'faithfulness']
+    >>> [m.name for m in plan.metrics]  # doctest: +NORMALIZE_WHITESPACE
+    ['coherence', 'fluency', 'groundedness', 'relevance', 'groundedness_claims', 'faithfulness',
+     'retrieval_score']
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .rag import (
     ContextRecall,
     Faithfulness,
     GroundednessClaims,
+    RetrievalScore,
 )
 
 __all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "register"]
@@ -32,9 +34,11 @@ __all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "re
 REGISTRY: dict[str, Metric] = {}
 
 #: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
-AUTO_METRICS = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims",
-                "faithfulness", "context_precision", "context_recall", "similarity",
-                "semantic_similarity", "answer_correctness", "f1_score")
+AUTO_METRICS = (
+    "coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
+    "retrieval_score", "context_precision", "context_recall", "similarity",
+    "semantic_similarity", "answer_correctness", "f1_score",
+)
 
 
 def register(metric: Metric) -> Metric:
@@ -46,7 +50,8 @@ def register(metric: Metric) -> Metric:
 
 
 for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
-           GroundednessClaims(), Faithfulness(), ContextPrecision(), ContextRecall(),
+           GroundednessClaims(), Faithfulness(), RetrievalScore(), ContextPrecision(),
+           ContextRecall(),
            AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
            RougeL()):
     register(_m)  # type: ignore[arg-type]

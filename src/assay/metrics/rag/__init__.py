@@ -15,7 +15,9 @@ from ._metrics import (
                        GroundednessClaims,
                        average_precision,
 )
+from ._retrieval import RetrievalScore, retrieval_value
 from ._statements import decompose, verify
 
 __all__ = ["AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
-           "GroundednessClaims", "average_precision", "decompose", "verify"]
+           "GroundednessClaims", "RetrievalScore", "average_precision", "decompose",
+           "retrieval_value", "verify"]

@@ -1,0 +1,158 @@
+"""``retrieval_score`` (1-5): do the retrieved documents cover every intent of the request?
+
+The request (for a conversation: the last user turn, read with the history) is split into
+intents; one more request asks, per intent, whether the documents hold its answer and which
+document ids do. The score is 1 + 4 x (supported share)^2, so a missed intent costs more
+than a linear share would.
+
+Example:
+    >>> retrieval_value(3, 4)
+    3.25
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...data import Row
+from ...judges import JudgeRequest
+from .._base import MetricResult, ScoreContext
+from .._common import FieldMetric
+from ..judge._rubric import _ask_until_parsed
+from ..judge._template import load_template
+
+__all__ = ["RetrievalScore", "parse_intent_support", "parse_intents", "retrieval_value"]
+
+INTENTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"intents": {"type": "array", "items": {"type": "string"}}},
+    "required": ["intents"], "additionalProperties": False,
+}
+SUPPORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"supported": {"type": "boolean"},
+                       "document_ids": {"type": "array", "items": {"type": "string"}},
+                       "reason": {"type": "string"}},
+        "required": ["supported", "document_ids", "reason"], "additionalProperties": False}}},
+    "required": ["verdicts"], "additionalProperties": False,
+}
+
+
+def retrieval_value(supported: int, total: int) -> float:
+    """1 + 4 x (supported / total)^2."""
+    return round(1 + 4 * (supported / total) ** 2, 4)
+
+
+def parse_intents(text: str) -> list[str] | None:
+    """The intents of an answer, or ``None`` when it is not valid."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    items = obj.get("intents") if isinstance(obj, dict) else None
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        return None
+    return [x.strip() for x in items if x.strip()]
+
+
+def parse_intent_support(text: str, n: int) -> list[tuple[bool, list[str], str]] | None:
+    """``n`` (supported, document ids, reason) triples, or ``None`` when not valid."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    items = obj.get("verdicts") if isinstance(obj, dict) else None
+    if not isinstance(items, list) or len(items) != n:
+        return None
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("supported"), bool):
+            return None
+        ids = item.get("document_ids") or []
+        if not isinstance(ids, list):
+            return None
+        out.append((item["supported"], [str(i) for i in ids], str(item.get("reason") or "")))
+    return out
+
+
+class RetrievalScore(FieldMetric):
+    """How completely the retrieved documents cover the request's intents (float 1-5)."""
+
+    name = "retrieval_score"
+    required = frozenset({"question", "context"})
+    conversation = True
+    needs_citations = True
+    uses_judge = True
+    value_range = (1.0, 5.0)
+    prompt_names = ("intents", "intent_support")
+
+    async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
+        question, history, documents = _inputs(row)
+        if not question or not documents:
+            return MetricResult.unscored("no user question with retrieved documents to check")
+        template = load_template("intents", ctx.lang)
+        request = JudgeRequest(messages=template.render(question=question, history=history),
+                               schema_name="intents", json_schema=INTENTS_SCHEMA,
+                               max_tokens=256, logprobs=False)
+        got = await _ask_until_parsed(ctx, request, parse_intents, {},
+                                      "intents answer is not a JSON list")
+        if isinstance(got, MetricResult):
+            return got
+        intents = list(got[0])
+        if not intents:
+            return MetricResult.unscored("the request has no intent to look up")
+        listing = "\n\n".join(f"[{doc_id}] {text}" for doc_id, text in documents)
+        numbered = "\n".join(f"{i}. {t}" for i, t in enumerate(intents, start=1))
+        template = load_template("intent_support", ctx.lang)
+        request = JudgeRequest(messages=template.render(documents=listing, intents=numbered),
+                               schema_name="intent_support", json_schema=SUPPORT_SCHEMA,
+                               max_tokens=80 + 60 * len(intents), logprobs=False)
+        got = await _ask_until_parsed(ctx, request,
+                                      lambda t: parse_intent_support(t, len(intents)), {},
+                                      f"answer is not {len(intents)} intent verdicts")
+        if isinstance(got, MetricResult):
+            return got
+        verdicts = got[0]
+        known = {doc_id for doc_id, _ in documents}
+        supported = sum(v[0] for v in verdicts)
+        return MetricResult(
+            value=retrieval_value(supported, len(intents)),
+            reason=f"{supported} of {len(intents)} intents covered by the retrieved documents",
+            details={"intents": [
+                {"intent": intent, "supported": ok, "reason": reason,
+                 "document_ids": _known_ids(ids, known)}
+                for intent, (ok, ids, reason) in zip(intents, verdicts)],
+                "share": round(supported / len(intents), 4)})
+
+
+def _known_ids(ids: list[str], known: set[str]) -> list[str]:
+    """The cited ids that name a listed document (``[2]`` read as ``2``), each once, in order."""
+    out: list[str] = []
+    for raw in ids:
+        doc_id = raw.strip().strip("[]").strip()
+        if doc_id in known and doc_id not in out:
+            out.append(doc_id)
+    return out
+
+
+def _inputs(row: Row) -> tuple[str | None, str | None, list[tuple[str, str]]]:
+    """(question, history, [(document id, text)]) for a QA row or a conversation's last turn."""
+    if row.kind == "qa":
+        chunks = row.contexts or ([row.context] if row.context else [])
+        return row.question, None, [(str(i), c) for i, c in enumerate(chunks, start=1)]
+    messages = row.messages or []
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if last_user is None:
+        return None, None, []
+    history = "\n".join(f"{m.role}: {m.content}" for m in messages[:last_user]) or None
+    cited = next((m for m in messages[last_user + 1:] if m.role == "assistant" and m.citations),
+                 None)
+    if cited is None:  # fall back to the latest citations before the question
+        cited = next((m for m in reversed(messages[:last_user])
+                      if m.role == "assistant" and m.citations), None)
+    docs = [(c.id or str(j), f"{c.title + ': ' if c.title else ''}{c.content}")
+            for j, c in enumerate(cited.citations if cited else [], start=1)]
+    return messages[last_user].content, history, docs
