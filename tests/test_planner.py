@@ -117,18 +117,18 @@ def test_empty_context_counts_as_absent() -> None:
 
 def test_auto_conversation_without_citations() -> None:
     plan = plan_metrics([conversation()], "auto")
-    assert names(plan) == ["coherence", "fluency"]
+    assert names(plan) == ["coherence", "fluency", "relevance"]
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
     assert "citations" in lines["groundedness"]
     assert "citations" in lines["retrieval_score"]
-    assert "QA rows only" in lines["relevance"] and "QA rows only" in lines["f1_score"]
+    assert "QA rows only" in lines["similarity"] and "QA rows only" in lines["f1_score"]
 
 
 def test_auto_conversation_with_citations() -> None:
     plan = plan_metrics([conversation(citations=True)], "auto")
-    assert names(plan) == ["coherence", "fluency", "groundedness", "groundedness_claims",
-                           "faithfulness", "retrieval_score"]
+    assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
+                           "groundedness_claims", "faithfulness", "retrieval_score"]
     assert_every_other_metric_has_a_reason(plan)
 
 

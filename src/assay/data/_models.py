@@ -64,6 +64,8 @@ class Row(BaseModel):
             present = {"messages"}
             if any(t.citations for t in self.messages if t.role == "assistant"):
                 present.add("citations")
+            if self.ground_truth:
+                present.add("ground_truth")
             return present
         names = ("question", "context", "answer", "ground_truth")
         return {n for n in names if getattr(self, n) not in (None, "")}

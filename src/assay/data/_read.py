@@ -196,8 +196,16 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
     msg_key, messages = _pick(rec, "messages", mapping)
     if messages is not None:
         turns = _turns(messages, where, problems)
-        extra = {k: v for k, v in rec.items() if k not in {msg_key, "conversation", *used}}
-        return Row(id=row_id, line=line, messages=turns, extra=extra) if turns is not None else None
+        gt_key, truth = _pick(rec, "ground_truth", mapping)
+        if truth is not None and not isinstance(truth, str):
+            problems.append(f"{where}, field {gt_key!r}: expected text, got "
+                            f"{type(truth).__name__}. Fix: write it as a JSON string.")
+            return None
+        extra = {k: v for k, v in rec.items()
+                 if k not in {msg_key, "conversation", gt_key, *used}}
+        if turns is None:
+            return None
+        return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None, extra=extra)
     values: dict[str, Any] = {}
     mistyped: set[str] = set()
     for field in _TEXT_FIELDS:

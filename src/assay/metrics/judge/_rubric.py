@@ -108,13 +108,16 @@ class RubricMetric(FieldMetric):
         fields = self.required | self.optional
         return await self._rate({f: getattr(row, f) for f in fields}, ctx)
 
-    async def _rate(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
-        if self.style_for(ctx) == "verdict":
+    async def _rate(self, values: dict[str, str | None], ctx: ScoreContext,
+                    variant: str = "") -> MetricResult:
+        if self.style_for(ctx) == "verdict" and not variant:
             return await self._verdict(values, ctx)
-        template = load_template(self.name, ctx.lang)
+        template = load_template(self.name, ctx.lang, variant=variant)
         request = JudgeRequest(messages=template.render(**values), schema_name="rating",
                                json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
+        if variant:
+            details["rubric"] = variant
         answer = await _ask_until_parsed(ctx, request, parse_rating, details,
                                          "judge answer is not a valid 1-5 rating")
         if isinstance(answer, MetricResult):
@@ -170,9 +173,49 @@ class RubricMetric(FieldMetric):
                                    f"lowest: {worst.reason}", details=details)
 
 
+class ConversationRelevance(RubricMetric):
+    """Relevance: the QA rubric for QA rows; for conversations, each assistant turn against the
+    user's request read with the earlier turns, and, when the row has a ``ground_truth``, the
+    last assistant turn against it with a second rubric. The value is the mean over turns."""
+
+    def __init__(self) -> None:
+        super().__init__("relevance", {"question", "context", "answer"}, conversation=True)
+
+    async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
+        messages = row.messages or []
+        turns = row.assistant_turns()
+        jobs = []
+        for n, (i, turn) in enumerate(turns):
+            user = next((j for j in range(i - 1, -1, -1) if messages[j].role == "user"), None)
+            if user is None:
+                continue
+            history = "\n".join(f"{m.role}: {m.content}" for m in messages[:user]) or None
+            values: dict[str, str | None] = {"history": history,
+                                             "question": messages[user].content,
+                                             "answer": turn.content}
+            variant = "conversation"
+            if row.ground_truth and n == len(turns) - 1:
+                values["ground_truth"] = row.ground_truth
+                variant = "conversation_gt"
+            jobs.append((i, values, variant))
+        if not jobs:
+            return MetricResult.unscored("conversation has no assistant turn after a user turn")
+        results = await asyncio.gather(*(self._rate(v, ctx, variant) for _, v, variant in jobs))
+        turn_details = [{"turn": i, "rubric": variant, "value": r.value, "reason": r.reason,
+                         "error": r.error} for (i, _, variant), r in zip(jobs, results)]
+        scored = [r.value for r in results if r.value is not None]
+        if not scored:
+            return MetricResult.unscored("no assistant turn could be scored",
+                                         turns=turn_details)
+        worst = min((r for r in results if r.value is not None), key=lambda r: r.value or 0.0)
+        return MetricResult(value=round(sum(scored) / len(scored), 4),
+                            reason=f"mean of {len(scored)} of {len(jobs)} assistant turns; "
+                                   f"lowest: {worst.reason}", details={"turns": turn_details})
+
+
 GROUNDEDNESS = RubricMetric("groundedness", {"context", "answer"}, optional={"question"},
                             needs_citations=True, verdict=True)
-RELEVANCE = RubricMetric("relevance", {"question", "context", "answer"}, conversation=False)
+RELEVANCE = ConversationRelevance()
 COHERENCE = RubricMetric("coherence", {"question", "answer"})
 FLUENCY = RubricMetric("fluency", {"answer"})
 SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False)

@@ -46,7 +46,8 @@ class _SupportedShare(RubricMetric):
         self.value_range = value_range
         self.prompt_names = ("statements", "verify")
 
-    async def _rate(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
+    async def _rate(self, values: dict[str, str | None], ctx: ScoreContext,
+                    variant: str = "") -> MetricResult:
         try:
             statements = await decompose(ctx, values["answer"] or "", values.get("question"))
             if not statements:
