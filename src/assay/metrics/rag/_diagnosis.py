@@ -1,7 +1,8 @@
 """Which stage of a RAG pipeline failed a row: retrieval, generation, both or none.
 
-Retrieval is weak when context recall or context precision is below the threshold; generation
-is weak when faithfulness is. The numbers behind the call are kept with it.
+Retrieval is weak when context recall, context precision or the retrieval score (its 1-5 value
+read on 0-1 as (value - 1) / 4) is below the threshold; generation is weak when faithfulness
+is. The numbers behind the call are kept with it.
 
 Example:
     >>> diagnose({"faithfulness": {"value": 0.9}, "context_recall": {"value": 0.25}})
@@ -17,7 +18,7 @@ from typing import Any
 
 __all__ = ["DIAGNOSIS_METRICS", "count_diagnoses", "diagnose"]
 
-RETRIEVAL = ("context_recall", "context_precision")
+RETRIEVAL = ("context_recall", "context_precision", "retrieval_score")
 GENERATION = ("faithfulness",)
 DIAGNOSIS_METRICS = frozenset(RETRIEVAL + GENERATION + ("answer_correctness",))
 
@@ -26,7 +27,8 @@ def diagnose(record: dict[str, Any], threshold: float = 0.5) -> dict[str, Any] |
     """The weakest stage of one result record, or ``None`` when no stage metric was scored."""
     nums = {k: record[k]["value"] for k in ("faithfulness", *RETRIEVAL, "answer_correctness")
             if isinstance(record.get(k), dict) and record[k].get("value") is not None}
-    retrieval = [nums[k] for k in RETRIEVAL if k in nums]
+    retrieval = [(nums[k] - 1) / 4 if k == "retrieval_score" else nums[k]
+                 for k in RETRIEVAL if k in nums]
     generation = [nums[k] for k in GENERATION if k in nums]
     if not retrieval and not generation:
         return None
