@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from assay import evaluate
@@ -52,7 +54,7 @@ def test_evaluate_writes_diagnosis_and_summary_counts() -> None:
             return '{"statements": ["The tent weighs 1.3 kg."]}'
         if req.schema_name == "verdicts":
             verdict = "supported" if "1.3 kg" in user.split("</source>")[0] else "not_verifiable"
-            return '{"verdicts": [{"verdict": "%s", "reason": "r"}]}' % verdict
+            return json.dumps({"verdicts": [{"verdict": verdict, "reason": "r"}]})
         raise AssertionError(req.schema_name)
 
     rows = [{"id": "a", "question": "Weight?", "answer": "The tent weighs 1.3 kg.",
