@@ -27,7 +27,9 @@ METRIC_OF = {"grounded": "groundedness", "relevant to the question": "relevance"
              "coherence": "coherence", "fluency": "fluency", "ground-truth": "similarity",
              "split a text into short factual statements": "decomposition",
              "check numbered statements": "verification",
-             "retrieved text chunks": "chunk usefulness"}
+             "retrieved text chunks": "chunk usefulness",
+             "list the intents": "retrieval intents",
+             "retrieved documents cover": "intent support"}
 
 
 def run_assay(base_url: str, out: Path, cache: Path, *extra: str) -> float:
