@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import typer
 
+from . import robustness as robustness_cmd
 from . import run as run_cmd
 
 app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
                   help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
                        "any OpenAI-compatible judge.")
 app.command("run")(run_cmd.run)
+app.command("robustness")(robustness_cmd.robustness)
 
 
 @app.callback()

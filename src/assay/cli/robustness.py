@@ -1,0 +1,85 @@
+"""``assay robustness DATA --suite ... --target ...``: RGB-style robustness of a RAG app.
+
+Example:
+    >>> callable(robustness)
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import AssayError
+from ..robustness import load_rgb, make_target, run_suite, summarize, write_summary
+
+__all__ = ["robustness"]
+
+err = Console(stderr=True)
+
+
+def robustness(
+    data: Annotated[Path, typer.Argument(help="RGB-format JSON Lines file.")],
+    suite: Annotated[str, typer.Option(
+        help="noise, rejection, integration or counterfactual.")] = "noise",
+    target: Annotated[str, typer.Option(
+        help="The app under test: python:package.module:function, openai:MODEL or http:URL."
+    )] = "",
+    passages: Annotated[int, typer.Option(min=1, help="Passages per question.")] = 5,
+    noise_ratios: Annotated[str, typer.Option(help="Comma-separated noise ratios.")] =
+        "0,0.2,0.4,0.6,0.8",
+    limit: Annotated[int | None, typer.Option(min=1, help="Use the first N instances.")] = None,
+    lang: Annotated[str, typer.Option(help="Prompt language of the openai target: en or zh.")]
+        = "en",
+    out: Annotated[Path | None, typer.Option(
+        help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
+    resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
+    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+    seed: Annotated[int, typer.Option(help="Seed of the passage sampling.")] = 0,
+) -> None:
+    """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
+    out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
+    try:
+        if not target:
+            raise AssayError("--target is required: python:package.module:function, "
+                             "openai:MODEL or http:URL.")
+        try:
+            ratios = [float(x) for x in noise_ratios.split(",") if x.strip()]
+        except ValueError:
+            raise AssayError(f"Got --noise-ratios {noise_ratios!r}. Expected numbers such as "
+                             "0,0.2,0.4.") from None
+        if any(not 0 <= r <= 1 for r in ratios):
+            raise AssayError(f"Got --noise-ratios {noise_ratios!r}. Each must be in [0, 1].")
+        instances = load_rgb(data)[:limit]
+        app = make_target(target)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        records = asyncio.run(run_suite(instances, suite, app, out=out_dir, k=passages,
+                                        ratios=ratios, resume=resume, lang=lang,
+                                        concurrency=concurrency, seed=seed,
+                                        progress=sys.stderr.isatty()))
+    except AssayError as e:
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print(f"\ninterrupted: answers so far are in {out_dir / 'results.jsonl'}; rerun "
+                  "with --resume to continue.")
+        raise typer.Exit(130) from None
+    table = summarize(records)
+    write_summary(out_dir, table, {"suite": suite, "target": app.id, "dataset": str(data),
+                                   "passages": passages, "noise_ratios": ratios})
+    view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
+    columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
+                           "detected_rate", "corrected_rate", "repeats_fake_rate")
+               if any(c in row for row in table)]
+    for c in columns:
+        view.add_column(c, justify="right")
+    for row in table:
+        view.add_row(*(str(row.get(c, "-")) for c in columns))
+    Console().print(view)
+    err.print(f"answers: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")

@@ -1,0 +1,169 @@
+"""The four RGB abilities, scored by string match as in the RGB paper.
+
+- noise: accuracy by noise ratio (right = every answer part appears in the response);
+- rejection: with only noise passages, the share of responses that decline for lack of
+  information;
+- integration: accuracy when the answer needs passages about several sub-questions;
+- counterfactual: with passages stating a false fact, the share of responses that flag the
+  error (detection) and that flag it and give the true answer (correction).
+
+Example:
+    >>> is_rejection("I can not answer the question because of the insufficient information.")
+    True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, JudgeError, RetryableJudgeError
+from ..run._managed import RetryPolicy
+from ..run._progress import RowProgress
+from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ._rgb import Instance, build_passages, matches_answer
+from ._targets import Target
+
+__all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "summarize", "write_summary"]
+
+SUITES = ("noise", "rejection", "integration", "counterfactual")
+_REJECT = ("insufficient information", "not enough information", "can not answer",
+           "cannot answer", "can't answer", "unable to answer", "do not contain", "don't know",
+           "信息不足", "无法回答", "不能回答")
+_ERROR = ("factual error", "incorrect information", "contains errors", "is incorrect",
+          "事实性错误", "错误")
+
+
+def is_rejection(response: str) -> bool:
+    """Does the response decline for lack of information? (RGB's phrase match, widened)."""
+    text = response.lower()
+    return any(p in text for p in _REJECT)
+
+
+def flags_error(response: str) -> bool:
+    """Does the response say the documents contain a factual error?"""
+    text = response.lower()
+    return any(p in text for p in _ERROR)
+
+
+def _plan(instances: Sequence[Instance], suite: str, k: int, ratios: Sequence[float],
+          seed: int) -> list[dict[str, Any]]:
+    jobs = []
+    for inst in instances:
+        if suite == "noise" or suite == "integration":
+            settings = [(r, "positive") for r in ratios]
+        elif suite == "rejection":
+            settings = [(1.0, "positive")]
+        else:
+            if not inst.positive_wrong:
+                continue
+            settings = [(0.0, "positive_wrong")]
+        for ratio, source in settings:
+            rng = random.Random(f"{seed}-{inst.id}-{ratio}-{suite}")
+            jobs.append({"id": f"{inst.id}@{suite}@{ratio:g}", "instance": inst.id,
+                         "suite": suite, "noise_ratio": ratio, "question": inst.query,
+                         "passages": build_passages(inst, k=k, noise_ratio=ratio, rng=rng,
+                                                    source=source)})
+    return jobs
+
+
+def _score(job: dict[str, Any], inst: Instance, response: str) -> dict[str, Any]:
+    suite = job["suite"]
+    if suite == "rejection":
+        return {"rejected": is_rejection(response)}
+    if suite == "counterfactual":
+        detected = flags_error(response)
+        return {"detected": detected,
+                "corrected": detected and matches_answer(response, inst.answer),
+                "repeats_fake": bool(inst.fakeanswer) and any(
+                    f.lower() in response.lower() for f in inst.fakeanswer)}
+    return {"correct": matches_answer(response, inst.answer)}
+
+
+async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *,
+                    out: Path, k: int = 5, ratios: Sequence[float] = (0, 0.2, 0.4, 0.6, 0.8),
+                    resume: bool = False, lang: str = "en", concurrency: int = 4,
+                    seed: int = 0, max_attempts: int = 4,
+                    progress: bool = False) -> list[dict[str, Any]]:
+    """Ask the target every test input of ``suite`` and score its answers.
+
+    Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
+    only the rest. A target that keeps failing leaves its item with an ``error``, never a score.
+    """
+    if suite not in SUITES:
+        raise ConfigError(f"Got --suite {suite!r}. Must be one of {list(SUITES)}.")
+    by_id = {inst.id: inst for inst in instances}
+    jobs = _plan(instances, suite, k, ratios, seed)
+    if not jobs:
+        raise ConfigError(f"No instance in this file can run the {suite} suite "
+                          "(counterfactual needs positive_wrong passages).")
+    path = out / "results.jsonl"
+    done = load_finished(path) if resume else {}
+    records = {j["id"]: done[j["id"]] for j in jobs if j["id"] in done}
+    pending = [j for j in jobs if j["id"] not in records]
+    retry = RetryPolicy(max_attempts=max_attempts)
+    sem = asyncio.Semaphore(concurrency)
+    writer = ResultsWriter(path, append=bool(done))
+
+    async def one(job: dict[str, Any]) -> None:
+        async with sem:
+            started = time.monotonic()
+            error = None
+            response = ""
+            for attempt in range(1, retry.max_attempts + 1):
+                try:
+                    response = await target.answer(job["question"], job["passages"], lang)
+                    error = None
+                    break
+                except RetryableJudgeError as e:
+                    error = f"{e} (after {attempt} attempts)"
+                    if attempt < retry.max_attempts:
+                        await asyncio.sleep(retry.delay(attempt, e.retry_after))
+                except JudgeError as e:
+                    error = str(e)
+                    break
+        rec = {**job, "target": target.id, "response": response, "error": error,
+               "seconds": round(time.monotonic() - started, 3)}
+        if error is None:
+            rec.update(_score(job, by_id[job["instance"]], response))
+        records[job["id"]] = rec
+        writer.write(rec)
+        bar.advance()
+
+    try:
+        with RowProgress(len(jobs), enabled=progress, done=len(records),
+                         description=f"{suite}") as bar:
+            await asyncio.gather(*(one(j) for j in pending))
+    finally:
+        writer.close()
+    ordered = [records[j["id"]] for j in jobs if j["id"] in records]
+    rewrite_in_order(path, ordered)
+    return ordered
+
+
+def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table rows: per suite and noise ratio, the n, the unscored count and each rate."""
+    groups: dict[tuple[str, float], list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        groups[(r["suite"], r["noise_ratio"])].append(r)
+    table = []
+    for (suite, ratio), recs in sorted(groups.items()):
+        scored = [r for r in recs if r.get("error") is None]
+        row: dict[str, Any] = {"suite": suite, "noise_ratio": ratio, "n": len(recs),
+                               "unscored": len(recs) - len(scored)}
+        for key in ("correct", "rejected", "detected", "corrected", "repeats_fake"):
+            if scored and key in scored[0]:
+                row[f"{key}_rate"] = round(sum(bool(r[key]) for r in scored) / len(scored), 4)
+        table.append(row)
+    return table
+
+
+def write_summary(out: Path, table: list[dict[str, Any]], meta: dict[str, Any]) -> None:
+    (out / "summary.json").write_text(json.dumps({**meta, "table": table}, indent=2,
+                                                 ensure_ascii=False))

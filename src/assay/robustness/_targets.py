@@ -1,0 +1,131 @@
+"""The app under test: a Python callable, an OpenAI-compatible chat model or an HTTP endpoint.
+
+Example:
+    >>> make_target("python:tests.apps:echo_first_passage").id
+    'python:tests.apps:echo_first_passage'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import httpx
+
+from ..errors import ConfigError, JudgeError, RetryableJudgeError
+
+__all__ = ["TARGET_SPECS", "Target", "make_target"]
+
+TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "http:URL")
+
+_RAG_SYSTEM = {
+    "en": "Answer the question using the documents. If the documents do not contain the answer, "
+          "say \"I can not answer the question because of the insufficient information in "
+          "documents.\" If the documents contain factual errors, say so and give the correct "
+          "answer.",
+    "zh": "请根据文档回答问题。如果文档中没有答案，请回答\"文档信息不足，因此我无法基于提供的文档回答该问题。\""
+          "如果文档中有事实性错误，请指出并给出正确答案。",
+}
+
+
+class Target(Protocol):
+    """Answers a question from passages."""
+
+    id: str
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str: ...
+
+
+class PythonTarget:
+    """``python:package.module:function``; the function takes (question, passages) and returns
+    text, and may be async. The current directory is importable."""
+
+    def __init__(self, ref: str) -> None:
+        self.id = f"python:{ref}"
+        module_name, _, func = ref.partition(":")
+        if not module_name or not func:
+            raise ConfigError(f"--target python:{ref}: expected python:package.module:function")
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            self._fn: Callable[..., Any] = getattr(importlib.import_module(module_name), func)
+        except (ImportError, AttributeError) as e:
+            raise ConfigError(f"--target python:{ref}: cannot import it ({e}).") from e
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        if inspect.iscoroutinefunction(self._fn):
+            return str(await self._fn(question, passages))
+        return str(await asyncio.to_thread(self._fn, question, passages))
+
+
+class OpenAITarget:
+    """A chat model behind an OpenAI-compatible endpoint, with a plain RAG prompt."""
+
+    def __init__(self, model: str) -> None:
+        from ..judges._openai import openai_client
+        self.id = f"openai:{model}"
+        self.model = model
+        self._client = openai_client(option="--target openai:MODEL")
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        from ..judges._openai import call_openai
+        docs = "\n".join(passages)
+        resp = await call_openai(self._client.chat.completions.create, model=self.model,
+                                 temperature=0.0, max_tokens=256, messages=[
+                                     {"role": "system", "content": _RAG_SYSTEM[lang]},
+                                     {"role": "user", "content": f"Documents:\n{docs}\n\n"
+                                                                 f"Question: {question}"}])
+        return resp.choices[0].message.content or ""
+
+
+class HttpTarget:
+    """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (or the JSON template in
+    ``ASSAY_TARGET_TEMPLATE``, with ``{question}``/``{passages}`` placeholders) and reads the
+    ``answer`` field of the JSON reply (``ASSAY_TARGET_FIELD`` for another one)."""
+
+    def __init__(self, url: str) -> None:
+        self.id = f"http:{url}"
+        self.url = url
+        self.template = os.environ.get("ASSAY_TARGET_TEMPLATE")
+        self.field = os.environ.get("ASSAY_TARGET_FIELD", "answer")
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        if self.template:
+            body = json.loads(self.template.replace("{question}", json.dumps(question)[1:-1])
+                              .replace('"{passages}"', json.dumps(passages)))
+        else:
+            body = {"question": question, "passages": passages}
+        async with httpx.AsyncClient(timeout=120) as client:
+            try:
+                resp = await client.post(self.url, json=body)
+            except httpx.HTTPError as e:
+                raise RetryableJudgeError(f"target unreachable: {e}") from e
+        if resp.status_code == 429 or resp.status_code >= 500:
+            raise RetryableJudgeError(f"target answered HTTP {resp.status_code}",
+                                      status=resp.status_code)
+        if resp.status_code >= 400:
+            raise JudgeError(f"target answered HTTP {resp.status_code}: {resp.text[:200]}")
+        value: Any = resp.json()
+        for key in self.field.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if not isinstance(value, str):
+            raise JudgeError(f"target reply has no text field {self.field!r}")
+        return value
+
+
+def make_target(spec: str) -> Target:
+    """A target from ``python:...``, ``openai:MODEL`` or ``http:URL``."""
+    kind, _, arg = spec.partition(":")
+    if kind == "python" and arg:
+        return PythonTarget(arg)
+    if kind == "openai" and arg:
+        return OpenAITarget(arg)
+    if kind in ("http", "https") and arg:
+        return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg)
+    raise ConfigError(f"Got --target {spec!r}. Must be one of: {', '.join(TARGET_SPECS)}.")

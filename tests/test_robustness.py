@@ -1,0 +1,140 @@
+"""RGB robustness suites with toy apps (tests/apps.py) on the shared RGB files."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.main import app
+from assay.errors import ConfigError, DataError
+from assay.robustness import (
+    Instance,
+    build_passages,
+    flags_error,
+    is_rejection,
+    load_rgb,
+    make_target,
+    matches_answer,
+    run_suite,
+    summarize,
+)
+from conftest import SHARED
+
+RGB = SHARED / "data" / "rgb"
+
+
+def _rgb(name: str) -> Path:
+    path = RGB / name
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    return path
+
+
+def test_build_passages_follows_the_noise_ratio() -> None:
+    inst = Instance(id="1", query="q", answer=[["x"]], positive=[f"p{i}" for i in range(5)],
+                    negative=[f"n{i}" for i in range(5)])
+    for ratio, noise in ((0.0, 0), (0.2, 1), (0.4, 2), (0.6, 3), (0.8, 4), (1.0, 5)):
+        got = build_passages(inst, k=5, noise_ratio=ratio, rng=random.Random(1))
+        assert len(got) == 5 and sum(p.startswith("n") for p in got) == noise
+    grouped = Instance(id="2", query="q", answer=[["x"]], negative=["n"],
+                       positive=[["a1", "a2", "a3"], ["b1", "b2"]])
+    got = build_passages(grouped, k=4, noise_ratio=0.0, rng=random.Random(0))
+    assert sorted(got) == ["a1", "a2", "b1", "b2"]  # round-robin over the sub-questions
+
+
+def test_answer_matching_and_phrases() -> None:
+    assert matches_answer("It was in Tampa, FLORIDA.", [["Tampa, Florida"]])
+    assert matches_answer("1月3日 and 1月12日", [["1月3日"], ["1月12日", "1月12号"]])
+    assert not matches_answer("only 1月3日", [["1月3日"], ["1月12日"]])
+    assert is_rejection("I can not answer the question because of the insufficient information")
+    assert is_rejection("文档信息不足，因此我无法回答。") and not is_rejection("Tampa.")
+    assert flags_error("The documents contain factual errors; it was Tampa.")
+
+
+def test_load_rgb_reports_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"query": "q", "answer": "a", "positive": [], "negative": []}\n'
+                   '{"query": 5, "answer": "a", "positive": [], "negative": []}\n'
+                   'not json\n'
+                   '{"query": "q", "answer": [], "positive": [], "negative": []}\n')
+    with pytest.raises(DataError) as e:
+        load_rgb(bad)
+    msg = str(e.value)
+    assert "line 2, field 'query'" in msg and "line 3: invalid JSON" in msg
+    assert "line 4, field 'answer'" in msg and "line 1" not in msg
+
+
+def test_noise_suite_table_from_the_cli(tmp_path: Path) -> None:
+    data = _rgb("en_fact.json")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["robustness", str(data), "--suite", "noise", "--target",
+                                   "python:tests.apps:echo_first_passage", "--limit", "20",
+                                   "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    for ratio in ("0.0", "0.2", "0.4", "0.6", "0.8"):
+        assert ratio in res.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    rates = {row["noise_ratio"]: row["correct_rate"] for row in summary["table"]}
+    assert rates[0.0] == 1.0  # with no noise the first passage always holds the answer
+    assert rates[0.8] < rates[0.0]
+    assert all(row["n"] == 20 and row["unscored"] == 0 for row in summary["table"])
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 100 and json.loads(lines[0])["passages"]
+
+
+def test_rejection_counterfactual_and_integration(tmp_path: Path) -> None:
+    fact = load_rgb(_rgb("en_fact.json"))[:10]
+    reject = asyncio.run(run_suite(fact, "rejection", make_target("python:tests.apps:always_reject"),
+                                   out=tmp_path / "r"))
+    assert summarize(reject) == [{"suite": "rejection", "noise_ratio": 1.0, "n": 10,
+                                  "unscored": 0, "rejected_rate": 1.0}]
+    assert all(not any(p in inst.positive for p in r["passages"])
+               for inst, r in zip(fact, reject))
+    counter = asyncio.run(run_suite(fact, "counterfactual",
+                                    make_target("python:tests.apps:echo_first_passage"),
+                                    out=tmp_path / "c"))
+    row = summarize(counter)[0]
+    assert row["detected_rate"] == 0.0 and row["corrected_rate"] == 0.0
+    assert row["repeats_fake_rate"] > 0.5  # echoing a false passage repeats the fake answer
+    integ = load_rgb(_rgb("zh_int.json"))[:5]
+    got = asyncio.run(run_suite(integ, "integration",
+                                make_target("python:tests.apps:echo_first_passage"),
+                                out=tmp_path / "i", ratios=(0.0,)))
+    assert len(got) == 5 and all("correct" in r for r in got)
+
+
+def test_failures_are_unscored_and_resume_asks_only_the_rest(tmp_path: Path) -> None:
+    fact = load_rgb(_rgb("en_fact.json"))[:6]
+    out = tmp_path / "o"
+    first = asyncio.run(run_suite(fact, "noise", make_target("python:tests.apps:flaky"),
+                                  out=out, ratios=(0.0,)))
+    failed = [r for r in first if r["error"]]
+    assert failed and all("correct" not in r for r in failed)
+    assert summarize(first)[0]["unscored"] == len(failed)
+    calls: list[str] = []
+
+    class Counting:
+        id = "counting"
+
+        async def answer(self, question: str, passages: list[str], lang: str) -> str:
+            calls.append(question)
+            return " ".join(passages)
+
+    again = asyncio.run(run_suite(fact, "noise", Counting(), out=out, ratios=(0.0,),
+                                  resume=True))
+    assert len(again) == 6 and calls == []  # every item is stored, failed ones included
+
+
+def test_bad_target_and_suite() -> None:
+    with pytest.raises(ConfigError, match="--target"):
+        make_target("bogus")
+    with pytest.raises(ConfigError, match="cannot import"):
+        make_target("python:tests.apps:nope")
+    with pytest.raises(ConfigError, match="--suite"):
+        asyncio.run(run_suite([], "speed", make_target("python:tests.apps:always_reject"),
+                              out=Path("/tmp")))
