@@ -138,3 +138,10 @@ def test_bad_target_and_suite() -> None:
     with pytest.raises(ConfigError, match="--suite"):
         asyncio.run(run_suite([], "speed", make_target("python:tests.apps:always_reject"),
                               out=Path("/tmp")))
+
+
+def test_local_target_is_lazy() -> None:
+    target = make_target("local")  # builds nothing until the first question
+    assert target.id.startswith("local:")
+    with pytest.raises(ConfigError, match="no such GGUF"):
+        make_target("local:/nonexistent/model.gguf")

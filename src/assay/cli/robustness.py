@@ -29,7 +29,8 @@ def robustness(
     suite: Annotated[str, typer.Option(
         help="noise, rejection, integration or counterfactual.")] = "noise",
     target: Annotated[str, typer.Option(
-        help="The app under test: python:package.module:function, openai:MODEL or http:URL."
+        help="The app under test: python:package.module:function, openai:MODEL, http:URL, or "
+             "local (the embedded model)."
     )] = "",
     passages: Annotated[int, typer.Option(min=1, help="Passages per question.")] = 5,
     noise_ratios: Annotated[str, typer.Option(help="Comma-separated noise ratios.")] =
@@ -40,7 +41,7 @@ def robustness(
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
-    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the passage sampling.")] = 0,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""

@@ -22,7 +22,7 @@ from ..errors import ConfigError, JudgeError, RetryableJudgeError
 
 __all__ = ["TARGET_SPECS", "Target", "make_target"]
 
-TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "http:URL")
+TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "http:URL", "local")
 
 _RAG_SYSTEM = {
     "en": "Answer the question using the documents. If the documents do not contain the answer, "
@@ -84,6 +84,24 @@ class OpenAITarget:
         return resp.choices[0].message.content or ""
 
 
+class LocalTarget:
+    """The embedded model (or ``local:PATH.gguf``) as the app under test, with the RAG prompt."""
+
+    def __init__(self, model_path: str | None = None) -> None:
+        from ..judges._local import LocalJudge
+        self._model = LocalJudge(model_path)
+        self.id = self._model.id
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        from ..judges import JudgeRequest
+        docs = "\n".join(passages)
+        request = JudgeRequest(messages=[
+            {"role": "system", "content": _RAG_SYSTEM[lang]},
+            {"role": "user", "content": f"Documents:\n{docs}\n\nQuestion: {question}"}],
+            schema_name="answer", json_schema=None, max_tokens=96, logprobs=False)
+        return (await self._model.complete(request)).text
+
+
 class HttpTarget:
     """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (or the JSON template in
     ``ASSAY_TARGET_TEMPLATE``, with ``{question}``/``{passages}`` placeholders) and reads the
@@ -126,6 +144,8 @@ def make_target(spec: str) -> Target:
         return PythonTarget(arg)
     if kind == "openai" and arg:
         return OpenAITarget(arg)
+    if kind == "local":
+        return LocalTarget(arg or None)
     if kind in ("http", "https") and arg:
         return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg)
     raise ConfigError(f"Got --target {spec!r}. Must be one of: {', '.join(TARGET_SPECS)}.")
