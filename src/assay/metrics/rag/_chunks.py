@@ -7,8 +7,9 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from ._json import json_list
 
 __all__ = ["CHUNKS_SCHEMA", "parse_usefulness"]
 
@@ -24,16 +25,8 @@ CHUNKS_SCHEMA: dict[str, Any] = {
 
 def parse_usefulness(text: str, n: int) -> list[tuple[bool, str]] | None:
     """``n`` (useful, reason) pairs, or ``None`` when the answer is not valid."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    items = json_list(text, "verdicts", n=n)
+    if items is None or not all(isinstance(i, dict) and isinstance(i.get("useful"), bool)
+                                for i in items):
         return None
-    items = obj.get("verdicts") if isinstance(obj, dict) else None
-    if not isinstance(items, list) or len(items) != n:
-        return None
-    out = []
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("useful"), bool):
-            return None
-        out.append((item["useful"], str(item.get("reason") or "")))
-    return out
+    return [(i["useful"], str(i.get("reason") or "")) for i in items]

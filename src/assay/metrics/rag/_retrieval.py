@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...data import Row
@@ -21,6 +20,7 @@ from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from ..judge._rubric import _ask_until_parsed
 from ..judge._template import load_template
+from ._json import json_list, text_list
 
 __all__ = ["RetrievalScore", "parse_intent_support", "parse_intents", "retrieval_value"]
 
@@ -48,34 +48,18 @@ def retrieval_value(supported: int, total: int) -> float:
 
 def parse_intents(text: str) -> list[str] | None:
     """The intents of an answer, or ``None`` when it is not valid."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    items = obj.get("intents") if isinstance(obj, dict) else None
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        return None
-    return [x.strip() for x in items if x.strip()]
+    return text_list(text, "intents")
 
 
 def parse_intent_support(text: str, n: int) -> list[tuple[bool, list[str], str]] | None:
     """``n`` (supported, document ids, reason) triples, or ``None`` when not valid."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    items = json_list(text, "verdicts", n=n)
+    if items is None or not all(
+            isinstance(i, dict) and isinstance(i.get("supported"), bool)
+            and isinstance(i.get("document_ids") or [], list) for i in items):
         return None
-    items = obj.get("verdicts") if isinstance(obj, dict) else None
-    if not isinstance(items, list) or len(items) != n:
-        return None
-    out = []
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("supported"), bool):
-            return None
-        ids = item.get("document_ids") or []
-        if not isinstance(ids, list):
-            return None
-        out.append((item["supported"], [str(i) for i in ids], str(item.get("reason") or "")))
-    return out
+    return [(i["supported"], [str(d) for d in i.get("document_ids") or []],
+             str(i.get("reason") or "")) for i in items]
 
 
 class RetrievalScore(FieldMetric):

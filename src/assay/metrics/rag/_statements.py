@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +22,7 @@ from .._base import ScoreContext
 from ..judge._rubric import _ask_until_parsed, ask_judge
 from ..judge._template import load_template
 from ..judge._verdict import p_yes
+from ._json import json_list, text_list
 
 __all__ = ["StepFailed", "Verdict", "decompose", "parse_statements", "parse_verdicts", "verify"]
 
@@ -83,31 +83,16 @@ class Verdict:
 
 def parse_statements(text: str) -> list[str] | None:
     """The statements of a decomposition answer, or ``None`` when it is not valid."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    items = obj.get("statements") if isinstance(obj, dict) else None
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        return None
-    return [x.strip() for x in items if x.strip()]
+    return text_list(text, "statements")
 
 
 def parse_verdicts(text: str, n: int) -> list[tuple[str, str]] | None:
     """``n`` (verdict, reason) pairs from a verification answer, or ``None`` when not valid."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
+    items = json_list(text, "verdicts", n=n)
+    if items is None or not all(isinstance(i, dict) and i.get("verdict") in VERDICTS
+                                for i in items):
         return None
-    items = obj.get("verdicts") if isinstance(obj, dict) else None
-    if not isinstance(items, list) or len(items) != n:
-        return None
-    out = []
-    for item in items:
-        if not isinstance(item, dict) or item.get("verdict") not in VERDICTS:
-            return None
-        out.append((str(item["verdict"]), str(item.get("reason") or "")))
-    return out
+    return [(str(i["verdict"]), str(i.get("reason") or "")) for i in items]
 
 
 async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -> list[str]:
