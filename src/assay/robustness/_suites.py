@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, JudgeError, RetryableJudgeError
+from ..errors import ConfigError, JudgeError
 from ..run._managed import RetryPolicy
 from ..run._progress import RowProgress
 from ..run._results import ResultsWriter, load_finished, rewrite_in_order
@@ -116,18 +116,11 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
             started = time.monotonic()
             error = None
             response = ""
-            for attempt in range(1, retry.max_attempts + 1):
-                try:
-                    response = await target.answer(job["question"], job["passages"], lang)
-                    error = None
-                    break
-                except RetryableJudgeError as e:
-                    error = f"{e} (after {attempt} attempts)"
-                    if attempt < retry.max_attempts:
-                        await asyncio.sleep(retry.delay(attempt, e.retry_after))
-                except JudgeError as e:
-                    error = str(e)
-                    break
+            try:
+                response = await retry.call(
+                    lambda: target.answer(job["question"], job["passages"], lang))
+            except JudgeError as e:
+                error = str(e)
         rec = {**job, "target": target.id, "response": response, "error": error,
                "seconds": round(time.monotonic() - started, 3)}
         if error is None:

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
+from typing import TypeVar
 
 from ..errors import JudgeError, RetryableJudgeError
 from ..judges import Judge, JudgeCache, JudgeRequest, JudgeResponse
 from ._budget import Budget
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -56,6 +59,26 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay) + random.uniform(0.0, 0.25)
         return min(self.base_delay * 2 ** (attempt - 1), self.max_delay) * random.uniform(0.5, 1.0)
 
+    async def call(self, attempt: Callable[[], Awaitable[T]], *,
+                   on_error: Callable[[RetryableJudgeError, bool], None] | None = None) -> T:
+        """Await ``attempt()`` until it succeeds, retrying ``RetryableJudgeError`` with backoff
+        (outside the attempt, so no slot is held while waiting). ``on_error(error, final)`` sees
+        every retryable failure; after the last one a ``JudgeError`` says how many tries it took.
+        Other errors pass straight through.
+        """
+        n = 0
+        while True:
+            n += 1
+            try:
+                return await attempt()
+            except RetryableJudgeError as e:
+                final = n >= self.max_attempts
+                if on_error is not None:
+                    on_error(e, final)
+                if final:
+                    raise JudgeError(f"{e} (gave up after {n} attempts)") from e
+                await asyncio.sleep(self.delay(n, e.retry_after))
+
 
 class ManagedJudge:
     """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries."""
@@ -78,6 +101,14 @@ class ManagedJudge:
         seen = self._completion_seen[-50:]
         completion = (max(seen) if seen else request.max_tokens // 2)
         return request.estimate_prompt_tokens() + completion
+
+    def _count_error(self, error: RetryableJudgeError, final: bool) -> None:
+        if error.rate_limited:
+            self.stats.rate_limited += 1
+        if final:
+            self.stats.failed += 1
+        else:
+            self.stats.retries += 1
 
     async def complete(self, request: JudgeRequest, *,
                        accept: Callable[[JudgeResponse], bool] | None = None) -> JudgeResponse:
@@ -112,9 +143,7 @@ class ManagedJudge:
 
     async def _send(self, request: JudgeRequest, key: str,
                     accept: Callable[[JudgeResponse], bool] | None) -> JudgeResponse:
-        attempt = 0
-        while True:
-            attempt += 1
+        async def attempt() -> JudgeResponse:
             async with self._sem:
                 grant = await self.budget.acquire(self._estimate(request))
                 self.stats.requests += 1
@@ -122,22 +151,14 @@ class ManagedJudge:
                     resp = await self.backend.complete(request)
                 except RetryableJudgeError as e:
                     self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
-                    error: RetryableJudgeError | None = e
+                    raise
                 except JudgeError:
                     self.stats.failed += 1
                     raise
-                else:
-                    error = None
-                    self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
-            if error is None:
-                break
-            if error.rate_limited:
-                self.stats.rate_limited += 1
-            if attempt >= self.retry.max_attempts:
-                self.stats.failed += 1
-                raise JudgeError(f"{error} (gave up after {attempt} attempts)") from error
-            self.stats.retries += 1
-            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+                self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
+                return resp
+
+        resp = await self.retry.call(attempt, on_error=self._count_error)
         self.stats.prompt_tokens += resp.prompt_tokens
         self.stats.completion_tokens += resp.completion_tokens
         if resp.completion_tokens:

@@ -116,21 +116,18 @@ class ManagedEmbedder:
                     f.set_result(vec)
 
     async def _call(self, texts: list[str]) -> list[list[float]]:
-        attempt = 0
-        while True:
-            attempt += 1
+        async def attempt() -> list[list[float]]:
             self.stats.requests += 1
-            try:
-                vectors = await self.backend.embed(texts)
-            except RetryableJudgeError as e:
-                if e.rate_limited:
-                    self.stats.rate_limited += 1
-                if attempt >= self.retry.max_attempts:
-                    raise JudgeError(f"{e} (gave up after {attempt} attempts)") from e
-                self.stats.retries += 1
-                await asyncio.sleep(self.retry.delay(attempt, e.retry_after))
-                continue
-            if len(vectors) != len(texts):
-                raise JudgeError(f"embedder returned {len(vectors)} vectors for {len(texts)} texts")
-            self.stats.texts += len(texts)
-            return vectors
+            return await self.backend.embed(texts)
+
+        vectors = await self.retry.call(attempt, on_error=self._count_error)
+        if len(vectors) != len(texts):
+            raise JudgeError(f"embedder returned {len(vectors)} vectors for {len(texts)} texts")
+        self.stats.texts += len(texts)
+        return vectors
+
+    def _count_error(self, error: RetryableJudgeError, final: bool) -> None:
+        if error.rate_limited:
+            self.stats.rate_limited += 1
+        if not final:
+            self.stats.retries += 1
