@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -117,3 +118,19 @@ def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("ASSAY_MODEL_DIR", os.environ.get("ASSAY_MODEL_DIR")
                        or str(Path.home() / ".cache" / "assay"))
+
+
+def section(text: str, tag: str) -> str | None:
+    """The fenced value ``<tag>\\n...\\n</tag>`` of a rendered prompt, or ``None``."""
+    m = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", text, re.DOTALL)
+    return m.group(1) if m else None
+
+
+def user_of(req) -> str:
+    """The user message of a judge request."""
+    return req.messages[-1]["content"]
+
+
+def numbered(text: str) -> list[str]:
+    """The items of a numbered list in a prompt (``1. ...`` lines), in order."""
+    return [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", text, re.MULTILINE)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from assay.errors import JudgeError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, Script, TokenLogprob
 from assay.metrics import REGISTRY, ScoreContext
 from assay.metrics.rag import average_precision
+from conftest import numbered, section, user_of
 
 QUESTION = "How heavy is the SkyView 2 and what is its floor rated?"
 CONTEXT = "SkyView 2: ultralight 2-person tent, packed weight 1.3 kg, 2,000 mm floor, green."
@@ -39,19 +39,6 @@ ROW = {"id": "r1", "question": QUESTION, "context": CONTEXT, "answer": ANSWER,
 # ---------------------------------------------------------------- reading requests back
 
 
-def section(text: str, tag: str) -> str | None:
-    """The fenced value ``<tag>\\n...\\n</tag>`` of a rendered prompt, or ``None``."""
-    m = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", text, re.DOTALL)
-    return m.group(1) if m else None
-
-
-def user_of(req: JudgeRequest) -> str:
-    return req.messages[-1]["content"]
-
-
-def numbered(text: str) -> list[str]:
-    """The statements of a verification request, in order (``1. ...`` lines)."""
-    return [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", text, re.MULTILINE)]
 
 
 Verdicts = dict[tuple[str, str], str]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from assay.judges import FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import REGISTRY, ScoreContext, plan_metrics
 from assay.metrics.judge import load_template
 from assay.metrics.rag import retrieval_value
+from conftest import numbered, section, user_of
 
 QUESTION = "How heavy is the SkyView 2, how waterproof is its floor, what colour is it and " \
            "how much does it cost?"
@@ -39,19 +39,6 @@ Support = dict[str, tuple[bool, list[str]]]
 # ---------------------------------------------------------------- reading requests back
 
 
-def section(text: str, tag: str) -> str | None:
-    """The fenced value ``<tag>\\n...\\n</tag>`` of a rendered prompt, or ``None``."""
-    m = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", text, re.DOTALL)
-    return m.group(1) if m else None
-
-
-def user_of(req: JudgeRequest) -> str:
-    return req.messages[-1]["content"]
-
-
-def numbered(text: str) -> list[str]:
-    """The intents of a support request, in order (``1. ...`` lines)."""
-    return [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", text, re.MULTILINE)]
 
 
 def requests_of(judge: FakeJudge, schema: str) -> list[JudgeRequest]:
