@@ -19,3 +19,10 @@ def flaky(question: str, passages: list[str]) -> str:
         from assay.errors import JudgeError
         raise JudgeError("toy app failure")
     return " ".join(passages)
+
+
+def hedging_reject(question: str, passages: list[str]) -> str:
+    """Declines in words RGB's phrase list misses, on every other question (by length)."""
+    if len(question) % 2:
+        return "The passages don't mention this, so I'm not sure."
+    return passages[0] if passages else ""

@@ -17,7 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import AssayError
+from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..robustness import load_rgb, make_target, run_suite, summarize, write_summary
+from ..run._managed import ManagedJudge, RetryPolicy
 
 __all__ = ["robustness"]
 
@@ -43,6 +45,11 @@ def robustness(
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the passage sampling.")] = 0,
+    judge: Annotated[str | None, typer.Option(
+        help="Rejection suite: also have this judge (local, openai:MODEL, azure:DEPLOYMENT) "
+             "decide whether each answer declines; adds rejected_judge_rate.")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="Judge cache file. Default: the user cache.")] = None,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -57,13 +64,25 @@ def robustness(
                              "0,0.2,0.4.") from None
         if any(not 0 <= r <= 1 for r in ratios):
             raise AssayError(f"Got --noise-ratios {noise_ratios!r}. Each must be in [0, 1].")
+        if judge is not None:
+            check_judge_spec(judge)
+            if suite != "rejection":
+                raise AssayError(f"--judge applies to the rejection suite only (got --suite "
+                                 f"{suite}). Drop --judge, or use --suite rejection.")
         instances = load_rgb(data)[:limit]
         app = make_target(target)
         out_dir.mkdir(parents=True, exist_ok=True)
-        records = asyncio.run(run_suite(instances, suite, app, out=out_dir, k=passages,
-                                        ratios=ratios, resume=resume, lang=lang,
-                                        concurrency=concurrency, seed=seed,
-                                        progress=sys.stderr.isatty()))
+        judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
+        managed = (ManagedJudge(make_judge(judge), cache=judge_cache, concurrency=concurrency,
+                                retry=RetryPolicy()) if judge else None)
+        try:
+            records = asyncio.run(run_suite(instances, suite, app, out=out_dir, k=passages,
+                                            ratios=ratios, resume=resume, lang=lang,
+                                            concurrency=concurrency, seed=seed, judge=managed,
+                                            progress=sys.stderr.isatty()))
+        finally:
+            if judge_cache is not None:
+                judge_cache.close()
     except AssayError as e:
         err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -72,11 +91,14 @@ def robustness(
                   "with --resume to continue.")
         raise typer.Exit(130) from None
     table = summarize(records)
-    write_summary(out_dir, table, {"suite": suite, "target": app.id, "dataset": str(data),
-                                   "passages": passages, "noise_ratios": ratios})
+    meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
+            "noise_ratios": ratios}
+    if managed is not None:
+        meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
+    write_summary(out_dir, table, meta)
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
-                           "detected_rate", "corrected_rate", "repeats_fake_rate")
+                           "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
                if any(c in row for row in table)]
     for c in columns:
         view.add_column(c, justify="right")

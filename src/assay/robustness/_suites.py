@@ -2,7 +2,7 @@
 
 - noise: accuracy by noise ratio (right = every answer part appears in the response);
 - rejection: with only noise passages, the share of responses that decline for lack of
-  information;
+  information (by phrase match, and with a judge, by the judge: ``rejected_judge_rate``);
 - integration: accuracy when the answer needs passages about several sub-questions;
 - counterfactual: with passages stating a false fact, the share of responses that flag the
   error (detection) and that flag it and give the true answer (correction).
@@ -27,6 +27,7 @@ from ..errors import ConfigError, JudgeError
 from ..run._managed import RetryPolicy
 from ..run._progress import RowProgress
 from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
 from ._targets import Target
 
@@ -89,12 +90,14 @@ def _score(job: dict[str, Any], inst: Instance, response: str) -> dict[str, Any]
 async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *,
                     out: Path, k: int = 5, ratios: Sequence[float] = (0, 0.2, 0.4, 0.6, 0.8),
                     resume: bool = False, lang: str = "en", concurrency: int = 4,
-                    seed: int = 0, max_attempts: int = 4,
+                    seed: int = 0, max_attempts: int = 4, judge: Any = None,
                     progress: bool = False) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
     only the rest. A target that keeps failing leaves its item with an ``error``, never a score.
+    With a ``judge`` (rejection suite), each answer also gets the judge's verdict; on resume,
+    stored answers that lack it are judged without asking the app again.
     """
     if suite not in SUITES:
         raise ConfigError(f"Got --suite {suite!r}. Must be one of {list(SUITES)}.")
@@ -107,6 +110,9 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     done = load_finished(path) if resume else {}
     records = {j["id"]: done[j["id"]] for j in jobs if j["id"] in done}
     pending = [j for j in jobs if j["id"] not in records]
+    use_judge = judge is not None and suite == "rejection"
+    unjudged = [r for r in records.values() if use_judge and r.get("error") is None
+                and "rejected_judge" not in r]
     retry = RetryPolicy(max_attempts=max_attempts)
     sem = asyncio.Semaphore(concurrency)
     writer = ResultsWriter(path, append=bool(done))
@@ -125,14 +131,22 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                "seconds": round(time.monotonic() - started, 3)}
         if error is None:
             rec.update(_score(job, by_id[job["instance"]], response))
+            if use_judge:
+                rec.update(await judge_rejection(judge, job["question"], response, lang))
         records[job["id"]] = rec
         writer.write(rec)
         bar.advance()
 
+    async def rejudge(rec: dict[str, Any]) -> None:
+        async with sem:
+            rec.pop("judge_error", None)
+            rec.update(await judge_rejection(judge, rec["question"], rec["response"], lang))
+        writer.write(rec)
+
     try:
         with RowProgress(len(jobs), enabled=progress, done=len(records),
                          description=f"{suite}") as bar:
-            await asyncio.gather(*(one(j) for j in pending))
+            await asyncio.gather(*(one(j) for j in pending), *(rejudge(r) for r in unjudged))
     finally:
         writer.close()
     ordered = [records[j["id"]] for j in jobs if j["id"] in records]
@@ -153,6 +167,12 @@ def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         for key in ("correct", "rejected", "detected", "corrected", "repeats_fake"):
             if scored and key in scored[0]:
                 row[f"{key}_rate"] = round(sum(bool(r[key]) for r in scored) / len(scored), 4)
+        judged = [r for r in scored if "rejected_judge" in r]
+        if judged or any("judge_error" in r for r in scored):
+            row["judge_unscored"] = len(scored) - len(judged)
+            row["rejected_judge_rate"] = (
+                round(sum(bool(r["rejected_judge"]) for r in judged) / len(judged), 4)
+                if judged else None)
         table.append(row)
     return table
 

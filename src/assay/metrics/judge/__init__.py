@@ -15,9 +15,10 @@ from ._rubric import (
                       SIMILARITY,
                       RubricMetric,
                       ask_judge,
+                      ask_until_parsed,
 )
 from ._template import LANGS, Template, fence, load_template
 
 __all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",
-           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "fence", "load_template",
+           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "fence", "load_template",
            "parse_rating", "weighted_rating"]

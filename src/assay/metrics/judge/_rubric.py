@@ -34,6 +34,7 @@ __all__ = [
     "SIMILARITY",
     "RubricMetric",
     "ask_judge",
+    "ask_until_parsed",
 ]
 
 
@@ -49,7 +50,7 @@ async def ask_judge(judge: Any, request: JudgeRequest,
         return await complete(request)  # a bare backend, e.g. in a doctest
 
 
-async def _ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
+async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
                             parse: Callable[[str], Any], details: dict[str, Any],
                             invalid: str) -> tuple[Any, JudgeResponse] | MetricResult:
     """``(parsed, response)``, or an unscored result: a failed call, or an answer that does not
@@ -118,7 +119,7 @@ class RubricMetric(FieldMetric):
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
         if variant:
             details["rubric"] = variant
-        answer = await _ask_until_parsed(ctx, request, parse_rating, details,
+        answer = await ask_until_parsed(ctx, request, parse_rating, details,
                                          "judge answer is not a valid 1-5 rating")
         if isinstance(answer, MetricResult):
             return answer
@@ -131,7 +132,7 @@ class RubricMetric(FieldMetric):
         request = JudgeRequest(messages=template.render(**values), schema_name="verdict",
                                json_schema=None, max_tokens=48, top_logprobs=10)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
-        answer = await _ask_until_parsed(ctx, request, parse_verdict, details,
+        answer = await ask_until_parsed(ctx, request, parse_verdict, details,
                                          "judge answer does not start with Yes or No")
         if isinstance(answer, MetricResult):
             return answer

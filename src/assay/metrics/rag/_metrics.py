@@ -19,7 +19,7 @@ from ...errors import JudgeError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge._rubric import RubricMetric, _ask_until_parsed
+from ..judge._rubric import RubricMetric, ask_until_parsed
 from ..judge._template import load_template
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
@@ -146,7 +146,7 @@ class ContextPrecision(FieldMetric):
                                      chunks=listing),
             schema_name="usefulness", json_schema=CHUNKS_SCHEMA,
             max_tokens=60 + 50 * len(chunks), logprobs=False)
-        answer = await _ask_until_parsed(ctx, request, lambda t: parse_usefulness(t, len(chunks)),
+        answer = await ask_until_parsed(ctx, request, lambda t: parse_usefulness(t, len(chunks)),
                                          {}, f"answer is not {len(chunks)} usefulness verdicts")
         if isinstance(answer, MetricResult):
             return answer

@@ -18,7 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge._rubric import _ask_until_parsed
+from ..judge._rubric import ask_until_parsed
 from ..judge._template import load_template
 from ._json import json_list, text_list
 
@@ -81,7 +81,7 @@ class RetrievalScore(FieldMetric):
         request = JudgeRequest(messages=template.render(question=question, history=history),
                                schema_name="intents", json_schema=INTENTS_SCHEMA,
                                max_tokens=256, logprobs=False)
-        got = await _ask_until_parsed(ctx, request, parse_intents, {},
+        got = await ask_until_parsed(ctx, request, parse_intents, {},
                                       "intents answer is not a JSON list")
         if isinstance(got, MetricResult):
             return got
@@ -94,7 +94,7 @@ class RetrievalScore(FieldMetric):
         request = JudgeRequest(messages=template.render(documents=listing, intents=numbered),
                                schema_name="intent_support", json_schema=SUPPORT_SCHEMA,
                                max_tokens=80 + 60 * len(intents), logprobs=False)
-        got = await _ask_until_parsed(ctx, request,
+        got = await ask_until_parsed(ctx, request,
                                       lambda t: parse_intent_support(t, len(intents)), {},
                                       f"answer is not {len(intents)} intent verdicts")
         if isinstance(got, MetricResult):

@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import JudgeError
 from ...judges import JudgeRequest
 from .._base import ScoreContext
-from ..judge._rubric import _ask_until_parsed, ask_judge
+from ..judge._rubric import ask_judge, ask_until_parsed
 from ..judge._template import load_template
 from ..judge._verdict import p_yes
 from ._json import json_list, text_list
@@ -101,7 +101,7 @@ async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -
     request = JudgeRequest(messages=template.render(text=text, question=question),
                            schema_name="statements", json_schema=STATEMENTS_SCHEMA,
                            max_tokens=512, logprobs=False)
-    answer = await _ask_until_parsed(ctx, request, parse_statements, {},
+    answer = await ask_until_parsed(ctx, request, parse_statements, {},
                                      "decomposition is not a JSON list of statements")
     if not isinstance(answer, tuple):
         raise StepFailed(answer.error or "decomposition failed", answer.details)
@@ -126,7 +126,7 @@ async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[
     request = JudgeRequest(messages=template.render(source=source, statements=numbered),
                            schema_name="verdicts", json_schema=VERDICTS_SCHEMA,
                            max_tokens=80 + 60 * len(statements), logprobs=False)
-    answer = await _ask_until_parsed(ctx, request, lambda t: parse_verdicts(t, len(statements)),
+    answer = await ask_until_parsed(ctx, request, lambda t: parse_verdicts(t, len(statements)),
                                      {}, f"verification is not {len(statements)} verdicts")
     if not isinstance(answer, tuple):
         raise StepFailed(answer.error or "verification failed", answer.details)

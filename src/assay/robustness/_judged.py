@@ -1,0 +1,50 @@
+"""Negative rejection read by a judge instead of by phrase match (``--judge``).
+
+The RGB phrase list misses most ways an app can decline ("The documents do not mention...",
+"I'm not sure"). A judge reads the question and the answer and says whether the app gave an
+answer of its own (a name, number, date or fact, right or wrong); No means it declined. The
+question is put that way round because the small embedded judge leans to Yes: asked "did it
+decline?", it said Yes to 3 (one wording) or 7 (another) of the 15 items that did answer, on
+RGB en_fact; asked "did it answer?", it agreed with the phrase match on all 20 items
+(docs/robustness.md). With token probabilities
+the record also keeps P(declined). An answer not in the Yes/No form twice, or a failed call,
+leaves the item's judged verdict unscored with the reason; the phrase-match verdict stays.
+
+Example:
+    >>> import asyncio
+    >>> from assay.judges import FakeJudge
+    >>> judge = FakeJudge("No. It only says the documents lack the answer.")
+    >>> asyncio.run(judge_rejection(judge, "Who won?", "The documents don't say.", "en"))
+    {'rejected_judge': True, 'rejected_judge_reason': 'It only says the documents lack the answer.'}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..judges import JudgeRequest
+from ..metrics import MetricResult, ScoreContext
+from ..metrics.judge import ask_until_parsed, load_template
+from ..metrics.judge._verdict import p_yes, parse_verdict
+
+__all__ = ["judge_rejection"]
+
+
+async def judge_rejection(judge: Any, question: str, response: str,
+                          lang: str) -> dict[str, Any]:
+    """``{"rejected_judge": bool, "rejected_judge_reason": str[, "rejected_judge_p": float]}``,
+    or ``{"judge_error": reason}`` when the judge gave no usable verdict."""
+    template = load_template("rejection", lang, variant="verdict")
+    request = JudgeRequest(messages=template.render(question=question, answer=response),
+                           schema_name="verdict", json_schema=None, max_tokens=48,
+                           top_logprobs=10)
+    answer = await ask_until_parsed(ScoreContext(judge=judge, lang=lang), request,
+                                     parse_verdict, {},
+                                     "judge answer does not start with Yes or No")
+    if isinstance(answer, MetricResult):
+        return {"judge_error": answer.error}
+    (answered, reason), resp = answer
+    out: dict[str, Any] = {"rejected_judge": not answered, "rejected_judge_reason": reason}
+    if (p := p_yes(resp.logprobs)) is not None:
+        out["rejected_judge_p"] = round(1 - p, 4)
+    return out
