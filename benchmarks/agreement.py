@@ -11,7 +11,20 @@ grounded (1) or not (0):
 - ``begin``: BEGIN knowledge-grounded dialogue responses; 1 when "Fully attributable", 0 when
   "Not fully attributable" (Generic responses are left out); the previous turn is the question.
 
-The sample takes ``--n`` rows, half of each label, in file order. For each metric it prints the
+Judge calibration datasets (issue "judges you can trust"), run through ``assay.calibrate``
+with the shipped pairwise template ``examples/metrics/preference.md`` (both orders):
+
+- ``llmbar_natural`` and ``llmbar_adversarial`` (all four adversarial subsets, interleaved):
+  which of two outputs follows the instruction; no ties in the gold labels.
+- ``pandalm``: three annotators' majority (response 1, response 2 or tie).
+
+They print the accuracy (exact agreement), balanced accuracy and position consistency.
+``summeval`` rates summaries (of the first articles, all 16 systems each) with the rubric
+metrics coherence, fluency, groundedness (SummEval's consistency) and relevance, and prints
+Spearman and Kendall against the experts' mean rating: per article, then averaged (G-Eval's
+summary-level figure: 0.514 average Spearman with GPT-4), and pooled over all rows.
+
+The groundedness sample takes ``--n`` rows, half of each label, in file order. For each metric it prints the
 balanced accuracy at ``--threshold`` (default 4 on 1-5, 0.5 on 0-1), the AUROC of the
 probability-weighted score, and the pairwise agreement: over pairs of rows with the same
 source (question, article or passage) and different labels, the share where the grounded one
@@ -23,6 +36,8 @@ WikiEval (0.95 with a GPT-3.5 judge).
     .venv/bin/python benchmarks/agreement.py --dataset qags --metric groundedness,faithfulness
     .venv/bin/python benchmarks/agreement.py --style rating   # the 1-5 rating rubric
     .venv/bin/python benchmarks/agreement.py --judge openai:gpt-4o-mini --n 200
+    .venv/bin/python benchmarks/agreement.py --dataset llmbar_adversarial --n 30
+    .venv/bin/python benchmarks/agreement.py --dataset summeval --n 32
 """
 
 from __future__ import annotations
@@ -36,7 +51,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from scipy.stats import spearmanr
+from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import assay
@@ -84,6 +99,111 @@ def begin_items() -> Iterator[Item]:
                 yield ({"id": f"{name}-{i}", "question": r["message"],
                         "context": r["knowledge"], "answer": r["response"]},
                        int(r["begin_label"] == "Fully attributable"), r["knowledge"], None)
+
+
+PREFERENCE = Path(__file__).resolve().parents[1] / "examples" / "metrics" / "preference.md"
+PAIRWISE = ("llmbar_natural", "llmbar_adversarial", "pandalm")
+SUMMEVAL_DIMENSIONS = {"coherence": "coherence", "fluency": "fluency",
+                       "groundedness": "consistency", "relevance": "relevance"}
+
+
+def pairwise_rows(name: str, n: int) -> list[dict]:
+    """Rows for ``assay.calibrate`` with ``preference/human_pairwise_choice``."""
+    column = "preference/human_pairwise_choice"
+    if name.startswith("llmbar"):
+        files = (["natural"] if name == "llmbar_natural" else
+                 ["adversarial_neighbor", "adversarial_gptinst", "adversarial_gptout",
+                  "adversarial_manual"])
+        lists = [[json.loads(x) for x in (DATA / "llmbar" / f"{f}_shared.jsonl")
+                  .read_text().splitlines()] for f in files]
+        picked = [r for group in zip(*lists) for r in group] if len(lists) > 1 else lists[0]
+        extra = [r for lst in lists for r in lst[min(map(len, lists)):]] if len(lists) > 1 else []
+        rows = [{"id": f"{r['subset']}-{r['id']}", "question": r["input"],
+                 "answer": r["output_1"], "baseline_model_response": r["output_2"],
+                 column: "CANDIDATE" if r["label"] == 1 else "BASELINE"}
+                for r in picked + extra]
+        return rows[:n]
+    rows = []
+    for line in (DATA / "pandalm" / "testset_shared.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["majority_label"] is None:
+            continue
+        task = r["instruction"] + (f"\n\n{r['input']}" if r["input"] else "")
+        rows.append({"id": f"pandalm-{r['idx']}", "question": task, "answer": r["response1"],
+                     "baseline_model_response": r["response2"],
+                     column: {0: "TIE", 1: "CANDIDATE", 2: "BASELINE"}[r["majority_label"]]})
+    return rows[:n]
+
+
+def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
+    rows = pairwise_rows(name, n)
+    work = Path(tempfile.mkdtemp())
+    data = work / f"{name}.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    t0 = time.monotonic()
+    result = assay.calibrate(data, metric=assay.load_metric_file(PREFERENCE), judges=[judge],
+                             out=work / "out", cache=cache, concurrency=8)
+    elapsed = time.monotonic() - t0
+    report = next(iter(result.reports.values()))
+    summary = json.loads(next((work / "out").glob("*/summary.json")).read_text())
+    agg = summary["metrics"]["preference"]
+    gold = {c: sum(r["preference/human_pairwise_choice"] == c for r in rows)
+            for c in ("CANDIDATE", "BASELINE", "TIE")}
+    print(f"{name}: {report['n_compared']} pairs compared, {report['unscored']} unscored "
+          f"(gold {gold}), judge {report['judge']}")
+    print(f"  accuracy {report['exact_agreement']:.3f}; balanced accuracy "
+          f"{report['balanced_accuracy']:.3f}; class-weighted F1 "
+          f"{report['class_weighted_f1']:.3f}; position consistency "
+          f"{agg['position_consistency']:.3f}; judge choices {agg['choices']}")
+    print(f"  confusion matrix (rows human, columns judge, {report['labels']}): "
+          f"{report['confusion_matrix']}")
+    print(f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/pair "
+          f"({summary['judge']['requests']} judge requests)")
+
+
+def run_summeval(n: int, judge: str, cache: str, style: str) -> None:
+    rows, gold = [], {}
+    for line in (DATA / "summeval" / "summeval_shared.jsonl").read_text().splitlines()[:n]:
+        r = json.loads(line)
+        rid = f"{r['article_id']}-{r['summary_id']}"
+        rows.append({"id": rid, "question": "Summarize the news article.",
+                     "context": r["article"], "answer": r["summary"]})
+        gold[rid] = (r["article_id"], r)
+    t0 = time.monotonic()
+    result = assay.evaluate(rows, metrics=",".join(SUMMEVAL_DIMENSIONS), judge=judge,
+                            cache=cache, concurrency=8, style=style)
+    elapsed = time.monotonic() - t0
+    articles = sorted({a for a, _ in gold.values()})
+    print(f"SummEval: {len(rows)} summaries of {len(articles)} articles, judge "
+          f"{result.summary['judge']['id']}")
+    print("  dimension      per-article Spearman  Kendall   pooled Spearman  Kendall  unscored")
+    per_dim = []
+    for metric, human_key in SUMMEVAL_DIMENSIONS.items():
+        pairs = [(gold[rec["id"]][0], gold[rec["id"]][1][human_key],
+                  rec[metric]["weighted"] if rec[metric]["weighted"] is not None
+                  else rec[metric]["value"])
+                 for rec in result.rows if rec[metric]["value"] is not None]
+        unscored = len(result.rows) - len(pairs)
+        by_article: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for art, h, j in pairs:
+            by_article[art].append((h, j))
+        rhos, taus = [], []
+        for values in by_article.values():
+            h, j = zip(*values)
+            if len(set(h)) > 1 and len(set(j)) > 1:
+                rhos.append(spearmanr(h, j).statistic)
+                taus.append(kendalltau(h, j).statistic)
+        h_all = [p[1] for p in pairs]
+        j_all = [p[2] for p in pairs]
+        rho = sum(rhos) / len(rhos) if rhos else float("nan")
+        tau = sum(taus) / len(taus) if taus else float("nan")
+        per_dim.append(rho)
+        print(f"  {metric:<14} {rho:>20.3f} {tau:>8.3f} {spearmanr(h_all, j_all).statistic:>17.3f}"
+              f" {kendalltau(h_all, j_all).statistic:>8.3f} {unscored:>9}")
+    print(f"  average per-article Spearman {sum(per_dim) / len(per_dim):.3f} "
+          "(G-Eval with GPT-4: 0.514)")
+    print(f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/summary "
+          f"({result.summary['judge']['requests']} judge requests)")
 
 
 DATASETS: dict[str, Callable[[], Iterator[Item]]] = {
@@ -159,7 +279,8 @@ def report(name: str, metric: str, result: assay.EvalResult, items: list[Item],
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dataset", default="halueval", choices=sorted(DATASETS))
+    ap.add_argument("--dataset", default="halueval",
+                    choices=sorted(DATASETS) + list(PAIRWISE) + ["summeval"])
     ap.add_argument("--n", type=int, default=60, help="rows, half of each label")
     ap.add_argument("--judge", default="local")
     ap.add_argument("--metric", default="groundedness",
@@ -169,12 +290,16 @@ def main() -> None:
     ap.add_argument("--style", default="auto", choices=["auto", "rating", "verdict"])
     ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
     args = ap.parse_args()
+    cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
+    if args.dataset in PAIRWISE:
+        return run_pairwise(args.dataset, args.n, args.judge, cache)
+    if args.dataset == "summeval":
+        return run_summeval(args.n, args.judge, cache, args.style)
     metrics = [m.strip() for m in args.metric.split(",") if m.strip()]
     unknown = set(metrics) - {"groundedness", "groundedness_claims", "faithfulness"}
     if unknown:
         ap.error(f"unknown --metric {sorted(unknown)}")
     items = balanced_sample(DATASETS[args.dataset](), args.n)
-    cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
     t0 = time.monotonic()
     result = assay.evaluate([item[0] for item in items], metrics=",".join(metrics),
                             judge=args.judge, cache=cache, concurrency=8, style=args.style)

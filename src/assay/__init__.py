@@ -7,15 +7,18 @@ Example:
     1.0
 """
 
+from .calibration import CalibrationResult, calibrate
 from .data import Row, read_dataset
 from .errors import AssayError, ConfigError, DataError, JudgeError
 from .judges import FakeJudge, Judge, JudgeRequest, JudgeResponse, make_judge
 from .metrics import Metric, MetricResult, get_metric, register
+from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
 from .run import EvalResult, evaluate, evaluate_async
 
 __version__ = "0.1.0"
 
-__all__ = ["AssayError", "ConfigError", "DataError", "EvalResult", "FakeJudge", "Judge",
-           "JudgeError", "JudgeRequest", "JudgeResponse", "Metric", "MetricResult", "Row",
-           "__version__", "evaluate", "evaluate_async", "get_metric", "make_judge",
-           "read_dataset", "register"]
+__all__ = ["AssayError", "CalibrationResult", "ConfigError", "DataError", "EvalResult",
+           "FakeJudge", "Judge", "JudgeError", "JudgeRequest", "JudgeResponse", "Metric",
+           "MetricResult", "PairwiseMetric", "PointwiseMetric", "Row", "__version__",
+           "calibrate", "evaluate", "evaluate_async", "get_metric", "load_metric_file",
+           "make_judge", "read_dataset", "register"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typer
 
+from . import calibrate as calibrate_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
 
@@ -17,6 +18,7 @@ app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
                        "any OpenAI-compatible judge.")
 app.command("run")(run_cmd.run)
 app.command("robustness")(robustness_cmd.robustness)
+app.command("calibrate")(calibrate_cmd.calibrate)
 
 
 @app.callback()

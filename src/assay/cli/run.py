@@ -19,17 +19,25 @@ from rich.table import Table
 
 from ..data import parse_mapping
 from ..errors import AssayError, DataError
-from ..metrics import Plan
+from ..metrics import Metric, Plan
+from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
 
-__all__ = ["print_summary", "run"]
+__all__ = ["choose_metrics", "print_summary", "run"]
 
 err = Console(stderr=True)
 
 
 def run(
     data: Annotated[Path, typer.Argument(help="Dataset: .jsonl, .json (array) or .csv.")],
-    metrics: Annotated[str, typer.Option(help="'auto' (what the fields allow) or a,b,c.")] = "auto",
+    metrics: Annotated[str | None, typer.Option(
+        help="'auto' (what the fields allow) or a,b,c. Default: auto, or only the "
+             "--metric-file metrics when some are given.")] = None,
+    metric_file: Annotated[list[Path] | None, typer.Option(
+        "--metric-file", help="A custom metric: YAML front matter + template (repeatable).")
+    ] = None,
+    no_swap: Annotated[bool, typer.Option(
+        "--no-swap", help="Pairwise metrics: judge one order only (no position check).")] = False,
     judge: Annotated[str, typer.Option(
         help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
     )] = "local",
@@ -59,9 +67,11 @@ def run(
     out_dir = out or Path("assay-out") / data.stem
     try:
         mapping = parse_mapping(map_ or [])
+        chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         result = asyncio.run(evaluate_async(
-            data, metrics=metrics, judge=judge, embeddings=embeddings, lang=lang, style=style, mapping=mapping, out=out_dir,
+            data, metrics=chosen, judge=judge, embeddings=embeddings, lang=lang, style=style,
+            mapping=mapping, out=out_dir,
             resume=resume, concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
             max_attempts=max_attempts, timeout=timeout,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
@@ -78,6 +88,21 @@ def run(
         raise typer.Exit(130) from None
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+
+
+def choose_metrics(metrics: str | None, metric_files: list[Path], *,
+                   swap: bool = True) -> str | list[str | Metric]:
+    """What to run: ``--metrics`` (default auto) plus the ``--metric-file`` metrics; with
+    metric files and no ``--metrics``, only the file metrics."""
+    custom: list[str | Metric] = [load_metric_file(f, swap=swap) for f in metric_files]
+    if not custom:
+        return metrics or "auto"
+    if metrics is None:
+        return custom
+    if metrics.strip() == "auto":
+        raise AssayError("--metrics auto cannot be combined with --metric-file. Name the "
+                         "built-in metrics to add, e.g. --metrics groundedness,relevance.")
+    return [m.strip() for m in metrics.split(",") if m.strip()] + custom
 
 
 def _print_plan(plan: Plan) -> None:
@@ -103,6 +128,17 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
                       "-" if weighted is None else f"{weighted:.3f}",
                       str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
     Console().print(table)
+    for name, agg in summary["metrics"].items():
+        if "candidate_win_rate" in agg:
+            consistency = agg.get("position_consistency")
+            Console().print(
+                f"{name} (pairwise): candidate wins {agg['choices']['CANDIDATE']}, baseline "
+                f"wins {agg['choices']['BASELINE']}, ties {agg['choices']['TIE']}; position "
+                "consistency " + ("-" if consistency is None else f"{consistency:.3f}"),
+                highlight=False)
+        elif "labels" in agg:
+            Console().print(f"{name} labels: " + ", ".join(
+                f"{k} {v}" for k, v in agg["labels"].items()), highlight=False)
     diag = summary.get("diagnosis")
     if diag:
         Console().print("diagnosis (weakest stage per row): " + ", ".join(

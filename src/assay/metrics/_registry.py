@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..data import Row
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ._base import Metric
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
@@ -75,13 +75,16 @@ class Plan:
 
 
 def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "auto", *,
-                 unavailable: Mapping[str, str] | None = None) -> Plan:
+                 unavailable: Mapping[str, str] | None = None, source: str = "data") -> Plan:
     """Pick the metrics the rows' fields allow (``auto``) or check an explicit list.
 
     A metric runs when at least one row can be scored by it; rows it cannot score are recorded
     as unscored with the reason. Metrics that no row allows are skipped with one line each.
     ``unavailable`` names metrics that cannot run on this machine (e.g. a missing install), with
     why: ``auto`` skips them with that line; asking for one explicitly is a ConfigError.
+    A metric with a ``check_rows`` method (custom template metrics) must find every field its
+    template uses in every row: otherwise a DataError lists each row and field (``source``
+    names the file), before any judge call.
     """
     unavailable = unavailable or {}
     if isinstance(metrics, str) and metrics.strip() == "auto":
@@ -89,17 +92,23 @@ def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "a
     names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else list(metrics)
     chosen: list[Metric] = []
     skipped: list[str] = []
+    problems: list[str] = []
     for item in names:
         if not item:
             continue
         metric = get_metric(item) if isinstance(item, str) else item
         if metric.name in unavailable:
             raise ConfigError(f"{metric.name} cannot run: {unavailable[metric.name]}")
+        check_rows = getattr(metric, "check_rows", None)
+        if check_rows is not None:
+            problems.extend(check_rows(rows, source))
         why = _why_not(metric, rows)
         if why:
             skipped.append(f"{metric.name}: skipped, {why}")
         elif metric.name not in {m.name for m in chosen}:
             chosen.append(metric)
+    if problems:
+        raise DataError(problems)
     if not chosen:
         raise ConfigError("None of the requested metrics applies to this dataset:\n  "
                           + "\n  ".join(skipped))

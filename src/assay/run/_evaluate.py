@@ -123,7 +123,7 @@ async def evaluate_async(
     unavailable: dict[str, str] = {}
     if embeddings == "local" and (missing := local_embedder_missing()):
         unavailable["semantic_similarity"] = missing
-    plan = plan_metrics(rows, metrics, unavailable=unavailable)
+    plan = plan_metrics(rows, metrics, unavailable=unavailable, source=dataset)
     if on_plan is not None:
         on_plan(plan)
     uses_judge = any(m.uses_judge for m in plan.metrics)

@@ -1,0 +1,182 @@
+"""``calibrate``: run a judge metric on rows that people rated, and measure the agreement.
+
+The data holds the metric's inputs and a human column, ``{metric}/human_rating`` for
+pointwise metrics (a 1-5 rubric metric, or a custom scale) and
+``{metric}/human_pairwise_choice`` (BASELINE, CANDIDATE or TIE) for pairwise ones. The metric
+runs on every row with each judge (answers cached, results kept per judge under ``out``), and
+the figures compare the two over the rows both scored.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> from assay.judges import FakeJudge
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> rows = [{"question": "Q?", "answer": "A.", "coherence/human_rating": h} for h in (5, 2)]
+    >>> _ = (d / "rated.jsonl").write_text("\\n".join(json.dumps(r) for r in rows))
+    >>> judge = FakeJudge('{"score": 5, "reason": "clear"}', id="fake")
+    >>> got = calibrate(d / "rated.jsonl", metric="coherence", judges=[judge], out=d / "cal",
+    ...                 cache=None)
+    >>> got.reports["fake"]["exact_agreement"], got.reports["fake"]["confusion_matrix"][4]
+    (0.5, [0, 0, 0, 0, 1])
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..data import Row, read_dataset
+from ..errors import ConfigError, DataError
+from ..judges import Judge
+from ..metrics import Metric, get_metric
+from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
+from ..run import evaluate
+from ._report import write_calibration
+from ._stats import agreement_stats
+
+__all__ = ["CalibrationResult", "HumanScale", "calibrate", "human_scale"]
+
+
+@dataclass(frozen=True)
+class HumanScale:
+    """Where the human labels are and what they may be."""
+
+    column: str
+    labels: list[Any]
+    ordinal: bool
+    pairwise: bool
+
+    def parse(self, raw: Any) -> Any:
+        """The label for a raw cell, ``None`` for an empty one; ValueError when off the scale."""
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return None
+        if self.pairwise or not isinstance(self.labels[0], int):
+            text = str(raw).strip().lower()
+            for label in self.labels:
+                if str(label).lower() == text:
+                    return label
+            raise ValueError(raw)
+        number = raw
+        if isinstance(raw, str):
+            try:
+                number = float(raw.strip())
+            except ValueError:
+                raise ValueError(raw) from None
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise ValueError(raw)  # noqa: TRY004 - an off-scale label, reported as a DataError
+        if float(number).is_integer() and int(number) in self.labels:
+            return int(number)
+        raise ValueError(raw)
+
+
+def human_scale(metric: Metric) -> HumanScale:
+    """The human column and label set for ``metric``; a ConfigError if it has no discrete scale."""
+    if isinstance(metric, PairwiseMetric):
+        return HumanScale(f"{metric.name}/human_pairwise_choice", list(CHOICES), False, True)
+    if isinstance(metric, PointwiseMetric):
+        return HumanScale(f"{metric.name}/human_rating", list(metric.scale.labels),
+                          metric.scale.ordinal, False)
+    low, high = metric.value_range
+    if getattr(metric, "uses_judge", False) and (low, high) == (1.0, 5.0):
+        return HumanScale(f"{metric.name}/human_rating", [1, 2, 3, 4, 5], True, False)
+    raise ConfigError(f"calibrate needs a metric with discrete scores (a 1-5 rubric metric, a "
+                      f"custom pointwise scale or a pairwise metric); {metric.name!r} scores "
+                      f"{low:g}-{high:g} continuously.")
+
+
+def _judge_label(metric: Metric, cell: Mapping[str, Any]) -> Any:
+    if cell.get("value") is None:
+        return None
+    details = cell.get("details") or {}
+    if isinstance(metric, PairwiseMetric):
+        return details.get("choice")
+    if isinstance(metric, PointwiseMetric):
+        return details.get("label")
+    return round(cell["value"])
+
+
+@dataclass
+class CalibrationResult:
+    """Per report (judge, or metric file and judge): the figures; and the files written."""
+
+    metric: str
+    reports: dict[str, dict[str, Any]]
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+def _version_label(version: Metric, versions: Sequence[Metric]) -> str:
+    """The metric file's stem (or the metric's name) that tells versions apart."""
+    source = getattr(version, "source", "")
+    label = Path(source).stem if source else version.name
+    same = [v for v in versions if (Path(getattr(v, "source", "")).stem or v.name) == label]
+    return label if len(same) == 1 else f"{label}#{versions.index(version) + 1}"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
+              judges: Sequence[str | Judge] = ("local",), out: str | Path | None = None,
+              mapping: Mapping[str, str] | None = None, **evaluate_kwargs: Any
+              ) -> CalibrationResult:
+    """Agreement of ``metric`` (or several versions of it, e.g. two template files) with the
+    human column of ``data``, for each judge. Keyword arguments go to :func:`assay.evaluate`
+    (``lang``, ``style``, ``cache``, ``concurrency``, ...).
+
+    Raises:
+        DataError: no row has the human column, or some human labels are off the scale (all
+            listed, with line and value), before any judge call.
+        ConfigError: the metric has no discrete scale, or versions disagree on the scale.
+    """
+    versions: list[Metric] = ([get_metric(metric)] if isinstance(metric, str) else
+                              [metric] if not isinstance(metric, Sequence) else list(metric))
+    if not versions or not judges:
+        raise ConfigError("calibrate needs a metric and at least one judge.")
+    scales = [human_scale(m) for m in versions]
+    scale = scales[0]
+    if any(s != scale for s in scales[1:]):
+        raise ConfigError("The metric versions to compare must share one human column and "
+                          f"scale; got {[(s.column, s.labels) for s in scales]}.")
+    rows = read_dataset(data, mapping=mapping)
+    human = _human_labels(rows, scale, str(data))
+    out_dir = Path(out) if out else Path("assay-out") / f"calibrate-{Path(data).stem}"
+    reports: dict[str, dict[str, Any]] = {}
+    judge_ids = [j if isinstance(j, str) else j.id for j in judges]
+    for version in versions:
+        for judge, judge_id in zip(judges, judge_ids):
+            name = judge_id if len(versions) == 1 else (
+                _version_label(version, versions)
+                + (f" @ {judge_id}" if len(judges) > 1 else ""))
+            result = evaluate(data, metrics=[version], judge=judge, mapping=mapping,
+                              out=out_dir / _safe(name), **evaluate_kwargs)
+            by_id = {rec["id"]: rec for rec in result.rows}
+            judged = [_judge_label(version, by_id[r.id][version.name]) for r in rows]
+            stats = agreement_stats(human, judged, labels=scale.labels, ordinal=scale.ordinal)
+            stats["judge"] = result.summary["judge"]["id"] if result.summary["judge"] else judge_id
+            stats["metric"] = version.name
+            stats["human_column"] = scale.column
+            reports[name] = stats
+    files = write_calibration(out_dir, reports, metric=versions[0].name)
+    return CalibrationResult(metric=versions[0].name, reports=reports, files=files)
+
+
+def _human_labels(rows: Sequence[Row], scale: HumanScale, source: str) -> list[Any]:
+    labels: list[Any] = []
+    problems: list[str] = []
+    for row in rows:
+        raw = row.extra.get(scale.column)
+        try:
+            labels.append(scale.parse(raw))
+        except ValueError:
+            labels.append(None)
+            problems.append(f"{source} line {row.line}, field {scale.column!r}: got {raw!r}. "
+                            f"Fix: use one of {scale.labels} (or leave it empty).")
+    if problems:
+        raise DataError(problems)
+    if all(label is None for label in labels):
+        raise DataError([(f"{source}: no row has a value in the column {scale.column!r}. "
+                          "Fix: add the human ratings in that column (one per row).")])
+    return labels

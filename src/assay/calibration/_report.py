@@ -1,0 +1,193 @@
+"""Calibration output: a confusion-matrix PNG, a side-by-side table and the files on disk.
+
+matplotlib is imported inside :func:`confusion_png` and used through its object API on the
+Agg canvas, so importing assay never imports pyplot nor changes the process's backend.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> from assay.calibration import agreement_stats
+    >>> stats = agreement_stats(["No", "Yes"], ["No", "No"], labels=["No", "Yes"], ordinal=False)
+    >>> files = write_calibration(pathlib.Path(tempfile.mkdtemp()), {"openai:gpt-4o": stats},
+    ...                           metric="toxicity")
+    >>> files["openai:gpt-4o"].name
+    'confusion-openai_gpt-4o.png'
+    >>> json.loads(files["json"].read_text())["reports"]["openai:gpt-4o"]["tpr"]
+    0.0
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from ._stats import jsonable
+
+__all__ = ["comparison_table", "confusion_png", "safe_name", "write_calibration"]
+
+
+def safe_name(name: str) -> str:
+    """``name`` with every character outside ``[A-Za-z0-9._-]`` replaced by ``_``.
+
+    Example:
+        >>> safe_name("local:qwen 2.5/7b")
+        'local_qwen_2.5_7b'
+    """
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
+    """Draw ``stats["confusion_matrix"]`` (rows: human, columns: judge) with counts to ``path``.
+
+    Raises:
+        ValueError: ``stats`` has no square confusion matrix matching its labels.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> stats = {"labels": ["No", "Yes"], "confusion_matrix": [[3, 1], [0, 2]]}
+        >>> png = confusion_png(stats, pathlib.Path(tempfile.mkdtemp()) / "cm.png", title="t")
+        >>> png.read_bytes()[:4]
+        b'\\x89PNG'
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = [str(x) for x in stats.get("labels") or []]
+    matrix = stats.get("confusion_matrix")
+    if (not labels or not isinstance(matrix, list) or len(matrix) != len(labels)
+            or any(len(row) != len(labels) for row in matrix)):
+        raise ValueError(f"confusion_png needs 'labels' and a matching square "
+                         f"'confusion_matrix'; got labels {labels!r} and matrix {matrix!r}.")
+    k = len(labels)
+    top = max((max(row) for row in matrix), default=0) or 1
+    side = min(12.0, 2.5 + 0.7 * k)
+    fig = Figure(figsize=(side + 1.0, side), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=top)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    for r, row in enumerate(matrix):
+        for c, count in enumerate(row):
+            ax.text(c, r, str(count), ha="center", va="center",
+                    color="white" if count > top / 2 else "black")
+    ax.set_xticks(range(k), labels, rotation=30 if max(map(len, labels)) > 4 else 0,
+                  ha="right" if max(map(len, labels)) > 4 else "center")
+    ax.set_yticks(range(k), labels)
+    ax.set_xlabel("judge")
+    ax.set_ylabel("human")
+    ax.set_title(title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _unscored(report: dict[str, Any]) -> str:
+    if report.get("unscored") is None:
+        return "-"
+    share = report.get("unscored_share")
+    return f"{report['unscored']} ({_num(share)})" if share is not None else str(report["unscored"])
+
+
+def _kappa(report: dict[str, Any]) -> str:
+    if report.get("cohen_kappa") is None:
+        return "-"
+    weights = report.get("kappa_weights")
+    return f"{_num(report['cohen_kappa'])} ({weights})" if weights else _num(report["cohen_kappa"])
+
+
+# (row title, key that must be present in some report for the row to show, cell formatter)
+_ROWS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
+    ("rows", "n_rows", lambda r: _num(r.get("n_rows"))),
+    ("n compared", "n_compared", lambda r: _num(r.get("n_compared"))),
+    ("unscored (count, share)", "unscored", _unscored),
+    ("no human label", "no_human", lambda r: _num(r.get("no_human"))),
+    ("balanced accuracy", "balanced_accuracy", lambda r: _num(r.get("balanced_accuracy"))),
+    ("class-weighted F1", "class_weighted_f1", lambda r: _num(r.get("class_weighted_f1"))),
+    ("exact agreement", "exact_agreement", lambda r: _num(r.get("exact_agreement"))),
+    ("Cohen's kappa (weights)", "cohen_kappa", _kappa),
+    ("Spearman", "spearman", lambda r: _num(r.get("spearman"))),
+    ("Kendall tau", "kendall", lambda r: _num(r.get("kendall"))),
+    ("within one", "within_one", lambda r: _num(r.get("within_one"))),
+    ("positive label", "positive_label", lambda r: _num(r.get("positive_label"))),
+    ("TPR", "tpr", lambda r: _num(r.get("tpr"))),
+    ("TNR", "tnr", lambda r: _num(r.get("tnr"))),
+    ("FPR", "fpr", lambda r: _num(r.get("fpr"))),
+    ("FNR", "fnr", lambda r: _num(r.get("fnr"))),
+]
+
+
+def comparison_table(reports: Mapping[str, dict[str, Any]], *, title: str) -> Table:
+    """One row per figure, one column per report (e.g. per judge or prompt version).
+
+    Figures show 3 decimals, ``-`` where a report lacks the figure or it is undefined; a row
+    shows only when some report has its figure (e.g. Spearman only for ordinal scales).
+
+    Example:
+        >>> import io
+        >>> from rich.console import Console
+        >>> from assay.calibration import agreement_stats
+        >>> a = agreement_stats([1, 2, 3], [1, 2, 2], labels=[1, 2, 3], ordinal=True)
+        >>> console = Console(file=io.StringIO(), width=100)
+        >>> console.print(comparison_table({"judge-a": a}, title="coherence vs humans"))
+        >>> "0.667 (quadratic)" in console.file.getvalue()
+        True
+    """
+    table = Table(title=title)
+    table.add_column("figure")
+    for name in reports:
+        table.add_column(Text(name), justify="right")
+    for row_title, key, cell in _ROWS:
+        if any(key in report for report in reports.values()):
+            table.add_row(Text(row_title), *(Text(cell(report)) for report in reports.values()))
+    return table
+
+
+def write_calibration(out_dir: Path, reports: Mapping[str, dict[str, Any]], *,
+                      metric: str) -> dict[str, Path]:
+    """Write ``calibration.json`` and one ``confusion-<safe name>.png`` per report.
+
+    Returns ``{"json": path, report name: png path, ...}``. Two names that sanitise alike get
+    ``-2``, ``-3``, ... so no PNG overwrites another.
+
+    Raises:
+        ValueError: a report is named ``"json"`` (that key holds the JSON file's path).
+    """
+    if "json" in reports:
+        raise ValueError("A report may not be named 'json' (write_calibration returns the JSON "
+                         "file under that key); rename it.")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / "calibration.json"
+    json_path.write_text(json.dumps({"metric": metric, "reports": jsonable(dict(reports))},
+                                    indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                         encoding="utf-8")
+    files: dict[str, Path] = {"json": json_path}
+    used: set[str] = set()
+    for name, report in reports.items():
+        stem = base = safe_name(name)
+        n = 1
+        while stem in used:
+            n += 1
+            stem = f"{base}-{n}"
+        used.add(stem)
+        files[name] = confusion_png(report, out_dir / f"confusion-{stem}.png",
+                                    title=f"{metric} vs humans: {name}")
+    return files

@@ -1,0 +1,84 @@
+"""``assay calibrate DATA --metric NAME``: agreement of a judge metric with human ratings.
+
+Example:
+    >>> callable(calibrate)
+    True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ..calibration import calibrate as run_calibration
+from ..calibration import comparison_table
+from ..data import parse_mapping
+from ..errors import AssayError
+from ..metrics import Metric
+from ..metrics.custom import load_metric_file
+
+__all__ = ["calibrate"]
+
+err = Console(stderr=True)
+
+
+def calibrate(
+    data: Annotated[Path, typer.Argument(
+        help="Rated dataset: the metric's inputs plus {metric}/human_rating or "
+             "{metric}/human_pairwise_choice.")],
+    metric: Annotated[str | None, typer.Option(
+        help="A built-in 1-5 judge metric, e.g. groundedness. Or use --metric-file.")] = None,
+    metric_file: Annotated[list[Path] | None, typer.Option(
+        "--metric-file", help="A custom metric file; give two to compare prompts.")] = None,
+    judge: Annotated[list[str] | None, typer.Option(
+        help="Judge to calibrate (repeat to compare judges side by side). Default: local.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Output directory (calibration.json, confusion PNGs, per-judge results). "
+             "Default: assay-out/calibrate-<data name>.")] = None,
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    style: Annotated[str, typer.Option(help="auto, rating or verdict (as in assay run).")] =
+        "auto",
+    map_: Annotated[list[str] | None, typer.Option(
+        "--map", help="FIELD=COLUMN for other column names.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
+    no_swap: Annotated[bool, typer.Option(
+        "--no-swap", help="Pairwise metrics: judge one order only.")] = False,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
+) -> None:
+    """Run the metric on every rated row with each judge and print the agreement figures."""
+    out_dir = out or Path("assay-out") / f"calibrate-{data.stem}"
+    try:
+        versions: list[Metric] = [load_metric_file(f, swap=not no_swap)
+                                  for f in metric_file or []]
+        if metric and versions:
+            raise AssayError("Give --metric or --metric-file, not both.")
+        if not metric and not versions:
+            raise AssayError("Name the metric to calibrate: --metric NAME (built-in) or "
+                             "--metric-file FILE (custom).")
+        result = run_calibration(
+            data, metric=versions or metric or "", judges=judge or ["local"], out=out_dir,
+            mapping=parse_mapping(map_ or []), lang=lang, style=style,
+            cache=False if no_cache else (cache or True), concurrency=concurrency)
+    except AssayError as e:
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print("\ninterrupted: judge answers so far are cached; rerun to continue.")
+        raise typer.Exit(130) from None
+    Console().print(comparison_table(result.reports,
+                                     title=f"assay calibrate: {result.metric} vs humans"))
+    for name, report in result.reports.items():
+        labels = [str(x) for x in report["labels"]]
+        matrix = report["confusion_matrix"]
+        width = max(len(x) for x in labels + ["human"]) + 1
+        lines = [f"confusion matrix, {name} (rows: human, columns: judge)",
+                 " " * width + " ".join(f"{x:>{width}}" for x in labels)]
+        lines += [f"{lab:<{width}}" + " ".join(f"{n:>{width}}" for n in row)
+                  for lab, row in zip(labels, matrix)]
+        Console().print("\n".join(lines), highlight=False)
+    err.print("files: " + ", ".join(str(p) for p in result.files.values()), highlight=False)

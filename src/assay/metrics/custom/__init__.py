@@ -1,0 +1,16 @@
+"""Custom judge metrics: pointwise (a score or label per row) and pairwise (candidate vs
+baseline), defined in Python or in a template file (``--metric-file``).
+
+Example:
+    >>> from assay.metrics.custom import PointwiseMetric
+    >>> PointwiseMetric("clarity", "{{ response }}", scale="1-3").scale.labels
+    [1, 2, 3]
+"""
+
+from ._file import load_metric_file
+from ._pairwise import BASELINE_FIELD, CHOICES, PairwiseMetric, parse_choice
+from ._pointwise import PointwiseMetric
+from ._scale import Scale
+
+__all__ = ["BASELINE_FIELD", "CHOICES", "PairwiseMetric", "PointwiseMetric", "Scale",
+           "load_metric_file", "parse_choice"]
