@@ -151,6 +151,9 @@ def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
             for c in ("CANDIDATE", "BASELINE", "TIE")}
     print(f"{name}: {report['n_compared']} pairs compared, {report['unscored']} unscored "
           f"(gold {gold}), judge {report['judge']}")
+    if not report["n_compared"]:
+        print("  no pair was scored by the judge; see the results for the reasons")
+        return
     print(f"  accuracy {report['exact_agreement']:.3f}; balanced accuracy "
           f"{report['balanced_accuracy']:.3f}; class-weighted F1 "
           f"{report['class_weighted_f1']:.3f}; position consistency "
