@@ -52,6 +52,21 @@ def bench_retrieval_requests(row: dict) -> int:
     return 2 if row.get("question") and row.get("context") else 0
 
 
+#: The risk and safety severity metrics of ``--metrics auto`` (after ``f1_score``).
+SAFETY_METRICS = ("hate_unfairness", "sexual", "violence", "self_harm")
+
+
+def bench_safety_requests(row: dict) -> int:
+    """Judge requests the bench's fake judge receives for the four severity metrics of
+    ``--metrics auto`` (combined mode, the default) on one row with an answer: one.
+
+    The four metrics send the identical ``safety`` request, which the managed judge sends once
+    (shared in flight, then cached). The bench answers it from its JSON schema, with severity 1
+    for every category, which parses, so nothing is asked again.
+    """
+    return 1 if row.get("answer") else 0
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

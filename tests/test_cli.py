@@ -21,14 +21,20 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.judges import JUDGE_SPECS
 from assay.metrics import REGISTRY
-from conftest import ORIGINAL_AUTO, bench_rag_requests, bench_retrieval_requests
+from conftest import (
+    ORIGINAL_AUTO,
+    SAFETY_METRICS,
+    bench_rag_requests,
+    bench_retrieval_requests,
+    bench_safety_requests,
+)
 
 JUDGE = "openai:gpt-4o-mini"
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
 #: What ``--metrics auto`` runs on ROWS, in order (plain context text: no context_precision).
 AUTO = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
         "retrieval_score", "context_recall", "similarity", "semantic_similarity",
-        "answer_correctness", "f1_score")
+        "answer_correctness", "f1_score", *SAFETY_METRICS)
 RESULT_KEYS = {"value", "weighted", "reason", "error", "details"}
 
 ROWS = [
@@ -124,6 +130,10 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
         assert correctness["value"] == pytest.approx(
             0.75 + 0.25 * correctness["details"]["similarity"], abs=1e-4)
         assert rec["diagnosis"]["stage"] == "none"
+        for name in SAFETY_METRICS:  # the bench rates every category 1 (from the schema)
+            assert rec[name]["value"] == 1.0, (name, rec[name])
+            assert rec[name]["details"]["level"] == "Very low"
+            assert rec[name]["details"]["mode"] == "combined"
     assert records[0]["f1_score"]["value"] == 1.0
     assert records[0]["answer_correctness"]["value"] == pytest.approx(1.0, abs=1e-4)  # same text
     assert 0.0 < records[2]["f1_score"]["value"] < 1.0
@@ -137,17 +147,24 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     f1 = summary["metrics"]["f1_score"]
     assert f1["scored"] == 3 and f1["unscored"] == 0
     assert f1["mean"] == pytest.approx(sum(r["f1_score"]["value"] for r in records) / 3, abs=1e-4)
+    assert summary["safety"] == {"threshold": "medium", "mode": "combined"}
+    for name in SAFETY_METRICS:
+        defects = summary["metrics"][name]["defects"]
+        assert summary["metrics"][name]["mean"] == 1.0
+        assert (defects["threshold"], defects["defect_rate"], defects["scored"]) == ("medium", 0.0, 3)
     log = server.records()
+    # one request per row per rubric metric, the RAG and retrieval requests, and one combined
+    # request per row shared by the four severity metrics
     assert len(log) == sum(len(JUDGE_METRICS) + bench_rag_requests(r)
-                           + bench_retrieval_requests(r) for r in ROWS)
+                           + bench_retrieval_requests(r) + bench_safety_requests(r) for r in ROWS)
     judge = summary["judge"]
     assert judge["id"] == JUDGE
     assert judge["requests"] == len(log)
     # every other call the metrics made was a duplicate of one sent in this run, answered by
     # the call in flight or, once it was done, by the cache (per row: a rating per rubric
     # metric, groundedness_claims / faithfulness / context_recall 2, answer_correctness 4,
-    # retrieval_score 2)
-    calls = 3 * (len(JUDGE_METRICS) + 12)
+    # retrieval_score 2, and one per severity metric: 4 identical combined requests, sent once)
+    calls = 3 * (len(JUDGE_METRICS) + 12 + len(SAFETY_METRICS))
     assert judge["requests"] + judge["shared"] + judge["cache_hits"] == calls
     assert judge["prompt_tokens"] == sum(r["prompt_tokens"] for r in log) > 0
     assert judge["completion_tokens"] == sum(r["completion_tokens"] for r in log) > 0
@@ -159,6 +176,7 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     for word in ("metric", "mean", "weighted", "scored", "unscored", "3 rows", *AUTO):
         assert word in stdout, word
     assert f"judge {JUDGE}: {len(log)} requests, {judge['cache_hits']} cache hits" in stdout
+    assert "safety defects: severity at or above medium (combined)" in stdout
     stderr = _flat(res.stderr)
     assert f"metrics: {', '.join(AUTO)}" in stderr
     assert "context_precision: skipped, no row can be scored" in stderr
@@ -173,14 +191,15 @@ def test_skipped_metrics_are_reported(fake_judge_server, tmp_path: Path) -> None
                   "--out", out)
     assert res.exit_code == 0, res.output
     stderr = _flat(res.stderr)
-    assert "metrics: coherence, fluency" in stderr
+    assert f"metrics: coherence, fluency, {', '.join(SAFETY_METRICS)}" in stderr
     for name in ("groundedness", "relevance", "similarity", "f1_score"):
         assert f"{name}: skipped, no row can be scored" in stderr, name
-    for name in ("exact_match", "bleu_score", "rouge_l"):
+    for name in ("exact_match", "bleu_score", "rouge_l", "refusal"):
         assert f"{name}: not in the auto set; add it with --metrics {name}" in stderr, name
-    assert set(_summary(out)["metrics"]) == {"coherence", "fluency"}
-    assert len(server.records()) == 3 * 2
-    assert set(_results(out)[0]) == {"id", "coherence", "fluency"}
+    assert set(_summary(out)["metrics"]) == {"coherence", "fluency", *SAFETY_METRICS}
+    # per row: coherence and fluency, and one combined request for the four severity metrics
+    assert len(server.records()) == sum(2 + bench_safety_requests(r) for r in rows) == 3 * 3
+    assert set(_results(out)[0]) == {"id", "coherence", "fluency", *SAFETY_METRICS}
     assert [r["id"] for r in _results(out)] == ["1", "2", "3"]  # line numbers without an id
 
 
@@ -337,9 +356,11 @@ def test_api_key_never_reaches_outputs_cache_or_console(fake_judge_server, tmp_p
     out = tmp_path / "out"
     res = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res.exit_code == 0, res.output
-    # the key was really in use, for every judge request of the auto metrics
+    # the key was really in use, for every judge request of the auto metrics (the four
+    # severity metrics share one combined request per row)
     assert len(server.records()) == sum(len(JUDGE_METRICS) + bench_rag_requests(r)
-                                        + bench_retrieval_requests(r) for r in ROWS)
+                                        + bench_retrieval_requests(r) + bench_safety_requests(r)
+                                        for r in ROWS)
     # a second run reads the cache back (and writes its own outputs)
     res2 = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
     assert res2.exit_code == 0, res2.output

@@ -11,6 +11,7 @@ import pytest
 from assay.data import Row
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import REGISTRY, Metric, MetricResult, ScoreContext
+from assay.metrics.safety import CATEGORIES, SeverityMetric
 
 EVALUABLE = {"question", "context", "answer", "ground_truth"}
 ALL_METRICS = sorted(REGISTRY)
@@ -104,13 +105,21 @@ def test_lexical_identical_is_best_and_disjoint_is_worst(name: str) -> None:
     assert value("red green blue", "one two three") == pytest.approx(low, abs=1e-3)
 
 
+#: The 0-7 severity the scripted judge gives for each ``rating`` (severity: lower is better, so
+#: the best answer, 5, is no harm at all and the worst, 1, the top of the scale).
+SEVERITY_OF = {1: 7, 3: 3, 5: 0}
+SEVERITY = sorted(name for name, m in REGISTRY.items() if isinstance(m, SeverityMetric))
+
+
 def _scripted(rating: int):
     """A fake judge answer for every kind of request a judge metric makes.
 
     ``rating`` 5 is the best answer of each kind, 1 the worst, 3 in between: a rating of
     ``rating``; for lists (verdicts, chunk usefulness, intent support), every item positive
     (5), none (1), or only the even-numbered ones (3). Decompositions give two statements and
-    intent lists two intents; supported intents cite the first document.
+    intent lists two intents; supported intents cite the first document. Severities (one
+    category, or all four combined) are ``SEVERITY_OF[rating]``; the Yes/No refusal verdict is
+    Yes (refused) for the worst rating, 1, else No.
     """
 
     def positive(i: int) -> bool:
@@ -140,6 +149,13 @@ def _scripted(rating: int):
             return json.dumps({"verdicts": [
                 {"supported": positive(i), "document_ids": ["1"] if positive(i) else [],
                  "reason": "r"} for i in range(1, n + 1)]})
+        if req.schema_name == "severity":
+            return json.dumps({"severity": SEVERITY_OF[rating], "reason": "scripted"})
+        if req.schema_name == "safety":
+            return json.dumps({c: {"severity": SEVERITY_OF[rating], "reason": "scripted"}
+                               for c in CATEGORIES})
+        if req.schema_name == "verdict":
+            return "Yes. scripted" if rating == 1 else "No. scripted"
         raise AssertionError(f"unexpected request kind {req.schema_name!r}")
 
     return script
@@ -154,7 +170,13 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
     result = asyncio.run(metric.score(FULL_ROW, ScoreContext(judge=judge)))
     assert result.error is None, result.error
     assert result.value is not None and low <= result.value <= high
-    if REGISTRY[name].prompt_names == (name,):  # a rubric metric: one rating request
+    if isinstance(metric, SeverityMetric):  # combined mode (the default): one shared request
+        assert result.value == SEVERITY_OF[rating]
+        assert [r.schema_name for r in judge.requests] == ["safety"]
+    elif name == "refusal":  # one Yes/No verdict: 1.0 when the app refused
+        assert result.value == (1.0 if rating == 1 else 0.0)
+        assert [r.schema_name for r in judge.requests] == ["verdict"]
+    elif REGISTRY[name].prompt_names == (name,):  # a rubric metric: one rating request
         assert result.value == float(rating)
         assert len(judge.requests) == 1
     else:  # worst answers give the bottom of the range, best the top, mixed strictly between
@@ -167,3 +189,14 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
                                                             "intents", "intent_support"}
         # every answer was valid, so nothing was asked twice
         assert len({r.canonical() for r in judge.requests}) == len(judge.requests)
+
+
+@pytest.mark.parametrize("rating", [1, 3, 5])
+@pytest.mark.parametrize("name", SEVERITY)
+def test_severity_separate_mode_sends_one_request_of_its_own(name: str, rating: int) -> None:
+    judge = FakeJudge(_scripted(rating))
+    ctx = ScoreContext(judge=judge, extras={"safety_mode": "separate"})
+    result = asyncio.run(REGISTRY[name].score(FULL_ROW, ctx))
+    assert result.error is None, result.error
+    assert result.value == SEVERITY_OF[rating]
+    assert [r.schema_name for r in judge.requests] == ["severity"]

@@ -8,6 +8,10 @@ from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.metrics import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics
 
+#: The risk and safety severity metrics: in the auto set (after f1_score), they need only an
+#: answer, so every plan below ends with them (QA rows and conversations alike).
+SAFETY = ["hate_unfairness", "sexual", "violence", "self_harm"]
+
 
 def names(plan: Plan) -> list[str]:
     return [m.name for m in plan.metrics]
@@ -42,9 +46,11 @@ def conversation(citations: bool = False) -> Row:
 
 def test_auto_question_answer() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.")], "auto")
-    assert names(plan) == ["coherence", "fluency"]
+    assert names(plan) == ["coherence", "fluency", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
+    assert "not in the auto set" in lines["refusal"]  # for over-refusal sets: --metrics refusal
+    assert "--metrics refusal" in lines["refusal"]
     assert "no context" in lines["groundedness"]
     assert "no context" in lines["relevance"]
     assert "no ground_truth" in lines["similarity"]
@@ -57,7 +63,7 @@ def test_auto_question_answer() -> None:
 def test_auto_with_context() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.")])  # auto is the default
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
-                           "groundedness_claims", "faithfulness", "retrieval_score"]
+                           "groundedness_claims", "faithfulness", "retrieval_score", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
     assert "contexts list" in lines["context_precision"]  # plain context text has no ranks
@@ -71,7 +77,7 @@ def test_auto_with_context_and_ground_truth() -> None:
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
                            "groundedness_claims", "faithfulness", "retrieval_score",
                            "context_recall", "similarity", "semantic_similarity",
-                           "answer_correctness", "f1_score"]
+                           "answer_correctness", "f1_score", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
     precision = [line for line in plan.skipped if line.startswith("context_precision:")]
     assert len(precision) == 1 and "contexts list" in precision[0]
@@ -93,12 +99,13 @@ def test_auto_contexts_list_without_ground_truth_judges_chunks_against_the_answe
     assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
                                                  "relevance", "groundedness_claims",
                                                  "faithfulness", "retrieval_score",
-                                                 "context_precision"]
+                                                 "context_precision", *SAFETY]
 
 
 def test_auto_answer_and_ground_truth_only() -> None:
     plan = plan_metrics([qa(answer="A.", ground_truth="T.")], "auto")
-    assert names(plan) == ["fluency", "semantic_similarity", "answer_correctness", "f1_score"]
+    assert names(plan) == ["fluency", "semantic_similarity", "answer_correctness", "f1_score",
+                           *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
 
 
@@ -107,17 +114,17 @@ def test_auto_runs_a_metric_when_any_row_allows_it() -> None:
             Row(id="2", line=2, question="Q?", answer="A.", context="C.")]
     assert names(plan_metrics(rows, "auto")) == ["coherence", "fluency", "groundedness",
                                                 "relevance", "groundedness_claims",
-                                                "faithfulness", "retrieval_score"]
+                                                "faithfulness", "retrieval_score", *SAFETY]
 
 
 def test_empty_context_counts_as_absent() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="")], "auto")
-    assert names(plan) == ["coherence", "fluency"]
+    assert names(plan) == ["coherence", "fluency", *SAFETY]
 
 
 def test_auto_conversation_without_citations() -> None:
     plan = plan_metrics([conversation()], "auto")
-    assert names(plan) == ["coherence", "fluency", "relevance"]
+    assert names(plan) == ["coherence", "fluency", "relevance", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
     lines = dict(line.split(": ", 1) for line in plan.skipped)
     assert "citations" in lines["groundedness"]
@@ -128,7 +135,7 @@ def test_auto_conversation_without_citations() -> None:
 def test_auto_conversation_with_citations() -> None:
     plan = plan_metrics([conversation(citations=True)], "auto")
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
-                           "groundedness_claims", "faithfulness", "retrieval_score"]
+                           "groundedness_claims", "faithfulness", "retrieval_score", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
 
 
@@ -172,6 +179,17 @@ def test_unknown_metric_lists_the_known_ones() -> None:
         assert known in msg
     with pytest.raises(ConfigError, match="Known metrics"):
         get_metric("nope")
+
+
+def test_auto_set_has_the_severity_metrics_after_f1_score_and_not_refusal() -> None:
+    assert list(AUTO_METRICS[AUTO_METRICS.index("f1_score") + 1:]) == SAFETY
+    assert "refusal" not in AUTO_METRICS and "refusal" in REGISTRY
+
+
+def test_severity_metrics_need_only_an_answer() -> None:
+    assert names(plan_metrics([qa(answer="A.")], "auto")) == ["fluency", *SAFETY]
+    with pytest.raises(ConfigError, match="refusal: skipped"):
+        plan_metrics([qa(question="Q?")], "refusal")
 
 
 def test_unavailable_metric_is_skipped_by_auto_and_refused_when_named() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import assay
-from conftest import bench_rag_requests, bench_retrieval_requests
+from conftest import bench_rag_requests, bench_retrieval_requests, bench_safety_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.judge",
@@ -120,5 +120,7 @@ def test_readme_python_example_runs(fake_judge_server, tmp_path: Path,
     assert json.loads((tmp_path / "runs" / "v1" / "summary.json").read_text()) == result.summary
     ok = [r for r in server.records() if r["status"] == 200]
     # one answer per row per rubric metric the fields allow, plus the RAG metrics' distinct
-    # decompositions and verifications, and retrieval_score's intents and intent support
-    assert len(ok) == sum(5 + bench_rag_requests(r) + bench_retrieval_requests(r) for r in rows)
+    # decompositions and verifications, retrieval_score's intents and intent support, and the
+    # one combined request the four severity metrics share
+    assert len(ok) == sum(5 + bench_rag_requests(r) + bench_retrieval_requests(r)
+                          + bench_safety_requests(r) for r in rows)

@@ -6,7 +6,7 @@ Example:
     >>> plan = plan_metrics(rows, "auto")
     >>> [m.name for m in plan.metrics]  # doctest: +NORMALIZE_WHITESPACE
     ['coherence', 'fluency', 'groundedness', 'relevance', 'groundedness_claims', 'faithfulness',
-     'retrieval_score']
+     'retrieval_score', 'hate_unfairness', 'sexual', 'violence', 'self_harm']
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .rag import (
     GroundednessClaims,
     RetrievalScore,
 )
+from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
 __all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "register"]
 
@@ -38,6 +39,9 @@ AUTO_METRICS = (
     "coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
     "retrieval_score", "context_precision", "context_recall", "similarity",
     "semantic_similarity", "answer_correctness", "f1_score",
+    # Risk and safety: they need only an answer. ``refusal`` is not here: it is for
+    # over-refusal datasets (``--metrics refusal``).
+    "hate_unfairness", "sexual", "violence", "self_harm",
 )
 
 
@@ -53,7 +57,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            GroundednessClaims(), Faithfulness(), RetrievalScore(), ContextPrecision(),
            ContextRecall(),
            AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
-           RougeL()):
+           RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL):
     register(_m)  # type: ignore[arg-type]
 
 

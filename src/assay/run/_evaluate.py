@@ -32,6 +32,7 @@ from ..judges import Judge, JudgeCache, check_judge_spec, default_cache_path, ma
 from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
 from ..metrics.judge import LANGS
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, count_diagnoses, diagnose
+from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric, defect_summary
 from ._budget import Budget
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
@@ -84,6 +85,8 @@ async def evaluate_async(
     timeout: float = 120.0,
     progress: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
+    safety_threshold: str = "medium",
+    safety_mode: str = "combined",
 ) -> EvalResult:
     """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
 
@@ -102,6 +105,11 @@ async def evaluate_async(
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
         tpm, rpm: client-side token / request budget per minute for the judge.
         on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
+        safety_threshold: ``low``, ``medium`` or ``high``: the severity level from which a row
+            is a defect in the severity metrics' summary (a refusal, when ``refusal`` runs
+            too, is never a defect).
+        safety_mode: ``combined`` (one judge request per row for the four severity metrics)
+            or ``separate`` (one per category).
 
     Raises:
         DataError: the dataset has problems (all listed), before any judge call.
@@ -112,6 +120,11 @@ async def evaluate_async(
         raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
     if style not in STYLES:
         raise ConfigError(f"Got --style {style!r}. Must be one of {list(STYLES)}.")
+    if safety_threshold not in THRESHOLDS:
+        raise ConfigError(f"Got --safety-threshold {safety_threshold!r}. "
+                          f"Must be one of {list(THRESHOLDS)}.")
+    if safety_mode not in MODES:
+        raise ConfigError(f"Got --safety-mode {safety_mode!r}. Must be one of {list(MODES)}.")
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     if isinstance(data, (str, Path)):
@@ -142,7 +155,7 @@ async def evaluate_async(
                             concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts))
                if backend is not None else None)
     ctx = ScoreContext(judge=managed, lang=lang, embedder=embedder,  # type: ignore[arg-type]
-                       extras={"style": style})
+                       extras={"style": style, "safety_mode": safety_mode})
     out_dir = Path(out) if out else None
     results_path = out_dir / "results.jsonl" if out_dir else None
     finished = load_finished(results_path) if (resume and results_path) else {}
@@ -190,7 +203,8 @@ async def evaluate_async(
             writer.close()
         ordered = [records[r.id] for r in rows if r.id in records]
         summary = _summary(rows, ordered, plan.metrics, managed, started, dataset, lang,
-                           plan.skipped, complete)
+                           plan.skipped, complete,
+                           safety={"threshold": safety_threshold, "mode": safety_mode})
         if embedder is not None:
             summary["embeddings"] = {"id": embedder.id, **embedder.stats.as_dict()}
         if out_dir:
@@ -235,11 +249,18 @@ async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
 
 def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Sequence[Metric],
              managed: ManagedJudge | None, started: float, dataset: str, lang: str,
-             skipped: list[str], complete: bool) -> dict[str, Any]:
+             skipped: list[str], complete: bool, safety: dict[str, str]) -> dict[str, Any]:
     per_metric: dict[str, Any] = {}
+    names = {m.name for m in metrics}
+    severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
     for metric in metrics:
-        results = [MetricResult.model_validate(r[metric.name]) for r in records if metric.name in r]
+        kept = [r for r in records if metric.name in r]
+        results = [MetricResult.model_validate(r[metric.name]) for r in kept]
         agg = metric.aggregate(results)
+        if isinstance(metric, SeverityMetric):
+            refused = ([_refused(r.get("refusal")) for r in kept] if "refusal" in names
+                       else None)
+            agg["defects"] = defect_summary(results, safety["threshold"], refused)
         reasons: dict[str, int] = {}
         for r in results:
             if r.value is None and r.error:
@@ -256,9 +277,18 @@ def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Se
         "lang": lang,
         "metrics": per_metric,
         "skipped": skipped,
+        **({"safety": dict(safety)} if severity_ran else {}),
         **({"diagnosis": count_diagnoses(records)}
            if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
         "judge": ({"id": managed.id, **managed.stats.as_dict()} if managed else None),
         "elapsed_s": round(time.monotonic() - started, 3),
     }
     return summary
+
+
+def _refused(record: dict[str, Any] | None) -> bool | None:
+    """A row's refusal verdict from its ``refusal`` record: ``True`` when the app refused
+    (value 1.0), ``None`` when unknown (not scored, or not run on this row)."""
+    if not record or record.get("value") is None:
+        return None
+    return bool(record["value"] == 1.0)
