@@ -51,14 +51,22 @@ async def ask_judge(judge: Any, request: JudgeRequest,
 
 
 async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
-                            parse: Callable[[str], Any], details: dict[str, Any],
-                            invalid: str) -> tuple[Any, JudgeResponse] | MetricResult:
+                           parse: Callable[[str], Any], details: dict[str, Any],
+                           invalid: str, *, cacheable: Callable[[str], bool] | None = None
+                           ) -> tuple[Any, JudgeResponse] | MetricResult:
     """``(parsed, response)``, or an unscored result: a failed call, or an answer that does not
-    parse twice (it is asked once more; the last raw answer goes into ``details``)."""
+    parse twice (it is asked once more; the last raw answer goes into ``details``).
+
+    A managed judge caches an answer when ``parse`` accepts it, or, when given, when
+    ``cacheable(text)`` holds: a request shared by several metrics (the combined safety
+    request) must be cached only when it serves all of them, else one metric's retry would be
+    answered from the cache with the same incomplete answer.
+    """
+    keep = cacheable or (lambda text: parse(text) is not None)
     raw = ""
     for _attempt in range(2):
         try:
-            resp = await ask_judge(ctx.judge, request, accept=lambda r: parse(r.text) is not None)
+            resp = await ask_judge(ctx.judge, request, accept=lambda r: keep(r.text))
         except JudgeError as e:
             return MetricResult.unscored(f"judge call failed: {e}", **details)
         parsed = parse(resp.text)

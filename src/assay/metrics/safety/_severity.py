@@ -36,8 +36,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
-from ..judge import Template, load_template
-from ._ask import ask_until_parsed_accepting
+from ..judge import Template, ask_until_parsed, load_template
 from ._defects import defect_summary, severity_level
 from ._parse import (
     CATEGORIES,
@@ -144,9 +143,9 @@ class SeverityMetric(FieldMetric):
             digit_of = None
         details: dict[str, Any] = {"category": self.category, "mode": mode,
                                    "prompt_sha256": template.sha256}
-        answer_ = await ask_until_parsed_accepting(
-            ctx, request, parse, cacheable, details,
-            f"judge answer has no valid 0-7 {self.category} severity")
+        answer_ = await ask_until_parsed(
+            ctx, request, parse, details,
+            f"judge answer has no valid 0-7 {self.category} severity", cacheable=cacheable)
         if isinstance(answer_, MetricResult):
             return answer_
         (severity, reason), resp = answer_
