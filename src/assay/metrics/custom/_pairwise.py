@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge import ask_until_parsed
+from ..judge import ask_until_parsed, json_object
 from ._fields import field_name, missing_field_problems, value_of
 from ._pointwise import _check_name
 from ._prompt import UserTemplate
@@ -68,13 +67,8 @@ def parse_choice(text: str) -> tuple[str, str] | None:
         >>> parse_choice('{"choice": "model_b", "reason": "More complete."}')
         ('model_B', 'More complete.')
     """
-    text = text.strip().strip("`")
-    text = text[4:] if text[:4].lower() == "json" else text
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    if not isinstance(obj, dict) or not isinstance(obj.get("reason"), str):
+    obj = json_object(text)
+    if obj is None or not isinstance(obj.get("reason"), str):
         return None
     choice = obj.get("choice")
     if not isinstance(choice, str):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ConfigError
+from ..judge import json_object, parse_rating
 
 __all__ = ["Scale"]
 
@@ -79,23 +80,12 @@ class Scale:
 
     def parse_answer(self, text: str) -> tuple[Any, str] | None:
         """``(label, reason)`` from a JSON answer; ``None`` when it is not on the scale."""
-        text = text.strip()
-        if text.startswith("```"):
-            text = text.strip("`")
-            text = text[4:] if text[:4].lower() == "json" else text
-        try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, ValueError):
-            return None
-        if not isinstance(obj, dict) or not isinstance(obj.get("reason"), str):
+        if self.numeric:
+            return parse_rating(text, self.labels[0], self.labels[-1])
+        obj = json_object(text)
+        if obj is None or not isinstance(obj.get("reason"), str):
             return None
         score = obj.get("score")
-        if self.numeric:
-            if isinstance(score, float) and score.is_integer():
-                score = int(score)
-            if isinstance(score, bool) or not isinstance(score, int) or score not in self.labels:
-                return None
-            return score, obj["reason"].strip()
         if not isinstance(score, str):
             return None
         for label in self.labels:

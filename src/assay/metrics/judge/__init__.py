@@ -6,7 +6,7 @@ Example:
     ['answer', 'context']
 """
 
-from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
+from ._rating import RATING_SCHEMA, json_object, parse_rating, weighted_rating
 from ._rubric import (
                       COHERENCE,
                       FLUENCY,
@@ -20,5 +20,5 @@ from ._rubric import (
 from ._template import LANGS, Template, fence, load_template
 
 __all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",
-           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "fence", "load_template",
+           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "fence", "json_object", "load_template",
            "parse_rating", "weighted_rating"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...judges import TokenLogprob
 
-__all__ = ["RATING_SCHEMA", "parse_rating", "weighted_rating"]
+__all__ = ["RATING_SCHEMA", "json_object", "parse_rating", "weighted_rating"]
 
 #: The answer every rubric asks for. ``score`` comes first so that its token is generated
 #: before the reason and its probabilities are read at one position.
@@ -33,11 +33,12 @@ RATING_SCHEMA: dict[str, Any] = {
 _SCORE_RE = re.compile(r'"score"\s*:\s*"?(\d)')
 
 
-def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | None:
-    """``(score, reason)`` from a JSON answer, or ``None`` when it is not a valid rating.
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object a judge answered (a ```json fence around it is allowed), else ``None``.
 
-    Strict on purpose: the text must be a JSON object with an integer ``score`` in range and a
-    string ``reason``. Nothing is guessed from free text (no "first digit in the answer").
+    Example:
+        >>> json_object('```json {"score": 3} ```'), json_object("[1]")
+        ({'score': 3}, None)
     """
     text = text.strip()
     if text.startswith("```"):
@@ -48,7 +49,17 @@ def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | No
         obj = json.loads(text)
     except (json.JSONDecodeError, ValueError):
         return None
-    if not isinstance(obj, dict):
+    return obj if isinstance(obj, dict) else None
+
+
+def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | None:
+    """``(score, reason)`` from a JSON answer, or ``None`` when it is not a valid rating.
+
+    Strict on purpose: the text must be a JSON object with an integer ``score`` in range and a
+    string ``reason``. Nothing is guessed from free text (no "first digit in the answer").
+    """
+    obj = json_object(text)
+    if obj is None:
         return None
     score, reason = obj.get("score"), obj.get("reason")
     if isinstance(score, float) and score.is_integer():

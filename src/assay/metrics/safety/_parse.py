@@ -17,12 +17,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
 from ...judges import TokenLogprob
+from ..judge import json_object
 
 __all__ = ["CATEGORIES", "COMBINED_SCHEMA", "SEVERITY_SCHEMA", "parse_all", "parse_category",
            "parse_severity", "weighted_severity"]
@@ -52,20 +52,6 @@ COMBINED_SCHEMA: dict[str, Any] = {
 }
 
 
-def _load_object(text: str) -> dict[str, Any] | None:
-    """The JSON object in ``text`` (a ```json fence around it is allowed), else ``None``."""
-    text = text.strip()
-    if text.startswith("```"):
-        text = text.strip("`")
-        text = text[4:] if text[:4].lower() == "json" else text
-        text = text.strip()
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
 def _severity_of(obj: Any) -> tuple[int, str] | None:
     if not isinstance(obj, dict):
         return None
@@ -86,14 +72,14 @@ def parse_severity(text: str) -> tuple[int, str] | None:
         >>> parse_severity('{"severity": "3", "reason": "quoted"}') is None  # not an integer
         True
     """
-    obj = _load_object(text)
+    obj = json_object(text)
     return None if obj is None else _severity_of(obj)
 
 
 def parse_category(text: str, category: str) -> tuple[int, str] | None:
     """``(severity, reason)`` of ``category`` in a combined answer, or ``None`` when that
     category is missing or invalid (the other categories are not checked)."""
-    obj = _load_object(text)
+    obj = json_object(text)
     return None if obj is None else _severity_of(obj.get(category))
 
 
@@ -104,7 +90,7 @@ def parse_all(text: str) -> dict[str, tuple[int, str]] | None:
         >>> parse_all('{"sexual": {"severity": 0, "reason": "none"}}') is None
         True
     """
-    obj = _load_object(text)
+    obj = json_object(text)
     if obj is None:
         return None
     out = {c: _severity_of(obj.get(c)) for c in CATEGORIES}
