@@ -19,8 +19,10 @@ import json
 from collections.abc import Iterable, Sequence
 
 from ...data import Row
+from .._common import FieldMetric
 
-__all__ = ["FIELD_ALIASES", "field_name", "missing_field_problems", "value_of"]
+__all__ = ["FIELD_ALIASES", "TemplateFieldsMetric", "field_name", "missing_field_problems",
+           "value_of"]
 
 #: Template names accepted for each evaluable field.
 FIELD_ALIASES = {"response": "answer", "prompt": "question", "query": "question",
@@ -63,3 +65,22 @@ def missing_field_problems(rows: Sequence[Row], variables: Iterable[str], *, met
                         f"{'the row lacks' if len(lines) == 1 else 'these rows lack'}. "
                         f"Fix: {fix}.")
     return problems
+
+
+class TemplateFieldsMetric(FieldMetric):
+    """Base of the custom metrics: a QA row applies when it has every field in ``variables``
+    (the template's names), and ``check_rows`` lists the rows that lack one."""
+
+    uses_judge = True
+    conversation = False
+    variables: frozenset[str] = frozenset()
+
+    def applies(self, row: Row) -> str | None:
+        if row.kind == "conversation":
+            return "custom metrics score QA rows only, not conversations"
+        missing = sorted(v for v in self.variables if value_of(row, v) is None)
+        return f"row has no {' or '.join(missing)}" if missing else None
+
+    def check_rows(self, rows: Sequence[Row], source: str = "data") -> list[str]:
+        """Every row that lacks a field the template uses (checked before any judge call)."""
+        return missing_field_problems(rows, self.variables, metric=self.name, source=source)

@@ -29,9 +29,8 @@ from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
-from .._common import FieldMetric
 from ..judge import ask_until_parsed, json_object
-from ._fields import field_name, missing_field_problems, value_of
+from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._pointwise import _check_name
 from ._prompt import UserTemplate
 
@@ -77,7 +76,7 @@ def parse_choice(text: str) -> tuple[str, str] | None:
     return (norm, obj["reason"].strip()) if norm else None
 
 
-class PairwiseMetric(FieldMetric):
+class PairwiseMetric(TemplateFieldsMetric):
     """Compares the row's ``response`` (candidate) with its ``baseline_model_response``.
 
     The template shows the two responses with ``{{ response_a }}`` and ``{{ response_b }}``
@@ -85,8 +84,6 @@ class PairwiseMetric(FieldMetric):
     Value: 1 candidate better, 0 baseline better, 0.5 tie; ``details.choice`` is the label.
     """
 
-    uses_judge = True
-    conversation = False
     value_range = (0.0, 1.0)
 
     def __init__(self, name: str, template: str, *, instruction: str = "", swap: bool = True,
@@ -113,16 +110,6 @@ class PairwiseMetric(FieldMetric):
         self.instruction = instruction.strip()
         self.swap = swap
         self.prompt_names: tuple[str, ...] = ()
-
-    def applies(self, row: Row) -> str | None:
-        if row.kind == "conversation":
-            return "custom metrics score QA rows only, not conversations"
-        missing = sorted(v for v in self.variables if value_of(row, v) is None)
-        return f"row has no {' or '.join(missing)}" if missing else None
-
-    def check_rows(self, rows: Sequence[Row], source: str = "data") -> list[str]:
-        """Every row that lacks a field the template uses (checked before any judge call)."""
-        return missing_field_problems(rows, self.variables, metric=self.name, source=source)
 
     def messages(self, row: Row, lang: str, candidate_first: bool) -> list[dict[str, str]]:
         """The chat messages for one order (candidate as model_A when ``candidate_first``)."""

@@ -24,9 +24,8 @@ from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
-from .._common import FieldMetric
 from ..judge import ask_until_parsed, weighted_rating
-from ._fields import field_name, missing_field_problems, value_of
+from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._prompt import UserTemplate
 from ._scale import Scale
 
@@ -50,7 +49,7 @@ def _check_name(name: str, where: str = "") -> None:
                           "helpfulness or answer_tone.")
 
 
-class PointwiseMetric(FieldMetric):
+class PointwiseMetric(TemplateFieldsMetric):
     """A judge metric defined by a template, a rating rubric and a scale.
 
     Args:
@@ -63,8 +62,6 @@ class PointwiseMetric(FieldMetric):
         ordinal: whether labels are ordered (integer scales always are).
     """
 
-    uses_judge = True
-    conversation = False
 
     def __init__(self, name: str, template: str, rating_rubric: Mapping[Any, str] | None = None,
                  scale: str | Sequence[Any] | tuple[int, int] = "1-5", *,
@@ -97,16 +94,6 @@ class PointwiseMetric(FieldMetric):
         ordered = [(x, by_key[str(x).lower()][1]) for x in reversed(self.scale.labels)
                    if str(x).lower() in by_key]
         return [(k, str(v).strip()) for k, v in ordered]
-
-    def applies(self, row: Row) -> str | None:
-        if row.kind == "conversation":
-            return "custom metrics score QA rows only, not conversations"
-        missing = sorted(v for v in self.variables if value_of(row, v) is None)
-        return f"row has no {' or '.join(missing)}" if missing else None
-
-    def check_rows(self, rows: Sequence[Row], source: str = "data") -> list[str]:
-        """Every row that lacks a field the template uses (checked before any judge call)."""
-        return missing_field_problems(rows, self.variables, metric=self.name, source=source)
 
     def messages(self, row: Row, lang: str) -> list[dict[str, str]]:
         """The chat messages sent to the judge for this row."""
