@@ -62,7 +62,6 @@ class PointwiseMetric(TemplateFieldsMetric):
         ordinal: whether labels are ordered (integer scales always are).
     """
 
-
     def __init__(self, name: str, template: str, rating_rubric: Mapping[Any, str] | None = None,
                  scale: str | Sequence[Any] | tuple[int, int] = "1-5", *,
                  instruction: str = "", ordinal: bool | None = None, where: str = "") -> None:
