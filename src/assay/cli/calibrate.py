@@ -19,6 +19,7 @@ from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics import Metric
 from ..metrics.custom import load_metric_file
+from ._errors import exit_on_errors
 
 __all__ = ["calibrate"]
 
@@ -52,7 +53,8 @@ def calibrate(
 ) -> None:
     """Run the metric on every rated row with each judge and print the agreement figures."""
     out_dir = out or Path("assay-out") / f"calibrate-{data.stem}"
-    try:
+    with exit_on_errors(
+        "\ninterrupted: judge answers so far are cached; rerun to continue."):
         versions: list[Metric] = [load_metric_file(f, swap=not no_swap)
                                   for f in metric_file or []]
         if metric and versions:
@@ -64,12 +66,6 @@ def calibrate(
             data, metric=versions or metric or "", judges=judge or ["local"], out=out_dir,
             mapping=parse_mapping(map_ or []), lang=lang, style=style,
             cache=False if no_cache else (cache or True), concurrency=concurrency)
-    except AssayError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        err.print("\ninterrupted: judge answers so far are cached; rerun to continue.")
-        raise typer.Exit(130) from None
     Console().print(comparison_table(result.reports,
                                      title=f"assay calibrate: {result.metric} vs humans"))
     for name, report in result.reports.items():

@@ -20,6 +20,7 @@ from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..robustness import load_rgb, make_target, run_suite, summarize, write_summary
 from ..run._managed import ManagedJudge, RetryPolicy
+from ._errors import exit_on_errors
 
 __all__ = ["robustness"]
 
@@ -53,7 +54,9 @@ def robustness(
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
-    try:
+    with exit_on_errors(
+        f"\ninterrupted: answers so far are in {out_dir / 'results.jsonl'}; rerun "
+        "with --resume to continue."):
         if not target:
             raise AssayError("--target is required: python:package.module:function, "
                              "openai:MODEL or http:URL.")
@@ -83,13 +86,6 @@ def robustness(
         finally:
             if judge_cache is not None:
                 judge_cache.close()
-    except AssayError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        err.print(f"\ninterrupted: answers so far are in {out_dir / 'results.jsonl'}; rerun "
-                  "with --resume to continue.")
-        raise typer.Exit(130) from None
     table = summarize(records)
     meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
             "noise_ratios": ratios}

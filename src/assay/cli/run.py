@@ -18,10 +18,11 @@ from rich.console import Console
 from rich.table import Table
 
 from ..data import parse_mapping
-from ..errors import AssayError, DataError
+from ..errors import AssayError
 from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
+from ._errors import exit_on_errors
 
 __all__ = ["choose_metrics", "print_summary", "run"]
 
@@ -71,7 +72,9 @@ def run(
     """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out_dir = out or Path("assay-out") / data.stem
-    try:
+    with exit_on_errors(
+        f"\ninterrupted: finished rows are kept in {out_dir / 'results.jsonl'}; "
+        "rerun the same command with --resume to continue."):
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
@@ -83,16 +86,6 @@ def run(
             safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
             on_plan=_print_plan))
-    except DataError as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    except AssayError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        err.print(f"\ninterrupted: finished rows are kept in {out_dir / 'results.jsonl'}; "
-                  "rerun the same command with --resume to continue.")
-        raise typer.Exit(130) from None
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
 
