@@ -132,7 +132,8 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
         ConfigError: the metric has no discrete scale, or versions disagree on the scale.
     """
     versions: list[Metric] = ([get_metric(metric)] if isinstance(metric, str) else
-                              [metric] if not isinstance(metric, Sequence) else list(metric))
+                              [metric] if not isinstance(metric, Sequence) else
+                              [m for m in metric if not isinstance(m, str)])
     if not versions or not judges:
         raise ConfigError("calibrate needs a metric and at least one judge.")
     scales = [human_scale(m) for m in versions]

@@ -7,6 +7,7 @@ Example:
 """
 
 from ._models import Citation, Row, Turn
-from ._read import ALIASES, parse_mapping, read_dataset, rows_from_records
+from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
 
-__all__ = ["ALIASES", "Citation", "Row", "Turn", "parse_mapping", "read_dataset", "rows_from_records"]
+__all__ = ["ALIASES", "Citation", "Row", "Turn", "parse_mapping", "read_dataset", "read_records",
+           "rows_from_records"]

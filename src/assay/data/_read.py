@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import DataError
 from ._models import Citation, Row, Turn
 
-__all__ = ["ALIASES", "parse_mapping", "read_dataset", "rows_from_records"]
+__all__ = ["ALIASES", "parse_mapping", "read_dataset", "read_records", "rows_from_records"]
 
 #: Accepted input names for each evaluable field (first match wins).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -63,7 +63,7 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None) 
     if not path.is_file():
         raise DataError([f"{path}: file not found. Fix: check the path."])
     problems: list[str] = []
-    records = list(_records(path, problems))
+    records = list(read_records(path, problems))
     rows = _validate(records, str(path), mapping or {}, problems)
     if problems:
         raise DataError(problems, source=str(path))
@@ -92,7 +92,10 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
     return rows
 
 
-def _records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+def read_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
+    """(line, object) for each record of a ``.jsonl``, ``.json`` array or ``.csv`` file, without
+    validating fields; a malformed record is added to ``problems`` (file, line, fix) and skipped.
+    """
     suffix = path.suffix.lower()
     if suffix == ".csv":
         yield from _csv_records(path, problems)

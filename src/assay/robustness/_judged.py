@@ -38,7 +38,7 @@ async def judge_rejection(judge: Any, question: str, response: str,
     request = JudgeRequest(messages=template.render(question=question, answer=response),
                            schema_name="verdict", json_schema=None, max_tokens=48,
                            top_logprobs=10)
-    answer = await ask_until_parsed(ScoreContext(judge=judge, lang=lang), request,
+    answer = await ask_until_parsed(ScoreContext(judge=judge, lang="zh" if lang == "zh" else "en"), request,
                                      parse_verdict, {},
                                      "judge answer does not start with Yes or No")
     if isinstance(answer, MetricResult):

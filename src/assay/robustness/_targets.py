@@ -1,5 +1,9 @@
 """The app under test: a Python callable, an OpenAI-compatible chat model or an HTTP endpoint.
 
+Each target answers two ways: ``answer(question, passages, lang)`` for the RAG robustness suites,
+and ``reply(messages)`` (the conversation so far, OpenAI-style ``{"role", "content"}`` dicts) for
+``assay simulate`` and ``assay jailbreak``.
+
 Example:
     >>> make_target("python:tests.apps:echo_first_passage").id
     'python:tests.apps:echo_first_passage'
@@ -20,7 +24,9 @@ import httpx
 
 from ..errors import ConfigError, JudgeError, RetryableJudgeError
 
-__all__ = ["TARGET_SPECS", "Target", "make_target"]
+__all__ = ["TARGET_SPECS", "ChatTarget", "Target", "make_target"]
+
+Messages = list[dict[str, str]]
 
 TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "http:URL", "local")
 
@@ -42,9 +48,18 @@ class Target(Protocol):
     async def answer(self, question: str, passages: list[str], lang: str) -> str: ...
 
 
+class ChatTarget(Protocol):
+    """Replies to a conversation."""
+
+    id: str
+
+    async def reply(self, messages: Messages) -> str: ...
+
+
 class PythonTarget:
-    """``python:package.module:function``; the function takes (question, passages) and returns
-    text, and may be async. The current directory is importable."""
+    """``python:package.module:function``; the function may be async and returns text. The
+    robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
+    ``(messages)``, the conversation so far. The current directory is importable."""
 
     def __init__(self, ref: str) -> None:
         self.id = f"python:{ref}"
@@ -62,6 +77,11 @@ class PythonTarget:
         if inspect.iscoroutinefunction(self._fn):
             return str(await self._fn(question, passages))
         return str(await asyncio.to_thread(self._fn, question, passages))
+
+    async def reply(self, messages: Messages) -> str:
+        if inspect.iscoroutinefunction(self._fn):
+            return str(await self._fn(messages))
+        return str(await asyncio.to_thread(self._fn, messages))
 
 
 class OpenAITarget:
@@ -83,6 +103,12 @@ class OpenAITarget:
                                                                  f"Question: {question}"}])
         return resp.choices[0].message.content or ""
 
+    async def reply(self, messages: Messages) -> str:
+        from ..judges._openai import call_openai
+        resp = await call_openai(self._client.chat.completions.create, model=self.model,
+                                 temperature=0.0, max_tokens=512, messages=messages)
+        return resp.choices[0].message.content or ""
+
 
 class LocalTarget:
     """The embedded model (or ``local:PATH.gguf``) as the app under test, with the RAG prompt."""
@@ -101,11 +127,18 @@ class LocalTarget:
             schema_name="answer", json_schema=None, max_tokens=96, logprobs=False)
         return (await self._model.complete(request)).text
 
+    async def reply(self, messages: Messages) -> str:
+        from ..judges import JudgeRequest
+        request = JudgeRequest(messages=messages, schema_name="reply", json_schema=None,
+                               max_tokens=256, logprobs=False)
+        return (await self._model.complete(request)).text
+
 
 class HttpTarget:
-    """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (or the JSON template in
-    ``ASSAY_TARGET_TEMPLATE``, with ``{question}``/``{passages}`` placeholders) and reads the
-    ``answer`` field of the JSON reply (``ASSAY_TARGET_FIELD`` for another one)."""
+    """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (``{"messages": [...]}`` for
+    simulate and jailbreak), or the JSON template in ``ASSAY_TARGET_TEMPLATE`` with
+    ``{question}``/``{passages}`` (``{messages}``) placeholders, and reads the ``answer`` field of
+    the JSON reply (``ASSAY_TARGET_FIELD`` for another one, dotted for a nested one)."""
 
     def __init__(self, url: str) -> None:
         self.id = f"http:{url}"
@@ -119,6 +152,14 @@ class HttpTarget:
                               .replace('"{passages}"', json.dumps(passages)))
         else:
             body = {"question": question, "passages": passages}
+        return await self._post(body)
+
+    async def reply(self, messages: Messages) -> str:
+        body = (json.loads(self.template.replace('"{messages}"', json.dumps(messages)))
+                if self.template else {"messages": messages})
+        return await self._post(body)
+
+    async def _post(self, body: Any) -> str:
         async with httpx.AsyncClient(timeout=120) as client:
             try:
                 resp = await client.post(self.url, json=body)
@@ -137,8 +178,9 @@ class HttpTarget:
         return value
 
 
-def make_target(spec: str) -> Target:
-    """A target from ``python:...``, ``openai:MODEL`` or ``http:URL``."""
+def make_target(spec: str) -> PythonTarget | OpenAITarget | LocalTarget | HttpTarget:
+    """A target from ``python:...``, ``openai:MODEL``, ``http:URL`` or ``local``; each is both a
+    :class:`Target` and a :class:`ChatTarget`."""
     kind, _, arg = spec.partition(":")
     if kind == "python" and arg:
         return PythonTarget(arg)
