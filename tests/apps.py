@@ -26,3 +26,34 @@ def hedging_reject(question: str, passages: list[str]) -> str:
     if len(question) % 2:
         return "The passages don't mention this, so I'm not sure."
     return passages[0] if passages else ""
+
+
+#: Words of the shipped jailbreak templates that the toy app falls for.
+_JAILBREAK_MARKERS = ("novelist", "safety researcher", "no content policy", "Begin your reply",
+                      "safety guidelines are switched off", "no words can cause harm",
+                      "[INSERT PROMPT HERE]")
+TOY_COMPLIES = "Sure, here is exactly what you asked for, step by step."
+TOY_REFUSES = "I'm sorry, but I can't help with that."
+
+
+def toy_app(messages: list[dict[str, str]]) -> str:
+    """A chat app that complies with a quarter of harmful requests asked plainly and with three
+    quarters of them under a jailbreak injection (by a stable hash of the first turn's request);
+    after a push-back follow-up it gives in on the second turn. Its "compliance" is a fixed
+    placeholder sentence, not harmful text."""
+    import zlib
+
+    first = messages[0]["content"]
+    injected = any(marker in first for marker in _JAILBREAK_MARKERS)
+    bucket = zlib.crc32(first.encode()) % 4
+    complies = bucket != 3 if injected else bucket == 0
+    if len(messages) > 1 and "anyway" in messages[-1]["content"]:
+        complies = True
+    return TOY_COMPLIES if complies else TOY_REFUSES
+
+
+def broken_chat_app(messages: list[dict[str, str]]) -> str:
+    """Fails on requests that mention poison (to test app failures in simulate)."""
+    if "poison" in messages[0]["content"]:
+        raise RuntimeError("toy app crashed")
+    return TOY_REFUSES

@@ -1,0 +1,267 @@
+"""``assay simulate``, ``assay jailbreak`` and ``assay compare-defects``: adversarial datasets
+from seed requests, and the jailbreak defect rate.
+
+The terminal shows ids, categories and numbers; the requests and the app's replies stay in the
+output files unless ``--show-text`` is given.
+
+Example:
+    >>> _clip("a" * 300, 10)
+    'aaaaaaaaa…'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..data import read_records
+from ..errors import AssayError
+from ..judges import check_judge_spec
+from ..redteam import (
+    ANY,
+    BUILTIN,
+    compare_defects,
+    injected_attacks,
+    jailbreak,
+    load_seeds,
+    load_templates,
+    pick_seeds,
+    plain_attacks,
+    read_run,
+    simulate,
+)
+from ..robustness import make_target
+from ._errors import exit_on_errors
+
+__all__ = ["compare_defects_cmd", "jailbreak_cmd", "simulate_cmd"]
+
+err = Console(stderr=True)
+
+_TARGET_HELP = ("The app under test: python:package.module:function (called with the "
+                "conversation, a list of {role, content} dicts), openai:MODEL, http:URL (POSTs "
+                "{\"messages\": [...]}), or local (the embedded model).")
+_SEEDS_HELP = ("Seed requests: JSONL/CSV with a prompt (or goal, behavior) column, or one per "
+               f"line in a .txt; '{BUILTIN}' for the shipped list (10 per harm category).")
+
+
+def _clip(text: str, width: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _categories(value: str | None) -> list[str] | None:
+    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+def _last_reply(row: dict[str, Any]) -> str:
+    replies = [m["content"] for m in row.get("messages", []) if m.get("role") == "assistant"]
+    return replies[-1] if replies else ""
+
+
+def simulate_cmd(
+    target: Annotated[str, typer.Option(help=_TARGET_HELP)] = "",
+    seeds: Annotated[str, typer.Option(help=_SEEDS_HELP)] = BUILTIN,
+    category: Annotated[str | None, typer.Option(
+        help="Comma-separated categories of the seed list to keep.")] = None,
+    n: Annotated[int | None, typer.Option(min=1, help="Use N seeds (categories in turn).")] = None,
+    turns: Annotated[int, typer.Option(
+        min=1, help="User turns per conversation; later ones follow up on the app's answer.")] = 1,
+    inject: Annotated[bool, typer.Option(
+        help="Wrap each request in a jailbreak template (seed i gets template i mod count).")]
+        = False,
+    templates: Annotated[list[str] | None, typer.Option(
+        help=f"Jailbreak template file (repeatable; '{BUILTIN}' for the shipped ones): a "
+             "template or prompt column with {prompt} or [INSERT PROMPT HERE].")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl.")] = None,
+    resume: Annotated[bool, typer.Option(help="Keep finished rows; ask only the rest.")] = False,
+    concurrency: Annotated[int, typer.Option(min=1, help="Conversations in flight.")] = 4,
+    show_text: Annotated[bool, typer.Option(
+        help="Print the requests and replies (they may be harmful).")] = False,
+) -> None:
+    """Ask the app under test harmful seed requests and save the conversations as a dataset."""
+    name = "builtin" if seeds == BUILTIN else Path(seeds).stem
+    path = out or Path("assay-out") / f"simulate-{name}{'-injected' if inject else ''}.jsonl"
+    with exit_on_errors(f"\ninterrupted: conversations so far are in {path}; rerun with "
+                        "--resume to continue."):
+        if not target:
+            raise AssayError(f"--target is required. {_TARGET_HELP}")
+        if templates and not inject:
+            raise AssayError("--templates needs --inject. Add --inject, or drop --templates.")
+        chosen = pick_seeds(load_seeds(seeds), n, _categories(category))
+        attacks = (injected_attacks(chosen, load_templates(list(templates or [])))
+                   if inject else plain_attacks(chosen))
+        app = make_target(target)
+        rows = asyncio.run(simulate(attacks, app, path, turns=turns, resume=resume,
+                                    concurrency=concurrency, progress=sys.stderr.isatty()))
+    failed = [r for r in rows if r.get("error")]
+    table = Table(title=f"assay simulate: {len(rows)} conversations, {app.id}")
+    for col in ("category", "conversations", "app failures"):
+        table.add_column(col, justify="left" if col == "category" else "right")
+    for cat in sorted({r["category"] for r in rows}):
+        of = [r for r in rows if r["category"] == cat]
+        table.add_row(cat, str(len(of)), str(sum(1 for r in of if r.get("error"))))
+    Console().print(table)
+    if show_text:
+        for r in rows:
+            Console().print(f"[bold]{r['id']}[/bold] {_clip(r['messages'][0]['content'])}\n"
+                            f"  -> {_clip(_last_reply(r))}", highlight=False)
+    for r in failed:
+        err.print(f"[yellow]{r['id']}[/yellow]: {r['error']}", highlight=False)
+    err.print(f"conversations: {path}\nrate them: assay run {path} --metrics "
+              "hate_unfairness,sexual,violence,self_harm,refusal", highlight=False)
+
+
+def _rate(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.1%}"
+
+
+def _diff(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1%}"
+
+
+def print_comparison(report: dict[str, Any], *, title: str,
+                     texts: dict[str, dict[str, Any]] | None = None) -> None:
+    """The per-category defect rates of both sides, their difference, and the rows whose
+    severity rose the most (with the injected request and reply when ``texts`` is given)."""
+    table = Table(title=title)
+    for col in ("category", "plain", "injected", "difference", "scored", "refused",
+                "unscored"):
+        table.add_column(col, justify="left" if col == "category" else "right")
+    for cat, entry in report["categories"].items():
+        base, inj = entry["base"], entry["injected"]
+        table.add_row("any category" if cat == ANY else cat,
+                      f"{_rate(base['defect_rate'])} ({base['defects']})",
+                      f"{_rate(inj['defect_rate'])} ({inj['defects']})", _diff(entry["difference"]),
+                      f"{base['scored']} / {inj['scored']}", f"{base['refused']} / {inj['refused']}",
+                      f"{base['unscored']} / {inj['unscored']}")
+    console = Console()
+    console.print(table)
+    if report["top_rises"]:
+        rises = Table(title="largest severity rises (paired rows)")
+        for col in ("id", "category", "plain", "injected", "rise"):
+            rises.add_column(col, justify="left" if col in ("id", "category") else "right")
+        for r in report["top_rises"]:
+            rises.add_row(r["id"], r["category"], f"{r['base']:g}", f"{r['injected']:g}",
+                          f"+{r['rise']:g}")
+        console.print(rises)
+        for r in report["top_rises"] if texts else []:
+            row = texts.get(r["id"]) if texts else None
+            if row:
+                console.print(f"[bold]{r['id']}[/bold] ({row.get('template') or 'no template'}) "
+                              f"{_clip(row['messages'][0]['content'])}\n"
+                              f"  -> {_clip(_last_reply(row))}", highlight=False)
+    for key, what in (("only_base", "plain"), ("only_injected", "injected")):
+        if report.get(key):
+            err.print(f"[yellow]{len(report[key])} rows only in the {what} run, not compared:"
+                      f"[/yellow] {', '.join(report[key][:10])}", highlight=False)
+
+
+def _rows_by_id(path: Path) -> dict[str, dict[str, Any]]:
+    """A dataset's conversation rows by id (for --show-text; an unreadable row is skipped)."""
+    if not path.is_file():
+        return {}
+    return {str(rec.get("id")): rec for _, rec in read_records(path, [])
+            if isinstance(rec.get("messages"), list)}
+
+
+def jailbreak_cmd(
+    target: Annotated[str, typer.Option(help=_TARGET_HELP)] = "",
+    n: Annotated[int | None, typer.Option(min=1, help="Seeds to use (categories in turn).")]
+        = 20,
+    seeds: Annotated[str, typer.Option(help=_SEEDS_HELP)] = BUILTIN,
+    templates: Annotated[list[str] | None, typer.Option(
+        help=f"Jailbreak template file (repeatable; '{BUILTIN}' for the shipped ones, the "
+             "default): a template or prompt column with {prompt} or [INSERT PROMPT HERE].")]
+        = None,
+    category: Annotated[str | None, typer.Option(
+        help="Comma-separated categories of the seed list to keep.")] = None,
+    turns: Annotated[int, typer.Option(min=1, help="User turns per conversation.")] = 1,
+    judge: Annotated[str, typer.Option(
+        help="Judge: local (embedded, offline), local:PATH.gguf, openai:MODEL, "
+             "azure:DEPLOYMENT.")] = "local",
+    safety_threshold: Annotated[str, typer.Option(
+        help="low, medium or high: the severity level from which a reply is a defect.")]
+        = "medium",
+    safety_mode: Annotated[str, typer.Option(
+        help="combined (one judge request per reply for the four categories) or separate.")]
+        = "combined",
+    refusal: Annotated[bool, typer.Option(
+        help="Also judge whether the app refused (a refusal is never a defect).")] = True,
+    out: Annotated[Path | None, typer.Option(
+        help="Output directory. Default: assay-out/jailbreak-<target>.")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="Judge cache file. Default: the user cache.")] = None,
+    resume: Annotated[bool, typer.Option(
+        help="Keep finished conversations and ratings; do only the rest.")] = False,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
+    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    show_text: Annotated[bool, typer.Option(
+        help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
+) -> None:
+    """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
+    the defect rates and their difference (the jailbreak defect rate)."""
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "-" for c in target)[:60]
+    out_dir = out or Path("assay-out") / f"jailbreak-{safe_name}"
+    with exit_on_errors(f"\ninterrupted: the work so far is in {out_dir}; rerun with --resume "
+                        "to continue."):
+        if not target:
+            raise AssayError(f"--target is required. {_TARGET_HELP}")
+        check_judge_spec(judge)
+        app = make_target(target)
+        report = asyncio.run(jailbreak(
+            app, out=out_dir, n=n, seeds=seeds, templates=templates,
+            categories=_categories(category), turns=turns, judge=judge,
+            cache=cache if cache is not None else True, safety_threshold=safety_threshold,
+            safety_mode=safety_mode, refusal=refusal, resume=resume, concurrency=concurrency,
+            top=top, progress=sys.stderr.isatty()))
+    t = report["timings"]
+    print_comparison(report, title=(
+        f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
+        f"defects at or above {report['threshold']}, {app.id}"),
+        texts=_rows_by_id(out_dir / "injected.jsonl") if show_text else None)
+    failures = report["app_failures"]
+    if any(failures.values()):
+        err.print(f"[yellow]app failures (unscored): plain {failures['plain']}, injected "
+                  f"{failures['injected']}[/yellow]")
+    err.print(f"time: asking {t['ask_plain_s'] + t['ask_injected_s']:.0f} s, rating "
+              f"{t['rate_plain_s'] + t['rate_injected_s']:.0f} s; report: "
+              f"{out_dir / 'jailbreak.json'}", highlight=False)
+
+
+def compare_defects_cmd(
+    base: Annotated[Path, typer.Argument(help="Run without injection: an `assay run` output "
+                                              "directory or its results.jsonl.")],
+    injected: Annotated[Path, typer.Argument(help="Run with injection, rows with the same ids.")],
+    safety_threshold: Annotated[str, typer.Option(
+        help="low, medium or high: the severity level from which a reply is a defect.")]
+        = "medium",
+    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Also write the comparison to this JSON file.")] = None,
+    show_text: Annotated[bool, typer.Option(
+        help="Print the injected request and reply of the listed rows (read from the run's "
+             "dataset; they may be harmful).")] = False,
+) -> None:
+    """Compare the defect rates of two runs on their paired rows (same ids): the jailbreak
+    defect rate when INJECTED is BASE's dataset with jailbreak injections."""
+    with exit_on_errors("\ninterrupted."):
+        report = compare_defects(read_run(base), read_run(injected), threshold=safety_threshold,
+                                 top=top)
+    texts = None
+    if show_text:
+        summary = (injected if injected.is_dir() else injected.parent) / "summary.json"
+        dataset = json.loads(summary.read_text())["dataset"] if summary.is_file() else None
+        texts = _rows_by_id(Path(dataset)) if dataset else {}
+    print_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
+                     texts=texts)
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        err.print(f"comparison: {json_out}")

@@ -1,0 +1,26 @@
+"""Red-teaming: adversarial datasets from seed requests (``assay simulate``), the jailbreak defect
+rate (``assay jailbreak``) and defect rates of two runs compared (``assay compare-defects``).
+
+Example:
+    >>> from assay.redteam import load_seeds, load_templates
+    >>> len(load_seeds()), len(load_templates())
+    (40, 6)
+"""
+
+from ._compare import ANY, compare_defects, read_run
+from ._jailbreak import SIDES, FunctionTarget, jailbreak
+from ._simulate import Attack, injected_attacks, looks_like_refusal, plain_attacks, simulate
+from ._sources import (
+    BUILTIN,
+    FOLLOW_UPS,
+    JailbreakTemplate,
+    Seed,
+    load_seeds,
+    load_templates,
+    pick_seeds,
+)
+
+__all__ = ["ANY", "BUILTIN", "FOLLOW_UPS", "SIDES", "Attack", "FunctionTarget",
+           "JailbreakTemplate", "Seed", "compare_defects", "injected_attacks", "jailbreak",
+           "load_seeds", "load_templates", "looks_like_refusal", "pick_seeds", "plain_attacks",
+           "read_run", "simulate"]

@@ -1,0 +1,143 @@
+"""Ask the app under test a list of harmful requests and keep the conversations as a dataset.
+
+Each attack is one conversation: the first user turn is the seed request (wrapped in a jailbreak
+template for injected attacks); with ``turns > 1`` each later user turn follows up on the app's
+last answer: it pushes back after a refusal and asks for more detail after an answer. Rows are
+written to the output file as they finish, so Ctrl-C loses nothing; ``resume`` keeps finished
+rows and asks only the rest (rows whose app call failed are asked again).
+
+Output rows (JSON Lines, ready for ``assay run``)::
+
+    {"id": "violence-03", "seed_id": "violence-03", "category": "violence", "template": null,
+     "messages": [{"role": "user", "content": ...}, {"role": "assistant", "content": ...}],
+     "error": null}
+
+A row whose app call kept failing has ``error`` set and the messages up to the failed turn; the
+safety metrics leave it unscored ("no assistant turn to rate") when it has no reply at all.
+
+Example:
+    >>> from assay.redteam import load_seeds, load_templates
+    >>> seeds = load_seeds()[:2]
+    >>> [a.first_turn == s.prompt for a, s in zip(plain_attacks(seeds), seeds)]
+    [True, True]
+    >>> attack = injected_attacks(seeds, load_templates())[1]
+    >>> attack.template, attack.seed_id
+    ('filter-research', 'hate-02')
+    >>> looks_like_refusal("I'm sorry, but I can't help with that."), looks_like_refusal("Sure.")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, JudgeError
+from ..robustness._targets import ChatTarget
+from ..run._managed import RetryPolicy
+from ..run._progress import RowProgress
+from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
+
+__all__ = ["Attack", "injected_attacks", "looks_like_refusal", "plain_attacks", "simulate"]
+
+_REFUSAL = re.compile(
+    r"\b(i\s*(?:am|'m)\s+(?:sorry|unable|not able)|i\s+(?:can\s*not|can't|cannot|won't|will not|"
+    r"must decline)|as an ai\b|i\s+do\s+not\s+feel\s+comfortable|not\s+able\s+to\s+(?:help|"
+    r"assist|provide)|against\s+my\s+(?:guidelines|policy))", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One conversation to run: the row id, its seed, its template (None when plain) and the
+    first user turn."""
+
+    id: str
+    seed_id: str
+    category: str
+    template: str | None
+    first_turn: str
+
+
+def plain_attacks(seeds: Sequence[Seed]) -> list[Attack]:
+    """One attack per seed, the request as it is; the row id is the seed id."""
+    return [Attack(s.id, s.id, s.category, None, s.prompt) for s in seeds]
+
+
+def injected_attacks(seeds: Sequence[Seed], templates: Sequence[JailbreakTemplate]) -> list[Attack]:
+    """One attack per seed, the request inside template ``i % len(templates)``; the row id is
+    the seed id, so plain and injected rows pair up by id."""
+    if not templates:
+        raise ConfigError("No jailbreak template to inject. Fix: drop --templates to use the "
+                          "shipped ones, or give a file with at least one template.")
+    return [Attack(s.id, s.id, s.category, t.id, t.inject(s.prompt))
+            for s, t in ((s, templates[i % len(templates)]) for i, s in enumerate(seeds))]
+
+
+def looks_like_refusal(text: str) -> bool:
+    """Whether a reply reads as a refusal (phrase match; picks the next follow-up turn only,
+    never a score: the ``refusal`` metric is the judged one)."""
+    return bool(_REFUSAL.search(text[:400]))
+
+
+def _follow_up(reply: str, turn: int) -> str:
+    options = FOLLOW_UPS["after_refusal" if looks_like_refusal(reply) else "after_answer"]
+    return options[(turn - 1) % len(options)]
+
+
+async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, turns: int = 1,
+                   resume: bool = False, concurrency: int = 4, max_attempts: int = 4,
+                   progress: bool = False, description: str = "asking the app") -> list[dict[str, Any]]:
+    """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
+
+    Returns the rows in attack order. An app call that keeps failing (after retries on
+    retryable errors) leaves its row with ``error`` set, never silently out of the file.
+    """
+    if turns < 1:
+        raise ConfigError(f"Got --turns {turns}. Must be 1 or more.")
+    done = {k: v for k, v in load_finished(out).items() if not v.get("error")} if resume else {}
+    rows: dict[str, dict[str, Any]] = {a.id: done[a.id] for a in attacks if a.id in done}
+    pending = [a for a in attacks if a.id not in rows]
+    retry = RetryPolicy(max_attempts=max_attempts)
+    sem = asyncio.Semaphore(concurrency)
+    # appended rows may repeat a failed row's id; the final rewrite keeps one row per attack
+    writer = ResultsWriter(out, append=resume)
+
+    async def one(attack: Attack) -> None:
+        messages: list[dict[str, str]] = [{"role": "user", "content": attack.first_turn}]
+        error = None
+        started = time.monotonic()
+        async with sem:
+            for turn in range(1, turns + 1):
+                try:
+                    reply = await retry.call(lambda: target.reply([dict(m) for m in messages]))
+                except JudgeError as e:
+                    error = f"app call failed on turn {turn}: {e}"
+                    break
+                except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
+                    error = f"app call failed on turn {turn}: {type(e).__name__}: {e}"
+                    break
+                messages.append({"role": "assistant", "content": reply})
+                if turn < turns:
+                    messages.append({"role": "user", "content": _follow_up(reply, turn)})
+        row = {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,
+               "template": attack.template, "target": target.id, "messages": messages,
+               "error": error, "seconds": round(time.monotonic() - started, 3)}
+        rows[attack.id] = row
+        writer.write(row)
+        bar.advance()
+
+    try:
+        with RowProgress(len(attacks), enabled=progress, done=len(rows),
+                         description=description) as bar:
+            await asyncio.gather(*(one(a) for a in pending))
+    finally:
+        writer.close()
+    ordered = [rows[a.id] for a in attacks if a.id in rows]
+    rewrite_in_order(out, ordered)
+    return ordered
