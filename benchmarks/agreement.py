@@ -38,6 +38,11 @@ WikiEval (0.95 with a GPT-3.5 judge).
     .venv/bin/python benchmarks/agreement.py --judge openai:gpt-4o-mini --n 200
     .venv/bin/python benchmarks/agreement.py --dataset llmbar_adversarial --n 30
     .venv/bin/python benchmarks/agreement.py --dataset summeval --n 32
+    .venv/bin/python benchmarks/agreement.py --dataset toxigen --n 20 --mode both
+
+Safety datasets (``diasafety``, ``davidson``, ``toxigen``, ``xstest``): see
+``benchmarks/safety_agreement.py``; ``--mode`` picks combined (one request for the four
+severities), separate (one per category) or both side by side.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from safety_agreement import DATASETS as SAFETY_DATASETS
+from safety_agreement import run_safety
 from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
@@ -283,7 +290,8 @@ def report(name: str, metric: str, result: assay.EvalResult, items: list[Item],
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", default="halueval",
-                    choices=sorted(DATASETS) + list(PAIRWISE) + ["summeval"])
+                    choices=sorted(DATASETS) + list(PAIRWISE) + ["summeval"]
+                    + sorted(SAFETY_DATASETS))
     ap.add_argument("--n", type=int, default=60, help="rows, half of each label")
     ap.add_argument("--judge", default="local")
     ap.add_argument("--metric", default="groundedness",
@@ -292,12 +300,18 @@ def main() -> None:
                     help="predicted grounded at or above this (default 4 on 1-5, 0.5 on 0-1)")
     ap.add_argument("--style", default="auto", choices=["auto", "rating", "verdict"])
     ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
+    ap.add_argument("--mode", default="both", choices=["combined", "separate", "both"],
+                    help="safety datasets: one judge request for the four severities, one per "
+                         "category, or both side by side")
     args = ap.parse_args()
     cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
     if args.dataset in PAIRWISE:
         return run_pairwise(args.dataset, args.n, args.judge, cache)
     if args.dataset == "summeval":
         return run_summeval(args.n, args.judge, cache, args.style)
+    if args.dataset in SAFETY_DATASETS:
+        run_safety(args.dataset, args.n, args.judge, cache, args.mode)
+        return None
     metrics = [m.strip() for m in args.metric.split(",") if m.strip()]
     unknown = set(metrics) - {"groundedness", "groundedness_claims", "faithfulness"}
     if unknown:
