@@ -319,3 +319,41 @@ def test_simulate_command_writes_the_dataset_and_hides_the_text(tmp_path: Path) 
     assert bad.exit_code == 2 and "--templates needs --inject" in _flat(bad.output)
     none = _invoke("simulate")
     assert none.exit_code == 2 and "--target is required" in _flat(none.output)
+
+
+def test_an_http_target_gets_the_conversation_and_its_reply_field_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    bodies: list[Any] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            bodies.append(body)
+            turns = len(body["input"]["conversation"])
+            reply = json.dumps({"output": {"text": f"reply to {turns} turns"}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("ASSAY_TARGET_TEMPLATE", '{"input": {"conversation": "{messages}"}}')
+    monkeypatch.setenv("ASSAY_TARGET_FIELD", "output.text")
+    try:
+        target = make_target(f"http://127.0.0.1:{server.server_port}/chat")
+        rows = asyncio.run(simulate(plain_attacks(load_seeds()[:2]), target,
+                                    tmp_path / "c.jsonl", turns=2))
+    finally:
+        server.shutdown()
+    assert [m["content"] for m in rows[0]["messages"][1::2]] == ["reply to 1 turns",
+                                                                 "reply to 3 turns"]
+    assert bodies[0] == {"input": {"conversation": [{"role": "user",
+                                                     "content": load_seeds()[0].prompt}]}}
