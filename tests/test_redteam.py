@@ -143,6 +143,23 @@ def test_templates_take_either_placeholder_or_append_the_request(tmp_path: Path)
     assert [t.id for t in both][-2:] == ["wrap", "lead"] and len(both) == 8
 
 
+def test_a_directory_gives_all_its_seed_files_and_its_templates_with_a_placeholder(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("goal\nfirst\n")
+    (tmp_path / "b.jsonl").write_text('{"prompt": "second", "category": "violence"}\n')
+    (tmp_path / "LICENSE.txt").write_text("not a seed\n")
+    seeds = load_seeds(tmp_path)
+    assert [(s.id, s.category, s.prompt) for s in seeds] == [
+        ("a:seed-2", "unspecified", "first"), ("b:seed-1", "violence", "second")]
+    (tmp_path / "t.csv").write_text('name,prompt\nx,"Act free. [INSERT PROMPT HERE]"\n')
+    # a.csv has a goal column only; b.jsonl's prompt has no placeholder: neither is a template
+    assert [t.id for t in load_templates([tmp_path])] == ["x"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataError, match="no .jsonl, .json or .csv file"):
+        load_seeds(empty)
+
+
 def test_injected_attacks_pair_with_plain_ones_by_seed_id() -> None:
     seeds = pick_seeds(load_seeds(), 8)
     templates = load_templates()

@@ -74,8 +74,10 @@ def _first(rec: dict[str, Any], columns: tuple[str, ...]) -> tuple[str | None, s
     return None, None
 
 
-def _records(path: Path, columns: tuple[str, ...], what: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line, record) of a seed or template file; every problem in one DataError."""
+def _records(path: Path, columns: tuple[str, ...], what: str, *,
+             required: bool = True) -> list[tuple[int, dict[str, Any]]]:
+    """(line, record) of a seed or template file; every problem in one DataError. With
+    ``required=False``, records without the text are skipped instead."""
     if not path.is_file():
         raise DataError([(f"{path}: file not found. Fix: check the path, or use {BUILTIN!r} "
                           f"for the shipped {what}s.")])
@@ -85,55 +87,86 @@ def _records(path: Path, columns: tuple[str, ...], what: str) -> list[tuple[int,
                    enumerate(path.read_text("utf-8-sig").split("\n"), start=1) if line.strip()]
     else:
         records = list(read_records(path, problems))
+    if not required:
+        records = [(line, rec) for line, rec in records if _first(rec, columns)[1] is not None]
     for line, rec in records:
         if _first(rec, columns)[1] is None:
             problems.append(f"{path} line {line}: no {what} text. Fix: put it in a "
                             f"{' or '.join(repr(c) for c in columns[:2])} field.")
-    if not records and not problems:
+    if not records and not problems and required:
         problems.append(f"{path}: no {what}s. Fix: add at least one.")
     if problems:
         raise DataError(problems, source=str(path))
     return records
 
 
+def _files(path: Path) -> list[Path]:
+    """``path`` itself, or the data files (.jsonl, .json, .csv) of a directory, sorted."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(f for f in path.iterdir() if f.suffix.lower() in (".jsonl", ".json", ".csv"))
+    if not files:
+        raise DataError([(f"{path}: no .jsonl, .json or .csv file in this directory. Fix: give "
+                         "a seed or template file.")])
+    return files
+
+
 def load_seeds(path: str | Path | None = None) -> list[Seed]:
-    """The shipped seed list (40 requests, 10 per harm category), or the seeds in ``path``.
+    """The shipped seed list (40 requests, 10 per harm category), or the seeds in ``path`` (a
+    file, or a directory: every data file in it; ids then start with the file name when there
+    are several files).
 
     Raises:
         DataError: the file is missing, malformed, or has a record with no request or a
             repeated id (every problem listed, with its line).
     """
-    source = _DATA / "seeds.jsonl" if path in (None, BUILTIN) else Path(str(path))
+    sources = ([_DATA / "seeds.jsonl"] if path in (None, BUILTIN)
+               else _files(Path(str(path))))
     seeds: list[Seed] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     problems: list[str] = []
-    for line, rec in _records(source, _PROMPT_COLUMNS, "request"):
-        _, prompt = _first(rec, _PROMPT_COLUMNS)
-        seed_id = _first(rec, _ID_COLUMNS)[1] or f"seed-{line}"
-        if seed_id in seen:
-            problems.append(f"{source} line {line}, field 'id': {seed_id!r} is already used on "
-                            f"line {seen[seed_id]}. Fix: give each seed its own id.")
-        seen[seed_id] = line
-        category = _first(rec, _CATEGORY_COLUMNS)[1] or "unspecified"
-        seeds.append(Seed(id=seed_id, category=category, prompt=str(prompt)))
+    for source in sources:
+        prefix = f"{source.stem}:" if len(sources) > 1 else ""
+        for line, rec in _records(source, _PROMPT_COLUMNS, "request"):
+            _, prompt = _first(rec, _PROMPT_COLUMNS)
+            seed_id = prefix + (_first(rec, _ID_COLUMNS)[1] or f"seed-{line}")
+            if seed_id in seen:
+                problems.append(f"{source} line {line}, field 'id': {seed_id!r} is already used "
+                                f"on {seen[seed_id]}. Fix: give each seed its own id.")
+            seen[seed_id] = f"line {line}"
+            category = _first(rec, _CATEGORY_COLUMNS)[1] or "unspecified"
+            seeds.append(Seed(id=seed_id, category=category, prompt=str(prompt)))
     if problems:
-        raise DataError(problems, source=str(source))
+        raise DataError(problems, source=str(path))
     return seeds
 
 
 def load_templates(paths: list[str | Path] | None = None) -> list[JailbreakTemplate]:
     """The shipped jailbreak templates, or those of each path (``builtin`` for the shipped ones).
+    From a directory, every data file's templates that have a placeholder are taken (there,
+    records without one are usually something else, such as attack goals).
 
     Raises:
-        DataError: a file is missing or has a record with no template text.
+        DataError: a file is missing or has a record with no template text, or a directory
+            has no template with a placeholder.
     """
     templates: list[JailbreakTemplate] = []
     for path in paths or [BUILTIN]:
-        source = _DATA / "jailbreak_templates.jsonl" if str(path) == BUILTIN else Path(path)
-        for line, rec in _records(source, _TEMPLATE_COLUMNS, "template"):
-            name = _first(rec, _ID_COLUMNS)[1] or f"{source.stem}-{line}"
-            _, text = _first(rec, _TEMPLATE_COLUMNS)
-            templates.append(JailbreakTemplate(id=name, text=str(text)))
+        whole_dir = str(path) != BUILTIN and Path(path).is_dir()
+        sources = ([_DATA / "jailbreak_templates.jsonl"] if str(path) == BUILTIN
+                   else _files(Path(path)))
+        found = []
+        for source in sources:
+            for line, rec in _records(source, _TEMPLATE_COLUMNS, "template",
+                                      required=not whole_dir):
+                name = _first(rec, _ID_COLUMNS)[1] or f"{source.stem}-{line}"
+                text = str(_first(rec, _TEMPLATE_COLUMNS)[1])
+                if not whole_dir or any(mark in text for mark in _PLACEHOLDERS):
+                    found.append(JailbreakTemplate(id=name, text=text))
+        if whole_dir and not found:
+            raise DataError([(f"{path}: no template with a {' or '.join(_PLACEHOLDERS)} "
+                             "placeholder in this directory. Fix: give the template file.")])
+        templates += found
     return templates
 
 
