@@ -47,7 +47,8 @@ err = Console(stderr=True)
 _TARGET_HELP = ("The app under test: python:package.module:function (called with the "
                 "conversation, a list of {role, content} dicts), openai:MODEL, http:URL (POSTs "
                 "{\"messages\": [...]}), or local (the embedded model).")
-_SEEDS_HELP = ("Seed requests: JSONL/CSV with a prompt (or goal, behavior) column, or one per "
+_SEEDS_HELP = ("Seed requests, a file or a directory of them: JSONL/CSV with a prompt (or goal, "
+               "behavior) column, or one per "
                f"line in a .txt; '{BUILTIN}' for the shipped list (10 per harm category).")
 
 

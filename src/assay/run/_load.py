@@ -1,0 +1,59 @@
+"""A finished (or interrupted) run read back from its output directory.
+
+Example:
+    >>> import tempfile
+    >>> from assay.run import evaluate
+    >>> out = tempfile.mkdtemp()
+    >>> _ = evaluate([{"id": "q1", "answer": "a", "ground_truth": "a"}], metrics="exact_match",
+    ...              out=out)
+    >>> run = load_run_dir(out)
+    >>> run.records[0]["exact_match"]["value"], run.summary["rows_done"]
+    (1.0, 1)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+from ._results import load_finished
+
+__all__ = ["RunData", "load_run_dir"]
+
+
+@dataclass
+class RunData:
+    """One run: an id, its summary (as in ``summary.json``), its per-row records (as in
+    ``results.jsonl``, in file order) and free-form metadata (name, dataset, judge, ...)."""
+
+    id: str
+    summary: dict[str, Any]
+    records: list[dict[str, Any]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def load_run_dir(path: str | Path) -> RunData:
+    """The run in an ``assay run --out`` directory; its id is the directory path.
+
+    Raises:
+        DataError: the directory has no ``results.jsonl`` (a missing or unreadable
+            ``summary.json`` gives an empty summary: the rows are what matters).
+    """
+    path = Path(path)
+    results = path / "results.jsonl"
+    if not results.is_file():
+        raise DataError([(f"{path}: no results.jsonl here. Fix: give the --out directory of "
+                          "an `assay run`.")])
+    summary: dict[str, Any] = {}
+    summary_file = path / "summary.json"
+    if summary_file.is_file():
+        try:
+            summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            summary = {}
+    records = list(load_finished(results).values())
+    meta = {"dataset": summary.get("dataset"), "judge": (summary.get("judge") or {}).get("id")}
+    return RunData(id=str(path), summary=summary, records=records, meta=meta)
