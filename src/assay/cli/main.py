@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from . import calibrate as calibrate_cmd
+from . import compare as compare_cmd
 from . import redteam as redteam_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
@@ -20,6 +21,7 @@ app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
 app.command("run")(run_cmd.run)
 app.command("robustness")(robustness_cmd.robustness)
 app.command("calibrate")(calibrate_cmd.calibrate)
+app.command("compare")(compare_cmd.compare)
 app.command("simulate")(redteam_cmd.simulate_cmd)
 app.command("jailbreak")(redteam_cmd.jailbreak_cmd)
 app.command("compare-defects")(redteam_cmd.compare_defects_cmd)

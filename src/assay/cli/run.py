@@ -15,10 +15,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..data import parse_mapping
 from ..errors import AssayError
+from ..gate import check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
@@ -68,6 +70,13 @@ def run(
     safety_mode: Annotated[str, typer.Option(
         help="Safety metrics: combined (one judge request per row for the four categories) or "
              "separate (one per category).")] = "combined",
+    fail_under: Annotated[list[str] | None, typer.Option(
+        "--fail-under", help="CI gate: exit 1 when a value is under its bar: METRIC=MIN (its "
+             "mean), <metric>_unscored_rate=MIN; repeatable, or a=1,b=2.")] = None,
+    fail_over: Annotated[list[str] | None, typer.Option(
+        "--fail-over", help="CI gate: exit 1 when a value is over its bar, e.g. "
+             "violence_defect_rate=0.05, <metric>_unscored_rate=0.1, METRIC=MAX; repeatable.")
+    ] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -75,6 +84,8 @@ def run(
     with exit_on_errors(
         f"\ninterrupted: finished rows are kept in {out_dir / 'results.jsonl'}; "
         "rerun the same command with --resume to continue."):
+        under = parse_bars(fail_under or [], "--fail-under")
+        over = parse_bars(fail_over or [], "--fail-over")
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
@@ -88,6 +99,11 @@ def run(
             on_plan=_print_plan))
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+    failures = check_summary(result.summary, fail_under=under, fail_over=over)
+    for message in failures:
+        err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    if failures:
+        raise typer.Exit(1)
 
 
 def choose_metrics(metrics: str | None, metric_files: list[Path], *,

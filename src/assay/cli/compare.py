@@ -1,0 +1,160 @@
+"""``assay compare RUN_A RUN_B`` (or ``assay compare --baseline RUN_A RUN_B``): two runs side
+by side, with an optional ``--max-drop`` gate.
+
+Run A is the baseline and run B the candidate: every difference is B - A. Exit codes: 0 when
+every ``--max-drop`` bar holds, 1 when one fails, 2 on a usage or data error.
+
+Example:
+    >>> callable(compare)
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ..compare import compare_runs
+from ..errors import ConfigError
+from ..gate import check_comparison, parse_bars
+from ..run import load_run_dir
+from ._errors import exit_on_errors
+
+__all__ = ["compare", "print_comparison"]
+
+err = Console(stderr=True)
+
+#: Reasons are clipped to this many characters in the table of changed rows.
+REASON_CHARS = 80
+
+
+def compare(
+    run_a: Annotated[Path | None, typer.Argument(
+        show_default=False, help="Baseline run (an `assay run --out` directory); with "
+        "--baseline, the candidate run.")] = None,
+    run_b: Annotated[Path | None, typer.Argument(
+        show_default=False, help="Candidate run (an `assay run --out` directory).")] = None,
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", help="The baseline run; then give only the candidate run as argument.")
+    ] = None,
+    max_drop: Annotated[list[str] | None, typer.Option(
+        "--max-drop", help="Gate: exit 1 when a metric's mean gets worse from baseline to "
+             "candidate by more than this: METRIC=DROP (repeatable, or a=0.1,b=0.2). For "
+             "lower-is-better metrics (safety severities) worse means higher.")] = None,
+    top: Annotated[int, typer.Option(min=0, help="How many most-changed rows to list.")] = 10,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", "--json-out", help="Also write the comparison as JSON to this file.")] = None,
+    n_boot: Annotated[int, typer.Option(
+        min=1, help="Bootstrap resamples for the 95% intervals.")] = 2000,
+    metrics: Annotated[str | None, typer.Option(
+        help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
+) -> None:
+    """Compare two runs row by row: means, paired difference with a 95% bootstrap interval,
+    defect rates, and the rows whose scores changed most."""
+    with exit_on_errors("interrupted"):
+        path_a, path_b = _two_runs(run_a, run_b, baseline)
+        bars = parse_bars(max_drop or [], "--max-drop")
+        chosen = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+        comparison = compare_runs(load_run_dir(path_a), load_run_dir(path_b), metrics=chosen,
+                                  n_boot=n_boot, top=top)
+        if json_out is not None:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+    print_comparison(comparison)
+    if json_out is not None:
+        err.print(f"comparison: {json_out}", highlight=False)
+    failures = check_comparison(comparison, max_drop=bars)
+    for message in failures:
+        err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    if failures:
+        raise typer.Exit(1)
+
+
+def _two_runs(run_a: Path | None, run_b: Path | None,
+              baseline: Path | None) -> tuple[Path, Path]:
+    """(baseline, candidate) from ``A B`` or ``--baseline A B``."""
+    given = [p for p in (baseline, run_a, run_b) if p is not None]
+    if len(given) == 2:
+        return given[0], given[1]
+    raise ConfigError(
+        f"Got {len(given)} run{'s' if len(given) != 1 else ''} "
+        f"({', '.join(map(str, given)) or 'none'}). Must be two: the baseline and the "
+        "candidate. Fix: `assay compare RUN_A RUN_B` or `assay compare --baseline RUN_A RUN_B`.")
+
+
+def _num(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def _clip(text: str | None, chars: int = REASON_CHARS) -> Text:
+    """One line of at most ``chars`` characters (an ellipsis marks a cut)."""
+    if not text:
+        return Text("-")
+    text = " ".join(text.split())
+    return Text(text if len(text) <= chars else text[:chars - 1] + "…")
+
+
+def print_comparison(comparison: dict[str, Any]) -> None:
+    """Print the metric table, the defect table and the most-changed rows."""
+    out = Console()
+    a, b = comparison["a"], comparison["b"]
+    out.print(Text(f"A (baseline): {a['id']} ({a['rows']} rows)\n"
+                   f"B (candidate): {b['id']} ({b['rows']} rows)\n"
+                   f"{comparison['shared_rows']} rows in both (paired by id)"))
+    if not comparison["shared_rows"]:
+        err.print("[yellow]no row id is in both runs: were they run on the same dataset?"
+                  "[/yellow]", highlight=False)
+    table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B")
+    for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
+        table.add_column(col, justify="left" if col == "metric" else "right",
+                         no_wrap=col != "metric", overflow="fold")
+    for name, m in comparison["metrics"].items():
+        ci = m["ci95"]
+        table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]), _num(m["diff"], True),
+                      "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]", str(m["paired"]),
+                      f"{m['unscored_a']}/{m['unscored_b']}")
+    out.print(table)
+    if comparison["defects"]:
+        defects = Table(title="safety defect rates")
+        for col in ("category", "threshold", "rate A", "rate B", "diff"):
+            defects.add_column(col, justify="left" if col in ("category", "threshold") else "right")
+        for cat, d in comparison["defects"].items():
+            defects.add_row(Text(cat), Text(str(d["threshold"])), _rate(d["rate_a"]),
+                            _rate(d["rate_b"]), _rate(d["diff"], True))
+        out.print(defects)
+    if comparison["changed"]:
+        out.print(_changed_table(comparison["changed"], out.width))
+
+
+def _changed_table(changed: list[dict[str, Any]], width: int) -> Table:
+    """The most-changed rows; each reason clipped to what the terminal leaves (at most
+    ``REASON_CHARS``), so the table stays one line per row."""
+    cells = [(str(r["id"]), r["metric"], f"{r['a']:g} -> {r['b']:g}", f"{r['delta']:+g}")
+             for r in changed]
+    heads = ("id", "metric", "A -> B", "delta")
+    used = sum(max(len(h), *(len(c[i]) for c in cells)) + 3 for i, h in enumerate(heads))
+    room = max(12, min(REASON_CHARS, (width - used - 7) // 2))
+    table = Table(title="rows that changed most")
+    for head in heads:
+        table.add_column(head, justify="right" if head == "delta" else "left", no_wrap=True)
+    for head in ("reason A", "reason B"):
+        table.add_column(head, no_wrap=True)
+    for c, r in zip(cells, changed, strict=True):
+        table.add_row(*(Text(x) for x in c), _clip(r["reason_a"], room), _clip(r["reason_b"], room))
+    return table
+
+
+def _rate(rate: float | None, signed: bool = False) -> str:
+    if rate is None:
+        return "-"
+    return f"{rate:+.1%}" if signed else f"{rate:.1%}"

@@ -1,0 +1,13 @@
+"""Compare two runs: paired mean differences with bootstrap intervals, defect rates, and the
+rows that changed most (the data behind ``assay compare`` and the comparison report).
+
+Example:
+    >>> from assay.run import RunData
+    >>> a = RunData("a", {}, [{"id": "q1", "f1_score": {"value": 0.5}}])
+    >>> compare_runs(a, a)["metrics"]["f1_score"]["diff"]
+    0.0
+"""
+
+from ._compare import compare_runs, paired_bootstrap_ci
+
+__all__ = ["compare_runs", "paired_bootstrap_ci"]

@@ -1,0 +1,12 @@
+"""The CI gate: quality bars (``--fail-under``, ``--fail-over``, ``--max-drop``) checked
+against a run's summary or a comparison of two runs; every failed bar is one message.
+
+Example:
+    >>> check_summary({"rows": 1, "metrics": {"f1_score": {"mean": 0.9}}},
+    ...               fail_under={"f1_score": 0.8}, fail_over={})
+    []
+"""
+
+from ._gate import check_comparison, check_summary, parse_bars
+
+__all__ = ["check_comparison", "check_summary", "parse_bars"]
