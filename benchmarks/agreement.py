@@ -167,8 +167,27 @@ def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
           f"{agg['position_consistency']:.3f}; judge choices {agg['choices']}")
     print(f"  confusion matrix (rows human, columns judge, {report['labels']}): "
           f"{report['confusion_matrix']}")
+    print_orders(next((work / "out").glob("*/results.jsonl")), rows)
     print(f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/pair "
           f"({summary['judge']['requests']} judge requests)")
+
+
+def print_orders(results: Path, rows: list[dict]) -> None:
+    """Accuracy of each single order (what a judge asked once would score) and the share of
+    answers naming the first-shown response: the position bias that swapping exposes."""
+    gold = {r["id"]: r["preference/human_pairwise_choice"] for r in rows}
+    per_order: dict[str, list[bool]] = defaultdict(list)
+    first_named = []
+    for line in results.read_text().splitlines():
+        rec = json.loads(line)
+        pref = rec.get("preference") or {}
+        for verdict in (pref.get("details") or {}).get("orders", []):
+            per_order[verdict["order"]].append(verdict["verdict"] == gold[rec["id"]])
+            first_named.append(verdict["answer"] == "model_A")
+    accuracy = {order: f"{sum(v) / len(v):.3f} (n={len(v)})" for order, v in per_order.items()}
+    if first_named:
+        print(f"  single-order accuracy {accuracy}; answers naming the first-shown response "
+              f"{sum(first_named) / len(first_named):.3f}")
 
 
 def run_summeval(n: int, judge: str, cache: str, style: str) -> None:
