@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_OUT ?= assay-out/demo
 
-.PHONY: demo test lint bench-efficiency bench-agreement bench-embeddings clean
+.PHONY: demo test postgres lint bench-efficiency bench-agreement bench-embeddings clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,15 @@ demo: $(VENV)/.local-installed
 	@echo "assay demo: evaluating examples/qa.jsonl with the embedded judge (first run assembles the model, ~1.1 GB)"
 	$(BIN)/assay run examples/qa.jsonl --out $(DEMO_OUT)
 
+# PostgreSQL server binaries (Debian's postgresql) for the run-store tests on a real server; as
+# root they are installed when missing, otherwise those tests are skipped with a reason.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "note: PostgreSQL is not installed (apt-get install postgresql); its store tests will be skipped"; fi
+
 ## test: the test suite (offline; includes one real embedded-judge smoke test)
-test: $(VENV)/.dev-installed
+test: $(VENV)/.dev-installed postgres
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev-installed

@@ -1,0 +1,27 @@
+"""The run store: every evaluation run recorded, to list, show, export, delete and compare.
+
+Runs live in SQLite (``runs.sqlite`` in the user data directory by default) or PostgreSQL,
+through SQLAlchemy Core, with a versioned schema and forward-only migrations. Settings pass a
+sanitizer first, so API keys and passwords are never written.
+
+Example:
+    >>> from assay.store import open_store
+    >>> with open_store(":memory:") as store:
+    ...     run_id = store.create_run(name="smoke", tags=["ci"])
+    ...     store.add_rows(run_id, [{"id": "q1", "exact_match": {"value": 1.0}}])
+    ...     store.finish_run(run_id, summary={"metrics": {"exact_match": {"mean": 1.0}}},
+    ...                      complete=True)
+    ...     [(r.name, r.status, r.rows) for r in store.runs(tag="ci")]
+    [('smoke', 'complete', 1)]
+"""
+
+from ._export import FORMATS
+from ._migrations import MIGRATIONS
+from ._schema import SCHEMA_VERSION
+from ._secrets import mask_secrets, sanitize
+from ._store import KINDS, STATUSES, RunInfo, Store, open_store
+from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
+
+__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "KINDS", "MIGRATIONS", "SCHEMA_VERSION",
+           "STATUSES", "RunInfo", "Store", "mask_secrets", "open_store", "resolve_url",
+           "sanitize"]
