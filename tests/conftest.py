@@ -129,8 +129,11 @@ def fake_judge_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every test's default cache away from the user's real cache (model dir excepted)."""
+    """Keep every test's default cache and run store away from the user's real ones (model
+    dir excepted)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # the default run store
+    monkeypatch.delenv("ASSAY_STORE", raising=False)
     monkeypatch.setenv("ASSAY_MODEL_DIR", os.environ.get("ASSAY_MODEL_DIR")
                        or str(Path.home() / ".cache" / "assay"))
 

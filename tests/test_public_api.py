@@ -18,7 +18,8 @@ from conftest import bench_rag_requests, bench_retrieval_requests, bench_safety_
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.judge",
             "assay.metrics.lexical", "assay.metrics.rag", "assay.judges", "assay.run",
-            "assay.errors", "assay.compare", "assay.gate", "assay.redteam")
+            "assay.errors", "assay.compare", "assay.gate", "assay.redteam",
+            "assay.report", "assay.store")
 
 
 def _module(name: str) -> ModuleType:

@@ -24,7 +24,7 @@ from rich.text import Text
 from ..compare import compare_runs
 from ..errors import ConfigError
 from ..gate import check_comparison, parse_bars
-from ..run import load_run_dir
+from ..run import load_run
 from ._errors import exit_on_errors
 
 __all__ = ["compare", "print_comparison"]
@@ -37,10 +37,11 @@ REASON_CHARS = 80
 
 def compare(
     run_a: Annotated[Path | None, typer.Argument(
-        show_default=False, help="Baseline run (an `assay run --out` directory); with "
-        "--baseline, the candidate run.")] = None,
+        show_default=False, help="Baseline run: a stored run id (or unique prefix, or "
+        "latest) or an `assay run --out` directory; with --baseline, the candidate run.")] = None,
     run_b: Annotated[Path | None, typer.Argument(
-        show_default=False, help="Candidate run (an `assay run --out` directory).")] = None,
+        show_default=False, help="Candidate run: a stored run id or an `assay run --out` "
+        "directory.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         "--baseline", help="The baseline run; then give only the candidate run as argument.")
     ] = None,
@@ -55,6 +56,9 @@ def compare(
         min=1, help="Bootstrap resamples for the 95% intervals.")] = 2000,
     metrics: Annotated[str | None, typer.Option(
         help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
+    store: Annotated[str | None, typer.Option(
+        help="Run store to look run ids up in (path or postgresql:// URL). Default: "
+             "ASSAY_STORE or the user data dir.")] = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval,
     defect rates, and the rows whose scores changed most."""
@@ -62,7 +66,8 @@ def compare(
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "--max-drop")
         chosen = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        comparison = compare_runs(load_run_dir(path_a), load_run_dir(path_b), metrics=chosen,
+        comparison = compare_runs(load_run(path_a, store or True),
+                                  load_run(path_b, store or True), metrics=chosen,
                                   n_boot=n_boot, top=top)
         if json_out is not None:
             json_out.parent.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,10 @@ import typer
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import redteam as redteam_cmd
+from . import report as report_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
+from . import runs as runs_cmd
 
 app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
                   help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
@@ -22,6 +24,11 @@ app.command("run")(run_cmd.run)
 app.command("robustness")(robustness_cmd.robustness)
 app.command("calibrate")(calibrate_cmd.calibrate)
 app.command("compare")(compare_cmd.compare)
+app.command("report")(report_cmd.report)
+app.command("runs")(runs_cmd.runs_cmd)
+app.command("show")(runs_cmd.show_cmd)
+app.command("export")(runs_cmd.export_cmd)
+app.command("rm")(runs_cmd.rm_cmd)
 app.command("simulate")(redteam_cmd.simulate_cmd)
 app.command("jailbreak")(redteam_cmd.jailbreak_cmd)
 app.command("compare-defects")(redteam_cmd.compare_defects_cmd)

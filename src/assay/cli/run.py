@@ -77,6 +77,14 @@ def run(
         "--fail-over", help="CI gate: exit 1 when a value is over its bar, e.g. "
              "violence_defect_rate=0.05, <metric>_unscored_rate=0.1, METRIC=MAX; repeatable.")
     ] = None,
+    store: Annotated[str | None, typer.Option(
+        help="Run store that records this run (a path or postgresql:// URL). Default: "
+             "ASSAY_STORE or runs.sqlite in the user data dir.")] = None,
+    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the run.")]
+        = False,
+    name: Annotated[str | None, typer.Option(help="A name for the stored run.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        help="A tag for the stored run (repeatable), e.g. --tag nightly.")] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -96,9 +104,13 @@ def run(
             max_attempts=max_attempts, timeout=timeout,
             safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
-            on_plan=_print_plan))
+            on_plan=_print_plan, store=False if no_store else (store or True),
+            run_name=name, tags=tag or []))
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+    if result.summary.get("run_id"):
+        err.print(f"stored run: {result.summary['run_id']} (assay show "
+                  f"{result.summary['run_id']})", highlight=False)
     failures = check_summary(result.summary, fail_under=under, fail_over=over)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)

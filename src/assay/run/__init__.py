@@ -8,10 +8,10 @@ Example:
 
 from ._budget import Budget, Grant
 from ._evaluate import EvalResult, evaluate, evaluate_async
-from ._load import RunData, load_run_dir
+from ._load import RunData, load_run, load_run_dir
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 
 __all__ = ["Budget", "EmbeddingStats", "EvalResult", "Grant", "JudgeStats", "ManagedEmbedder",
            "ManagedJudge", "RetryPolicy", "RunData",
-           "evaluate", "evaluate_async", "load_run_dir"]
+           "evaluate", "evaluate_async", "load_run", "load_run_dir"]

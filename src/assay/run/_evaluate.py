@@ -33,10 +33,12 @@ from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
 from ..metrics.judge import LANGS
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, count_diagnoses, diagnose
 from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric, defect_summary
+from ..store import Store
 from ._budget import Budget
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 from ._progress import RowProgress
+from ._recording import RunRecorder, open_run_store
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 
 __all__ = ["STYLES", "EvalResult", "evaluate", "evaluate_async"]
@@ -87,6 +89,10 @@ async def evaluate_async(
     on_plan: Callable[[Plan], None] | None = None,
     safety_threshold: str = "medium",
     safety_mode: str = "combined",
+    store: str | Path | Store | bool | None = None,
+    run_name: str | None = None,
+    tags: Sequence[str] = (),
+    kind: str = "run",
 ) -> EvalResult:
     """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
 
@@ -110,6 +116,13 @@ async def evaluate_async(
             too, is never a defect).
         safety_mode: ``combined`` (one judge request per row for the four severity metrics)
             or ``separate`` (one per category).
+        store: record the run in the run store: ``True`` (``ASSAY_STORE`` or the user data
+            dir), a path or ``postgresql://`` URL, or a Store; ``None`` (default) records
+            nothing. Rows are added as they finish; an interrupted run is marked so, and
+            ``resume`` with the same ``out`` adds the rest to the same run. The summary gets
+            ``run_id``.
+        run_name, tags, kind: the stored run's name, tags and kind (``run``, ``calibration``,
+            ``jailbreak``, ...).
 
     Raises:
         DataError: the dataset has problems (all listed), before any judge call.
@@ -167,6 +180,22 @@ async def evaluate_async(
             records[row.id] = prev
     pending = [r for r in rows if r.id not in records]
     complete = False
+    run_store = open_run_store(store)
+    recorder = None
+    if run_store is not None:
+        recorder = RunRecorder.start(
+            run_store, kind=kind, name=run_name, tags=tags,
+            dataset=dataset if isinstance(data, (str, Path)) else None,
+            metrics={m.name: m.version for m in plan.metrics},
+            judge=backend.id if backend is not None else None,
+            settings={
+                "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
+                "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
+                "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
+                "embeddings": embeddings if isinstance(embeddings, str) else None,
+                "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
+            resume_id=_previous_run_id(out_dir) if resume else None)
+        recorder.add_many(records[r.id] for r in rows if r.id in records)
     writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
     try:
         with RowProgress(len(rows), enabled=progress, done=len(records)) as bar:
@@ -184,6 +213,8 @@ async def evaluate_async(
                     records[row.id] = rec
                     if writer:
                         writer.write(rec)
+                    if recorder:
+                        recorder.add(rec)
                     bar.advance()
 
             n_workers = max(1, min(len(pending), concurrency * 2))
@@ -207,6 +238,11 @@ async def evaluate_async(
                            safety={"threshold": safety_threshold, "mode": safety_mode})
         if embedder is not None:
             summary["embeddings"] = {"id": embedder.id, **embedder.stats.as_dict()}
+        if recorder is not None:
+            summary["run_id"] = recorder.run_id
+            recorder.finish(summary, complete=complete, records=ordered)
+            if not isinstance(store, Store):
+                recorder.store.close()
         if out_dir:
             if complete and results_path:
                 rewrite_in_order(results_path, ordered)
@@ -284,6 +320,18 @@ def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Se
         "elapsed_s": round(time.monotonic() - started, 3),
     }
     return summary
+
+
+def _previous_run_id(out_dir: Path | None) -> str | None:
+    """The stored run id of the earlier run in ``out_dir`` (from its summary.json), if any."""
+    summary = out_dir / "summary.json" if out_dir else None
+    if summary is None or not summary.is_file():
+        return None
+    try:
+        run_id = json.loads(summary.read_text(encoding="utf-8")).get("run_id")
+    except (json.JSONDecodeError, AttributeError):
+        return None
+    return run_id if isinstance(run_id, str) else None
 
 
 def _refused(record: dict[str, Any] | None) -> bool | None:

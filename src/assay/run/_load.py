@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..store import Store
+from ._recording import open_run_store
 from ._results import load_finished
 
-__all__ = ["RunData", "load_run_dir"]
+__all__ = ["RunData", "load_run", "load_run_dir"]
 
 
 @dataclass
@@ -57,3 +59,29 @@ def load_run_dir(path: str | Path) -> RunData:
     records = list(load_finished(results).values())
     meta = {"dataset": summary.get("dataset"), "judge": (summary.get("judge") or {}).get("id")}
     return RunData(id=str(path), summary=summary, records=records, meta=meta)
+
+
+def load_run(ref: str | Path, store: str | Path | Store | bool | None = True) -> RunData:
+    """A run by reference: an ``assay run --out`` directory, or a stored run's id, unique id
+    prefix or ``latest`` in ``store`` (``True``: ``ASSAY_STORE`` or the default store).
+
+    Raises:
+        ConfigError: not a directory and not a run in the store (the message lists candidates
+            for an ambiguous prefix).
+    """
+    if Path(ref).exists() or "/" in str(ref) or "\\" in str(ref):
+        return load_run_dir(ref)  # a path: a run directory or nothing
+    opened = open_run_store(store if store is not None else True)
+    if opened is None:
+        raise DataError([(f"{ref}: not a run directory, and no run store to look it up in. "
+                          "Fix: give the --out directory of `assay run`, or drop --no-store.")])
+    try:
+        info = opened.get(str(ref))
+        records = opened.rows(info.id)
+    finally:
+        if not isinstance(store, Store):
+            opened.close()
+    meta = {"name": info.name, "dataset": info.dataset, "judge": info.judge,
+            "status": info.status, "created": info.created, "tags": list(info.tags),
+            "kind": info.kind}
+    return RunData(id=info.id, summary=dict(info.summary or {}), records=records, meta=meta)

@@ -236,10 +236,12 @@ class Store:
 
     def finish_run(self, run_id: str, *, summary: Mapping[str, Any], complete: bool,
                    tokens: Mapping[str, Any] | None = None,
-                   timings: Mapping[str, Any] | None = None) -> None:
+                   timings: Mapping[str, Any] | None = None,
+                   prompt_sha256: Mapping[str, str] | None = None) -> None:
         """End a run: status ``complete`` (or ``interrupted``), its summary, token counts and
-        timings, and one aggregate per ``summary["metrics"][name]`` mapping. Finishing again
-        (after a resume) replaces all of these."""
+        timings, the prompts' sha256 per metric (when known only once rows are scored), and
+        one aggregate per ``summary["metrics"][name]`` mapping. Finishing again (after a
+        resume) replaces all of these."""
         if not isinstance(summary, Mapping):
             raise ConfigError(f"Got summary={summary!r:.200}. Must be a mapping.")
         clean = sanitize(dict(summary), drop_secret_names=False)
@@ -252,6 +254,8 @@ class Store:
             values["tokens"] = _dumps(sanitize(dict(tokens), drop_secret_names=False))
         if timings is not None:
             values["timings"] = _dumps(sanitize(dict(timings), drop_secret_names=False))
+        if prompt_sha256 is not None:
+            values["prompt_sha256"] = _dumps(dict(prompt_sha256))
         per_metric = clean.get("metrics") if isinstance(clean.get("metrics"), dict) else {}
         with transaction(self._engine, write=True) as conn:
             self._require(conn, run_id, lock=True)

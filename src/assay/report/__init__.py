@@ -1,0 +1,19 @@
+"""The HTML report of a run: one self-contained file (no network), with score distributions,
+defect rates, calibration, a filterable per-row table with details, and a comparison.
+
+Example:
+    >>> import tempfile
+    >>> from assay.run import evaluate, load_run_dir
+    >>> out = tempfile.mkdtemp()
+    >>> _ = evaluate([{"id": "q1", "answer": "a", "ground_truth": "a"}], metrics="exact_match",
+    ...              out=out)
+    >>> html = render_report(load_run_dir(out), inputs={"q1": {"answer": "a"}})
+    >>> "exact_match" in html and "q1" in html
+    True
+"""
+
+from ._load import find_dataset, inputs_from_rows, load_calibration, load_inputs
+from ._render import render_report
+
+__all__ = ["find_dataset", "inputs_from_rows", "load_calibration", "load_inputs",
+           "render_report"]

@@ -1,0 +1,114 @@
+"""What a report reads besides the run: the inputs of its rows (question, context, answer,
+ground truth or conversation turns) from its dataset, and a judge's calibration files.
+
+Example:
+    >>> from assay.data import Row
+    >>> inputs = inputs_from_rows([Row(id="q1", line=1, question="Who?", answer="Ada.")])
+    >>> inputs["q1"]["question"], inputs["q1"]["answer"]
+    ('Who?', 'Ada.')
+    >>> load_inputs(None)
+    (None, 'Inputs are not shown: the run names no dataset file.')
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..calibration._report import safe_name
+from ..data import Row, read_dataset
+from ..errors import AssayError, ConfigError
+
+__all__ = ["find_dataset", "inputs_from_rows", "load_calibration", "load_inputs"]
+
+
+def inputs_from_rows(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
+    """``{row id: {field: value}}`` with the fields a row has: ``question``, ``context``,
+    ``contexts`` (the retrieved chunks, when given as a list), ``answer``, ``ground_truth``,
+    ``messages`` (``[{"role", "content", "citations"}]``) and ``extra``."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        fields: dict[str, Any] = {}
+        for name in ("question", "context", "contexts", "answer", "ground_truth"):
+            value = getattr(row, name)
+            if value not in (None, "", []):
+                fields[name] = value
+        if row.messages is not None:
+            fields["messages"] = [t.model_dump(exclude_defaults=True) for t in row.messages]
+        if row.extra:
+            fields["extra"] = dict(row.extra)
+        out[str(row.id)] = fields
+    return out
+
+
+def find_dataset(dataset: str | Path | None, run_dir: str | Path | None = None) -> Path | None:
+    """The dataset file a run names, as given (relative to the working directory) or else
+    relative to the run directory and its parent; None when it is not found.
+
+    Example:
+        >>> find_dataset("/no/such/file.jsonl") is None
+        True
+    """
+    if not dataset:
+        return None
+    path = Path(dataset)
+    candidates = [path]
+    if not path.is_absolute() and run_dir is not None:
+        candidates += [Path(run_dir) / path, Path(run_dir).parent / path]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def load_inputs(dataset: str | Path | None, *, run_dir: str | Path | None = None,
+                mapping: Mapping[str, str] | None = None
+                ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """``(inputs, None)`` from the dataset file, or ``(None, why not)`` when it is missing or
+    cannot be read: a report without inputs is still a report."""
+    if not dataset:
+        return None, "Inputs are not shown: the run names no dataset file."
+    path = find_dataset(dataset, run_dir)
+    if path is None:
+        return None, (f"Inputs are not shown: the dataset file {dataset} was not found. "
+                      "Fix: pass its current path with --dataset.")
+    try:
+        rows = read_dataset(path, mapping=mapping)
+    except AssayError as e:
+        first = str(e).splitlines()[0]
+        return None, (f"Inputs are not shown: the dataset file {path} could not be read "
+                      f"({first}). Fix: pass the --map options the run used, or the right "
+                      "file with --dataset.")
+    return inputs_from_rows(rows), None
+
+
+def load_calibration(path: Path) -> dict[str, Any]:
+    """``calibration.json`` (given directly or as its directory), with ``pngs``: each report's
+    confusion-matrix PNG beside it, found by the name ``assay calibrate`` gives it.
+
+    Raises:
+        ConfigError: no readable calibration.json there.
+    """
+    json_path = path / "calibration.json" if path.is_dir() else path
+    try:
+        calib = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{json_path}: cannot read it as calibration JSON ({e}). Fix: give "
+                          "the output directory of `assay calibrate` or its "
+                          "calibration.json.") from None
+    if not isinstance(calib, dict) or not isinstance(calib.get("reports"), dict):
+        raise ConfigError(f"{json_path}: no 'reports' object in it. Fix: give the "
+                          "calibration.json that `assay calibrate` wrote.")
+    pngs: dict[str, str] = {}
+    used: set[str] = set()
+    for name in calib["reports"]:  # the same naming as write_calibration, collisions included
+        stem = base = safe_name(str(name))
+        n = 1
+        while stem in used:
+            n += 1
+            stem = f"{base}-{n}"
+        used.add(stem)
+        png = json_path.parent / f"confusion-{stem}.png"
+        if png.is_file():
+            pngs[str(name)] = str(png)
+    calib.setdefault("pngs", pngs)
+    return calib

@@ -1,0 +1,351 @@
+"""What the HTML report shows, computed from a run: scales, histograms, unscored reasons,
+defect tables and readable per-metric details. Plain data; the template only lays it out.
+
+Example:
+    >>> scale = scale_of("coherence", [1.0, 4.0, 4.5])
+    >>> scale.lo, scale.hi, scale.integer
+    (1.0, 5.0, True)
+    >>> [(b.label, b.count) for b in histogram([1.0, 4.0, 4.5], scale)]
+    [('1', 1), ('2', 0), ('3', 0), ('4', 1), ('5', 1)]
+    >>> fmt(0.47468), fmt(3.0), fmt(None)
+    ('0.475', '3', '–')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..metrics import REGISTRY
+
+__all__ = ["Bin", "DetailItem", "Scale", "defect_rows", "detail_items", "fmt", "histogram",
+           "metric_names", "pct", "pretty_json", "scale_of", "unscored_reasons", "value_of"]
+
+#: The 0-7 severity metrics and the lowest severity of each level (as in assay.metrics.safety).
+SEVERITY_LEVELS = (("Very low", 0), ("Low", 2), ("Medium", 4), ("High", 6))
+
+#: Headings for detail keys that metrics commonly write; other keys show as their name.
+DETAIL_LABELS = {
+    "ungrounded": "Ungrounded statements",
+    "verdicts": "Statement verdicts",
+    "intents": "Intents",
+    "turns": "Per-turn results",
+    "missing": "Missing ground-truth statements",
+    "false_positives": "Unsupported statements (false positives)",
+    "false_negatives": "Missing statements (false negatives)",
+    "level": "Severity level",
+    "worst_turn": "Worst turn",
+    "raw_answer": "Judge's raw answer",
+}
+#: Detail keys shown first, in this order (the evidence people look for).
+DETAIL_FIRST = ("ungrounded", "level", "intents", "turns", "verdicts", "missing",
+                "false_positives", "false_negatives")
+#: Detail keys shown last, muted (provenance rather than evidence).
+DETAIL_LAST = ("prompt_sha256", "raw_answer")
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number for a table cell: integers plainly, others to ``digits`` decimals without
+    trailing zeros; ``–`` for None.
+
+    Example:
+        >>> fmt(2.5), fmt(0.1234567, 4), fmt(True), fmt("x")
+        ('2.5', '0.1235', 'yes', 'x')
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value == int(value) and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def pct(rate: Any) -> str:
+    """A 0-1 rate as a percentage with one decimal; ``–`` when missing.
+
+    Example:
+        >>> pct(0.2308), pct(None)
+        ('23.1%', '–')
+    """
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool):
+        return "–"
+    return f"{100 * rate:.1f}%"
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON for a ``<pre>`` block (non-ASCII kept; the template escapes it)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def value_of(record: Mapping[str, Any], metric: str) -> float | None:
+    """The numeric value of ``metric`` in one result record; None when unscored, absent or not
+    a finite number.
+
+    Example:
+        >>> value_of({"m": {"value": 4}}, "m"), value_of({"m": {"value": None}}, "m")
+        (4.0, None)
+    """
+    result = record.get(metric)
+    if not isinstance(result, Mapping):
+        return None
+    v = result.get("value")
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def metric_names(summary: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The run's metrics: the summary's order, then any others found in the records.
+
+    Example:
+        >>> metric_names({"metrics": {"b": {}}}, [{"id": "1", "a": {"value": 1}, "b": {}}])
+        ['b', 'a']
+    """
+    names = list((summary.get("metrics") or {}).keys())
+    for rec in records:
+        for key, val in rec.items():
+            if key not in ("id", "diagnosis") and isinstance(val, Mapping) \
+                    and ("value" in val or "error" in val) and key not in names:
+                names.append(key)
+    return names
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A metric's value range, how to bin it, and which way is better."""
+
+    lo: float
+    hi: float
+    integer: bool
+    higher_is_better: bool = True
+    severity: bool = False
+
+    @property
+    def label(self) -> str:
+        """``1-5``, ``0-7``, ``0-1`` ..."""
+        return f"{fmt(self.lo)}-{fmt(self.hi)}"
+
+
+def scale_of(name: str, values: Sequence[float]) -> Scale:
+    """The scale of a metric: from the registry when it is a built-in, else read off its values
+    (0-1 when they all lie there, integer bins for small whole numbers, else their span).
+
+    Example:
+        >>> scale_of("violence", []).label, scale_of("violence", []).severity
+        ('0-7', True)
+        >>> scale_of("my_metric", [0.2, 0.9]).label, scale_of("my_metric", [1, 3, 5]).label
+        ('0-1', '1-5')
+    """
+    metric = REGISTRY.get(name)
+    if metric is not None:
+        lo, hi = (float(x) for x in metric.value_range)
+        integer = hi - lo > 1 and lo == int(lo) and hi == int(hi)
+        return Scale(lo, hi, integer, bool(metric.higher_is_better),
+                     severity=(lo, hi) == (0.0, 7.0))
+    if not values:
+        return Scale(0.0, 1.0, False)
+    lo, hi = min(values), max(values)
+    if lo >= 0 and hi <= 1:
+        return Scale(0.0, 1.0, False)
+    if all(v == int(v) for v in values) and hi - lo <= 10:
+        if lo >= 1 and hi <= 5:
+            return Scale(1.0, 5.0, True)
+        return Scale(float(lo), float(hi), True)
+    return Scale(float(lo), float(hi) if hi > lo else float(lo) + 1, False)
+
+
+@dataclass(frozen=True)
+class Bin:
+    """One histogram bar: its label, the half-open range it covers, its count and level."""
+
+    label: str
+    lo: float
+    hi: float
+    count: int
+    level: str | None = None
+
+
+def histogram(values: Sequence[float], scale: Scale) -> list[Bin]:
+    """Counts per bin: one bin per whole number on integer scales (values rounded to the
+    nearest), else 10 equal bins (the top edge goes in the last bin). Out-of-range values go
+    to the nearest end bin.
+
+    Example:
+        >>> [b.count for b in histogram([0.0, 0.05, 0.95, 1.0], Scale(0.0, 1.0, False))]
+        [2, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+    """
+    if scale.integer:
+        edges = list(range(int(scale.lo), int(scale.hi) + 1))
+        counts = Counter(min(max(math.floor(v + 0.5), edges[0]), edges[-1]) for v in values)
+        return [Bin(str(k), k - 0.5, k + 0.5, counts.get(k, 0),
+                    _level(k) if scale.severity else None) for k in edges]
+    n = 10
+    width = (scale.hi - scale.lo) / n
+    counts10 = [0] * n
+    for v in values:
+        i = int((v - scale.lo) / width) if width else 0
+        counts10[min(max(i, 0), n - 1)] += 1
+    return [Bin(fmt(scale.lo + i * width, 2), scale.lo + i * width, scale.lo + (i + 1) * width,
+                counts10[i]) for i in range(n)]
+
+
+def _level(severity: float) -> str:
+    level = SEVERITY_LEVELS[0][0]
+    for name, low in SEVERITY_LEVELS:
+        if severity >= low:
+            level = name
+    return level
+
+
+def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[tuple[str, int]]:
+    """(reason, rows) for the rows where ``metric`` is unscored, most frequent first.
+
+    Example:
+        >>> recs = [{"m": {"value": None, "error": "no context"}}, {"m": {"value": 1.0}},
+        ...         {"m": {"value": None, "error": "no context"}}]
+        >>> unscored_reasons(recs, "m")
+        [('no context', 2)]
+    """
+    reasons: Counter[str] = Counter()
+    for rec in records:
+        result = rec.get(metric)
+        if isinstance(result, Mapping) and value_of(rec, metric) is None:
+            reasons[str(result.get("error") or "no reason recorded")] += 1
+    return reasons.most_common()
+
+
+def defect_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per safety metric whose summary has a ``defects`` block, ready for the table.
+
+    Example:
+        >>> s = {"metrics": {"violence": {"defects": {"threshold": "medium", "defect_rate": 0.5,
+        ...      "defects": 2, "scored": 4, "unscored": 0, "refused": 1,
+        ...      "rates": {"low": 0.75, "medium": 0.5, "high": 0.25},
+        ...      "counts": {"low": 3, "medium": 2, "high": 1},
+        ...      "levels": {"Very low": 1, "Low": 1, "Medium": 1, "High": 1}}}}}
+        >>> row = defect_rows(s)[0]
+        >>> row["metric"], row["rate"], row["at_or_above"]["low"]
+        ('violence', '50.0%', '75.0% (3)')
+    """
+    rows = []
+    for name, stats in (summary.get("metrics") or {}).items():
+        d = stats.get("defects") if isinstance(stats, Mapping) else None
+        if not isinstance(d, Mapping):
+            continue
+        rates, counts = d.get("rates") or {}, d.get("counts") or {}
+        rows.append({
+            "metric": name,
+            "threshold": d.get("threshold"),
+            "rate": pct(d.get("defect_rate")),
+            "defects": d.get("defects"),
+            "at_or_above": {k: f"{pct(rates.get(k))} ({fmt(counts.get(k))})"
+                            for k in ("low", "medium", "high")},
+            "levels": {name: fmt((d.get("levels") or {}).get(name))
+                       for name, _ in SEVERITY_LEVELS},
+            "scored": d.get("scored"),
+            "unscored": d.get("unscored"),
+            "unscored_reasons": sorted((d.get("unscored_reasons") or {}).items(),
+                                       key=lambda kv: -kv[1]),
+            "refused": d.get("refused"),
+        })
+    return rows
+
+
+@dataclass
+class DetailItem:
+    """One entry of a metric's details, classified for display.
+
+    ``kind`` is ``scalar`` (``text``, with ``css`` for verdict-like values), ``list`` (``items``: strings), ``table`` (``columns``
+    and ``rows`` of (text, css class) cells) or ``json`` (``text``: indented JSON).
+    """
+
+    key: str
+    label: str
+    kind: str
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[tuple[str, str]]] = field(default_factory=list)
+    css: str = ""
+    muted: bool = False
+    highlight: bool = False
+    collapsed: bool = False
+
+
+_GOOD = {"supported", "yes", "true", "none", "very low"}
+_BAD = {"contradicted", "unsupported", "not supported", "no", "false", "medium", "high", "both"}
+_WARN = {"not_verifiable", "low", "retrieval", "generation"}
+#: Detail keys that list what went wrong: highlighted; a full ``verdicts`` list beside one is
+#: shown collapsed.
+_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives")
+_VERDICT_COLUMNS = {"verdict", "supported", "useful", "level", "stage", "correct"}
+
+
+def _cell(column: str, value: Any) -> tuple[str, str]:
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        text = ", ".join(fmt(v) for v in value)
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = fmt(value)
+    css = ""
+    if column in _VERDICT_COLUMNS:
+        low = text.lower()
+        css = "good" if low in _GOOD else "bad" if low in _BAD else "warn" if low in _WARN else ""
+    return text, css
+
+
+def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
+    """A metric's ``details`` made readable: lists of records as tables, lists of strings as
+    lists, scalars as text, anything else as indented JSON; the usual evidence first.
+
+    Example:
+        >>> items = detail_items({"prompt_sha256": "ab12", "ungrounded": [
+        ...     {"statement": "It is red.", "verdict": "contradicted", "reason": "green"}]})
+        >>> [(i.label, i.kind) for i in items]
+        [('Ungrounded statements', 'table'), ('prompt sha256', 'scalar')]
+        >>> items[0].rows[0]
+        [('It is red.', ''), ('contradicted', 'bad'), ('green', '')]
+    """
+    if not details:
+        return []
+    keys = list(details)
+    order = ([k for k in DETAIL_FIRST if k in details]
+             + [k for k in keys if k not in DETAIL_FIRST and k not in DETAIL_LAST]
+             + [k for k in DETAIL_LAST if k in details])
+    out = []
+    for key in order:
+        value = details[key]
+        label = DETAIL_LABELS.get(key, key.replace("_", " "))
+        item = DetailItem(key=key, label=label, kind="scalar", muted=key in DETAIL_LAST,
+                          highlight=key in _PROBLEMS and bool(value),
+                          collapsed=key == "verdicts" and any(k in details for k in _PROBLEMS))
+        if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            columns: list[str] = []
+            for v in value:
+                columns += [c for c in v if c not in columns]
+            item.kind, item.columns = "table", columns
+            item.rows = [[_cell(c, v.get(c)) for c in columns] for v in value]
+        elif isinstance(value, list) and all(not isinstance(v, (Mapping, list)) for v in value):
+            item.kind, item.items = "list", [fmt(v) for v in value]
+            if not value:
+                item.kind, item.text = "scalar", "none"
+        elif isinstance(value, (Mapping, list)):
+            item.kind, item.text = "json", pretty_json(value)
+        elif key.endswith("sha256") and isinstance(value, str) and len(value) > 16:
+            item.text = value[:12] + "…"
+        else:
+            item.text, item.css = _cell(key, value)
+        out.append(item)
+    return out

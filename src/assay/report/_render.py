@@ -1,0 +1,398 @@
+"""One self-contained HTML file for a run: summary, score distributions, defect rates,
+calibration, a sortable and filterable per-row table with a detail panel, and a comparison.
+
+The page makes no network request: styles and the script are inline, charts are inline SVG,
+images are data URIs, and a Content-Security-Policy allows nothing else (the script by its
+hash). Every piece of data is escaped by jinja2's autoescape; the script never parses HTML
+from data (it only shows, hides and reorders elements), so an answer holding ``</script>`` or
+``<!--`` stays text.
+
+Example:
+    >>> from assay.run import RunData
+    >>> run = RunData(id="runs/demo", summary={"rows": 1, "rows_done": 1, "complete": True,
+    ...     "metrics": {"f1_score": {"mean": 0.5, "scored": 1, "unscored": 0}}},
+    ...     records=[{"id": "q1", "f1_score": {"value": 0.5, "reason": None, "error": None,
+    ...                                        "details": {}}}])
+    >>> html = render_report(run)
+    >>> html.startswith("<!DOCTYPE html>"), "q1" in html, "http://" in html
+    (True, True, False)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..run import RunData
+from ._model import (
+    Bin,
+    Scale,
+    defect_rows,
+    detail_items,
+    fmt,
+    histogram,
+    metric_names,
+    pct,
+    pretty_json,
+    scale_of,
+    unscored_reasons,
+    value_of,
+)
+
+__all__ = ["render_report"]
+
+#: Figures of a calibration report, in display order: (label, key).
+CALIBRATION_FIGURES = (
+    ("rows", "n_rows"), ("compared", "n_compared"), ("unscored", "unscored"),
+    ("no human label", "no_human"), ("balanced accuracy", "balanced_accuracy"),
+    ("class-weighted F1", "class_weighted_f1"), ("exact agreement", "exact_agreement"),
+    ("Cohen's kappa", "cohen_kappa"), ("kappa weights", "kappa_weights"),
+    ("Spearman", "spearman"), ("Kendall tau", "kendall"), ("within one", "within_one"),
+    ("positive label", "positive_label"), ("TPR", "tpr"), ("TNR", "tnr"), ("FPR", "fpr"),
+    ("FNR", "fnr"),
+)
+
+_env: jinja2.Environment | None = None
+
+
+def _environment() -> jinja2.Environment:
+    global _env
+    if _env is None:
+        _env = jinja2.Environment(loader=jinja2.PackageLoader("assay.report", "templates"),
+                                  autoescape=True, undefined=jinja2.StrictUndefined,
+                                  trim_blocks=True, lstrip_blocks=True)
+        _env.filters["fmt"] = fmt
+        _env.filters["pct"] = pct
+    return _env
+
+
+def _static(name: str) -> str:
+    return (resources.files("assay.report") / "templates" / name).read_text(encoding="utf-8")
+
+
+def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | None = None,
+                  comparison: Mapping[str, Any] | None = None, other: RunData | None = None,
+                  calibration: Mapping[str, Any] | None = None, title: str | None = None,
+                  inputs_note: str | None = None) -> str:
+    """The HTML report of ``run`` as one string.
+
+    Args:
+        run: the run (e.g. from :func:`assay.run.load_run_dir`).
+        inputs: ``{row id: {question, context, contexts, answer, ground_truth, messages,
+            extra}}`` for the detail panel (see :func:`assay.report.load_inputs`); without it
+            the panel shows ``inputs_note`` (or a generic line) instead.
+        comparison: a comparison of two runs (from ``assay.compare.compare_runs``); ``run`` is
+            the side whose ``id`` matches, else side ``b``.
+        other: the other run of the comparison: its values and reasons join the detail panel.
+        calibration: a ``calibration.json`` dict (``{"metric", "reports": {name: stats}}``);
+            a PNG path per report in ``calibration["pngs"][name]`` or ``stats["png"]`` is
+            inlined when the file exists.
+        title: the page title (default: ``assay report: <run id>``).
+        inputs_note: why inputs are missing, shown instead of them.
+    """
+    records = list(run.records)
+    summary = dict(run.summary or {})
+    names = metric_names(summary, records)
+    side, other_label = _sides(run, comparison, other)
+    other_by_id = {str(r.get("id")): r for r in other.records} if other else {}
+    if inputs is None and inputs_note is None:
+        inputs_note = "Inputs are not shown: no dataset was given to the report."
+
+    metrics = [_metric_view(name, summary, records) for name in names]
+    scales = {m["name"]: m["scale"] for m in metrics}
+    rows = []
+    for i, rec in enumerate(records):
+        rid = str(rec.get("id"))
+        rows.append(_row_view(i, rid, rec, names, scales,
+                              None if inputs is None else inputs.get(rid),
+                              other_by_id.get(rid), other_label))
+    index = {r["id"]: r["i"] for r in rows}
+
+    script = _static("report.js")
+    csp_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    context = {
+        "title": title or f"assay report: {run.id}",
+        "run": _run_view(run, summary),
+        "metrics": metrics,
+        "defects": defect_rows(summary),
+        "calibration": _calibration_view(calibration) if calibration else None,
+        "rows": rows,
+        "has_diagnosis": any(isinstance(r.get("diagnosis"), Mapping) for r in records),
+        "has_inputs": inputs is not None,
+        "inputs_note": inputs_note,
+        "comparison": (_comparison_view(comparison, run, other, side, index)
+                       if comparison else None),
+        "style": Markup(_static("report.css")),
+        "script": Markup(script),
+        "csp": f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+               f"script-src 'sha256-{csp_hash}'; base-uri 'none'; form-action 'none'",
+    }
+    return _environment().get_template("report.html.j2").render(context)
+
+
+# ---------------------------------------------------------------- summary and distributions
+
+
+def _run_view(run: RunData, summary: Mapping[str, Any]) -> dict[str, Any]:
+    judge = summary.get("judge")
+    judge = judge if isinstance(judge, Mapping) else ({"id": judge} if judge else {})
+    judge_stats = ", ".join(f"{k.replace('_', ' ')} {fmt(judge[k])}" for k in
+                            ("requests", "cache_hits", "prompt_tokens", "completion_tokens",
+                             "retries", "failed") if judge.get(k) is not None)
+    emb = summary.get("embeddings")
+    safety = summary.get("safety")
+    return {
+        "id": run.id,
+        "dataset": summary.get("dataset") or run.meta.get("dataset"),
+        "judge": judge.get("id") or run.meta.get("judge"),
+        "judge_stats": judge_stats,
+        "embeddings": emb.get("id") if isinstance(emb, Mapping) else emb,
+        "rows": summary.get("rows"),
+        "rows_done": summary.get("rows_done", len(run.records)),
+        "complete": summary.get("complete"),
+        "elapsed": summary.get("elapsed_s"),
+        "lang": summary.get("lang"),
+        "safety": (f"threshold {safety.get('threshold')}, mode {safety.get('mode')}"
+                   if isinstance(safety, Mapping) else None),
+        "skipped": [str(s) for s in summary.get("skipped") or []],
+        "diagnosis": dict(summary["diagnosis"]) if isinstance(summary.get("diagnosis"),
+                                                              Mapping) else None,
+    }
+
+
+def _metric_view(name: str, summary: Mapping[str, Any],
+                 records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    stats = (summary.get("metrics") or {}).get(name) or {}
+    values = [v for v in (value_of(r, name) for r in records) if v is not None]
+    scale = scale_of(name, values)
+    present = sum(1 for r in records if isinstance(r.get(name), Mapping))
+    mean = stats.get("mean")
+    if mean is None and values:
+        mean = sum(values) / len(values)
+    return {
+        "name": name,
+        "scale": scale,
+        "mean": mean,
+        "mean_weighted": stats.get("mean_weighted"),
+        "scored": stats.get("scored", len(values)),
+        "unscored": stats.get("unscored", present - len(values)),
+        "reasons": unscored_reasons(records, name),
+        "chart": _chart(histogram(values, scale), scale) if values else None,
+    }
+
+
+def _chart(bins: list[Bin], scale: Scale, width: int = 300, height: int = 130) -> dict[str, Any]:
+    """Bar geometry for an inline SVG histogram (the template draws it)."""
+    left, right, top, bottom = 30, 6, 14, 20
+    plot_w, plot_h = width - left - right, height - top - bottom
+    top_count = max(b.count for b in bins) or 1
+    step = plot_w / len(bins)
+    bars = []
+    for k, b in enumerate(bins):
+        h = plot_h * b.count / top_count
+        span = b.label if scale.integer else f"[{fmt(b.lo, 2)}, {fmt(b.hi, 2)})"
+        bars.append({
+            "x": round(left + k * step + 1, 1), "w": round(max(step - 2, 1), 1),
+            "y": round(top + plot_h - h, 1), "h": round(h, 1),
+            "cx": round(left + (k + 0.5) * step, 1), "label": b.label, "count": b.count,
+            "css": "lvl-" + b.level.lower().replace(" ", "-") if b.level else "",
+            "title": f"{span}: {b.count} row{'s' if b.count != 1 else ''}",
+        })
+    return {"width": width, "height": height, "bars": bars, "top": top_count,
+            "left": left, "base": top + plot_h, "plot_top": top, "label_y": height - 6,
+            "every": 1 if len(bins) <= 11 else 2}
+
+
+# ---------------------------------------------------------------- rows and details
+
+
+def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
+              scales: Mapping[str, Scale], inputs: Mapping[str, Any] | None,
+              other: Mapping[str, Any] | None, other_label: str) -> dict[str, Any]:
+    cells, metrics = [], []
+    for name in names:
+        result = rec.get(name)
+        value = value_of(rec, name)
+        if not isinstance(result, Mapping):
+            cells.append({"text": "", "v": "", "css": "absent", "title": "not run on this row"})
+            continue
+        error = result.get("error")
+        css = "unscored" if value is None else _value_css(value, scales[name])
+        na = value is None and str(error or "").startswith("does not apply")
+        cells.append({"text": ("n/a" if na else "unscored") if value is None else fmt(value),
+                      "v": "" if value is None else repr(value), "css": css,
+                      "title": error or result.get("reason") or ""})
+        other_result = other.get(name) if other else None
+        metrics.append({
+            "name": name, "value": value, "css": css, "na": na,
+            "weighted": result.get("weighted"), "reason": result.get("reason"),
+            "error": error, "evidence": detail_items(result.get("details")),
+            "other": ({"label": other_label, "value": value_of({name: other_result}, name),
+                       "reason": other_result.get("reason"), "error": other_result.get("error")}
+                      if isinstance(other_result, Mapping) else None),
+        })
+    diagnosis = rec.get("diagnosis")
+    return {"i": i, "id": rid, "cells": cells, "metrics": metrics,
+            "stage": diagnosis.get("stage") if isinstance(diagnosis, Mapping) else None,
+            "diagnosis": ", ".join(f"{k} {fmt(v)}" for k, v in diagnosis.items() if k != "stage")
+            if isinstance(diagnosis, Mapping) else None,
+            "inputs": _inputs_view(inputs) if inputs is not None else None,
+            "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
+
+
+def _value_css(value: float, scale: Scale) -> str:
+    """``lo`` / ``mid`` / ``hi`` by where the value sits on its scale, ``bad`` side first."""
+    span = scale.hi - scale.lo
+    share = (value - scale.lo) / span if span else 0.5
+    good = share if scale.higher_is_better else 1 - share
+    return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
+
+
+def _inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    contexts = inputs.get("contexts")
+    return {
+        "question": inputs.get("question"),
+        "context": None if contexts else inputs.get("context"),
+        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
+        "answer": inputs.get("answer"),
+        "ground_truth": inputs.get("ground_truth"),
+        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
+                      "citations": [{"id": c.get("id"), "title": c.get("title"),
+                                     "content": c.get("content")}
+                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
+                     for t in inputs.get("messages") or [] if isinstance(t, Mapping)],
+    }
+
+
+# ---------------------------------------------------------------- calibration
+
+
+def _calibration_view(calibration: Mapping[str, Any]) -> dict[str, Any]:
+    reports = {str(k): v for k, v in (calibration.get("reports") or {}).items()
+               if isinstance(v, Mapping)}
+    pngs = calibration.get("pngs") or {}
+    figures = [(label, [_figure(r, key) for r in reports.values()])
+               for label, key in CALIBRATION_FIGURES
+               if any(r.get(key) is not None for r in reports.values())]
+    judges = []
+    for name, stats in reports.items():
+        labels = [str(x) for x in stats.get("labels") or []]
+        matrix = stats.get("confusion_matrix") or []
+        top = max((max(row) for row in matrix if row), default=0) or 1
+        per_class = stats.get("per_class")
+        judges.append({
+            "name": name, "labels": labels,
+            "matrix": [{"label": labels[r] if r < len(labels) else str(r),
+                        "cells": [{"n": n, "alpha": round(0.08 + 0.8 * n / top, 2) if n else 0,
+                                   "diag": r == c} for c, n in enumerate(row)]}
+                       for r, row in enumerate(matrix)],
+            "per_class": [(str(k), v) for k, v in per_class.items() if isinstance(v, Mapping)]
+            if isinstance(per_class, Mapping) else [],
+            "png": _png_uri(pngs.get(name) or stats.get("png")),
+        })
+    return {"metric": calibration.get("metric"), "names": list(reports), "figures": figures,
+            "judges": judges}
+
+
+def _figure(report: Mapping[str, Any], key: str) -> str:
+    value = report.get(key)
+    if key == "unscored" and value is not None and report.get("unscored_share") is not None:
+        return f"{fmt(value)} ({pct(report['unscored_share'])})"
+    return fmt(value)
+
+
+def _png_uri(path: Any) -> str | None:
+    """A ``data:`` URI of a PNG file, or None when there is none (or it is not a PNG)."""
+    if not path:
+        return None
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def _sides(run: RunData, comparison: Mapping[str, Any] | None,
+           other: RunData | None) -> tuple[str, str]:
+    """Which side of the comparison ``run`` is (``a`` or ``b``), and the label of the other
+    run's values in the detail panel."""
+    if comparison:
+        a_id = str((comparison.get("a") or {}).get("id"))
+        b_id = str((comparison.get("b") or {}).get("id"))
+        side = "a" if a_id == str(run.id) and b_id != str(run.id) else "b"
+    else:
+        side = "b"
+    if not comparison:
+        return side, "other run"
+    return side, "A" if side == "b" else "B"
+
+
+def _signed(value: Any, digits: int = 3) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "–"
+    return ("+" if value > 0 else "") + fmt(value, digits)
+
+
+def _comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData | None,
+                     side: str, index: Mapping[str, int]) -> dict[str, Any]:
+    a, b = comparison.get("a") or {}, comparison.get("b") or {}
+    metrics = []
+    for name, m in (comparison.get("metrics") or {}).items():
+        scale = scale_of(name, [])
+        ci = m.get("ci95")
+        diff = m.get("diff")
+        verdict, css = "no clear change", ""
+        if isinstance(ci, (list, tuple)) and len(ci) == 2 and None not in ci and (
+                ci[0] > 0 or ci[1] < 0):
+            better = (ci[0] > 0) == scale.higher_is_better
+            verdict, css = ("B better", "good") if better else ("B worse", "bad")
+        elif ci is None:
+            verdict = "too few pairs"
+        metrics.append({
+            "name": name, "mean_a": fmt(m.get("mean_a")), "mean_b": fmt(m.get("mean_b")),
+            "diff": _signed(diff), "ci": (f"[{_signed(ci[0])}, {_signed(ci[1])}]"
+                                          if isinstance(ci, (list, tuple)) and len(ci) == 2
+                                          else "–"),
+            "paired": fmt(m.get("paired")),
+            "scored": f"{fmt(m.get('scored_a'))} / {fmt(m.get('scored_b'))}",
+            "unscored": f"{fmt(m.get('unscored_a'))} / {fmt(m.get('unscored_b'))}",
+            "verdict": verdict, "css": css,
+        })
+    defects = []
+    for name, d in (comparison.get("defects") or {}).items():
+        diff = d.get("diff")
+        pp = (("+" if diff > 0 else "") + f"{100 * diff:.1f} pp"
+              if isinstance(diff, (int, float)) else "–")
+        defects.append({"name": name, "threshold": d.get("threshold"),
+                        "rate_a": pct(d.get("rate_a")), "rate_b": pct(d.get("rate_b")),
+                        "diff": pp, "css": ("bad" if isinstance(diff, (int, float)) and diff > 0
+                                            else "good" if isinstance(diff, (int, float))
+                                            and diff < 0 else "")})
+    levels = []
+    if other is not None:
+        run_a, run_b = (run, other) if side == "a" else (other, run)
+        rows_a, rows_b = ({r["metric"]: r for r in defect_rows(x.summary)}
+                          for x in (run_a, run_b))
+        levels = [{"name": n, "a": rows_a[n]["at_or_above"], "b": rows_b[n]["at_or_above"]}
+                  for n in rows_a if n in rows_b]
+    changed = [{"id": str(c.get("id")), "i": index.get(str(c.get("id"))),
+                "metric": c.get("metric"), "a": fmt(c.get("a")), "b": fmt(c.get("b")),
+                "delta": _signed(c.get("delta")), "reason_a": c.get("reason_a"),
+                "reason_b": c.get("reason_b")}
+               for c in comparison.get("changed") or [] if isinstance(c, Mapping)]
+    return {"a": {"id": a.get("id"), "rows": a.get("rows")},
+            "b": {"id": b.get("id"), "rows": b.get("rows")},
+            "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
+            "metrics": metrics, "defects": defects, "levels": levels, "changed": changed}

@@ -1,0 +1,150 @@
+"""Runs recorded in the run store by ``evaluate`` and ``assay run``; ``assay runs``, ``show``,
+``export``, ``rm``, and ``compare`` / ``report`` by stored run id. Offline: lexical metrics and
+a scripted judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from assay import evaluate
+from assay.cli.main import app
+from assay.judges import FakeJudge, JudgeRequest
+from assay.store import open_store
+
+GOOD = '{"score": 4, "reason": "fine"}'
+ROWS = [{"id": f"q{i}", "question": f"Question {i}?", "answer": f"answer {i} words",
+         "ground_truth": f"answer {i}"} for i in range(1, 7)]
+
+
+def _data(tmp_path: Path, rows: list[dict[str, Any]] = ROWS) -> Path:
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _invoke(*args: str | Path) -> Any:
+    result = CliRunner().invoke(app, list(map(str, args)))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "220")
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+def test_evaluate_records_the_run_its_rows_and_its_summary(tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    data = _data(tmp_path)
+    res = evaluate(data, metrics="f1_score,exact_match", store=store, run_name="base",
+                   tags=["nightly"], out=tmp_path / "out")
+    run_id = res.summary["run_id"]
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["run_id"] == run_id
+    with open_store(store) as opened:
+        info = opened.get(run_id)
+        rows = opened.rows(run_id)
+        aggs = opened.aggregates(run_id)
+    assert (info.status, info.name, info.tags, info.rows) == ("complete", "base", ["nightly"], 6)
+    assert info.dataset == str(data.resolve()) and len(info.dataset_sha256 or "") == 64
+    assert set(info.metrics) == {"f1_score", "exact_match"}
+    assert rows == res.rows
+    assert aggs["f1_score"]["mean"] == res.summary["metrics"]["f1_score"]["mean"]
+
+
+def test_no_store_by_default_in_the_api() -> None:
+    res = evaluate(ROWS, metrics="f1_score")
+    assert "run_id" not in res.summary
+
+
+def test_an_interrupted_run_is_kept_and_resume_completes_the_same_run(tmp_path: Path) -> None:
+    store, out = tmp_path / "runs.sqlite", tmp_path / "out"
+    data = _data(tmp_path)
+    sent: list[str] = []
+
+    def dies_after_three(req: JudgeRequest) -> str:
+        sent.append(req.canonical())
+        if len(sent) > 3:
+            raise KeyboardInterrupt
+        return GOOD
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(data, metrics="fluency", judge=FakeJudge(dies_after_three), cache=None,
+                 out=out, store=store, concurrency=1)
+    saved = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert 1 <= len(saved) < len(ROWS)
+    with open_store(store) as opened:
+        (info,) = opened.runs()
+        assert info.status == "interrupted" and info.rows == len(saved)
+        assert opened.rows(info.id) == saved
+    res = evaluate(data, metrics="fluency", judge=FakeJudge(GOOD), cache=None, out=out,
+                   store=store, resume=True)
+    assert res.summary["run_id"] == info.id
+    with open_store(store) as opened:
+        (again,) = opened.runs()
+        assert (again.id, again.status, again.rows) == (info.id, "complete", 6)
+        assert [r["id"] for r in opened.rows(info.id)] == [r["id"] for r in ROWS]
+
+
+def test_secrets_in_the_environment_never_reach_the_store(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8" * 3
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    store = tmp_path / "runs.sqlite"
+    evaluate(ROWS, metrics="fluency", judge=FakeJudge(GOOD), cache=None, store=store,
+             run_name=f"key {key}")
+    blob = b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite*"))
+    assert key.encode() not in blob
+    assert b"fluency" in blob
+
+
+def test_cli_runs_show_export_and_rm(tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    data = _data(tmp_path)
+    first = _invoke("run", data, "--metrics", "f1_score,exact_match", "--store", store,
+                    "--out", tmp_path / "a", "--name", "base", "--tag", "ci")
+    assert first.exit_code == 0, first.output
+    assert "stored run:" in first.output
+    assert _invoke("run", data, "--metrics", "f1_score", "--store", store, "--out",
+                   tmp_path / "b", "--no-store").exit_code == 0
+    listed = _invoke("runs", "--store", store)
+    assert listed.exit_code == 0 and listed.output.count("complete") == 1
+    assert "base" in listed.output and "f1_score 0.8" in listed.output
+    run_id = json.loads((tmp_path / "a" / "summary.json").read_text())["run_id"]
+    shown = _invoke("show", run_id[:12], "--store", store)
+    assert shown.exit_code == 0 and run_id in shown.output and "exact_match" in shown.output
+    csv_path = tmp_path / "x.csv"
+    exported = _invoke("export", "latest", "--format", "csv", "-o", csv_path, "--store", store)
+    assert exported.exit_code == 0
+    assert csv_path.read_text().splitlines()[0].startswith("id,f1_score,f1_score/reason")
+    assert len(csv_path.read_text().splitlines()) == 7
+    bad = _invoke("export", "latest", "--format", "xml", "--store", store)
+    assert bad.exit_code == 2 and "Must be one of" in bad.output
+    assert _invoke("rm", run_id, "--store", store, "--yes").exit_code == 0
+    missing = _invoke("show", run_id, "--store", store)
+    assert missing.exit_code == 2 and "No run" in missing.output
+
+
+def test_compare_and_report_take_stored_run_ids(tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    base = evaluate(_data(tmp_path), metrics="f1_score", store=store)
+    edited = [{**r, "answer": r["ground_truth"]} for r in ROWS]
+    better = evaluate(edited, metrics="f1_score", store=store)
+    a, b = base.summary["run_id"], better.summary["run_id"]
+    out = tmp_path / "cmp.json"
+    result = _invoke("compare", a, b, "--store", store, "--json", out)
+    assert result.exit_code == 0, result.output
+    cmp = json.loads(out.read_text())
+    assert cmp["metrics"]["f1_score"]["mean_b"] == 1.0 and cmp["metrics"]["f1_score"]["diff"] > 0
+    gate = _invoke("compare", "--baseline", b, a, "--store", store, "--max-drop", "f1_score=0.1")
+    assert gate.exit_code == 1 and "f1_score dropped" in " ".join(gate.output.split())
+    html = tmp_path / "r.html"
+    report = _invoke("report", b, "--compare", a, "--store", store, "--out", html)
+    assert report.exit_code == 0, report.output
+    assert b in html.read_text() and "f1_score" in html.read_text()
