@@ -148,3 +148,39 @@ def test_compare_and_report_take_stored_run_ids(tmp_path: Path) -> None:
     report = _invoke("report", b, "--compare", a, "--store", store, "--out", html)
     assert report.exit_code == 0, report.output
     assert b in html.read_text() and "f1_score" in html.read_text()
+
+
+def test_calibration_jailbreak_and_robustness_runs_are_recorded_with_their_kind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay
+    import assay.redteam._jailbreak as jb
+    from test_redteam import _script
+
+    store = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("ASSAY_STORE", str(store))
+    rated = Path(__file__).resolve().parents[1] / "examples" / "rated.jsonl"
+    helpful = assay.load_metric_file(rated.parent / "metrics" / "helpfulness.md")
+    got = assay.calibrate(rated, metric=helpful, judges=[FakeJudge('{"score": 4, "reason": "ok"}')],
+                          out=tmp_path / "cal", cache=None, store=True)
+    monkeypatch.setattr(jb, "make_judge", lambda spec, **kw: FakeJudge(_script))
+    assert _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--n", "4",
+                   "--judge", "fake", "--out", tmp_path / "jb").exit_code == 0
+    rgb = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgb" / "en_fact.json"
+    assert _invoke("robustness", rgb, "--suite", "rejection", "--target",
+                   "python:tests.apps:always_reject", "--limit", "3",
+                   "--out", tmp_path / "rob").exit_code == 0
+    with open_store(store) as opened:
+        runs = opened.runs()
+        kinds = sorted((r.kind, tuple(r.tags)) for r in runs)
+        assert kinds == [("calibration", ("calibration", "helpfulness")),
+                         ("jailbreak", ("injected", "jailbreak")),
+                         ("jailbreak", ("jailbreak", "plain")),
+                         ("robustness", ("rejection", "robustness"))]
+        calibration = next(r for r in runs if r.kind == "calibration")
+        report = next(iter(got.reports.values()))
+        assert calibration.summary is not None
+        assert calibration.summary["calibration"]["balanced_accuracy"] == \
+            report["balanced_accuracy"]
+        robustness = next(r for r in runs if r.kind == "robustness")
+        assert robustness.rows == 3
+        assert robustness.summary["table"][0]["rejected_rate"] == 1.0

@@ -33,6 +33,7 @@ from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
 from ..run import evaluate
+from ..run._recording import open_run_store
 from ._report import write_calibration
 from ._stats import agreement_stats
 
@@ -151,8 +152,10 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             name = judge_id if len(versions) == 1 else (
                 _version_label(version, versions)
                 + (f" @ {judge_id}" if len(judges) > 1 else ""))
+            stored = {"kind": "calibration", "run_name": f"calibrate {name}",
+                      "tags": ["calibration", version.name], **evaluate_kwargs}
             result = evaluate(data, metrics=[version], judge=judge, mapping=mapping,
-                              out=out_dir / _safe(name), **evaluate_kwargs)
+                              out=out_dir / _safe(name), **stored)
             by_id = {rec["id"]: rec for rec in result.rows}
             judged = [_judge_label(version, by_id[r.id][version.name]) for r in rows]
             stats = agreement_stats(human, judged, labels=scale.labels, ordinal=scale.ordinal)
@@ -160,8 +163,23 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             stats["metric"] = version.name
             stats["human_column"] = scale.column
             reports[name] = stats
+            if result.summary.get("run_id"):
+                _store_calibration(evaluate_kwargs.get("store"), result.summary, stats)
     files = write_calibration(out_dir, reports, metric=versions[0].name)
     return CalibrationResult(metric=versions[0].name, reports=reports, files=files)
+
+
+def _store_calibration(store: Any, summary: dict[str, Any], stats: dict[str, Any]) -> None:
+    """Add the agreement figures to the stored run's summary (under ``calibration``)."""
+    opened = open_run_store(store)
+    if opened is None:
+        return
+    try:
+        opened.finish_run(summary["run_id"], summary={**summary, "calibration": stats},
+                          complete=bool(summary.get("complete")))
+    finally:
+        if opened is not store:
+            opened.close()
 
 
 def _human_labels(rows: Sequence[Row], scale: HumanScale, source: str) -> list[Any]:

@@ -206,6 +206,11 @@ def jailbreak_cmd(
     top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
+    store: Annotated[str | None, typer.Option(
+        help="Run store that records both evaluations. Default: ASSAY_STORE or runs.sqlite "
+             "in the user data dir.")] = None,
+    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the runs.")]
+        = False,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate)."""
@@ -222,7 +227,8 @@ def jailbreak_cmd(
             categories=_categories(category), turns=turns, judge=judge,
             cache=cache if cache is not None else True, safety_threshold=safety_threshold,
             safety_mode=safety_mode, refusal=refusal, resume=resume, concurrency=concurrency,
-            top=top, progress=sys.stderr.isatty()))
+            top=top, progress=sys.stderr.isatty(),
+            store=False if no_store else (store or True)))
     t = report["timings"]
     print_comparison(report, title=(
         f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
@@ -232,6 +238,9 @@ def jailbreak_cmd(
     if any(failures.values()):
         err.print(f"[yellow]app failures (unscored): plain {failures['plain']}, injected "
                   f"{failures['injected']}[/yellow]")
+    if all(report["run_ids"].values()):
+        err.print(f"stored runs: plain {report['run_ids']['plain']}, injected "
+                  f"{report['run_ids']['injected']}", highlight=False)
     err.print(f"time: asking {t['ask_plain_s'] + t['ask_injected_s']:.0f} s, rating "
               f"{t['rate_plain_s'] + t['rate_injected_s']:.0f} s; report: "
               f"{out_dir / 'jailbreak.json'}", highlight=False)

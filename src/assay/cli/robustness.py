@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +20,7 @@ from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..robustness import load_rgb, make_target, run_suite, summarize, write_summary
 from ..run._managed import ManagedJudge, RetryPolicy
+from ..run._recording import RunRecorder, open_run_store
 from ._errors import exit_on_errors
 
 __all__ = ["robustness"]
@@ -51,6 +52,11 @@ def robustness(
              "decide whether each answer declines; adds rejected_judge_rate.")] = None,
     cache: Annotated[Path | None, typer.Option(
         help="Judge cache file. Default: the user cache.")] = None,
+    store: Annotated[str | None, typer.Option(
+        help="Run store that records this run. Default: ASSAY_STORE or runs.sqlite in the "
+             "user data dir.")] = None,
+    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the run.")]
+        = False,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -92,6 +98,7 @@ def robustness(
     if managed is not None:
         meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
     write_summary(out_dir, table, meta)
+    run_id = _record(False if no_store else (store or True), records, table, meta, data, suite)
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
@@ -101,4 +108,24 @@ def robustness(
     for row in table:
         view.add_row(*(str(row.get(c, "-")) for c in columns))
     Console().print(view)
-    err.print(f"answers: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+    err.print(f"answers: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}"
+              + (f"  stored run: {run_id}" if run_id else ""), highlight=False)
+
+
+def _record(store: str | bool, records: list[dict[str, Any]], table: list[dict[str, Any]],
+            meta: dict[str, Any], data: Path, suite: str) -> str | None:
+    """Record the finished suite in the run store: each answer as a row, the table as the
+    summary; the run id, or None when recording is off."""
+    opened = open_run_store(store)
+    if opened is None:
+        return None
+    with opened:
+        recorder = RunRecorder.start(opened, kind="robustness", name=f"robustness {suite}",
+                                     tags=["robustness", suite], dataset=str(data), metrics={},
+                                     judge=(meta.get("judge") or {}).get("id"),
+                                     settings={k: v for k, v in meta.items() if k != "judge"})
+        recorder.add_many(records)
+        recorder.finish({"table": table, **meta, "rows": len(records),
+                         "complete": all(r.get("error") is None for r in records)},
+                        complete=True)
+        return recorder.run_id

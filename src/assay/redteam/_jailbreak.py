@@ -35,6 +35,7 @@ from ..judges import Judge, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness._targets import ChatTarget
 from ..run._evaluate import evaluate_async
+from ..store import Store
 from ._compare import compare_defects
 from ._simulate import injected_attacks, plain_attacks, simulate
 from ._sources import load_seeds, load_templates, pick_seeds
@@ -63,7 +64,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     judge: str | Judge = "local", cache: str | Path | bool | None = True,
                     safety_threshold: str = "medium", safety_mode: str = "combined",
                     refusal: bool = True, resume: bool = False, concurrency: int = 4,
-                    top: int = 5, progress: bool = False) -> dict[str, Any]:
+                    top: int = 5, progress: bool = False,
+                    store: str | Path | Store | bool | None = None) -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
 
     Args:
@@ -74,6 +76,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             gets template ``i % len(templates)``.
         refusal: also run the ``refusal`` metric, so that a refusal is never a defect.
         top: how many of the paired rows whose severity rose the most to report.
+        store: record both evaluations in the run store (kind ``jailbreak``, tagged ``plain``
+            or ``injected``); see :func:`assay.evaluate`.
 
     Raises:
         DataError: a seed or template file has problems (all listed).
@@ -101,7 +105,10 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=backend,
                                       out=out / side, resume=resume, cache=cache,
                                       safety_threshold=safety_threshold, safety_mode=safety_mode,
-                                      concurrency=concurrency, progress=progress)
+                                      concurrency=concurrency, progress=progress,
+                                      store=store, kind="jailbreak",
+                                      run_name=f"jailbreak {side} {target.id}",
+                                      tags=["jailbreak", side])
         timings[f"rate_{side}_s"] = round(time.monotonic() - started, 1)
         summaries[side] = result.summary
         records[side] = result.rows
@@ -112,7 +119,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         "templates": sorted({a.template for a in attacks["injected"] if a.template}),
         "turns": turns, "safety_mode": safety_mode, "refusal_metric": refusal,
         "app_failures": app_failures, "timings": timings,
-        "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES}})
+        "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
+        "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
     (out / "jailbreak.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
                                         encoding="utf-8")
     return report
