@@ -5,6 +5,7 @@ a scripted judge."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,34 @@ def test_calibration_jailbreak_and_robustness_runs_are_recorded_with_their_kind(
         robustness = next(r for r in runs if r.kind == "robustness")
         assert robustness.rows == 3
         assert robustness.summary["table"][0]["rejected_rate"] == 1.0
+
+
+def test_two_runs_on_qa50_listed_compared_and_reported_offline(tmp_path: Path) -> None:
+    """The issue's end-to-end path on the shared bench rows: a run on the answers as they are
+    and one on an edited answer file (the first 10 answers replaced by the ground truth)."""
+    qa50 = Path(__file__).resolve().parents[2] / "shared" / "bench" / "qa50.jsonl"
+    rows = [json.loads(x) for x in qa50.read_text().splitlines()]
+    edited = tmp_path / "qa50-edited.jsonl"
+    edited.write_text("".join(json.dumps({**r, "answer": r["ground_truth"]} if i < 10 else r)
+                              + "\n" for i, r in enumerate(rows)))
+    store = tmp_path / "runs.sqlite"
+    for name, data in (("answers", qa50), ("edited", edited)):
+        res = _invoke("run", data, "--metrics", "f1_score,bleu_score,rouge_l", "--store", store,
+                      "--name", name, "--tag", "qa50", "--out", tmp_path / name)
+        assert res.exit_code == 0, res.output
+    listed = _invoke("runs", "--tag", "qa50", "--store", store)
+    assert "answers" in listed.output and "edited" in listed.output
+    cmp_file = tmp_path / "cmp.json"
+    assert _invoke("compare", "--baseline", tmp_path / "answers", "latest", "--store", store,
+                   "--json", cmp_file).exit_code == 0
+    cmp = json.loads(cmp_file.read_text())
+    f1 = cmp["metrics"]["f1_score"]
+    assert cmp["shared_rows"] == 50 and f1["paired"] == 50
+    assert f1["diff"] > 0 and f1["ci95"][0] > 0  # ten answers now match their ground truth
+    assert {c["id"] for c in cmp["changed"]} <= {str(i) for i in range(1, 11)}
+    html = tmp_path / "report.html"
+    assert _invoke("report", "latest", "--compare", tmp_path / "answers", "--store", store,
+                   "--out", html).exit_code == 0
+    text = html.read_text()
+    assert "rouge_l" in text and "Which tent is the most waterproof?" in text
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?https?:""", text)
