@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_OUT ?= assay-out/demo
 
-.PHONY: demo test postgres lint bench-efficiency bench-agreement bench-embeddings clean
+.PHONY: demo test postgres browser lint bench-efficiency bench-agreement bench-embeddings clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,15 @@ postgres:
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "note: PostgreSQL is not installed (apt-get install postgresql); its store tests will be skipped"; fi
 
+# Headless Chromium and its driver (Debian's chromium, chromium-driver) for the web UI's browser
+# tests; as root they are installed when missing, otherwise those tests are skipped.
+browser:
+	@if command -v chromedriver >/dev/null && (command -v chromium >/dev/null || command -v chromium-browser >/dev/null); then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "note: chromium/chromium-driver are not installed; the browser tests will be skipped"; fi
+
 ## test: the test suite (offline; includes one real embedded-judge smoke test)
-test: $(VENV)/.dev-installed postgres
+test: $(VENV)/.dev-installed postgres browser
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev-installed

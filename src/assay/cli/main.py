@@ -16,6 +16,7 @@ from . import report as report_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
 from . import runs as runs_cmd
+from . import serve as serve_cmd
 
 app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
                   help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
@@ -29,6 +30,7 @@ app.command("runs")(runs_cmd.runs_cmd)
 app.command("show")(runs_cmd.show_cmd)
 app.command("export")(runs_cmd.export_cmd)
 app.command("rm")(runs_cmd.rm_cmd)
+app.command("serve")(serve_cmd.serve)
 app.command("simulate")(redteam_cmd.simulate_cmd)
 app.command("jailbreak")(redteam_cmd.jailbreak_cmd)
 app.command("compare-defects")(redteam_cmd.compare_defects_cmd)

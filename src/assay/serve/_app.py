@@ -1,0 +1,289 @@
+"""The Starlette app of ``assay serve``: a read-only web UI and JSON API over a run store.
+
+Routes (every one a GET; nothing on them writes to the store):
+
+- ``/``: the runs list, filtered by the ``tag``, ``name``, ``dataset`` and ``limit`` query
+  parameters, with A/B choices and a button to compare two runs.
+- ``/runs/{run}``: the run's HTML report (as ``assay report`` writes it), with a link back to
+  the list and, in each row's detail panel, a link to the row's own page.
+- ``/runs/{run}/rows/{row}``: one row: its inputs and, per metric, the value, reason, error
+  and details.
+- ``/compare?a=RUN_A&b=RUN_B``: the report of B compared with A (the baseline).
+- ``/api/runs`` (the same filters) and ``/api/runs/{run}``: JSON.
+
+``{run}`` may be a full id, a unique prefix of one or ``latest``: the pages redirect to the
+full id so their URLs stay valid; unknown runs and rows answer 404 with a message that says
+what to do. Pages make no request outside the server: no CDN, inline SVG charts.
+
+Example:
+    >>> from starlette.testclient import TestClient
+    >>> from assay.store import open_store
+    >>> store = open_store(":memory:")
+    >>> rid = store.create_run(name="smoke")
+    >>> store.add_rows(rid, [{"id": "q1", "exact_match": {"value": 1.0}}])
+    >>> store.finish_run(rid, summary={"metrics": {"exact_match": {"mean": 1.0}}}, complete=True)
+    >>> client = TestClient(create_app(store))
+    >>> [r["name"] for r in client.get("/api/runs").json()["runs"]]
+    ['smoke']
+    >>> client.get("/runs/nope").status_code
+    404
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ..compare import compare_runs
+from ..errors import AssayError, ConfigError
+from ..report import render_report
+from ..report._model import fmt
+from ..store import RunInfo, Store, open_store
+from ._views import (
+    add_links,
+    json_safe,
+    row_href,
+    row_view,
+    run_data,
+    run_inputs,
+    run_json,
+    run_line,
+)
+
+__all__ = ["DEFAULT_LIMIT", "create_app"]
+
+#: Runs listed when the request names no ``limit``.
+DEFAULT_LIMIT = 100
+
+#: The policy of the pages rendered here (reports carry their own, stricter, in a meta tag).
+_PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+             "base-uri 'none'; frame-ancestors 'none'")
+#: Sent with every response: no framing by other sites, no sniffing, no referrer leaks.
+_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+_env: jinja2.Environment | None = None
+
+
+def _environment() -> jinja2.Environment:
+    global _env
+    if _env is None:
+        _env = jinja2.Environment(loader=jinja2.PackageLoader("assay.serve", "templates"),
+                                  autoescape=True, undefined=jinja2.StrictUndefined,
+                                  trim_blocks=True, lstrip_blocks=True)
+        _env.filters["fmt"] = fmt
+    return _env
+
+
+def _stylesheet() -> str:
+    def read(package: str, name: str) -> str:
+        return (resources.files(package) / "templates" / name).read_text(encoding="utf-8")
+    return read("assay.report", "report.css") + "\n" + read("assay.serve", "serve.css")
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+class _Site:
+    """The endpoints, over one open store (every endpoint is sync: Starlette runs it in a
+    worker thread, as SQLAlchemy's blocking calls need)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.css = _stylesheet()
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def page(self, template: str, *, title: str, status: int = 200,
+             crumbs: Sequence[tuple[str, str]] = (("All runs", "/"),), **context: Any
+             ) -> HTMLResponse:
+        body = _environment().get_template(template).render(title=title, crumbs=list(crumbs),
+                                                            **context)
+        return HTMLResponse(body, status_code=status,
+                            headers={**_HEADERS, "Content-Security-Policy": _PAGE_CSP})
+
+    @staticmethod
+    def report(html: str) -> HTMLResponse:
+        # The report's meta tag holds its policy (its script pinned by hash); the header only
+        # adds what a meta tag cannot say.
+        return HTMLResponse(html, headers={**_HEADERS,
+                                           "Content-Security-Policy": "frame-ancestors 'none'"})
+
+    def find(self, ref: str) -> RunInfo:
+        """The run ``ref`` names, or a 404 whose message lists candidates and the fix."""
+        try:
+            return self.store.get(ref)
+        except ConfigError as e:
+            raise HTTPException(404, f"{e} Or pick one on the runs list at /.") from None
+
+    def filters(self, request: Request) -> dict[str, Any]:
+        q = request.query_params
+        found: dict[str, Any] = {k: (q.get(k) or "").strip() for k in ("tag", "name", "dataset")}
+        raw = (q.get("limit") or "").strip()
+        try:
+            found["limit"] = int(raw) if raw else DEFAULT_LIMIT
+            if found["limit"] < 1:
+                raise ValueError
+        except ValueError:
+            raise HTTPException(400, f"Got limit={raw!r}. Must be a positive whole number, "
+                                     f"e.g. ?limit={DEFAULT_LIMIT}.") from None
+        return found
+
+    def listed(self, f: dict[str, Any]) -> list[RunInfo]:
+        return self.store.runs(tag=f["tag"] or None, name=f["name"] or None,
+                               dataset=f["dataset"] or None, limit=f["limit"])
+
+    # -- pages -------------------------------------------------------------------------------
+
+    def runs_page(self, request: Request) -> Response:
+        f = self.filters(request)
+        runs = [run_line(info) for info in self.listed(f)]
+        return self.page("runs.html.j2", title="assay runs", crumbs=(), runs=runs, filters=f,
+                         filtered=any(f[k] for k in ("tag", "name", "dataset")),
+                         store_url=self.store.url)
+
+    def run_page(self, request: Request) -> Response:
+        ref = request.path_params["run_id"]
+        info = self.find(ref)
+        if info.id != ref:
+            return RedirectResponse(f"/runs/{quote(info.id, safe='')}", status_code=307)
+        data = run_data(self.store, info)
+        inputs, note = run_inputs(info)
+        title = f"assay run {info.id}" + (f" ({info.name})" if info.name else "")
+        html = render_report(data, inputs=inputs, inputs_note=note, title=title)
+        ids = [str(r.get("id")) for r in data.records]
+        return self.report(add_links(
+            html, nav={"All runs": "/", "JSON": f"/api/runs/{info.id}"},
+            row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None))
+
+    def row_page(self, request: Request) -> Response:
+        ref, row_id = request.path_params["run_id"], request.path_params["row_id"]
+        info = self.find(ref)
+        if info.id != ref:
+            return RedirectResponse(row_href(info.id, row_id), status_code=307)
+        data = run_data(self.store, info)
+        inputs, note = run_inputs(info)
+        view = row_view(data, row_id, inputs)
+        if view is None:
+            shown = ", ".join(str(r.get("id")) for r in data.records[:5])
+            raise HTTPException(404, f"Run {info.id} has no row {row_id!r} (its {len(data.records)}"
+                                     f" rows start {shown or 'nowhere: it has none'}). Fix: open "
+                                     f"the run page /runs/{info.id} and pick a row there.")
+        hrefs = {k: row_href(info.id, view[k]) if view[k] is not None else None
+                 for k in ("prev", "next")}
+        return self.page("row.html.j2", title=f"Row {row_id}",
+                         crumbs=(("All runs", "/"), (f"Run {info.id}", f"/runs/{info.id}")),
+                         row=view, run=info, hrefs=hrefs, inputs_note=note)
+
+    def compare_page(self, request: Request) -> Response:
+        a_ref = (request.query_params.get("a") or "").strip()
+        b_ref = (request.query_params.get("b") or "").strip()
+        if not a_ref or not b_ref:
+            raise HTTPException(400, "Pick two runs to compare: /compare?a=BASELINE&b=CANDIDATE "
+                                     "(run ids, unique prefixes or 'latest'), or choose A and B "
+                                     "on the runs list.")
+        a_info, b_info = self.find(a_ref), self.find(b_ref)
+        if (a_info.id, b_info.id) != (a_ref, b_ref):
+            return RedirectResponse(f"/compare?a={quote(a_info.id)}&b={quote(b_info.id)}",
+                                    status_code=307)
+        a, b = run_data(self.store, a_info), run_data(self.store, b_info)
+        try:
+            comparison = compare_runs(a, b)
+        except AssayError as e:
+            raise HTTPException(400, f"Cannot compare {a.id} with {b.id}: {e}") from None
+        inputs, note = run_inputs(b_info)
+        html = render_report(b, inputs=inputs, inputs_note=note, comparison=comparison, other=a,
+                             title=f"assay compare: A {a.id} → B {b.id}")
+        ids = [str(r.get("id")) for r in b.records]
+        return self.report(add_links(
+            html, nav={"All runs": "/", f"Run A {a.id}": f"/runs/{a.id}",
+                       f"Run B {b.id}": f"/runs/{b.id}"},
+            row_link=lambda i: row_href(b.id, ids[i]) if i < len(ids) else None))
+
+    def stylesheet(self, request: Request) -> Response:
+        return Response(self.css, media_type="text/css",
+                        headers={**_HEADERS, "Cache-Control": "max-age=300"})
+
+    # -- JSON --------------------------------------------------------------------------------
+
+    def api_runs(self, request: Request) -> Response:
+        f = self.filters(request)
+        return JSONResponse({"store": self.store.url, "filters": f,
+                             "runs": [run_json(info) for info in self.listed(f)]},
+                            headers=_HEADERS)
+
+    def api_run(self, request: Request) -> Response:
+        info = self.find(request.path_params["run_id"])
+        return JSONResponse({"run": run_json(info),
+                             "aggregates": json_safe(self.store.aggregates(info.id)),
+                             "rows": json_safe(self.store.rows(info.id))}, headers=_HEADERS)
+
+    # -- errors ------------------------------------------------------------------------------
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        status = exc.status_code
+        message = exc.detail if status != 404 or exc.detail != "Not Found" else (
+            f"No page at {request.url.path}. Fix: start from the runs list at /.")
+        if _is_api(request):
+            return JSONResponse({"error": message, "status": status}, status_code=status,
+                                headers=_HEADERS)
+        titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+        return self.page("error.html.j2", title=titles.get(status, f"Error {status}"),
+                         status=status, message=message)
+
+
+def create_app(store: str | Path | Store | None = None, *,
+               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+    """The web UI over the run store ``store`` (a path or URL as ``assay.store.open_store``
+    takes, ``None`` for ``ASSAY_STORE`` or the default store, or an open ``Store``).
+
+    A store opened here is closed when the app shuts down; a ``Store`` passed in is left open.
+    ``allowed_hosts`` (e.g. ``["127.0.0.1", "localhost"]``) rejects requests whose ``Host``
+    header names another host, which stops DNS-rebinding pages from reading a local server;
+    ``None`` accepts any host.
+
+    Raises:
+        ConfigError: the store cannot be opened (the message says how to fix it).
+    """
+    opened = store if isinstance(store, Store) else open_store(store)
+    owned = not isinstance(store, Store)
+    site = _Site(opened)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if owned:
+                opened.close()
+
+    routes = [
+        Route("/", site.runs_page),
+        Route("/runs/{run_id}", site.run_page),
+        Route("/runs/{run_id}/rows/{row_id:path}", site.row_page),
+        Route("/compare", site.compare_page),
+        Route("/api/runs", site.api_runs),
+        Route("/api/runs/{run_id}", site.api_run),
+        Route("/assets/assay.css", site.stylesheet),
+    ]
+    middleware = ([Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+                  if allowed_hosts else [])
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                    exception_handlers={HTTPException: site.http_error})
+    app.state.store = opened
+    return app

@@ -1,0 +1,226 @@
+"""What the pages of ``assay serve`` show, computed without a web framework: one line per
+stored run for the list, one row's inputs and results for its page, links added to a report.
+
+Example:
+    >>> from assay.store import open_store
+    >>> with open_store(":memory:") as store:
+    ...     rid = store.create_run(name="base", tags=["ci"])
+    ...     store.add_rows(rid, [{"id": "q1", "f1_score": {"value": 0.5, "reason": "half"}}])
+    ...     store.finish_run(rid, summary={"metrics": {"f1_score": {"mean": 0.5}}}, complete=True)
+    ...     line = run_line(store.get(rid))
+    ...     data = run_data(store, store.get(rid))
+    >>> line["name"], line["status_css"], line["means"]
+    ('base', 'good', [('f1_score', '0.5')])
+    >>> view = row_view(data, "q1")
+    >>> view["position"], view["metrics"][0]["value"], view["metrics"][0]["reason"]
+    (1, 0.5, 'half')
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..report import find_dataset, load_inputs
+from ..report._model import detail_items, fmt, metric_names, pretty_json, scale_of, value_of
+from ..run import RunData
+from ..store import RunInfo, Store
+
+__all__ = ["add_links", "json_safe", "row_href", "row_view", "run_data", "run_inputs",
+           "run_json", "run_line"]
+
+#: Metric means shown per run in the list (the rest are counted).
+MEANS_SHOWN = 4
+_STATUS_CSS = {"complete": "good", "interrupted": "bad", "running": "warn"}
+
+
+def row_href(run_id: str, row_id: str) -> str:
+    """The URL path of one row's page (the row id quoted, ``/`` included).
+
+    Example:
+        >>> row_href("20261121-201500-3fa2", "q 1/a?")
+        '/runs/20261121-201500-3fa2/rows/q%201%2Fa%3F'
+    """
+    return f"/runs/{quote(run_id, safe='')}/rows/{quote(row_id, safe='')}"
+
+
+def run_line(info: RunInfo) -> dict[str, Any]:
+    """One run of the runs list: its facts, formatted, and its first metric means."""
+    metrics = (info.summary or {}).get("metrics") or {}
+    means = [(str(name), fmt(agg.get("mean") if isinstance(agg, Mapping) else None))
+             for name, agg in list(metrics.items())[:MEANS_SHOWN]]
+    dataset = info.dataset or ""
+    return {
+        "id": info.id, "name": info.name or "", "kind": info.kind, "status": info.status,
+        "status_css": _STATUS_CSS.get(info.status, ""),
+        "created": info.created[:19].replace("T", " "), "rows": info.rows,
+        "dataset": dataset, "dataset_short": Path(dataset).name if dataset else "",
+        "judge": info.judge or "", "tags": list(info.tags), "means": means,
+        "more": max(len(metrics) - MEANS_SHOWN, 0),
+    }
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None, so it is valid JSON.
+
+    Example:
+        >>> json_safe({"a": [1.0, float("nan")], "b": float("inf")})
+        {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def run_json(info: RunInfo) -> dict[str, Any]:
+    """A stored run's metadata for the JSON API, with the URLs of its page and its JSON."""
+    return {**json_safe(asdict(info)), "url": f"/runs/{info.id}", "api": f"/api/runs/{info.id}"}
+
+
+def run_data(store: Store, info: RunInfo) -> RunData:
+    """The stored run as the report and comparison read it (as ``assay.run.load_run`` builds
+    it, but never mistaking a run id for a path)."""
+    meta = {"name": info.name, "dataset": info.dataset, "judge": info.judge,
+            "status": info.status, "created": info.created, "tags": list(info.tags),
+            "kind": info.kind}
+    return RunData(id=info.id, summary=dict(info.summary or {}), records=store.rows(info.id),
+                   meta=meta)
+
+
+@lru_cache(maxsize=8)
+def _read_inputs(path: str, _mtime_ns: int, _size: int, mapping: tuple[tuple[str, str], ...]
+                 ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    return load_inputs(path, mapping=dict(mapping) or None)
+
+
+def run_inputs(info: RunInfo) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """The inputs of the run's rows from the dataset file it recorded (read with the column
+    mapping it used), or ``(None, why not)``. A file is read again only once it changes."""
+    dataset = (info.summary or {}).get("dataset") or info.dataset
+    mapping = (info.settings or {}).get("mapping")
+    pairs = tuple(sorted((str(k), str(v)) for k, v in mapping.items())) \
+        if isinstance(mapping, Mapping) else ()
+    path = find_dataset(dataset)
+    if path is None:
+        return load_inputs(dataset, mapping=dict(pairs) or None)
+    stat = path.stat()
+    return _read_inputs(str(path), stat.st_mtime_ns, stat.st_size, pairs)
+
+
+def _value_css(value: float | None, name: str, values: list[float]) -> str:
+    """``v-good`` / ``v-mid`` / ``v-bad`` as the report colours a value on its scale."""
+    if value is None:
+        return "unscored"
+    scale = scale_of(name, values)
+    span = scale.hi - scale.lo
+    share = (value - scale.lo) / span if span else 0.5
+    good = share if scale.higher_is_better else 1 - share
+    return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
+
+
+def _inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Every input field the row page reads, present (None when the row has none)."""
+    contexts = inputs.get("contexts")
+    turns = [t for t in inputs.get("messages") or [] if isinstance(t, Mapping)]
+    return {
+        "question": inputs.get("question"),
+        "context": None if contexts else inputs.get("context"),
+        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
+        "answer": inputs.get("answer"),
+        "ground_truth": inputs.get("ground_truth"),
+        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
+                      "citations": [{"id": c.get("id"), "title": c.get("title"),
+                                     "content": c.get("content")}
+                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
+                     for t in turns],
+    }
+
+
+def row_view(run: RunData, row_id: str,
+             inputs: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
+    """Everything the page of row ``row_id`` of ``run`` shows, or None when there is no such
+    row: its position, neighbours, inputs, and per metric the value, reason, error and
+    details (as the report's detail panel lays them out)."""
+    records = run.records
+    ids = [str(r.get("id")) for r in records]
+    if row_id not in ids:
+        return None
+    k = ids.index(row_id)
+    rec = records[k]
+    names = metric_names(run.summary, records)
+    metrics = []
+    for name in names:
+        result = rec.get(name)
+        if not isinstance(result, Mapping):
+            continue
+        value = value_of(rec, name)
+        values = [v for v in (value_of(r, name) for r in records) if v is not None]
+        error = result.get("error")
+        metrics.append({
+            "name": name, "value": value, "css": _value_css(value, name, values),
+            "na": value is None and str(error or "").startswith("does not apply"),
+            "weighted": result.get("weighted"), "reason": result.get("reason"),
+            "error": error, "evidence": detail_items(result.get("details")),
+        })
+    diagnosis = rec.get("diagnosis")
+    row_inputs = inputs.get(row_id) if inputs is not None else None
+    return {
+        "id": row_id, "position": k + 1, "total": len(records),
+        "prev": ids[k - 1] if k > 0 else None, "next": ids[k + 1] if k + 1 < len(ids) else None,
+        "metrics": metrics, "inputs": _inputs_view(row_inputs) if row_inputs is not None else None,
+        "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
+        else None,
+        "diagnosis": dict(diagnosis) if isinstance(diagnosis, Mapping) else None,
+        "raw": pretty_json(rec),
+    }
+
+
+_HEADER = re.compile(r'<header class="top">\s*')
+_DETAIL = re.compile(r'<article class="detail" id="detail-(\d+)"[^>]*>\s*<h3>.*?</h3>', re.DOTALL)
+
+
+def add_links(page: str, *, nav: Mapping[str, str],
+              row_link: Callable[[int], str | None] | None = None) -> str:
+    """A report page with a navigation bar (``{label: href}``) at the top of its header and,
+    with ``row_link``, a link to each row's own page in its detail panel (``row_link(i)``: the
+    href for the report's ``i``-th row). Only plain links are added: no script, no style, so
+    the report's Content-Security-Policy holds as it is. A page without the expected markup
+    is returned unchanged.
+
+    Example:
+        >>> page = '<body><header class="top">\\n<h1>x</h1></header>' \\
+        ...        '<article class="detail" id="detail-0" hidden>\\n<h3>q1</h3>\\n</article>'
+        >>> print(add_links(page, nav={"All runs": "/"}, row_link=lambda i: f"/r/{i}"))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        <body><header class="top">
+        <nav class="serve"><a href="/">All runs</a></nav>
+        <h1>x</h1></header><article class="detail" id="detail-0" hidden>
+        <h3>q1</h3><p class="permalink"><a class="row-page" href="/r/0">Open as its own
+        page</a></p>
+        </article>
+    """
+    bar = "".join(f'<a href="{html.escape(href)}">{html.escape(label)}</a>'
+                  for label, href in nav.items())
+    page = _HEADER.sub(lambda m: f'{m.group(0)}<nav class="serve">{bar}</nav>\n', page, count=1)
+    if row_link is None:
+        return page
+
+    def link(m: re.Match[str]) -> str:
+        href = row_link(int(m.group(1)))
+        if href is None:
+            return m.group(0)
+        return (f'{m.group(0)}<p class="permalink"><a class="row-page" href="{html.escape(href)}">'
+                "Open as its own page</a></p>")
+
+    return _DETAIL.sub(link, page)
