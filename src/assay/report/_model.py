@@ -20,10 +20,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import jinja2
+
 from ..metrics import REGISTRY
 
-__all__ = ["Bin", "DetailItem", "Scale", "defect_rows", "detail_items", "fmt", "histogram",
-           "metric_names", "pct", "pretty_json", "scale_of", "unscored_reasons", "value_of"]
+__all__ = [
+    "Bin",
+    "DetailItem",
+    "Scale",
+    "defect_rows",
+    "detail_items",
+    "fmt",
+    "histogram",
+    "inputs_view",
+    "metric_names",
+    "pct",
+    "pretty_json",
+    "scale_of",
+    "template_environment",
+    "unscored_reasons",
+    "value_of",
+]
 
 #: The 0-7 severity metrics and the lowest severity of each level (as in assay.metrics.safety).
 SEVERITY_LEVELS = (("Very low", 0), ("Low", 2), ("Medium", 4), ("High", 6))
@@ -349,3 +366,31 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
             item.text, item.css = _cell(key, value)
         out.append(item)
     return out
+
+
+def inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Every input field a row view reads (None where the row has none), ready for a template."""
+    contexts = inputs.get("contexts")
+    return {
+        "question": inputs.get("question"),
+        "context": None if contexts else inputs.get("context"),
+        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
+        "answer": inputs.get("answer"),
+        "ground_truth": inputs.get("ground_truth"),
+        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
+                      "citations": [{"id": c.get("id"), "title": c.get("title"),
+                                     "content": c.get("content")}
+                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
+                     for t in inputs.get("messages") or [] if isinstance(t, Mapping)],
+    }
+
+
+def template_environment(package: str) -> jinja2.Environment:
+    """A Jinja environment over ``package``'s ``templates/`` folder: autoescaped, strict about
+    undefined names, with the ``fmt`` and ``pct`` filters."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True)
+    env.filters["fmt"] = fmt
+    env.filters["pct"] = pct
+    return env

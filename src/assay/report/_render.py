@@ -38,10 +38,12 @@ from ._model import (
     detail_items,
     fmt,
     histogram,
+    inputs_view,
     metric_names,
     pct,
     pretty_json,
     scale_of,
+    template_environment,
     unscored_reasons,
     value_of,
 )
@@ -65,11 +67,7 @@ _env: jinja2.Environment | None = None
 def _environment() -> jinja2.Environment:
     global _env
     if _env is None:
-        _env = jinja2.Environment(loader=jinja2.PackageLoader("assay.report", "templates"),
-                                  autoescape=True, undefined=jinja2.StrictUndefined,
-                                  trim_blocks=True, lstrip_blocks=True)
-        _env.filters["fmt"] = fmt
-        _env.filters["pct"] = pct
+        _env = template_environment("assay.report")
     return _env
 
 
@@ -243,7 +241,7 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
             "stage": diagnosis.get("stage") if isinstance(diagnosis, Mapping) else None,
             "diagnosis": ", ".join(f"{k} {fmt(v)}" for k, v in diagnosis.items() if k != "stage")
             if isinstance(diagnosis, Mapping) else None,
-            "inputs": _inputs_view(inputs) if inputs is not None else None,
+            "inputs": inputs_view(inputs) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
 
 
@@ -253,22 +251,6 @@ def _value_css(value: float, scale: Scale) -> str:
     share = (value - scale.lo) / span if span else 0.5
     good = share if scale.higher_is_better else 1 - share
     return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
-
-
-def _inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    contexts = inputs.get("contexts")
-    return {
-        "question": inputs.get("question"),
-        "context": None if contexts else inputs.get("context"),
-        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
-        "answer": inputs.get("answer"),
-        "ground_truth": inputs.get("ground_truth"),
-        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
-                      "citations": [{"id": c.get("id"), "title": c.get("title"),
-                                     "content": c.get("content")}
-                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
-                     for t in inputs.get("messages") or [] if isinstance(t, Mapping)],
-    }
 
 
 # ---------------------------------------------------------------- calibration

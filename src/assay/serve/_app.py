@@ -51,7 +51,7 @@ from starlette.routing import Route
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
 from ..report import render_report
-from ..report._model import fmt
+from ..report._model import template_environment
 from ..store import RunInfo, Store, open_store
 from ._views import (
     add_links,
@@ -81,10 +81,7 @@ _env: jinja2.Environment | None = None
 def _environment() -> jinja2.Environment:
     global _env
     if _env is None:
-        _env = jinja2.Environment(loader=jinja2.PackageLoader("assay.serve", "templates"),
-                                  autoescape=True, undefined=jinja2.StrictUndefined,
-                                  trim_blocks=True, lstrip_blocks=True)
-        _env.filters["fmt"] = fmt
+        _env = template_environment("assay.serve")
     return _env
 
 

@@ -29,7 +29,15 @@ from typing import Any
 from urllib.parse import quote
 
 from ..report import find_dataset, load_inputs
-from ..report._model import detail_items, fmt, metric_names, pretty_json, scale_of, value_of
+from ..report._model import (
+    detail_items,
+    fmt,
+    inputs_view,
+    metric_names,
+    pretty_json,
+    scale_of,
+    value_of,
+)
 from ..run import RunData
 from ..store import RunInfo, Store
 
@@ -129,24 +137,6 @@ def _value_css(value: float | None, name: str, values: list[float]) -> str:
     return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
 
 
-def _inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """Every input field the row page reads, present (None when the row has none)."""
-    contexts = inputs.get("contexts")
-    turns = [t for t in inputs.get("messages") or [] if isinstance(t, Mapping)]
-    return {
-        "question": inputs.get("question"),
-        "context": None if contexts else inputs.get("context"),
-        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
-        "answer": inputs.get("answer"),
-        "ground_truth": inputs.get("ground_truth"),
-        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
-                      "citations": [{"id": c.get("id"), "title": c.get("title"),
-                                     "content": c.get("content")}
-                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
-                     for t in turns],
-    }
-
-
 def row_view(run: RunData, row_id: str,
              inputs: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
     """Everything the page of row ``row_id`` of ``run`` shows, or None when there is no such
@@ -178,7 +168,7 @@ def row_view(run: RunData, row_id: str,
     return {
         "id": row_id, "position": k + 1, "total": len(records),
         "prev": ids[k - 1] if k > 0 else None, "next": ids[k + 1] if k + 1 < len(ids) else None,
-        "metrics": metrics, "inputs": _inputs_view(row_inputs) if row_inputs is not None else None,
+        "metrics": metrics, "inputs": inputs_view(row_inputs) if row_inputs is not None else None,
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,
         "diagnosis": dict(diagnosis) if isinstance(diagnosis, Mapping) else None,
