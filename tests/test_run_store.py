@@ -216,3 +216,19 @@ def test_two_runs_on_qa50_listed_compared_and_reported_offline(tmp_path: Path) -
     text = html.read_text()
     assert "rouge_l" in text and "Which tent is the most waterproof?" in text
     assert not re.search(r"""(?:src|href)\s*=\s*["']?https?:""", text)
+
+
+def test_the_report_of_a_stored_calibration_run_shows_its_agreement(tmp_path: Path) -> None:
+    import assay
+
+    store = tmp_path / "runs.sqlite"
+    rated = Path(__file__).resolve().parents[1] / "examples" / "rated.jsonl"
+    helpful = assay.load_metric_file(rated.parent / "metrics" / "helpfulness.md")
+    got = assay.calibrate(rated, metric=helpful, judges=[FakeJudge('{"score": 4, "reason": "ok"}')],
+                          out=tmp_path / "cal", cache=None, store=store)
+    html = tmp_path / "r.html"
+    assert _invoke("report", "latest", "--store", store, "--out", html).exit_code == 0
+    text = html.read_text()
+    report = next(iter(got.reports.values()))
+    assert 'id="calibration"' in text and "balanced accuracy" in text.lower()
+    assert f"{report['balanced_accuracy']:.3f}"[:4] in text

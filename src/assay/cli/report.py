@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from ..data import parse_mapping
-from ..report import load_calibration, load_inputs, render_report
+from ..report import calibration_of, load_calibration, load_inputs, render_report
 from ..run import RunData, load_run
 from ._errors import exit_on_errors
 
@@ -52,7 +52,8 @@ def report(
             from ..compare import compare_runs
             other = load_run(compare, store or True)
             comparison = compare_runs(other, data)
-        calib = load_calibration(calibration) if calibration is not None else None
+        calib = (load_calibration(calibration) if calibration is not None
+                 else calibration_of(data.summary))
         html = render_report(data, inputs=inputs, inputs_note=note, comparison=comparison,
                              other=other, calibration=calib, title=title)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ Example:
     True
 """
 
-from ._load import find_dataset, inputs_from_rows, load_calibration, load_inputs
+from ._load import calibration_of, find_dataset, inputs_from_rows, load_calibration, load_inputs
 from ._render import render_report
 
-__all__ = ["find_dataset", "inputs_from_rows", "load_calibration", "load_inputs",
+__all__ = ["calibration_of", "find_dataset", "inputs_from_rows", "load_calibration", "load_inputs",
            "render_report"]

@@ -21,7 +21,8 @@ from ..calibration._report import safe_name
 from ..data import Row, read_dataset
 from ..errors import AssayError, ConfigError
 
-__all__ = ["find_dataset", "inputs_from_rows", "load_calibration", "load_inputs"]
+__all__ = ["calibration_of", "find_dataset", "inputs_from_rows", "load_calibration",
+           "load_inputs"]
 
 
 def inputs_from_rows(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
@@ -112,3 +113,21 @@ def load_calibration(path: Path) -> dict[str, Any]:
             pngs[str(name)] = str(png)
     calib.setdefault("pngs", pngs)
     return calib
+
+
+def calibration_of(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The calibration figures a stored calibration run carries in its summary (under
+    ``calibration``), shaped as ``calibration.json`` for the report; None when it has none.
+
+    Example:
+        >>> calibration_of({"calibration": {"judge": "local", "metric": "helpfulness",
+        ...                                 "balanced_accuracy": 0.5}})["reports"]["local"]["metric"]
+        'helpfulness'
+        >>> calibration_of({"metrics": {}}) is None
+        True
+    """
+    stats = summary.get("calibration")
+    if not isinstance(stats, Mapping):
+        return None
+    name = str(stats.get("judge") or "judge")
+    return {"metric": stats.get("metric"), "reports": {name: dict(stats)}, "pngs": {}}

@@ -50,7 +50,7 @@ from starlette.routing import Route
 
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
-from ..report import render_report
+from ..report import calibration_of, render_report
 from ..report._model import template_environment
 from ..store import RunInfo, Store, open_store
 from ._views import (
@@ -161,7 +161,8 @@ class _Site:
         data = run_data(self.store, info)
         inputs, note = run_inputs(info)
         title = f"assay run {info.id}" + (f" ({info.name})" if info.name else "")
-        html = render_report(data, inputs=inputs, inputs_note=note, title=title)
+        html = render_report(data, inputs=inputs, inputs_note=note, title=title,
+                             calibration=calibration_of(data.summary))
         ids = [str(r.get("id")) for r in data.records]
         return self.report(add_links(
             html, nav={"All runs": "/", "JSON": f"/api/runs/{info.id}"},
