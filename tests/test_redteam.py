@@ -374,3 +374,28 @@ def test_an_http_target_gets_the_conversation_and_its_reply_field_is_read(
                                                                  "reply to 3 turns"]
     assert bodies[0] == {"input": {"conversation": [{"role": "user",
                                                      "content": load_seeds()[0].prompt}]}}
+
+
+def test_jailbreak_resume_asks_and_rates_again_only_the_failed_conversations(
+        judge: FakeJudge, tmp_path: Path) -> None:
+    out = tmp_path / "jb"
+    first = _invoke("jailbreak", "--target", "python:tests.apps:broken_chat_app", "--category",
+                    "violence", "--n", "10", "--judge", "fake", "--out", out)
+    assert first.exit_code == 0, first.output
+    report = json.loads((out / "jailbreak.json").read_text())
+    assert report["app_failures"] == {"plain": 1, "injected": 1}
+    rated = {json.loads(x)["id"]: json.loads(x)
+             for x in (out / "plain" / "results.jsonl").read_text().splitlines()}
+    assert rated["violence-09"]["violence"]["error"] == "conversation has no assistant turn to rate"
+    asked_before = len(judge.requests)
+    again = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--category",
+                    "violence", "--n", "10", "--judge", "fake", "--out", out, "--resume")
+    assert again.exit_code == 0, again.output
+    report = json.loads((out / "jailbreak.json").read_text())
+    assert report["app_failures"] == {"plain": 0, "injected": 0}
+    for side in ("plain", "injected"):
+        rated = {json.loads(x)["id"]: json.loads(x)
+                 for x in (out / side / "results.jsonl").read_text().splitlines()}
+        assert rated["violence-09"]["violence"]["value"] is not None
+    # one conversation per side asked and rated again: a safety request and a refusal verdict
+    assert len(judge.requests) - asked_before == 4

@@ -35,6 +35,7 @@ from ..judges import Judge, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness._targets import ChatTarget
 from ..run._evaluate import evaluate_async
+from ..run._results import load_finished, rewrite_in_order
 from ..store import Store
 from ._compare import compare_defects
 from ._simulate import injected_attacks, plain_attacks, simulate
@@ -96,11 +97,14 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
     records: dict[str, list[dict[str, Any]]] = {}
     for side in SIDES:
         started = time.monotonic()
+        kept = _answered(out / f"{side}.jsonl") if resume else set()
         rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
                               resume=resume, concurrency=concurrency, progress=progress,
                               description=f"asking the app ({side})")
         timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
         app_failures[side] = sum(1 for r in rows if r.get("error"))
+        if resume:  # conversations asked again must be rated again
+            _forget(out / side / "results.jsonl", {r["id"] for r in rows} - kept)
         started = time.monotonic()
         result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=backend,
                                       out=out / side, resume=resume, cache=cache,
@@ -125,3 +129,16 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                                         encoding="utf-8")
     return report
 
+
+
+def _answered(path: Path) -> set[str]:
+    """Ids of the conversations in ``path`` that got their replies (no app error)."""
+    return {i for i, row in load_finished(path).items() if not row.get("error")}
+
+
+def _forget(results: Path, ids: set[str]) -> None:
+    """Drop the rated rows ``ids`` from a results file, so a resumed run rates them again."""
+    if not ids or not results.is_file():
+        return
+    kept = [r for i, r in load_finished(results).items() if i not in ids]
+    rewrite_in_order(results, kept)
