@@ -128,7 +128,7 @@ def _diff(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
 
-def print_comparison(report: dict[str, Any], *, title: str,
+def print_defect_comparison(report: dict[str, Any], *, title: str,
                      texts: dict[str, dict[str, Any]] | None = None) -> None:
     """The per-category defect rates of both sides, their difference, and the rows whose
     severity rose the most (with the injected request and reply when ``texts`` is given)."""
@@ -230,7 +230,7 @@ def jailbreak_cmd(
             top=top, progress=sys.stderr.isatty(),
             store=False if no_store else (store or True)))
     t = report["timings"]
-    print_comparison(report, title=(
+    print_defect_comparison(report, title=(
         f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
         f"defects at or above {report['threshold']}, {app.id}"),
         texts=_rows_by_id(out_dir / "injected.jsonl") if show_text else None)
@@ -270,7 +270,7 @@ def compare_defects_cmd(
         summary = (injected if injected.is_dir() else injected.parent) / "summary.json"
         dataset = json.loads(summary.read_text())["dataset"] if summary.is_file() else None
         texts = _rows_by_id(Path(dataset)) if dataset else {}
-    print_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
+    print_defect_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
                      texts=texts)
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
