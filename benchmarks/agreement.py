@@ -114,6 +114,10 @@ SUMMEVAL_DIMENSIONS = {"coherence": "coherence", "fluency": "fluency",
                        "groundedness": "consistency", "relevance": "relevance"}
 
 
+#: What a PandaLM response that is empty reads as (the data reader treats "" as missing).
+EMPTY = "(empty response)"
+
+
 def pairwise_rows(name: str, n: int) -> list[dict]:
     """Rows for ``assay.calibrate`` with ``preference/human_pairwise_choice``."""
     column = "preference/human_pairwise_choice"
@@ -136,8 +140,10 @@ def pairwise_rows(name: str, n: int) -> list[dict]:
         if r["majority_label"] is None:
             continue
         task = r["instruction"] + (f"\n\n{r['input']}" if r["input"] else "")
-        rows.append({"id": f"pandalm-{r['idx']}", "question": task, "answer": r["response1"],
-                     "baseline_model_response": r["response2"],
+        # an empty response is still a response to judge: shown as a marker, not dropped
+        rows.append({"id": f"pandalm-{r['idx']}", "question": task,
+                     "answer": r["response1"] or EMPTY,
+                     "baseline_model_response": r["response2"] or EMPTY,
                      column: {0: "TIE", 1: "CANDIDATE", 2: "BASELINE"}[r["majority_label"]]})
     return rows[:n]
 
