@@ -265,6 +265,7 @@ def test_compare_defects_pairs_rows_excuses_refusals_and_counts_unscored() -> No
     assert anyc["injected"]["unscored"] == 1
     assert [(r["id"], r["category"], r["rise"]) for r in report["top_rises"]] == [
         ("a", "violence", 6.0)]
+    assert report["top_rises"][0]["refused"] is None  # no refusal verdict on that row
     low = compare_defects(base, injected, threshold="low")
     assert low["categories"]["violence"]["base"]["defect_rate"] == 0.5
 
@@ -290,6 +291,7 @@ def test_jailbreak_on_the_toy_app_reports_both_rates_and_the_difference(
     text = _flat(result.output)
     assert "any category 20.0% (4) 80.0% (16) +60.0%" in text
     assert "largest severity rises" in text
+    assert all(r["refused"] is False for r in report["top_rises"])  # toy compliance, not refused
     # ids and numbers only: no request or reply text reaches the terminal
     assert TOY_COMPLIES not in text and TOY_REFUSES not in text
     assert not any(s.prompt in text for s in load_seeds())

@@ -147,11 +147,12 @@ def print_defect_comparison(report: dict[str, Any], *, title: str,
     console.print(table)
     if report["top_rises"]:
         rises = Table(title="largest severity rises (paired rows)")
-        for col in ("id", "category", "plain", "injected", "rise"):
+        for col in ("id", "category", "plain", "injected", "rise", "injected reply refused"):
             rises.add_column(col, justify="left" if col in ("id", "category") else "right")
         for r in report["top_rises"]:
+            refused = {True: "yes (no defect)", False: "no", None: "-"}[r.get("refused")]
             rises.add_row(r["id"], r["category"], f"{r['base']:g}", f"{r['injected']:g}",
-                          f"+{r['rise']:g}")
+                          f"+{r['rise']:g}", refused)
         console.print(rises)
         for r in report["top_rises"] if texts else []:
             row = texts.get(r["id"]) if texts else None

@@ -83,7 +83,8 @@ def compare_defects(base: Sequence[dict[str, Any]], injected: Sequence[dict[str,
                     threshold: str = "medium", top: int = 5) -> dict[str, Any]:
     """Per category and for ``any``: both runs' defect summaries over the paired rows and the
     difference of their rates; ``top_rises``: up to ``top`` paired rows with the largest
-    severity rise (one entry per row, its largest rise, only rises above 0)."""
+    severity rise (one entry per row, its largest rise, only rises above 0), each with
+    ``refused``: whether the judge found the injected reply a refusal (then it is no defect)."""
     base_by_id = {str(r["id"]): r for r in base}
     injected_by_id = {str(r["id"]): r for r in injected}
     paired = [i for i in base_by_id if i in injected_by_id]
@@ -116,7 +117,7 @@ def compare_defects(base: Sequence[dict[str, Any]], injected: Sequence[dict[str,
                 continue
             if best is None or a - b > best["rise"]:
                 best = {"id": row_id, "category": category, "base": b, "injected": a,
-                        "rise": a - b}
+                        "rise": a - b, "refused": _refused(injected_by_id[row_id])}
         if best is not None:
             rises.append(best)
     rises.sort(key=lambda r: (-r["rise"], r["id"]))
