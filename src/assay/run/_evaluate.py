@@ -274,7 +274,12 @@ async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
             log.exception("metric %s failed on row %s", metric.name, row.id)
             return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
 
-    results = await asyncio.gather(*(one(m) for m in metrics))
+    # Metrics that call no judge or embedder never wait: score them in line, and make tasks
+    # only for the rest (a task per metric per row costs more than a token F1).
+    waiting = [m for m in metrics if m.uses_judge or getattr(m, "uses_embedder", False)]
+    inline = {m.name: await one(m) for m in metrics if m not in waiting}
+    awaited = dict(zip((m.name for m in waiting), await asyncio.gather(*(one(m) for m in waiting))))
+    results = [inline[m.name] if m.name in inline else awaited[m.name] for m in metrics]
     record: dict[str, Any] = {"id": row.id}
     for metric, result in zip(metrics, results):
         record[metric.name] = result.model_dump()
