@@ -20,6 +20,7 @@ from ..errors import AssayError
 from ..metrics import Metric
 from ..metrics.custom import load_metric_file
 from ._errors import exit_on_errors
+from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["calibrate"]
 
@@ -50,11 +51,8 @@ def calibrate(
     no_swap: Annotated[bool, typer.Option(
         "--no-swap", help="Pairwise metrics: judge one order only.")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
-    store: Annotated[str | None, typer.Option(
-        help="Run store that records each judge's run with its agreement figures. Default: "
-             "ASSAY_STORE or runs.sqlite in the user data dir.")] = None,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the runs.")]
-        = False,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Run the metric on every rated row with each judge and print the agreement figures."""
     out_dir = out or Path("assay-out") / f"calibrate-{data.stem}"
@@ -71,7 +69,7 @@ def calibrate(
             data, metric=versions or metric or "", judges=judge or ["local"], out=out_dir,
             mapping=parse_mapping(map_ or []), lang=lang, style=style,
             cache=False if no_cache else (cache or True), concurrency=concurrency,
-            store=False if no_store else (store or True))
+            store=store_arg(store, no_store))
     Console().print(comparison_table(result.reports,
                                      title=f"assay calibrate: {result.metric} vs humans"))
     for name, report in result.reports.items():

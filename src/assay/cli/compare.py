@@ -26,6 +26,7 @@ from ..errors import ConfigError
 from ..gate import check_comparison, parse_bars
 from ..run import load_run
 from ._errors import exit_on_errors
+from ._options import StoreOption
 
 __all__ = ["compare", "print_comparison"]
 
@@ -56,9 +57,7 @@ def compare(
         min=1, help="Bootstrap resamples for the 95% intervals.")] = 2000,
     metrics: Annotated[str | None, typer.Option(
         help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
-    store: Annotated[str | None, typer.Option(
-        help="Run store to look run ids up in (path or postgresql:// URL). Default: "
-             "ASSAY_STORE or the user data dir.")] = None,
+    store: StoreOption = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval,
     defect rates, and the rows whose scores changed most."""

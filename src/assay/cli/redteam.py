@@ -39,6 +39,7 @@ from ..redteam import (
 )
 from ..robustness import make_target
 from ._errors import exit_on_errors
+from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["compare_defects_cmd", "jailbreak_cmd", "simulate_cmd"]
 
@@ -207,11 +208,8 @@ def jailbreak_cmd(
     top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
-    store: Annotated[str | None, typer.Option(
-        help="Run store that records both evaluations. Default: ASSAY_STORE or runs.sqlite "
-             "in the user data dir.")] = None,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the runs.")]
-        = False,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate)."""
@@ -229,7 +227,7 @@ def jailbreak_cmd(
             cache=cache if cache is not None else True, safety_threshold=safety_threshold,
             safety_mode=safety_mode, refusal=refusal, resume=resume, concurrency=concurrency,
             top=top, progress=sys.stderr.isatty(),
-            store=False if no_store else (store or True)))
+            store=store_arg(store, no_store)))
     t = report["timings"]
     print_defect_comparison(report, title=(
         f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "

@@ -17,6 +17,7 @@ from ..data import parse_mapping
 from ..report import calibration_of, load_calibration, load_inputs, render_report
 from ..run import RunData, load_run
 from ._errors import exit_on_errors
+from ._options import StoreOption
 
 __all__ = ["report"]
 
@@ -37,9 +38,7 @@ def report(
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN, as given to `assay run`, to read the dataset.")] = None,
     title: Annotated[str | None, typer.Option(help="Page title.")] = None,
-    store: Annotated[str | None, typer.Option(
-        help="Run store to look run ids up in (path or postgresql:// URL). Default: "
-             "ASSAY_STORE or the user data dir.")] = None,
+    store: StoreOption = None,
 ) -> None:
     """Write an HTML report of RUN (no network needed to view it) and print its path."""
     with exit_on_errors("\ninterrupted: no report written."):

@@ -22,6 +22,7 @@ from ..robustness import load_rgb, make_target, run_suite, summarize, write_summ
 from ..run._managed import ManagedJudge, RetryPolicy
 from ..run._recording import RunRecorder, open_run_store
 from ._errors import exit_on_errors
+from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["robustness"]
 
@@ -52,11 +53,8 @@ def robustness(
              "decide whether each answer declines; adds rejected_judge_rate.")] = None,
     cache: Annotated[Path | None, typer.Option(
         help="Judge cache file. Default: the user cache.")] = None,
-    store: Annotated[str | None, typer.Option(
-        help="Run store that records this run. Default: ASSAY_STORE or runs.sqlite in the "
-             "user data dir.")] = None,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the run.")]
-        = False,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -98,7 +96,7 @@ def robustness(
     if managed is not None:
         meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
     write_summary(out_dir, table, meta)
-    run_id = _record(False if no_store else (store or True), records, table, meta, data, suite)
+    run_id = _record(store_arg(store, no_store), records, table, meta, data, suite)
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")

@@ -25,6 +25,7 @@ from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
 from ._errors import exit_on_errors
+from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["choose_metrics", "print_summary", "run"]
 
@@ -77,11 +78,8 @@ def run(
         "--fail-over", help="CI gate: exit 1 when a value is over its bar, e.g. "
              "violence_defect_rate=0.05, <metric>_unscored_rate=0.1, METRIC=MAX; repeatable.")
     ] = None,
-    store: Annotated[str | None, typer.Option(
-        help="Run store that records this run (a path or postgresql:// URL). Default: "
-             "ASSAY_STORE or runs.sqlite in the user data dir.")] = None,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Do not record the run.")]
-        = False,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
     name: Annotated[str | None, typer.Option(help="A name for the stored run.")] = None,
     tag: Annotated[list[str] | None, typer.Option(
         help="A tag for the stored run (repeatable), e.g. --tag nightly.")] = None,
@@ -104,7 +102,7 @@ def run(
             max_attempts=max_attempts, timeout=timeout,
             safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
-            on_plan=_print_plan, store=False if no_store else (store or True),
+            on_plan=_print_plan, store=store_arg(store, no_store),
             run_name=name, tags=tag or []))
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")

@@ -18,15 +18,13 @@ from rich.table import Table
 from ..errors import AssayError
 from ..store import FORMATS, Store, open_store
 from ._errors import exit_on_errors
+from ._options import StoreOption
 from .run import print_summary
 
 __all__ = ["export_cmd", "rm_cmd", "runs_cmd", "show_cmd"]
 
 err = Console(stderr=True)
 
-StoreOption = Annotated[str | None, typer.Option(
-    help="Run store: a path or postgresql:// URL. Default: ASSAY_STORE or runs.sqlite in the "
-         "user data dir.")]
 RunArgument = Annotated[str, typer.Argument(
     help="A run id, a unique prefix of one, or 'latest'.")]
 

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from ..errors import ConfigError
 from ._errors import exit_on_errors
+from ._options import StoreOption
 
 __all__ = ["serve"]
 
@@ -57,9 +58,7 @@ def _check_free(host: str, port: int) -> None:
 
 
 def serve(
-    store: Annotated[str | None, typer.Option(
-        help="Run store: a path or postgresql:// URL. Default: ASSAY_STORE or runs.sqlite in "
-             "the user data dir.")] = None,
+    store: StoreOption = None,
     host: Annotated[str, typer.Option(
         help="Address to listen on. 127.0.0.1 keeps it to this machine; 0.0.0.0 shows your "
              "runs to anyone who can reach it.")] = "127.0.0.1",

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -385,9 +386,10 @@ def inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+@functools.cache
 def template_environment(package: str) -> jinja2.Environment:
     """A Jinja environment over ``package``'s ``templates/`` folder: autoescaped, strict about
-    undefined names, with the ``fmt`` and ``pct`` filters."""
+    undefined names, with the ``fmt`` and ``pct`` filters; one per package, built once."""
     env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)

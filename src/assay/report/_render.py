@@ -61,14 +61,8 @@ CALIBRATION_FIGURES = (
     ("FNR", "fnr"),
 )
 
-_env: jinja2.Environment | None = None
-
-
 def _environment() -> jinja2.Environment:
-    global _env
-    if _env is None:
-        _env = template_environment("assay.report")
-    return _env
+    return template_environment("assay.report")
 
 
 def _static(name: str) -> str:

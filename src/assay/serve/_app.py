@@ -75,14 +75,8 @@ _PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-a
 #: Sent with every response: no framing by other sites, no sniffing, no referrer leaks.
 _HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
-_env: jinja2.Environment | None = None
-
-
 def _environment() -> jinja2.Environment:
-    global _env
-    if _env is None:
-        _env = template_environment("assay.serve")
-    return _env
+    return template_environment("assay.serve")
 
 
 def _stylesheet() -> str:
