@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from assay import evaluate
 from assay.cli.main import app
+from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.store import open_store
 
@@ -232,3 +233,16 @@ def test_the_report_of_a_stored_calibration_run_shows_its_agreement(tmp_path: Pa
     report = next(iter(got.reports.values()))
     assert 'id="calibration"' in text and "balanced accuracy" in text.lower()
     assert f"{report['balanced_accuracy']:.3f}"[:4] in text
+
+
+def test_an_unusable_default_store_warns_and_the_run_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the store's folder should be")
+    monkeypatch.setenv("ASSAY_STORE", str(blocker / "runs.sqlite"))
+    res = evaluate(ROWS, metrics="f1_score", store=True)
+    assert res.summary["metrics"]["f1_score"]["scored"] == len(ROWS)
+    assert "run_id" not in res.summary
+    assert "not recorded in the run store" in caplog.text
+    with pytest.raises(ConfigError, match="Cannot create the run store's folder"):
+        evaluate(ROWS, metrics="f1_score", store=blocker / "runs.sqlite")  # named: must open

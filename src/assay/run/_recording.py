@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from ..errors import ConfigError
 from ..store import Store, open_store
 
 __all__ = ["RunRecorder", "file_sha256", "open_run_store", "prompt_hashes"]
+
+log = logging.getLogger(__name__)
 
 
 def file_sha256(path: str | Path) -> str | None:
@@ -53,12 +56,23 @@ def prompt_hashes(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
 
 def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
     """``None``/``False``: no store; ``True``: the default one (``ASSAY_STORE`` or the user
-    data dir); a path or URL; or a Store as it is."""
+    data dir); a path or URL; or a Store as it is.
+
+    A store named explicitly must open (ConfigError otherwise). The default store is a
+    convenience: when it cannot open (say, a read-only home), a warning says why and the run
+    goes on unrecorded.
+    """
     if store is None or store is False:
         return None
     if isinstance(store, Store):
         return store
-    return open_store(None if store is True else store)
+    if store is not True:
+        return open_store(store)
+    try:
+        return open_store(None)
+    except ConfigError as e:
+        log.warning("this run is not recorded in the run store: %s", e)
+        return None
 
 
 class RunRecorder:

@@ -50,7 +50,12 @@ def make_engine(url: sa.URL) -> sa.Engine:
         engine = sa.create_engine(url, poolclass=StaticPool,
                                   connect_args={"check_same_thread": False})
     else:
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
+        folder = Path(url.database).parent  # type: ignore[arg-type]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"Cannot create the run store's folder {folder} ({e}). Fix: "
+                              "point --store or ASSAY_STORE at a writable path.") from e
         engine = sa.create_engine(url, connect_args={"timeout": 30})
 
     @sa.event.listens_for(engine, "connect")
