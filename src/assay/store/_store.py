@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
@@ -35,6 +34,17 @@ import sqlalchemy as sa
 from ..errors import ConfigError
 from ._engine import is_postgres, make_engine, transaction
 from ._export import write_records
+from ._info import (
+    IN_CHUNK,
+    KINDS,
+    STATUSES,
+    RunInfo,
+    clean_tags,
+    dumps,
+    read_infos,
+    select_runs,
+    str_map,
+)
 from ._meta import assay_version, now_iso
 from ._migrations import migrate
 from ._schema import aggregates as aggregates_t
@@ -46,72 +56,7 @@ from ._url import resolve_url
 
 __all__ = ["KINDS", "STATUSES", "RunInfo", "Store", "open_store"]
 
-#: What kind of run a record is.
-KINDS = ("run", "robustness", "jailbreak", "calibration")
-#: A run's life: ``running`` until ``finish_run`` (``complete``) or an interruption.
-STATUSES = ("running", "complete", "interrupted")
-
-_CHUNK = 500  # ids per IN (...) query: well under SQLite's bound-parameter limit
 _SHOWN = 10  # candidates listed in a lookup error
-
-
-@dataclass
-class RunInfo:
-    """One stored run's metadata (its per-row records come from ``Store.rows``).
-
-    ``created`` and ``finished`` are ISO-8601 UTC; ``metrics`` maps metric name to version and
-    ``prompt_sha256`` template name to sha256; ``settings`` is as sanitized when stored;
-    ``rows`` counts the stored per-row records; ``finished`` is when the run was last finished
-    (``None`` while running).
-    """
-
-    id: str
-    name: str | None
-    kind: str
-    tags: list[str]
-    created: str
-    status: str
-    dataset: str | None
-    dataset_sha256: str | None
-    metrics: dict[str, str]
-    prompt_sha256: dict[str, str]
-    judge: str | None
-    settings: dict[str, Any]
-    tokens: dict[str, Any]
-    timings: dict[str, Any]
-    assay_version: str
-    summary: dict[str, Any] | None
-    rows: int
-    finished: str | None = None
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _str_map(value: Mapping[str, Any] | None, what: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"Got {what}={value!r}. Must be a mapping of name to string.")
-    return {str(k): mask_secrets(str(v)) for k, v in value.items()}
-
-
-def _clean_tags(tags: Iterable[str] | str) -> list[str]:
-    if isinstance(tags, str):
-        tags = [tags]
-    out: set[str] = set()
-    for tag in tags:
-        if not isinstance(tag, str) or not tag.strip() or len(tag.strip()) > 200:
-            raise ConfigError(f"Got tag {tag!r}. Tags must be non-empty strings of at most 200 "
-                              "characters.")
-        out.add(tag.strip())
-    return sorted(out)
-
 
 class Store:
     """A run store; create one with ``open_store``. ``url`` is the database URL, password
@@ -151,7 +96,7 @@ class Store:
             raise ConfigError(f"Got kind={kind!r}. Must be one of {', '.join(KINDS)}.")
         if settings is not None and not isinstance(settings, Mapping):
             raise ConfigError(f"Got settings={settings!r}. Must be a mapping (or None).")
-        clean_tags = _clean_tags(tags)
+        tag_list = clean_tags(tags)
         now = datetime.now(UTC)
         values = {
             "name": None if name is None else mask_secrets(str(name)),
@@ -160,10 +105,10 @@ class Store:
             "status": "running",
             "dataset": None if dataset is None else mask_secrets(str(dataset)),
             "dataset_sha256": dataset_sha256,
-            "metrics": _dumps(_str_map(metrics, "metrics")),
-            "prompt_sha256": _dumps(_str_map(prompt_sha256, "prompt_sha256")),
+            "metrics": dumps(str_map(metrics, "metrics")),
+            "prompt_sha256": dumps(str_map(prompt_sha256, "prompt_sha256")),
             "judge": None if judge is None else mask_secrets(str(judge)),
-            "settings": _dumps(sanitize(dict(settings or {}))),
+            "settings": dumps(sanitize(dict(settings or {}))),
             "tokens": "{}",
             "timings": "{}",
             "assay_version": assay_version(),
@@ -178,9 +123,9 @@ class Store:
                     if taken.first() is not None:
                         continue
                     conn.execute(sa.insert(runs_t).values(id=run_id, **values))
-                    if clean_tags:
+                    if tag_list:
                         conn.execute(sa.insert(tags_t),
-                                     [{"run_id": run_id, "tag": t} for t in clean_tags])
+                                     [{"run_id": run_id, "tag": t} for t in tag_list])
                 return run_id
             except sa.exc.IntegrityError:  # another process took the same id: draw again
                 continue
@@ -201,13 +146,13 @@ class Store:
                 raise ValueError(f"Record {i} of run {run_id!r} has no 'id': got {rec!r:.200}. "
                                  "Each record must be a results.jsonl line, "
                                  "{'id': row_id, '<metric>': {...}}.")
-            batch[str(rec["id"])] = _dumps(dict(rec))
+            batch[str(rec["id"])] = dumps(dict(rec))
         with transaction(self._engine, write=True) as conn:
             status = self._require(conn, run_id, lock=True)
             ids = list(batch)
             existing: set[str] = set()
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start:start + _CHUNK]
+            for start in range(0, len(ids), IN_CHUNK):
+                chunk = ids[start:start + IN_CHUNK]
                 existing.update(conn.execute(sa.select(rows_t.c.row_id).where(
                     rows_t.c.run_id == run_id, rows_t.c.row_id.in_(chunk))).scalars())
             top = conn.execute(sa.select(sa.func.max(rows_t.c.position)).where(
@@ -247,21 +192,21 @@ class Store:
         clean = sanitize(dict(summary), drop_secret_names=False)
         values: dict[str, Any] = {
             "status": "complete" if complete else "interrupted",
-            "summary": _dumps(clean),
+            "summary": dumps(clean),
             "finished": now_iso(),
         }
         if tokens is not None:
-            values["tokens"] = _dumps(sanitize(dict(tokens), drop_secret_names=False))
+            values["tokens"] = dumps(sanitize(dict(tokens), drop_secret_names=False))
         if timings is not None:
-            values["timings"] = _dumps(sanitize(dict(timings), drop_secret_names=False))
+            values["timings"] = dumps(sanitize(dict(timings), drop_secret_names=False))
         if prompt_sha256 is not None:
-            values["prompt_sha256"] = _dumps(dict(prompt_sha256))
+            values["prompt_sha256"] = dumps(dict(prompt_sha256))
         per_metric = clean.get("metrics") if isinstance(clean.get("metrics"), dict) else {}
         with transaction(self._engine, write=True) as conn:
             self._require(conn, run_id, lock=True)
             conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id).values(**values))
             conn.execute(sa.delete(aggregates_t).where(aggregates_t.c.run_id == run_id))
-            aggs = [{"run_id": run_id, "metric": str(name), "data": _dumps(agg)}
+            aggs = [{"run_id": run_id, "metric": str(name), "data": dumps(agg)}
                     for name, agg in per_metric.items() if isinstance(agg, dict)]
             if aggs:
                 conn.execute(sa.insert(aggregates_t), aggs)
@@ -291,7 +236,7 @@ class Store:
         substring of the dataset path or a prefix of its sha256 (case-insensitive)."""
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise ConfigError(f"Got limit={limit!r}. Must be a positive integer or None.")
-        query = self._select_runs()
+        query = select_runs()
         if tag is not None:
             query = query.where(sa.exists().where(tags_t.c.run_id == runs_t.c.id,
                                                   tags_t.c.tag == tag))
@@ -305,7 +250,7 @@ class Store:
         if limit is not None:
             query = query.limit(limit)
         with transaction(self._engine, write=False) as conn:
-            return self._infos(conn, query)
+            return read_infos(conn, query)
 
     def get(self, ref: str) -> RunInfo:
         """The run named by ``ref``: its exact id, a unique prefix of it, or ``"latest"``.
@@ -316,13 +261,13 @@ class Store:
         ref = str(ref).strip()
         with transaction(self._engine, write=False) as conn:
             if ref == "latest":
-                found = self._infos(conn, self._select_runs().limit(1))
+                found = read_infos(conn, select_runs().limit(1))
                 if not found:
                     raise ConfigError(f"The run store {self.url} has no runs yet. Fix: run an "
                                       "evaluation first, or point at another store.")
                 return found[0]
             if ref:
-                exact = self._infos(conn, self._select_runs().where(runs_t.c.id == ref))
+                exact = read_infos(conn, select_runs().where(runs_t.c.id == ref))
                 if exact:
                     return exact[0]
             ids = list(conn.execute(
@@ -330,7 +275,7 @@ class Store:
                 .order_by(runs_t.c.created.desc(), runs_t.c.id.desc()).limit(_SHOWN + 1)
             ).scalars())
             if len(ids) == 1:
-                return self._infos(conn, self._select_runs().where(runs_t.c.id == ids[0]))[0]
+                return read_infos(conn, select_runs().where(runs_t.c.id == ids[0]))[0]
             if ids:
                 more = " (and more)" if len(ids) > _SHOWN else ""
                 raise ConfigError(
@@ -382,34 +327,6 @@ class Store:
             raise ConfigError(f"No run with id {run_id!r} in {self.url}. Fix: pass a full run id "
                               "(resolve a prefix or 'latest' with Store.get(ref).id).")
         return str(status)
-
-    @staticmethod
-    def _select_runs() -> sa.Select[Any]:
-        row_count = (sa.select(sa.func.count()).where(rows_t.c.run_id == runs_t.c.id)
-                     .scalar_subquery().label("row_count"))
-        return (sa.select(runs_t, row_count)
-                .order_by(runs_t.c.created.desc(), runs_t.c.id.desc()))
-
-    @staticmethod
-    def _infos(conn: sa.Connection, query: sa.Select[Any]) -> list[RunInfo]:
-        found = conn.execute(query).mappings().all()
-        tag_map: dict[str, list[str]] = {r["id"]: [] for r in found}
-        ids = list(tag_map)
-        for start in range(0, len(ids), _CHUNK):
-            for run_id, tag in conn.execute(
-                    sa.select(tags_t.c.run_id, tags_t.c.tag)
-                    .where(tags_t.c.run_id.in_(ids[start:start + _CHUNK]))
-                    .order_by(tags_t.c.tag)):
-                tag_map[run_id].append(tag)
-        return [RunInfo(
-            id=r["id"], name=r["name"], kind=r["kind"], tags=tag_map[r["id"]],
-            created=r["created"], status=r["status"], dataset=r["dataset"],
-            dataset_sha256=r["dataset_sha256"], metrics=_loads(r["metrics"]),
-            prompt_sha256=_loads(r["prompt_sha256"]), judge=r["judge"],
-            settings=_loads(r["settings"]), tokens=_loads(r["tokens"]),
-            timings=_loads(r["timings"]), assay_version=r["assay_version"],
-            summary=_loads(r["summary"]), rows=int(r["row_count"]), finished=r["finished"],
-        ) for r in found]
 
 
 def open_store(url: str | Path | None = None) -> Store:
