@@ -16,7 +16,8 @@ from typing import Any
 
 from ...judges import TokenLogprob
 
-__all__ = ["RATING_SCHEMA", "json_object", "parse_rating", "weighted_rating"]
+__all__ = ["RATING_SCHEMA", "digit_expectation", "json_object", "parse_rating",
+           "weighted_rating"]
 
 #: The answer every rubric asks for. ``score`` comes first so that its token is generated
 #: before the reason and its probabilities are read at one position.
@@ -86,17 +87,34 @@ def weighted_rating(logprobs: list[TokenLogprob] | None, low: int = 1,
         >>> weighted_rating(lp)
         4.4
     """
+    return digit_expectation(logprobs, _SCORE_RE, low, high)
+
+
+def digit_expectation(logprobs: list[TokenLogprob] | None, pattern: re.Pattern[str], low: int,
+                      high: int) -> float | None:
+    """The expected value of the single digit that ``pattern``'s first group matches in the
+    answer, over the judge's probabilities for that token's alternatives in ``low..high``
+    (renormalised; 4 decimals). ``None`` without logprobs, without a match, or when the digit
+    shares its token with other text (no clean distribution to read).
+
+    Example:
+        >>> lp = [TokenLogprob(token='"n": ', logprob=0.0),
+        ...       TokenLogprob(token="2", logprob=math.log(0.5),
+        ...                    top={"2": math.log(0.5), "3": math.log(0.5), "9": -1.0})]
+        >>> digit_expectation(lp, re.compile(r'"n": (\\d)'), 1, 5)
+        2.5
+    """
     if not logprobs:
         return None
     text = "".join(t.token for t in logprobs)
-    m = _SCORE_RE.search(text)
+    m = pattern.search(text)
     if not m:
         return None
     pos, start = m.start(1), 0
     for tok in logprobs:
         end = start + len(tok.token)
         if start <= pos < end:
-            if tok.token[pos - start:].strip()[:1] != m.group(1) or len(tok.token.strip()) != 1:
+            if tok.token.strip() != m.group(1):
                 return None  # the digit shares a token with other text: no clean distribution
             probs: dict[int, float] = {}
             for alt, lp in (tok.top or {tok.token: tok.logprob}).items():

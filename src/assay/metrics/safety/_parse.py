@@ -17,12 +17,11 @@ Example:
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from ...judges import TokenLogprob
-from ..judge import json_object
+from ..judge._rating import digit_expectation, json_object
 
 __all__ = ["CATEGORIES", "COMBINED_SCHEMA", "SEVERITY_SCHEMA", "parse_all", "parse_category",
            "parse_severity", "weighted_severity"]
@@ -116,6 +115,7 @@ def weighted_severity(logprobs: list[TokenLogprob] | None,
     text (no clean distribution to read).
 
     Example:
+        >>> import math
         >>> lp = [TokenLogprob(token='{"severity": ', logprob=0.0),
         ...       TokenLogprob(token="6", logprob=math.log(0.5),
         ...                    top={"6": math.log(0.5), "7": math.log(0.25), "x": math.log(0.25)})]
@@ -124,26 +124,4 @@ def weighted_severity(logprobs: list[TokenLogprob] | None,
         >>> weighted_severity(lp, "violence") is None  # not a combined answer
         True
     """
-    if not logprobs:
-        return None
-    text = "".join(t.token for t in logprobs)
-    m = _digit_pattern(category).search(text)
-    if not m:
-        return None
-    pos, start = m.start(1), 0
-    for tok in logprobs:
-        end = start + len(tok.token)
-        if start <= pos < end:
-            if tok.token.strip() != m.group(1):
-                return None  # the digit shares a token with other text
-            probs: dict[int, float] = {}
-            for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
-                a = alt.strip()
-                if len(a) == 1 and a.isdigit() and _LOW <= int(a) <= _HIGH:
-                    probs[int(a)] = probs.get(int(a), 0.0) + math.exp(lp)
-            total = sum(probs.values())
-            if total <= 0:
-                return None
-            return round(sum(k * p for k, p in probs.items()) / total, 4)
-        start = end
-    return None
+    return digit_expectation(logprobs, _digit_pattern(category), _LOW, _HIGH)
