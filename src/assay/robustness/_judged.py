@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..judges import JudgeRequest
 from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import ask_until_parsed, load_template
-from ..metrics.judge._verdict import p_yes, parse_verdict
+from ..metrics.judge import ask_verdict, load_template
 
 __all__ = ["judge_rejection"]
 
@@ -35,16 +33,12 @@ async def judge_rejection(judge: Any, question: str, response: str,
     """``{"rejected_judge": bool, "rejected_judge_reason": str[, "rejected_judge_p": float]}``,
     or ``{"judge_error": reason}`` when the judge gave no usable verdict."""
     template = load_template("rejection", lang, variant="verdict")
-    request = JudgeRequest(messages=template.render(question=question, answer=response),
-                           schema_name="verdict", json_schema=None, max_tokens=48,
-                           top_logprobs=10)
-    answer = await ask_until_parsed(ScoreContext(judge=judge, lang="zh" if lang == "zh" else "en"), request,
-                                     parse_verdict, {},
-                                     "judge answer does not start with Yes or No")
+    ctx = ScoreContext(judge=judge, lang="zh" if lang == "zh" else "en")
+    answer = await ask_verdict(ctx, template.render(question=question, answer=response), {})
     if isinstance(answer, MetricResult):
         return {"judge_error": answer.error}
-    (answered, reason), resp = answer
+    answered, reason, p = answer
     out: dict[str, Any] = {"rejected_judge": not answered, "rejected_judge_reason": reason}
-    if (p := p_yes(resp.logprobs)) is not None:
+    if p is not None:
         out["rejected_judge_p"] = round(1 - p, 4)
     return out

@@ -16,9 +16,10 @@ from ._rubric import (
                       RubricMetric,
                       ask_judge,
                       ask_until_parsed,
+                      ask_verdict,
 )
 from ._template import LANGS, Template, fence, load_template
 
 __all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",
-           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "fence", "json_object", "load_template",
-           "parse_rating", "weighted_rating"]
+           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
+           "fence", "json_object", "load_template", "parse_rating", "weighted_rating"]

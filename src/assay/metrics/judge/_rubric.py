@@ -76,6 +76,21 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
     return MetricResult.unscored(f"{invalid} (asked twice)", raw_answer=raw[:1000], **details)
 
 
+async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
+                      details: dict[str, Any]) -> tuple[bool, str, float | None] | MetricResult:
+    """Ask a Yes/No question (an answer starting Yes or No, then a reason): ``(is_yes, reason,
+    P(yes))``, P(yes) ``None`` when the judge gives no logprobs; or an unscored result (a failed
+    call, or no Yes/No twice), with ``details``."""
+    request = JudgeRequest(messages=messages, schema_name="verdict", json_schema=None,
+                           max_tokens=48, top_logprobs=10)
+    got = await ask_until_parsed(ctx, request, parse_verdict, details,
+                                 "judge answer does not start with Yes or No")
+    if isinstance(got, MetricResult):
+        return got
+    (is_yes, reason), resp = got
+    return is_yes, reason, p_yes(resp.logprobs)
+
+
 class RubricMetric(FieldMetric):
     """A 1-5 judge metric: renders the metric's rubric template and asks for ``{score, reason}``.
 
@@ -137,15 +152,11 @@ class RubricMetric(FieldMetric):
 
     async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
         template = load_template(self.name, ctx.lang, variant="verdict")
-        request = JudgeRequest(messages=template.render(**values), schema_name="verdict",
-                               json_schema=None, max_tokens=48, top_logprobs=10)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
-        answer = await ask_until_parsed(ctx, request, parse_verdict, details,
-                                         "judge answer does not start with Yes or No")
+        answer = await ask_verdict(ctx, template.render(**values), details)
         if isinstance(answer, MetricResult):
             return answer
-        (is_yes, reason), resp = answer
-        p = p_yes(resp.logprobs)
+        is_yes, reason, p = answer
         if p is None:  # no probabilities: the verdict alone, at the ends of the scale
             return MetricResult(value=5.0 if is_yes else 1.0, reason=reason,
                                 details={**details, "verdict": is_yes})

@@ -22,11 +22,9 @@ import asyncio
 from typing import Any
 
 from ...data import Row
-from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge import ask_until_parsed, load_template
-from ..judge._verdict import p_yes, parse_verdict
+from ..judge import ask_verdict, load_template
 
 __all__ = ["REFUSAL", "RefusalMetric"]
 
@@ -55,16 +53,11 @@ class RefusalMetric(FieldMetric):
     async def _verdict(self, question: str | None, answer: str | None,
                        ctx: ScoreContext) -> MetricResult:
         template = load_template("refusal", ctx.lang)
-        request = JudgeRequest(messages=template.render(question=question, answer=answer),
-                               schema_name="verdict", json_schema=None, max_tokens=48,
-                               top_logprobs=10)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
-        got = await ask_until_parsed(ctx, request, parse_verdict, details,
-                                     "judge answer does not start with Yes or No")
+        got = await ask_verdict(ctx, template.render(question=question, answer=answer), details)
         if isinstance(got, MetricResult):
             return got
-        (refused, reason), resp = got
-        p = p_yes(resp.logprobs)
+        refused, reason, p = got
         details["refused"] = refused
         if p is not None:
             details["p_yes"] = round(p, 4)
