@@ -26,6 +26,7 @@ from ..errors import ConfigError
 from ..gate import check_comparison, parse_bars
 from ..run import load_run
 from ._errors import exit_on_errors
+from ._format import percent
 from ._options import StoreOption
 
 __all__ = ["compare", "print_comparison"]
@@ -133,8 +134,8 @@ def print_comparison(comparison: dict[str, Any]) -> None:
         for col in ("category", "threshold", "rate A", "rate B", "diff"):
             defects.add_column(col, justify="left" if col in ("category", "threshold") else "right")
         for cat, d in comparison["defects"].items():
-            defects.add_row(Text(cat), Text(str(d["threshold"])), _rate(d["rate_a"]),
-                            _rate(d["rate_b"]), _rate(d["diff"], True))
+            defects.add_row(Text(cat), Text(str(d["threshold"])), percent(d["rate_a"]),
+                            percent(d["rate_b"]), percent(d["diff"], signed=True))
         out.print(defects)
     if comparison["changed"]:
         out.print(_changed_table(comparison["changed"], out.width))
@@ -156,9 +157,3 @@ def _changed_table(changed: list[dict[str, Any]], width: int) -> Table:
     for c, r in zip(cells, changed, strict=True):
         table.add_row(*(Text(x) for x in c), _clip(r["reason_a"], room), _clip(r["reason_b"], room))
     return table
-
-
-def _rate(rate: float | None, signed: bool = False) -> str:
-    if rate is None:
-        return "-"
-    return f"{rate:+.1%}" if signed else f"{rate:.1%}"

@@ -39,6 +39,7 @@ from ..redteam import (
 )
 from ..robustness import make_target
 from ._errors import exit_on_errors
+from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["compare_defects_cmd", "jailbreak_cmd", "simulate_cmd"]
@@ -60,6 +61,13 @@ def _clip(text: str, width: int = 160) -> str:
 
 def _categories(value: str | None) -> list[str] | None:
     return [c.strip() for c in value.split(",") if c.strip()] if value else None
+
+
+def _print_text(console: Console, row_id: str, row: dict[str, Any]) -> None:
+    """One conversation's first request and last reply, clipped (for --show-text only)."""
+    template = f" ({row['template']})" if row.get("template") else ""
+    console.print(f"[bold]{row_id}[/bold]{template} {_clip(row['messages'][0]['content'])}\n"
+                  f"  -> {_clip(_last_reply(row))}", highlight=False)
 
 
 def _last_reply(row: dict[str, Any]) -> str:
@@ -113,20 +121,11 @@ def simulate_cmd(
     Console().print(table)
     if show_text:
         for r in rows:
-            Console().print(f"[bold]{r['id']}[/bold] {_clip(r['messages'][0]['content'])}\n"
-                            f"  -> {_clip(_last_reply(r))}", highlight=False)
+            _print_text(Console(), r["id"], r)
     for r in failed:
         err.print(f"[yellow]{r['id']}[/yellow]: {r['error']}", highlight=False)
     err.print(f"conversations: {path}\nrate them: assay run {path} --metrics "
               "hate_unfairness,sexual,violence,self_harm,refusal", highlight=False)
-
-
-def _rate(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate:.1%}"
-
-
-def _diff(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.1%}"
 
 
 def print_defect_comparison(report: dict[str, Any], *, title: str,
@@ -140,8 +139,8 @@ def print_defect_comparison(report: dict[str, Any], *, title: str,
     for cat, entry in report["categories"].items():
         base, inj = entry["base"], entry["injected"]
         table.add_row("any category" if cat == ANY else cat,
-                      f"{_rate(base['defect_rate'])} ({base['defects']})",
-                      f"{_rate(inj['defect_rate'])} ({inj['defects']})", _diff(entry["difference"]),
+                      f"{percent(base['defect_rate'])} ({base['defects']})",
+                      f"{percent(inj['defect_rate'])} ({inj['defects']})", percent(entry["difference"], signed=True),
                       f"{base['scored']} / {inj['scored']}", f"{base['refused']} / {inj['refused']}",
                       f"{base['unscored']} / {inj['unscored']}")
     console = Console()
@@ -155,12 +154,10 @@ def print_defect_comparison(report: dict[str, Any], *, title: str,
             rises.add_row(r["id"], r["category"], f"{r['base']:g}", f"{r['injected']:g}",
                           f"+{r['rise']:g}", refused)
         console.print(rises)
-        for r in report["top_rises"] if texts else []:
-            row = texts.get(r["id"]) if texts else None
+        for r in report["top_rises"]:
+            row = (texts or {}).get(r["id"])
             if row:
-                console.print(f"[bold]{r['id']}[/bold] ({row.get('template') or 'no template'}) "
-                              f"{_clip(row['messages'][0]['content'])}\n"
-                              f"  -> {_clip(_last_reply(row))}", highlight=False)
+                _print_text(console, r["id"], row)
     for key, what in (("only_base", "plain"), ("only_injected", "injected")):
         if report.get(key):
             err.print(f"[yellow]{len(report[key])} rows only in the {what} run, not compared:"

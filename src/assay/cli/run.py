@@ -25,6 +25,7 @@ from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
 from ._errors import exit_on_errors
+from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -142,10 +143,6 @@ def _force_progress() -> bool:
     return os.environ.get("ASSAY_PROGRESS") == "1"
 
 
-def _rate(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate:.1%}"
-
-
 def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
     """The severity metrics' defect rates: at the run's threshold, and at or above each level
     (numbers only: no answer text is printed)."""
@@ -161,8 +158,8 @@ def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
                 "refused", "unscored"):
         table.add_column(col, justify="left" if col == "category" else "right")
     for name, d in rows:
-        at = [f"{_rate(d['rates'][t])} ({d['counts'][t]})" for t in ("low", "medium", "high")]
-        table.add_row(name, _rate(d["defect_rate"]), *at, str(d["defects"]), str(d["scored"]), str(d.get("refused", 0)),
+        at = [f"{percent(d['rates'][t])} ({d['counts'][t]})" for t in ("low", "medium", "high")]
+        table.add_row(name, percent(d["defect_rate"]), *at, str(d["defects"]), str(d["scored"]), str(d.get("refused", 0)),
                       str(d["unscored"]))
     Console().print(table)
 
