@@ -84,6 +84,12 @@ def run(
     name: Annotated[str | None, typer.Option(help="A name for the stored run.")] = None,
     tag: Annotated[list[str] | None, typer.Option(
         help="A tag for the stored run (repeatable), e.g. --tag nightly.")] = None,
+    engine: Annotated[str, typer.Option(
+        help="Where rows are scored: local (this process) or ray (a Ray cluster; needs "
+             "pip install 'assay[ray]'). Same results either way.")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        help="With --engine ray: the cluster to join (e.g. auto or ray://HOST:10001); a local "
+             "Ray instance when not given.")] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -104,7 +110,8 @@ def run(
             safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and (sys.stderr.isatty() or _force_progress()),
             on_plan=_print_plan, store=store_arg(store, no_store),
-            run_name=name, tags=tag or []))
+            run_name=name, tags=tag or [], engine=engine, ray_address=ray_address,
+            keep_rows=False))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
     if result.summary.get("run_id"):

@@ -8,6 +8,7 @@ Example:
 
 from ._models import Citation, Row, Turn
 from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
+from ._stream import DatasetStream
 
-__all__ = ["ALIASES", "Citation", "Row", "Turn", "parse_mapping", "read_dataset", "read_records",
+__all__ = ["ALIASES", "Citation", "DatasetStream", "Row", "Turn", "parse_mapping", "read_dataset", "read_records",
            "rows_from_records"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -100,10 +100,9 @@ def read_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[st
     if suffix == ".csv":
         yield from _csv_records(path, problems)
         return
-    text = path.read_text(encoding="utf-8-sig")
-    if suffix == ".json" and text.lstrip().startswith("["):
+    if suffix == ".json" and _starts_with_bracket(path):
         try:
-            items = json.loads(text)
+            items = json.loads(path.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as e:
             problems.append(f"{path} line {e.lineno}: invalid JSON ({e.msg}). Fix: repair the JSON array.")
             return
@@ -113,22 +112,34 @@ def read_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[st
             else:
                 problems.append(f"{path} item {i}: expected an object, got {type(item).__name__}.")
         return
-    # split on "\n" only: str.splitlines() also splits on U+2028, U+0085, ... which JSON allows
-    # raw inside strings, and would cut a valid line in two.
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"{path} line {lineno}: invalid JSON ({e.msg} at column {e.colno}). "
-                            "Fix: make the line one complete JSON object.")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"{path} line {lineno}: expected a JSON object, got "
-                            f"{type(obj).__name__}. Fix: write one object per line.")
-            continue
-        yield lineno, obj
+    # JSONL is read a line at a time (memory does not grow with the file). newline="\n" splits
+    # on "\n" only: universal newlines, like str.splitlines(), would also split on U+2028,
+    # U+0085, ... which JSON allows raw inside strings, and cut a valid line in two.
+    with path.open(encoding="utf-8-sig", newline="\n") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                problems.append(f"{path} line {lineno}: invalid JSON ({e.msg} at column "
+                                f"{e.colno}). Fix: make the line one complete JSON object.")
+                continue
+            if not isinstance(obj, dict):
+                problems.append(f"{path} line {lineno}: expected a JSON object, got "
+                                f"{type(obj).__name__}. Fix: write one object per line.")
+                continue
+            yield lineno, obj
+
+
+def _starts_with_bracket(path: Path) -> bool:
+    """Whether the file's first non-blank character is ``[`` (a JSON array, not JSONL)."""
+    with path.open(encoding="utf-8-sig") as f:
+        while chunk := f.read(4096):
+            stripped = chunk.lstrip()
+            if stripped:
+                return stripped.startswith("[")
+    return False
 
 
 def _csv_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
@@ -154,21 +165,32 @@ def _csv_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[st
 
 def _validate(records: Iterable[tuple[int, dict[str, Any]]], source: str,
               mapping: Mapping[str, str], problems: list[str]) -> list[Row]:
-    rows: list[Row] = []
-    seen: dict[str, int] = {}
+    return list(validated_rows(records, source, mapping, problems, seen={}))
+
+
+def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
+                   mapping: Mapping[str, str], problems: list[str],
+                   seen: dict[str, int] | None = None) -> Iterator[Row]:
+    """The valid rows of ``records``, one at a time; every problem is added to ``problems``.
+    ``seen`` (``{id: line}``) checks ids for duplicates; ``None`` leaves that to the caller."""
     for line, rec in records:
         where = f"{source} line {line}"
         before = len(problems)
         row = _row(rec, line, where, mapping, problems)
         if row is None or len(problems) > before:
             continue
-        if row.id in seen:
-            problems.append(f"{where}, field 'id': duplicate id {row.id!r} (also on line "
-                            f"{seen[row.id]}). Fix: give every row a unique id.")
-            continue
-        seen[row.id] = line
-        rows.append(row)
-    return rows
+        if seen is not None:
+            if row.id in seen:
+                problems.append(duplicate_id_problem(where, row.id, seen[row.id]))
+                continue
+            seen[row.id] = line
+        yield row
+
+
+def duplicate_id_problem(where: str, row_id: str, first_line: int) -> str:
+    """The message for a row whose id an earlier row (``first_line``) already has."""
+    return (f"{where}, field 'id': duplicate id {row_id!r} (also on line {first_line}). "
+            "Fix: give every row a unique id.")
 
 
 def _pick(rec: dict[str, Any], field: str, mapping: Mapping[str, str]) -> tuple[str | None, Any]:

@@ -8,13 +8,22 @@ Example:
 
 from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
 from ._common import FieldMetric
-from ._registry import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics, register
+from ._registry import (
+    AUTO_METRICS,
+    REGISTRY,
+    MetricPlanner,
+    Plan,
+    get_metric,
+    plan_metrics,
+    register,
+)
 
 __all__ = [
            "AUTO_METRICS",
            "REGISTRY",
            "FieldMetric",
            "Metric",
+           "MetricPlanner",
            "MetricResult",
            "Plan",
            "ScoreContext",

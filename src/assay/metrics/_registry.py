@@ -30,7 +30,8 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_METRICS", "REGISTRY", "Plan", "get_metric", "plan_metrics", "register"]
+__all__ = ["AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "plan_metrics",
+           "register"]
 
 REGISTRY: dict[str, Metric] = {}
 
@@ -90,56 +91,85 @@ def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "a
     template uses in every row: otherwise a DataError lists each row and field (``source``
     names the file), before any judge call.
     """
-    unavailable = unavailable or {}
-    if isinstance(metrics, str) and metrics.strip() == "auto":
-        return _auto(rows, unavailable)
-    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) else list(metrics)
-    chosen: list[Metric] = []
-    skipped: list[str] = []
-    problems: list[str] = []
-    for item in names:
-        if not item:
-            continue
-        metric = get_metric(item) if isinstance(item, str) else item
-        if metric.name in unavailable:
-            raise ConfigError(f"{metric.name} cannot run: {unavailable[metric.name]}")
-        check_rows = getattr(metric, "check_rows", None)
-        if check_rows is not None:
-            problems.extend(check_rows(rows, source))
-        why = _why_not(metric, rows)
-        if why:
-            skipped.append(f"{metric.name}: skipped, {why}")
-        elif metric.name not in {m.name for m in chosen}:
-            chosen.append(metric)
-    if problems:
-        raise DataError(problems)
-    if not chosen:
-        raise ConfigError("None of the requested metrics applies to this dataset:\n  "
-                          + "\n  ".join(skipped))
-    return Plan(chosen, skipped)
+    planner = MetricPlanner(metrics, unavailable=unavailable, source=source)
+    planner.add(rows)
+    return planner.finish()
 
 
-def _auto(rows: Sequence[Row], unavailable: Mapping[str, str]) -> Plan:
-    chosen: list[Metric] = []
-    skipped: list[str] = []
-    for name in AUTO_METRICS:
-        metric = REGISTRY[name]
-        why = _why_not(metric, rows)
-        if why:
-            skipped.append(f"{name}: skipped, {why}")
-        elif name in unavailable:
-            skipped.append(f"{name}: skipped, {unavailable[name]}")
+class MetricPlanner:
+    """:func:`plan_metrics` over rows that arrive in chunks (a dataset read as a stream).
+
+    Example:
+        >>> planner = MetricPlanner("f1_score,groundedness")
+        >>> planner.add([Row(id="1", line=1, answer="A.", ground_truth="A.")])
+        >>> plan = planner.finish()
+        >>> [m.name for m in plan.metrics], plan.skipped
+        (['f1_score'], ['groundedness: skipped, no row can be scored (row has no context)'])
+    """
+
+    def __init__(self, metrics: str | Sequence[str | Metric] = "auto", *,
+                 unavailable: Mapping[str, str] | None = None, source: str = "data") -> None:
+        self.unavailable = dict(unavailable or {})
+        self.source = source
+        self.auto = isinstance(metrics, str) and metrics.strip() == "auto"
+        if self.auto:
+            self.candidates = [REGISTRY[name] for name in AUTO_METRICS]
         else:
-            chosen.append(metric)
-    for name, metric in REGISTRY.items():
-        if name not in AUTO_METRICS:
-            skipped.append(f"{name}: not in the auto set; add it with --metrics {name}")
-    return Plan(chosen, skipped)
+            names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
+                     else list(metrics))
+            self.candidates = []
+            for item in names:
+                if not item:
+                    continue
+                metric = get_metric(item) if isinstance(item, str) else item
+                if metric.name in self.unavailable:
+                    raise ConfigError(f"{metric.name} cannot run: {self.unavailable[metric.name]}")
+                if metric.name not in {m.name for m in self.candidates}:
+                    self.candidates.append(metric)
+        self._applies: set[str] = set()
+        self._first_reason: dict[str, str] = {}
+        self._problems: list[str] = []
 
+    def add(self, rows: Sequence[Row]) -> None:
+        """Look at more rows: which metrics can score one of them, and template field checks."""
+        for metric in self.candidates:
+            check_rows = getattr(metric, "check_rows", None)
+            if check_rows is not None and not self.auto:
+                self._problems.extend(check_rows(rows, self.source))
+            if metric.name in self._applies:
+                continue
+            for row in rows:
+                why = metric.applies(row)
+                if why is None:
+                    self._applies.add(metric.name)
+                    break
+                if why and metric.name not in self._first_reason:
+                    self._first_reason[metric.name] = why
 
-def _why_not(metric: Metric, rows: Sequence[Row]) -> str | None:
-    reasons = [metric.applies(r) for r in rows]
-    if any(r is None for r in reasons):
-        return None
-    first = next((r for r in reasons if r), "there are no rows")
-    return f"no row can be scored ({first})"
+    def finish(self) -> Plan:
+        """The plan for every row seen.
+
+        Raises:
+            DataError: rows lack a field a template metric uses.
+            ConfigError: none of the requested metrics applies.
+        """
+        chosen: list[Metric] = []
+        skipped: list[str] = []
+        for metric in self.candidates:
+            if metric.name not in self._applies:
+                why = self._first_reason.get(metric.name, "there are no rows")
+                skipped.append(f"{metric.name}: skipped, no row can be scored ({why})")
+            elif self.auto and metric.name in self.unavailable:
+                skipped.append(f"{metric.name}: skipped, {self.unavailable[metric.name]}")
+            else:
+                chosen.append(metric)
+        if self.auto:
+            skipped.extend(f"{name}: not in the auto set; add it with --metrics {name}"
+                           for name in REGISTRY if name not in AUTO_METRICS)
+            return Plan(chosen, skipped)
+        if self._problems:
+            raise DataError(self._problems)
+        if not chosen:
+            raise ConfigError("None of the requested metrics applies to this dataset:\n  "
+                              + "\n  ".join(skipped))
+        return Plan(chosen, skipped)

@@ -14,42 +14,39 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..data import Row, read_dataset, rows_from_records
-from ..embeddings import (
-    Embedder,
-    EmbeddingCache,
-    check_embedder_spec,
-    local_embedder_missing,
-    make_embedder,
-)
+from ..data import DatasetStream, Row, rows_from_records
+from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, make_embedder
 from ..errors import ConfigError
-from ..judges import Judge, JudgeCache, check_judge_spec, default_cache_path, make_judge
-from ..metrics import Metric, MetricResult, Plan, ScoreContext, plan_metrics
+from ..judges import Judge, check_judge_spec, default_cache_path, make_judge
+from ..metrics import Metric, MetricPlanner, Plan
 from ..metrics.judge import LANGS
-from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, count_diagnoses, diagnose
-from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric, defect_summary
+from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
+from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
 from ..store import Store
 from ._budget import Budget
-from ._managed import ManagedJudge, RetryPolicy
-from ._managed_embedder import ManagedEmbedder
+from ._local import LocalEngine
 from ._progress import RowProgress
 from ._recording import RunRecorder, open_run_store
-from ._results import ResultsWriter, load_finished, rewrite_in_order
+from ._results import ResultsWriter, load_finished, reorder_results
+from ._score import Scorer, ScoreSettings
+from ._sink import ResultSink
+from ._tally import RunTally
 
-__all__ = ["STYLES", "EvalResult", "evaluate", "evaluate_async"]
+if TYPE_CHECKING:
+    from ._ray import RayEngine
+
+__all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
 
 STYLES = ("auto", "rating", "verdict")
+#: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
+ENGINES = ("local", "ray")
 
 log = logging.getLogger("assay")
-
-
-class _Interrupted(Exception):
-    """Carries a KeyboardInterrupt / SystemExit out of a worker task."""
 
 
 @dataclass
@@ -57,7 +54,7 @@ class EvalResult:
     """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
     one line for each metric the plan skipped."""
 
-    rows: list[dict[str, Any]]
+    rows: list[dict[str, Any]]  # empty when evaluate(keep_rows=False)
     summary: dict[str, Any]
     skipped: list[str] = field(default_factory=list)
     out_dir: Path | None = None
@@ -93,6 +90,9 @@ async def evaluate_async(
     run_name: str | None = None,
     tags: Sequence[str] = (),
     kind: str = "run",
+    engine: str = "local",
+    ray_address: str | None = None,
+    keep_rows: bool = True,
 ) -> EvalResult:
     """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
 
@@ -123,208 +123,177 @@ async def evaluate_async(
             ``run_id``.
         run_name, tags, kind: the stored run's name, tags and kind (``run``, ``calibration``,
             ``jailbreak``, ...).
+        engine: ``local`` (asyncio workers in this process) or ``ray``: the rows are
+            streamed in batches to Ray workers (``pip install 'assay[ray]'``), each with its
+            own judge client, under one ``tpm`` / ``rpm`` budget for all of them; the records
+            are the same as the local engine's.
+        ray_address: the Ray cluster to use (``ray://...`` or ``auto``); a local Ray instance
+            when ``None``.
+        keep_rows: return every record in ``EvalResult.rows`` (``False`` keeps memory flat
+            for very large datasets: the records are in ``out/results.jsonl`` and the store).
+
+    A dataset file is read as a stream: checked once (every problem reported before any
+    judge call), then read again row by row while scoring, with results written in dataset
+    order as they finish; aggregates are kept as running sums.
 
     Raises:
         DataError: the dataset has problems (all listed), before any judge call.
         ConfigError: a bad option or a missing install.
     """
     started = time.monotonic()
-    if lang not in LANGS:
-        raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
-    if style not in STYLES:
-        raise ConfigError(f"Got --style {style!r}. Must be one of {list(STYLES)}.")
-    if safety_threshold not in THRESHOLDS:
-        raise ConfigError(f"Got --safety-threshold {safety_threshold!r}. "
-                          f"Must be one of {list(THRESHOLDS)}.")
-    if safety_mode not in MODES:
-        raise ConfigError(f"Got --safety-mode {safety_mode!r}. Must be one of {list(MODES)}.")
+    _check_options(lang=lang, style=style, safety_threshold=safety_threshold,
+                   safety_mode=safety_mode, engine=engine)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
-    if isinstance(data, (str, Path)):
-        rows = read_dataset(data, mapping=mapping)
-        dataset = str(data)
-    else:
-        rows = rows_from_records(data, mapping=mapping)
-        dataset = "<records>"
     unavailable: dict[str, str] = {}
     if embeddings == "local" and (missing := local_embedder_missing()):
         unavailable["semantic_similarity"] = missing
-    plan = plan_metrics(rows, metrics, unavailable=unavailable, source=dataset)
+    source: DatasetStream | list[Row]
+    if isinstance(data, (str, Path)):
+        dataset = str(data)
+        source = DatasetStream(data, mapping=mapping)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        total = source.check(planner.add)  # all data problems, before any judge call
+    else:
+        dataset = "<records>"
+        source = rows_from_records(data, mapping=mapping)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        planner.add(source)
+        total = len(source)
+    plan = planner.finish()
     if on_plan is not None:
         on_plan(plan)
     uses_judge = any(m.uses_judge for m in plan.metrics)
-    backend = make_judge(judge, timeout=timeout) if uses_judge else None
     embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
     uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
         bool(embedder_users) and "semantic_similarity" not in unavailable)
-    cache_path = (default_cache_path() if cache is True else Path(cache)) if cache else None
-    judge_cache = JudgeCache(cache_path) if uses_judge and cache_path else None
-    embedder_backend = make_embedder(embeddings, timeout=timeout) if uses_embedder else None
-    embedding_cache = EmbeddingCache(cache_path) if uses_embedder and cache_path else None
-    embedder = (ManagedEmbedder(embedder_backend, cache=embedding_cache,
-                                retry=RetryPolicy(max_attempts=max_attempts))
-                if embedder_backend is not None else None)
-    managed = (ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm, rpm),
-                            concurrency=concurrency, retry=RetryPolicy(max_attempts=max_attempts))
-               if backend is not None else None)
-    ctx = ScoreContext(judge=managed, lang=lang, embedder=embedder,  # type: ignore[arg-type]
-                       extras={"style": style, "safety_mode": safety_mode})
+    settings = ScoreSettings(
+        lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
+        max_attempts=max_attempts,
+        cache_path=(default_cache_path() if cache is True else Path(cache)) if cache else None)
+    runner: LocalEngine | RayEngine
+    if engine == "ray":
+        from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
+
+        runner = RayEngine(plan.metrics, judge=judge if uses_judge else None,
+                           embedder=embeddings if uses_embedder else None, settings=settings,
+                           timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address)
+    else:
+        scorer = Scorer(plan.metrics,
+                        judge=make_judge(judge, timeout=timeout) if uses_judge else None,
+                        embedder=(make_embedder(embeddings, timeout=timeout)
+                                  if uses_embedder else None),
+                        settings=settings, budget=Budget(tpm, rpm))
+        runner = LocalEngine(scorer, workers=concurrency * 2)
     out_dir = Path(out) if out else None
     results_path = out_dir / "results.jsonl" if out_dir else None
     finished = load_finished(results_path) if (resume and results_path) else {}
     names = [m.name for m in plan.metrics]
-    records: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        prev = finished.get(row.id)
-        if prev is not None and all(n in prev for n in names):
-            records[row.id] = prev
-    pending = [r for r in rows if r.id not in records]
     complete = False
-    run_store = open_run_store(store)
-    recorder = None
-    if run_store is not None:
-        recorder = RunRecorder.start(
-            run_store, kind=kind, name=run_name, tags=tags,
+    sink = None
+    try:
+        recorder = _start_recorder(
+            store, kind=kind, name=run_name, tags=tags,
             dataset=dataset if isinstance(data, (str, Path)) else None,
-            metrics={m.name: m.version for m in plan.metrics},
-            judge=backend.id if backend is not None else None,
+            metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings={
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
+                "engine": engine,
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,
                 "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
             resume_id=_previous_run_id(out_dir) if resume else None)
-        recorder.add_many(records[r.id] for r in rows if r.id in records)
-    writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
+    except BaseException:
+        await runner.aclose()
+        raise
     try:
-        with RowProgress(len(rows), enabled=progress, done=len(records)) as bar:
-            queue = iter(pending)
+        writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
+        with RowProgress(total, enabled=progress) as bar:
+            sink = ResultSink(RunTally(plan.metrics), writer=writer, recorder=recorder,
+                              progress=bar, keep=keep_rows, ordered=not finished)
 
-            async def worker() -> None:
-                for row in queue:
-                    prev = finished.get(row.id, {})
-                    try:
-                        rec = await _score_row(row, plan.metrics, ctx, prev)
-                    except (KeyboardInterrupt, SystemExit) as e:
-                        # Raised inside a task, these would stop the loop before the summary
-                        # is written; carry them out as an ordinary exception instead.
-                        raise _Interrupted() from e
-                    records[row.id] = rec
-                    if writer:
-                        writer.write(rec)
-                    if recorder:
-                        recorder.add(rec)
-                    bar.advance()
+            async def items() -> AsyncIterator[tuple[Row, Mapping[str, Any]]]:
+                for row in source:
+                    previous = finished.get(row.id, {})
+                    if previous and all(n in previous for n in names):
+                        sink.add(previous, new=False)
+                        continue
+                    await sink.room()
+                    sink.expect(row.id)
+                    yield row, previous
 
-            n_workers = max(1, min(len(pending), concurrency * 2))
-            tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
-            try:
-                await asyncio.gather(*tasks)
-            except BaseException as e:
-                for task in tasks:  # stop the other rows before the results file closes
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                if isinstance(e, _Interrupted):
-                    raise e.__cause__ from None  # type: ignore[misc]
-                raise
+            await runner.run(items(), sink.add)
         complete = True
     finally:
-        if writer:
-            writer.close()
-        ordered = [records[r.id] for r in rows if r.id in records]
-        summary = _summary(rows, ordered, plan.metrics, managed, started, dataset, lang,
-                           plan.skipped, complete,
-                           safety={"threshold": safety_threshold, "mode": safety_mode})
-        if embedder is not None:
-            summary["embeddings"] = {"id": embedder.id, **embedder.stats.as_dict()}
+        if sink is not None:
+            sink.close()
+        judge_stats, embedder_stats = runner.stats()
+        await runner.aclose()
+        tally = sink.tally if sink is not None else RunTally(plan.metrics)
+        summary = _summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
+                           complete, safety={"threshold": safety_threshold, "mode": safety_mode})
+        if judge_stats is not None:
+            summary["judge"] = {"id": runner.judge_id, **judge_stats}
+        if embedder_stats is not None:
+            summary["embeddings"] = {"id": _embedder_id(runner, embeddings), **embedder_stats}
         if recorder is not None:
             summary["run_id"] = recorder.run_id
-            recorder.finish(summary, complete=complete, records=ordered)
+            recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
             if not isinstance(store, Store):
                 recorder.store.close()
         if out_dir:
-            if complete and results_path:
-                rewrite_in_order(results_path, ordered)
+            if complete and results_path and finished:
+                reorder_results(results_path, (row.id for row in source))
             (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
-        if judge_cache:
-            judge_cache.close()
-        if embedding_cache:
-            embedding_cache.close()
-        if embedder_backend is not None:
-            await embedder_backend.aclose()
-        if backend is not None:
-            await backend.aclose()
-    return EvalResult(rows=ordered, summary=summary, skipped=plan.skipped, out_dir=out_dir)
+    rows_out = sink.kept if sink is not None else []
+    if keep_rows and (finished or not complete):
+        order = {row.id: i for i, row in enumerate(source)}
+        rows_out = sorted(rows_out, key=lambda r: order.get(str(r["id"]), len(order)))
+    return EvalResult(rows=rows_out, summary=summary, skipped=plan.skipped, out_dir=out_dir)
 
 
-async def _score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
-                     previous: dict[str, Any]) -> dict[str, Any]:
-    async def one(metric: Metric) -> MetricResult:
-        if metric.name in previous:
-            return MetricResult.model_validate(previous[metric.name])
-        why = metric.applies(row)
-        if why:
-            return MetricResult.unscored(f"does not apply: {why}")
-        try:
-            return await metric.score(row, ctx)
-        except ConfigError:
-            raise  # a setting or install problem: stop the run and say how to fix it
-        except Exception as e:  # a bug in one metric must not lose the row
-            log.exception("metric %s failed on row %s", metric.name, row.id)
-            return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
-
-    # Metrics that call no judge or embedder never wait: score them in line, and make tasks
-    # only for the rest (a task per metric per row costs more than a token F1).
-    waiting = [m for m in metrics if m.uses_judge or getattr(m, "uses_embedder", False)]
-    inline = {m.name: await one(m) for m in metrics if m not in waiting}
-    awaited = dict(zip((m.name for m in waiting), await asyncio.gather(*(one(m) for m in waiting))))
-    results = [inline[m.name] if m.name in inline else awaited[m.name] for m in metrics]
-    record: dict[str, Any] = {"id": row.id}
-    for metric, result in zip(metrics, results):
-        record[metric.name] = result.model_dump()
-    if DIAGNOSIS_METRICS & {m.name for m in metrics}:
-        record["diagnosis"] = diagnose(record)
-    return record
+def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunRecorder | None:
+    """The run's entry in the run store (``None`` when the run is not recorded)."""
+    run_store = open_run_store(store)
+    return RunRecorder.start(run_store, **run) if run_store is not None else None
 
 
-def _summary(rows: Sequence[Row], records: Sequence[dict[str, Any]], metrics: Sequence[Metric],
-             managed: ManagedJudge | None, started: float, dataset: str, lang: str,
-             skipped: list[str], complete: bool, safety: dict[str, str]) -> dict[str, Any]:
-    per_metric: dict[str, Any] = {}
-    names = {m.name for m in metrics}
+def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
+                   engine: str) -> None:
+    """A ConfigError for the first option outside its choices."""
+    for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
+                                   ("--safety-threshold", safety_threshold, THRESHOLDS),
+                                   ("--safety-mode", safety_mode, MODES),
+                                   ("--engine", engine, ENGINES)):
+        if value not in choices:
+            raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
+
+
+def _embedder_id(runner: LocalEngine | RayEngine, embeddings: str | Embedder) -> str | None:
+    if isinstance(runner, LocalEngine) and runner.scorer.embedder is not None:
+        return runner.scorer.embedder.id
+    return embeddings if isinstance(embeddings, str) else getattr(embeddings, "id", None)
+
+
+def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
+             dataset: str, lang: str, skipped: list[str], complete: bool,
+             safety: dict[str, str]) -> dict[str, Any]:
     severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
-    for metric in metrics:
-        kept = [r for r in records if metric.name in r]
-        results = [MetricResult.model_validate(r[metric.name]) for r in kept]
-        agg = metric.aggregate(results)
-        if isinstance(metric, SeverityMetric):
-            refused = ([_refused(r.get("refusal")) for r in kept] if "refusal" in names
-                       else None)
-            agg["defects"] = defect_summary(results, safety["threshold"], refused)
-        reasons: dict[str, int] = {}
-        for r in results:
-            if r.value is None and r.error:
-                key = r.error.split(":")[0] if r.error.startswith("judge call failed") else r.error
-                reasons[key[:120]] = reasons.get(key[:120], 0) + 1
-        if reasons:
-            agg["unscored_reasons"] = reasons
-        per_metric[metric.name] = agg
-    summary: dict[str, Any] = {
-        "rows": len(rows),
-        "rows_done": len(records),
+    return {
+        "rows": total,
+        "rows_done": tally.rows,
         "complete": complete,
         "dataset": dataset,
         "lang": lang,
-        "metrics": per_metric,
+        "metrics": tally.metrics(safety["threshold"]),
         "skipped": skipped,
         **({"safety": dict(safety)} if severity_ran else {}),
-        **({"diagnosis": count_diagnoses(records)}
+        **({"diagnosis": dict(tally.diagnoses)}
            if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
-        "judge": ({"id": managed.id, **managed.stats.as_dict()} if managed else None),
+        "judge": None,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
-    return summary
 
 
 def _previous_run_id(out_dir: Path | None) -> str | None:
@@ -337,11 +306,3 @@ def _previous_run_id(out_dir: Path | None) -> str | None:
     except (json.JSONDecodeError, AttributeError):
         return None
     return run_id if isinstance(run_id, str) else None
-
-
-def _refused(record: dict[str, Any] | None) -> bool | None:
-    """A row's refusal verdict from its ``refusal`` record: ``True`` when the app refused
-    (value 1.0), ``None`` when unknown (not scored, or not run on this row)."""
-    if not record or record.get("value") is None:
-        return None
-    return bool(record["value"] == 1.0)

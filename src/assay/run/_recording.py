@@ -112,10 +112,15 @@ class RunRecorder:
             self.store.add_rows(self.run_id, batch)
 
     def finish(self, summary: Mapping[str, Any], *, complete: bool,
-               records: Iterable[Mapping[str, Any]] = ()) -> None:
+               records: Iterable[Mapping[str, Any]] = (),
+               prompt_sha256: Mapping[str, str] | None = None) -> None:
+        """Mark the run finished (or interrupted) with its summary; the prompt hashes come
+        from ``prompt_sha256`` or, when not given, from ``records``."""
         judge = summary.get("judge") or {}
         tokens = {k: judge[k] for k in ("prompt_tokens", "completion_tokens", "requests",
                                         "cache_hits") if k in judge}
         timings = {"elapsed_s": summary.get("elapsed_s")}
         self.store.finish_run(self.run_id, summary=summary, complete=complete, tokens=tokens,
-                              timings=timings, prompt_sha256=prompt_hashes(records))
+                              timings=timings,
+                              prompt_sha256=(dict(prompt_sha256) if prompt_sha256 is not None
+                                             else prompt_hashes(records)))

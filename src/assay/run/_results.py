@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["ResultsWriter", "load_finished", "rewrite_in_order"]
+__all__ = ["ResultsWriter", "load_finished", "reorder_results", "rewrite_in_order"]
 
 
 class ResultsWriter:
@@ -75,3 +75,15 @@ def rewrite_in_order(path: Path, records: Iterable[dict[str, Any]]) -> None:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     os.replace(tmp, path)
+
+
+def reorder_results(path: Path, ids: Iterable[str]) -> None:
+    """Rewrite the results file with one record per id, in the order of ``ids`` (the last
+    record of an id wins: a resumed run appends rows it scored again)."""
+    rewrite_in_order(path, _in_order(load_finished(path), ids))
+
+
+def _in_order(records: dict[str, dict[str, Any]], ids: Iterable[str]) -> Iterable[dict[str, Any]]:
+    for row_id in ids:
+        if row_id in records:
+            yield records[row_id]

@@ -1,0 +1,107 @@
+"""A dataset file read as a stream, so that memory does not grow with the number of rows.
+
+:meth:`DatasetStream.check` reads the file once and validates every row (all problems in one
+DataError, as :func:`read_dataset` does) without keeping them; iterating the stream reads the
+rows again, one at a time. Ids are checked for duplicates through an 8-byte hash per row; only a
+hash seen twice makes the check read the file again for the ids and lines to report.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.jsonl"
+    >>> _ = p.write_text("".join(json.dumps({"id": i, "answer": "a"}) + "\\n" for i in "xyz"))
+    >>> stream = DatasetStream(p)
+    >>> stream.check()
+    3
+    >>> [row.id for row in stream]
+    ['x', 'y', 'z']
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ._models import Row
+from ._read import duplicate_id_problem, read_records, validated_rows
+
+__all__ = ["DatasetStream"]
+
+
+class DatasetStream:
+    """The rows of a ``.jsonl``, ``.csv`` or ``.json`` file, read on demand.
+
+    JSONL and CSV are read a line at a time; a ``.json`` array is parsed whole (use JSONL for
+    very large datasets).
+    """
+
+    def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None) -> None:
+        self.path = Path(path)
+        self.mapping = dict(mapping or {})
+        self.count: int | None = None
+        if not self.path.is_file():
+            raise DataError([f"{self.path}: file not found. Fix: check the path."])
+
+    def check(self, on_rows: Callable[[list[Row]], None] | None = None, *,
+              chunk: int = 1000) -> int:
+        """Validate every row, pass them to ``on_rows`` in chunks, and return how many there are.
+
+        Raises:
+            DataError: every problem in the file (file, line, field and fix).
+        """
+        problems: list[str] = []
+        hashes = array("q")
+        rows = validated_rows(read_records(self.path, problems), str(self.path), self.mapping,
+                              problems)
+        count = 0
+        while batch := list(islice(rows, chunk)):
+            count += len(batch)
+            hashes.extend(hash(row.id) for row in batch)
+            if on_rows is not None:
+                on_rows(batch)
+        problems.extend(self._duplicates(_repeated(hashes)))
+        if problems:
+            raise DataError(problems, source=str(self.path))
+        if not count:
+            raise DataError([f"{self.path}: the file has no rows. Fix: add at least one row."])
+        self.count = count
+        return count
+
+    def __iter__(self) -> Iterator[Row]:
+        """The rows, read again from the file (run :meth:`check` first)."""
+        problems: list[str] = []
+        yield from validated_rows(read_records(self.path, problems), str(self.path),
+                                  self.mapping, problems)
+        if problems:  # the file changed since it was checked
+            changed = (f"{self.path} changed while it was being evaluated. Fix: evaluate a copy "
+                       "that nothing writes to.")
+            raise DataError([changed, *problems], source=str(self.path))
+
+    def _duplicates(self, repeated: set[int]) -> list[str]:
+        """One problem per row whose id an earlier row has, among the ids hashing to
+        ``repeated`` (read again from the file; hash collisions of distinct ids are no problem)."""
+        if not repeated:
+            return []
+        seen: dict[str, int] = {}
+        problems: list[str] = []
+        for row in validated_rows(read_records(self.path, []), str(self.path), self.mapping, []):
+            if hash(row.id) not in repeated:
+                continue
+            if row.id in seen:
+                problems.append(duplicate_id_problem(f"{self.path} line {row.line}", row.id,
+                                                     seen[row.id]))
+            else:
+                seen[row.id] = row.line
+        return problems
+
+
+def _repeated(hashes: array[int]) -> set[int]:
+    """The values that occur more than once."""
+    if len(hashes) < 2:
+        return set()
+    values = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    return {int(v) for v in np.unique(values[1:][values[1:] == values[:-1]])}

@@ -1,0 +1,87 @@
+"""The local engine: rows scored concurrently by asyncio workers in this process.
+
+An engine takes ``(row, previous results)`` pairs from an async iterator, as fast as it can
+score them, and hands each finished record to ``on_record``; the Ray engine has the same shape.
+
+Example:
+    >>> import asyncio
+    >>> from assay.data import rows_from_records
+    >>> from assay.metrics import get_metric
+    >>> rows = rows_from_records([{"answer": "a", "ground_truth": "a"}] * 3)
+    >>> async def items():
+    ...     for row in rows:
+    ...         yield row, {}
+    >>> async def go():
+    ...     engine = LocalEngine(Scorer([get_metric("exact_match")], judge=None, embedder=None))
+    ...     got = []
+    ...     await engine.run(items(), got.append)
+    ...     await engine.aclose()
+    ...     return sorted(r["id"] for r in got)
+    >>> asyncio.run(go())
+    ['1', '2', '3']
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from ..data import Row
+from ._score import Scorer
+
+__all__ = ["LocalEngine"]
+
+
+class _Interrupted(Exception):
+    """Carries a KeyboardInterrupt / SystemExit out of a worker task."""
+
+
+class LocalEngine:
+    """``workers`` asyncio tasks, each scoring one row at a time with ``scorer`` (the judge's
+    own concurrency cap and budget live in the scorer's managed judge)."""
+
+    def __init__(self, scorer: Scorer, *, workers: int = 16) -> None:
+        self.scorer = scorer
+        self.workers = max(1, workers)
+        self.judge_id = scorer.judge.id if scorer.judge is not None else None
+
+    async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
+                  on_record: Callable[[dict[str, Any]], None]) -> None:
+        """Score every item; ``on_record`` gets each record as it finishes (any order)."""
+        lock = asyncio.Lock()  # one worker at a time may advance the shared iterator
+
+        async def next_item() -> tuple[Row, Mapping[str, Any]] | None:
+            async with lock:
+                return await anext(items, None)
+
+        async def worker() -> None:
+            while (item := await next_item()) is not None:
+                row, previous = item
+                try:
+                    record = await self.scorer.score(row, previous)
+                except (KeyboardInterrupt, SystemExit) as e:
+                    # Raised inside a task, these would stop the loop before the summary is
+                    # written; carry them out as an ordinary exception instead.
+                    raise _Interrupted() from e
+                on_record(record)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(self.workers)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException as e:
+            for task in tasks:  # stop the other rows before the results file closes
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if isinstance(e, _Interrupted):
+                raise e.__cause__ from None  # type: ignore[misc]
+            raise
+
+    def stats(self) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        """What the judge and the embedder did (``None`` where the run has none)."""
+        judge, embedder = self.scorer.judge, self.scorer.embedder
+        return (judge.stats.as_dict() if judge is not None else None,
+                embedder.stats.as_dict() if embedder is not None else None)
+
+    async def aclose(self) -> None:
+        await self.scorer.aclose()

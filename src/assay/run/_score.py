@@ -1,0 +1,135 @@
+"""Scoring rows: every planned metric of a row, concurrently, on a judge and an embedder wrapped
+with the cache, the token budget, a concurrency cap and retries.
+
+The local engine builds one :class:`Scorer` in its process; the Ray engine builds one in each
+worker (with a budget shared by all of them), so both score a row the same way.
+
+Example:
+    >>> import asyncio
+    >>> from assay.data import rows_from_records
+    >>> from assay.metrics import get_metric
+    >>> row = rows_from_records([{"answer": "Paris.", "ground_truth": "Paris"}])[0]
+    >>> async def go():
+    ...     scorer = Scorer([get_metric("exact_match")], judge=None, embedder=None)
+    ...     try:
+    ...         return await scorer.score(row)
+    ...     finally:
+    ...         await scorer.aclose()
+    >>> asyncio.run(go())["exact_match"]["value"]
+    1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..data import Row
+from ..embeddings import Embedder, EmbeddingCache
+from ..errors import ConfigError
+from ..judges import Judge, JudgeCache
+from ..metrics import Metric, MetricResult, ScoreContext
+from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
+from ._budget import Budget
+from ._managed import ManagedJudge, RetryPolicy
+from ._managed_embedder import ManagedEmbedder
+
+__all__ = ["ScoreSettings", "Scorer", "score_row"]
+
+log = logging.getLogger("assay")
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """How rows are scored, apart from the judge and embedder themselves (plain values, so the
+    Ray engine can send them to its workers)."""
+
+    lang: str = "en"
+    style: str = "auto"
+    safety_mode: str = "combined"
+    concurrency: int = 8
+    max_attempts: int = 6
+    cache_path: Path | None = None
+
+
+class Scorer:
+    """The metrics of a run and everything they score with: the managed judge and embedder,
+    their caches (opened on ``settings.cache_path``), and the score context.
+
+    ``budget`` is the token / request budget the judge waits on: a local :class:`Budget`, or
+    one shared by every worker of a Ray run.
+    """
+
+    def __init__(self, metrics: Sequence[Metric], *, judge: Judge | None,
+                 embedder: Embedder | None, settings: ScoreSettings = ScoreSettings(),
+                 budget: Budget | None = None) -> None:
+        self.metrics = list(metrics)
+        self.judge_backend, self.embedder_backend = judge, embedder
+        cache_path = settings.cache_path
+        self.judge_cache = JudgeCache(cache_path) if judge is not None and cache_path else None
+        self.embedding_cache = (EmbeddingCache(cache_path)
+                                if embedder is not None and cache_path else None)
+        retry = RetryPolicy(max_attempts=settings.max_attempts)
+        self.judge = (ManagedJudge(judge, cache=self.judge_cache, budget=budget or Budget(),
+                                   concurrency=settings.concurrency, retry=retry)
+                      if judge is not None else None)
+        self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry)
+                         if embedder is not None else None)
+        self.ctx = ScoreContext(judge=self.judge, lang=settings.lang,  # type: ignore[arg-type]
+                                embedder=self.embedder,
+                                extras={"style": settings.style,
+                                        "safety_mode": settings.safety_mode})
+
+    async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`)."""
+        return await score_row(row, self.metrics, self.ctx, previous or {})
+
+    async def aclose(self) -> None:
+        """Close the caches and the backends' connections."""
+        if self.judge_cache:
+            self.judge_cache.close()
+        if self.embedding_cache:
+            self.embedding_cache.close()
+        if self.embedder_backend is not None:
+            await self.embedder_backend.aclose()
+        if self.judge_backend is not None:
+            await self.judge_backend.aclose()
+
+
+async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
+                    previous: Mapping[str, Any]) -> dict[str, Any]:
+    """Score ``row`` with every metric (those in ``previous`` are kept as they are).
+
+    A metric that does not apply, or that fails with a bug, gives an unscored result with the
+    reason; a ConfigError (a setting or install problem) stops the run.
+    """
+    async def one(metric: Metric) -> MetricResult:
+        if metric.name in previous:
+            return MetricResult.model_validate(previous[metric.name])
+        why = metric.applies(row)
+        if why:
+            return MetricResult.unscored(f"does not apply: {why}")
+        try:
+            return await metric.score(row, ctx)
+        except ConfigError:
+            raise  # a setting or install problem: stop the run and say how to fix it
+        except Exception as e:  # a bug in one metric must not lose the row
+            log.exception("metric %s failed on row %s", metric.name, row.id)
+            return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
+
+    # Metrics that call no judge or embedder never wait: score them in line, and make tasks
+    # only for the rest (a task per metric per row costs more than a token F1).
+    waiting = [m for m in metrics if m.uses_judge or getattr(m, "uses_embedder", False)]
+    inline = {m.name: await one(m) for m in metrics if m not in waiting}
+    awaited = dict(zip((m.name for m in waiting), await asyncio.gather(*(one(m) for m in waiting))))
+    record: dict[str, Any] = {"id": row.id}
+    for metric in metrics:
+        result = inline[metric.name] if metric.name in inline else awaited[metric.name]
+        record[metric.name] = result.model_dump()
+    if DIAGNOSIS_METRICS & {m.name for m in metrics}:
+        record["diagnosis"] = diagnose(record)
+    return record

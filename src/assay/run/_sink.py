@@ -1,0 +1,111 @@
+"""Where a run's records go as rows finish: ``results.jsonl`` (in dataset order), the run
+store, the running aggregates, the progress bar and, when asked, a list for the caller.
+
+Rows finish in any order. The sink numbers each row as it is handed out, writes a finished
+record as soon as every earlier row is written, and holds the ones that finished early; when
+``window`` rows are out and unwritten, :meth:`ResultSink.room` makes the feeder wait, so memory
+stays bounded however large the dataset. If the run stops early, the held records are written
+too (out of order: ``--resume`` reads them by id), so no scored row is lost.
+
+Example:
+    >>> import asyncio
+    >>> from assay.metrics import get_metric
+    >>> sink = ResultSink(RunTally([get_metric("exact_match")]), keep=True)
+    >>> for row_id in ("a", "b"): sink.expect(row_id)
+    >>> sink.add({"id": "b", "exact_match": {"value": 0.0}})
+    >>> sink.add({"id": "a", "exact_match": {"value": 1.0}})
+    >>> [r["id"] for r in sink.kept], sink.tally.metrics("medium")["exact_match"]["mean"]
+    (['a', 'b'], 0.5)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from ._progress import RowProgress
+from ._recording import RunRecorder
+from ._results import ResultsWriter
+from ._tally import RunTally
+
+__all__ = ["ResultSink"]
+
+
+class ResultSink:
+    """Takes each finished record once: counts it, stores it, writes it, shows progress.
+
+    ``ordered``: write ``results.jsonl`` in the order rows were handed out (:meth:`expect`);
+    otherwise (a resumed run appending to its earlier file) in the order they finish.
+    ``keep``: also collect the records, in order, in :attr:`kept` (the Python API returns them;
+    the command line does not, so its memory stays flat).
+    """
+
+    def __init__(self, tally: RunTally, *, writer: ResultsWriter | None = None,
+                 recorder: RunRecorder | None = None, progress: RowProgress | None = None,
+                 keep: bool = False, ordered: bool = True, window: int = 4096) -> None:
+        self.tally = tally
+        self.writer, self.recorder, self.progress = writer, recorder, progress
+        self.keep, self.ordered, self.window = keep, ordered, window
+        self.kept: list[dict[str, Any]] = []
+        self._seq: dict[str, int] = {}  # row id -> position, for rows handed out, not written
+        self._held: dict[int, dict[str, Any]] = {}
+        self._next = 0  # position of the next record to write
+        self._handed = 0
+        self._room = asyncio.Event()
+        self._room.set()
+
+    async def room(self) -> None:
+        """Wait until fewer than ``window`` rows are out and unwritten."""
+        while len(self._seq) >= self.window:
+            self._room.clear()
+            await self._room.wait()
+
+    def expect(self, row_id: str) -> None:
+        """Note that the row ``row_id`` is handed out for scoring (its place in the output)."""
+        self._seq[row_id] = self._handed
+        self._handed += 1
+
+    def add(self, record: dict[str, Any], *, new: bool = True) -> None:
+        """A finished row's record. ``new=False``: a row already in ``results.jsonl`` (resume),
+        counted and stored but not written again."""
+        self.tally.add(record)
+        if self.recorder is not None:
+            self.recorder.add(record)
+        if self.progress is not None:
+            self.progress.advance()
+        if not new:
+            self._emit(record, write=False)
+            return
+        seq = self._seq.get(str(record["id"]))
+        if seq is None or not self.ordered:
+            self._seq.pop(str(record["id"]), None)
+            self._emit(record)
+            self._wake()
+            return
+        self._held[seq] = record
+        while self._next in self._held:
+            held = self._held.pop(self._next)
+            del self._seq[str(held["id"])]
+            self._next += 1
+            self._emit(held)
+        self._wake()
+
+    def close(self) -> None:
+        """Write the records held back for earlier rows that never finished (a stopped run),
+        and close the results file."""
+        for seq in sorted(self._held):
+            self._emit(self._held.pop(seq))
+        self._seq.clear()
+        if self.writer is not None:
+            self.writer.close()
+
+    def _emit(self, record: Mapping[str, Any], *, write: bool = True) -> None:
+        if write and self.writer is not None:
+            self.writer.write(dict(record))
+        if self.keep:
+            self.kept.append(dict(record))
+
+    def _wake(self) -> None:
+        if len(self._seq) < self.window:
+            self._room.set()

@@ -1,0 +1,173 @@
+"""A run's aggregates, kept up to date as records arrive in any order, in bounded memory.
+
+Metrics whose aggregate is the plain mean (lexical, rubric, RAG metrics) are tallied as exact
+running sums, so a million rows cost no more memory than ten. A metric with its own
+``aggregate`` (severity with defect rates, custom pointwise labels, pairwise choices) keeps its
+results and is aggregated at the end by that method, exactly as before.
+
+Example:
+    >>> from assay.metrics import get_metric
+    >>> tally = RunTally([get_metric("f1_score")])
+    >>> tally.add({"id": "1", "f1_score": {"value": 1.0}})
+    >>> tally.add({"id": "2", "f1_score": {"value": 0.5}})
+    >>> tally.add({"id": "3", "f1_score": {"value": None, "error": "does not apply: no answer"}})
+    >>> tally.metrics("medium")["f1_score"]
+    {'mean': 0.75, 'scored': 2, 'unscored': 1, 'unscored_reasons': {'does not apply: no answer': 1}}
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..metrics import FieldMetric, Metric, MetricResult
+from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
+from ..metrics.safety import SeverityMetric, defect_summary
+
+__all__ = ["ExactSum", "RunTally"]
+
+
+class ExactSum:
+    """A float sum that is exact (as :func:`math.fsum`) whatever the order of the terms, so
+    the mean does not depend on which row finished first.
+
+    Example:
+        >>> s = ExactSum()
+        >>> for x in (0.1, 0.2, 0.3): s.add(x)
+        >>> s.value == math.fsum([0.3, 0.1, 0.2])
+        True
+    """
+
+    __slots__ = ("_partials",)
+
+    def __init__(self) -> None:
+        self._partials: list[float] = []
+
+    def add(self, x: float) -> None:
+        # Shewchuk's algorithm, as in the Python docs' msum recipe behind math.fsum.
+        partials = self._partials
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+
+    @property
+    def value(self) -> float:
+        return math.fsum(self._partials)
+
+
+class _MeanTally:
+    """``mean_aggregate`` as running sums."""
+
+    def __init__(self) -> None:
+        self.values, self.weighted = ExactSum(), ExactSum()
+        self.scored = self.unscored = self.n_weighted = 0
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        value = result.get("value")
+        if value is None:
+            self.unscored += 1
+            return
+        self.scored += 1
+        self.values.add(value)
+        weighted = result.get("weighted")
+        if weighted is not None:
+            self.n_weighted += 1
+            self.weighted.add(weighted)
+
+    def aggregate(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "mean": round(self.values.value / self.scored, 4) if self.scored else None,
+            "scored": self.scored, "unscored": self.unscored}
+        if self.n_weighted:
+            out["mean_weighted"] = round(self.weighted.value / self.n_weighted, 4)
+        return out
+
+
+class RunTally:
+    """Aggregates, unscored reasons, diagnosis counts and prompt hashes of a run's records."""
+
+    def __init__(self, metrics: Sequence[Metric]) -> None:
+        self.metrics_run = list(metrics)
+        self.names = {m.name for m in metrics}
+        self.rows = 0
+        self._means = {m.name: _MeanTally() for m in metrics if _is_plain_mean(m)}
+        self._kept: dict[str, list[MetricResult]] = {
+            m.name: [] for m in metrics if m.name not in self._means}
+        self._refused: dict[str, list[bool | None]] = {
+            m.name: [] for m in metrics if isinstance(m, SeverityMetric)}
+        self._reasons: dict[str, Counter[str]] = {m.name: Counter() for m in metrics}
+        self.diagnoses = Counter(dict.fromkeys(
+            ("retrieval", "generation", "both", "none", "undiagnosed"), 0))
+        self.prompt_sha256: dict[str, str] = {}
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
+        self.rows += 1
+        refused = _refused(record.get("refusal")) if "refusal" in self.names else None
+        for name in self.names:
+            result = record.get(name)
+            if not isinstance(result, Mapping):
+                continue
+            if name in self._means:
+                self._means[name].add(result)
+            else:
+                self._kept[name].append(MetricResult.model_validate(result))
+                if name in self._refused:
+                    self._refused[name].append(refused)
+            error = result.get("error")
+            if result.get("value") is None and error:
+                self._reasons[name][_reason_key(error)] += 1
+            if name not in self.prompt_sha256:
+                sha = (result.get("details") or {}).get("prompt_sha256")
+                if isinstance(sha, str):
+                    self.prompt_sha256[name] = sha
+        if DIAGNOSIS_METRICS & self.names:
+            diagnosis = record.get("diagnosis")
+            self.diagnoses[diagnosis["stage"] if diagnosis else "undiagnosed"] += 1
+
+    def metrics(self, threshold: str) -> dict[str, Any]:
+        """``{metric: aggregate}`` as in ``summary.json`` (severity metrics get their defect
+        rates at ``threshold``, with refusals excused when ``refusal`` ran)."""
+        out: dict[str, Any] = {}
+        for metric in self.metrics_run:
+            name = metric.name
+            if name in self._means:
+                agg = self._means[name].aggregate()
+            else:
+                agg = metric.aggregate(self._kept[name])
+            if name in self._refused:
+                refused = self._refused[name] if "refusal" in self.names else None
+                agg["defects"] = defect_summary(self._kept[name], threshold, refused)
+            if self._reasons[name]:
+                agg["unscored_reasons"] = dict(self._reasons[name])
+            out[name] = agg
+        return out
+
+
+def _is_plain_mean(metric: Metric) -> bool:
+    """Whether ``metric`` aggregates with the plain mean (it does not override ``aggregate``)."""
+    return isinstance(metric, FieldMetric) and type(metric).aggregate is FieldMetric.aggregate
+
+
+def _reason_key(error: str) -> str:
+    """How unscored reasons are grouped: judge failures by kind, others by their text."""
+    key = error.split(":")[0] if error.startswith("judge call failed") else error
+    return key[:120]
+
+
+def _refused(record: Any) -> bool | None:
+    """A row's refusal verdict from its ``refusal`` record: ``True`` when the app refused
+    (value 1.0), ``None`` when unknown (not scored, or not run on this row)."""
+    if not isinstance(record, Mapping) or record.get("value") is None:
+        return None
+    return bool(record["value"] == 1.0)
