@@ -174,8 +174,8 @@ def test_ids_with_the_same_hash_are_not_reported_as_duplicates(
     monkeypatch.setattr(stream_module, "hash", lambda _id: 42, raising=False)  # all collide
     with pytest.raises(DataError) as e:
         DatasetStream(path).check()
-    assert e.value.problems == [f"{path} line 6, field 'id': duplicate id '3' (also on line 4)."
-                                " Fix: give every row a unique id."]
+    assert e.value.problems == [(f"{path} line 6, field 'id': duplicate id '3' (also on line 4)."
+                                " Fix: give every row a unique id.")]
 
 
 def test_stream_reads_csv_and_json_arrays_and_sees_a_file_change(tmp_path: Path) -> None:

@@ -271,9 +271,9 @@ def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode:
 
 
 def _embedder_id(runner: LocalEngine | RayEngine, embeddings: str | Embedder) -> str | None:
-    if isinstance(runner, LocalEngine) and runner.scorer.embedder is not None:
-        return runner.scorer.embedder.id
-    return embeddings if isinstance(embeddings, str) else getattr(embeddings, "id", None)
+    if isinstance(runner, LocalEngine):
+        return runner.scorer.embedder.id if runner.scorer.embedder is not None else None
+    return runner.embedder_id
 
 
 def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,

@@ -1,0 +1,378 @@
+"""The Ray engine: score a run's rows on Ray actors, with the same records as the local engine.
+
+Rows go out in batches to worker actors (async, one per worker), each with its own
+:class:`~assay.run._score.Scorer`, the very object the local engine scores with, so a record
+does not depend on where it was scored. What is shared across workers:
+
+- the budget: with ``tpm`` / ``rpm``, one :class:`~assay.run._ray_budget.BudgetActor` hands out
+  every grant, so the provider sees the run's limit, not one per worker;
+- the judge concurrency: ``settings.concurrency`` is the run's total, split evenly over the
+  workers (``ceil(concurrency / workers)`` each, at least 1);
+- the cache: every worker opens ``settings.cache_path`` (SQLite in WAL mode, safe across the
+  processes of one machine). On a cluster of several machines it must be a path on storage
+  that every node mounts (or ``None``): each node otherwise gets a cache of its own.
+
+A judge or embedder given as a spec (``"openai:gpt-4o-mini"``) is built inside each worker,
+from the worker's environment (the driver's, for a local instance started by the engine; on a
+cluster, set ``OPENAI_API_KEY`` and friends on the nodes). An instance is pickled (Ray's cloudpickle)
+and sent as is, like the metrics: their classes (and a FakeJudge's script) must be importable on
+the workers, or sent by value (``ray.cloudpickle.register_pickle_by_value(module)``, as the tests
+do for their own module; ``__main__`` always is). State an instance keeps (a FakeJudge's
+``requests``) stays on the workers' copies.
+
+Example (starts a local Ray instance, a few seconds):
+    >>> import asyncio
+    >>> from assay.data import rows_from_records
+    >>> from assay.metrics import get_metric
+    >>> rows = rows_from_records([{"answer": "Paris", "ground_truth": "Paris"}])
+    >>> async def rows_and_previous():
+    ...     for row in rows:
+    ...         yield row, {}
+    >>> async def go():
+    ...     engine = RayEngine([get_metric("exact_match")], judge=None, embedder=None,
+    ...                        settings=ScoreSettings())
+    ...     records = []
+    ...     try:
+    ...         await engine.run(rows_and_previous(), records.append)
+    ...     finally:
+    ...         await engine.aclose()
+    ...     return records
+    >>> asyncio.run(go())[0]["exact_match"]["value"]   # doctest: +SKIP
+    1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import math
+import os
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, cast
+
+from ..data import Row
+from ..embeddings import Embedder, make_embedder
+from ..errors import ConfigError
+from ..judges import Judge, make_judge
+from ..metrics import Metric
+from ._budget import Budget
+from ._managed import JudgeStats
+from ._managed_embedder import EmbeddingStats
+from ._ray_budget import BudgetClient, start_budget_actor
+from ._score import Scorer, ScoreSettings
+
+__all__ = ["RAY_MISSING", "RayEngine", "ScoreWorker", "import_ray"]
+
+log = logging.getLogger("assay")
+
+RAY_MISSING = "The Ray engine needs ray: pip install 'assay[ray]'"
+#: Workers on a local instance (and the least on a cluster).
+DEFAULT_WORKERS = 2
+#: Batches in flight per worker: one scoring while the next is on its way.
+IN_FLIGHT = 2
+
+Stats = dict[str, int]
+Batch = list[tuple[Row, dict[str, Any]]]
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a ConfigError that says how to install it.
+
+    Example:
+        >>> import_ray().__name__  # doctest: +SKIP
+        'ray'
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise ConfigError(RAY_MISSING) from e
+    return ray
+
+
+class ScoreWorker:
+    """One worker: a :class:`Scorer` inside an async Ray actor, scoring the batches it is sent
+    (several at once, each row's metrics concurrently) on the actor's event loop."""
+
+    def __init__(self, metrics: Sequence[Metric], judge: str | Judge | None,
+                 embedder: str | Embedder | None, settings: ScoreSettings, timeout: float,
+                 budget_actor: Any = None) -> None:
+        self._args = (list(metrics), judge, embedder, settings, timeout, budget_actor)
+        self._scorer: Scorer | None = None
+
+    def _get_scorer(self) -> Scorer:
+        if self._scorer is None:
+            metrics, judge, embedder, settings, timeout, budget_actor = self._args
+            budget = cast(Budget, BudgetClient(budget_actor)) if budget_actor is not None else None
+            self._scorer = Scorer(
+                metrics, settings=settings, budget=budget,
+                judge=make_judge(judge, timeout=timeout) if judge is not None else None,
+                embedder=make_embedder(embedder, timeout=timeout) if embedder is not None else None)
+        return self._scorer
+
+    async def start(self) -> None:
+        """Build the scorer (a bad spec or a missing key fails here, before any row)."""
+        self._get_scorer()
+
+    async def score_batch(self, batch: Batch) -> tuple[list[dict[str, Any]], Stats | None,
+                                                        Stats | None]:
+        """The batch's records (in its order) and this worker's judge and embedder stats."""
+        scorer = self._get_scorer()
+        tasks = [asyncio.ensure_future(scorer.score(row, previous)) for row, previous in batch]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in tasks:  # a ConfigError stops the run: raise it as it is
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    raise cast(BaseException, task.exception())
+            records = [task.result() for task in tasks]
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return (records, *await self.stats())
+
+    async def stats(self) -> tuple[Stats | None, Stats | None]:
+        """Judge and embedder stats so far (``None`` for what this worker does not have)."""
+        scorer = self._get_scorer()
+        return (scorer.judge.stats.as_dict() if scorer.judge is not None else None,
+                scorer.embedder.stats.as_dict() if scorer.embedder is not None else None)
+
+    async def close(self) -> None:
+        """Close the scorer's caches and connections."""
+        if self._scorer is not None:
+            scorer, self._scorer = self._scorer, None
+            await scorer.aclose()
+
+
+class RayEngine:
+    """Scores rows on Ray actors (one per worker), each with its own Scorer, all under one budget.
+
+    Args:
+        metrics: the planned metrics (sent to every worker).
+        judge, embedder: a spec, built in each worker, or an instance, sent as is; ``None``
+            when no metric needs one.
+        settings: how rows are scored; ``concurrency`` is the run's total judge concurrency.
+        timeout: the judge's and embedder's request timeout (for specs).
+        tpm, rpm: the run's token / request budget per minute, kept by one budget actor for
+            every worker; neither set: no budget actor (and no round trip per request).
+        address: a Ray cluster to connect to (``"auto"``, ``"ray://host:10001"``, ...); without
+            one, a local instance is started (Ray already initialised in this process is used
+            as it is, wherever it points).
+        workers: worker actors; default 2, or on a cluster one per node (at least 2). Workers
+            take no CPU reservation (they wait on the judge, not on a core) and are spread over
+            the nodes.
+        batch_size: rows per batch sent to a worker; at most :data:`IN_FLIGHT` batches per
+            worker are out at a time.
+
+    Raises:
+        ConfigError: ray is not installed, or a bad option.
+    """
+
+    def __init__(self, metrics: Sequence[Metric], *, judge: str | Judge | None,
+                 embedder: str | Embedder | None, settings: ScoreSettings, timeout: float = 120.0,
+                 tpm: int | None = None, rpm: int | None = None, address: str | None = None,
+                 workers: int | None = None, batch_size: int = 16) -> None:
+        ray = import_ray()
+        if workers is not None and workers < 1:
+            raise ConfigError(f"Got {workers} Ray workers. Must be at least 1.")
+        if batch_size < 1:
+            raise ConfigError(f"Got a batch size of {batch_size}. Must be at least 1.")
+        # Built here only for their ids and to check the spec and its settings early (building
+        # opens no connection; so the driver's environment needs the judge's settings too);
+        # the workers build their own.
+        self._judge_probe = make_judge(judge, timeout=timeout) if isinstance(judge, str) else None
+        self._embedder_probe = (make_embedder(embedder, timeout=timeout)
+                                if isinstance(embedder, str) else None)
+        self.judge_id: str | None = (None if judge is None
+                                     else (self._judge_probe or cast(Judge, judge)).id)
+        self.embedder_id: str | None = (None if embedder is None
+                                        else (self._embedder_probe or cast(Embedder, embedder)).id)
+        self.batch_size = batch_size
+        self._owns_ray = False
+        if not ray.is_initialized():
+            common = {"log_to_driver": False, "logging_level": logging.WARNING}
+            if address:
+                ray.init(address=address, **common)
+            else:
+                ray.init(num_cpus=max(workers or DEFAULT_WORKERS, os.cpu_count() or 1),
+                         include_dashboard=False, **common)
+            self._owns_ray = True
+        try:
+            n = workers or (max(DEFAULT_WORKERS, sum(1 for node in ray.nodes() if node["Alive"]))
+                            if address else DEFAULT_WORKERS)
+            self.workers = n
+            per_worker = dataclasses.replace(
+                settings, concurrency=max(1, math.ceil(settings.concurrency / n)))
+            self._budget_actor = start_budget_actor(tpm, rpm) if (tpm or rpm) else None
+            worker_class = ray.remote(ScoreWorker).options(
+                num_cpus=0, max_concurrency=4 * IN_FLIGHT + 8, scheduling_strategy="SPREAD")
+            self._actors = [worker_class.remote(list(metrics), judge, embedder, per_worker,
+                                                timeout, self._budget_actor) for _ in range(n)]
+        except BaseException:
+            if self._owns_ray:
+                ray.shutdown()
+            raise
+        self._started = False
+        self._closed = False
+        self._stats: list[tuple[Stats | None, Stats | None]] = [(None, None)] * n
+
+    async def start(self) -> None:
+        """Wait until every worker is up with its scorer (``run`` does it first; call it early
+        to pay the actors' start-up before timing a run).
+
+        Raises:
+            ConfigError: a worker could not build its judge or embedder (as the worker raised it).
+        """
+        if not self._started:
+            await _gather_refs([actor.start.remote() for actor in self._actors])
+            self._started = True
+
+    async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]] | AsyncIterable[
+                      tuple[Row, Mapping[str, Any]]],
+                  on_record: Callable[[dict[str, Any]], None]) -> None:
+        """Pull (row, previous) pairs lazily from ``items``, group them in batches of
+        ``batch_size``, score each batch on a worker actor, and call ``on_record(record)`` in the
+        driver for every record as its batch finishes (any order). At most ``IN_FLIGHT`` batches
+        per worker are out, and no item is pulled before there is room for its batch (the
+        caller applies back-pressure through ``items``). Items are read while batches score.
+
+        Raises:
+            The first error of a batch, as the worker raised it (a ``ConfigError`` from a metric
+            arrives as ``ConfigError`` with its message, the Ray error as its ``__cause__``);
+            then nothing more is sent and the batches in flight are cancelled. Cancelling the
+            run (Ctrl-C) does the same.
+        """
+        ray = import_ray()
+        if self._closed:
+            raise ConfigError("This Ray engine is closed.")
+        await self.start()
+        source = aiter(items)
+        load = [0] * len(self._actors)
+        running: dict[asyncio.Future[Any], tuple[int, Any]] = {}
+        filling: asyncio.Future[Batch] | None = None
+        exhausted = False
+        try:
+            while True:
+                if filling is None and not exhausted and len(running) < IN_FLIGHT * len(load):
+                    filling = asyncio.ensure_future(_take(source, self.batch_size))
+                waiting = set(running) | ({filling} if filling is not None else set())
+                if not waiting:
+                    return
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                for fut in done:
+                    if fut is filling:
+                        filling = None
+                        batch = fut.result()
+                        exhausted = len(batch) < self.batch_size
+                        if batch:
+                            w = min(range(len(load)), key=load.__getitem__)
+                            ref = self._actors[w].score_batch.remote(batch)
+                            load[w] += 1
+                            running[asyncio.wrap_future(ref.future())] = (w, ref)
+                        continue
+                    w, _ref = running.pop(fut)
+                    load[w] -= 1
+                    records, judge_stats, embedder_stats = _result(fut, ray)
+                    self._note_stats(w, judge_stats, embedder_stats)
+                    for record in records:
+                        on_record(record)
+        except BaseException:
+            if filling is not None:
+                filling.cancel()
+            for fut, (_w, ref) in running.items():
+                with contextlib.suppress(Exception):  # already finished, or the worker is gone
+                    ray.cancel(ref)
+                fut.cancel()
+            await asyncio.gather(*running, *([filling] if filling else []),
+                                 return_exceptions=True)
+            raise
+        finally:
+            await self._refresh_stats()
+
+    def stats(self) -> tuple[Stats | None, Stats | None]:
+        """Judge stats and embedder stats summed over all workers (the keys of ``JudgeStats`` /
+        ``EmbeddingStats.as_dict()``), ``None`` where there is no judge / embedder."""
+        judge = JudgeStats().as_dict() if self.judge_id is not None else None
+        embedder = EmbeddingStats().as_dict() if self.embedder_id is not None else None
+        for worker_judge, worker_embedder in self._stats:
+            for total, part in ((judge, worker_judge), (embedder, worker_embedder)):
+                if total is not None and part is not None:
+                    for key, value in part.items():
+                        total[key] = total.get(key, 0) + value
+        return judge, embedder
+
+    async def aclose(self) -> None:
+        """Close the workers' scorers, kill the actors, and shut Ray down if this engine started
+        it (without ``address``; a cluster it connected to is only disconnected from)."""
+        if self._closed:
+            return
+        self._closed = True
+        ray = import_ray()
+        try:
+            await asyncio.wait_for(_gather_refs([a.close.remote() for a in self._actors]), 10)
+        except Exception:  # a dead or stuck worker: killed below all the same
+            log.debug("closing the Ray workers failed", exc_info=True)
+        for actor in [*self._actors, *([self._budget_actor] if self._budget_actor else [])]:
+            ray.kill(actor)
+        for probe in (self._judge_probe, self._embedder_probe):
+            if probe is not None:
+                await probe.aclose()
+        if self._owns_ray:
+            ray.shutdown()
+
+    def _note_stats(self, worker: int, judge: Stats | None, embedder: Stats | None) -> None:
+        # Counters only grow: keep the largest seen (batches may finish out of order).
+        old_judge, old_embedder = self._stats[worker]
+        self._stats[worker] = (_most(old_judge, judge), _most(old_embedder, embedder))
+
+    async def _refresh_stats(self) -> None:
+        try:
+            got = await asyncio.wait_for(_gather_refs([a.stats.remote() for a in self._actors]), 5)
+        except Exception:  # stats are best effort: keep those the batches brought back
+            log.debug("could not read the Ray workers' stats", exc_info=True)
+            return
+        for w, (judge, embedder) in enumerate(got):
+            self._note_stats(w, judge, embedder)
+
+
+async def _take(source: AsyncIterator[tuple[Row, Mapping[str, Any]]], n: int) -> Batch:
+    """Up to ``n`` items from ``source`` (fewer only when it ends)."""
+    batch: Batch = []
+    while len(batch) < n:
+        try:
+            row, previous = await anext(source)
+        except StopAsyncIteration:
+            break
+        batch.append((row, dict(previous)))
+    return batch
+
+
+def _result(fut: asyncio.Future[Any], ray: Any) -> Any:
+    """The future's value, or the worker's own exception (the Ray error as its cause)."""
+    try:
+        return fut.result()
+    except ray.exceptions.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, BaseException):
+            raise cause from e
+        raise
+
+
+async def _gather_refs(refs: list[Any]) -> list[Any]:
+    """Await Ray object refs together; the first failure raised as the worker raised it."""
+    ray = import_ray()
+    futures = [asyncio.wrap_future(ref.future()) for ref in refs]
+    await asyncio.wait(futures, return_when=asyncio.FIRST_EXCEPTION)
+    for fut in futures:
+        if fut.done() and fut.exception() is not None:
+            for other in futures:
+                other.cancel()
+            _result(fut, ray)
+    return [await fut for fut in futures]
+
+
+def _most(old: Stats | None, new: Stats | None) -> Stats | None:
+    if old is None or new is None:
+        return new if old is None else old
+    return {key: max(old.get(key, 0), value) for key, value in new.items()}
