@@ -16,8 +16,17 @@ The target is Ray warm wall / local wall <= 1.3 (the engine must not cost much w
 machine would do); the records of every run must equal the local ones. The judge's request
 log gives each run's requests and peak requests in flight (the parallelism the provider saw).
 
+With ``--tpm N`` it runs instead one Ray run of groundedness over the first ``--tpm-rows`` (50)
+qa50 rows against a judge limited to N tokens/minute (HTTP 429 over it), with
+``RayEngine(tpm=N)``: one budget actor shared by the workers, each of which has its own judge
+client. The targets (those of ``peers.py --tpm`` for the local engine): every row scored, zero
+429 answers (the workers together keep to the limit), utilisation >= 0.9, computed as
+``peers.py`` does (the harness's ``parse_log``: tokens admitted per minute from the first
+request received to the last answer sent, over the limit).
+
     .venv/bin/python benchmarks/ray_engine.py
     .venv/bin/python benchmarks/ray_engine.py --rows 100 --workers 2 --json ray.json
+    .venv/bin/python benchmarks/ray_engine.py --tpm 20000            # a minute or two
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from _fake_server import BENCH, FakeJudge
+from peers import MIN_UTILISATION, parse_log, window_cap  # the TPM suite's figures
 
 from assay.data import Row, rows_from_records
 from assay.judges import make_judge
@@ -186,6 +196,75 @@ async def bench(args: argparse.Namespace, judge: FakeJudge) -> dict[str, Any]:
     return out
 
 
+async def bench_tpm(args: argparse.Namespace) -> dict[str, Any]:
+    """One Ray run of groundedness under the judge's token limit, with the same client budget."""
+    rows = load_rows(args.tpm_rows)
+    metrics = plan_metrics(rows, "groundedness").metrics
+    settings = ScoreSettings(concurrency=args.concurrency, cache_path=None)
+    engine = RayEngine(metrics, judge=JUDGE, embedder=None, settings=settings, tpm=args.tpm,
+                       workers=args.workers, batch_size=args.batch_size)
+    try:
+        await engine.start()  # Ray and the actors up before the clock starts
+        records, wall = await run_ray(engine, rows)
+        # Per worker, to show that every worker sent requests (the engine sums them in stats()).
+        per_worker = [dict(judge or {}) for judge, _ in engine._stats]
+        judge_stats = engine.stats()[0] or {}
+    finally:
+        await engine.aclose()
+    scored = sum(r.get("groundedness", {}).get("value") is not None for r in records.values())
+    return {"rows": len(rows), "scored": scored, "wall_s": round(wall, 3),
+            "workers": engine.workers, "judge": judge_stats,
+            "judge_per_worker": per_worker}
+
+
+def print_tpm(args: argparse.Namespace, out: dict[str, Any]) -> None:
+    s = out["server"]
+    n, scored = out["rows"], out["scored"]
+    served = (s.get("prompt_tokens_ok", 0) + s.get("completion_tokens_ok", 0)
+              + s.get("embedding_tokens_ok", 0))
+    r429 = s.get("status_counts", {}).get("429", 0)
+    util = s.get("tpm_utilisation")
+    judge = out["judge"]
+    print(f"Ray engine under --tpm {args.tpm} (server limit and RayEngine(tpm=...), one budget "
+          f"actor for all workers): groundedness on the first {n} qa50 rows, {JUDGE} on the fake "
+          f"judge at {args.latency_ms:g} ms, concurrency {args.concurrency} in total, "
+          f"{out['workers']} Ray workers, batches of {args.batch_size}, cache off, "
+          f"{os.cpu_count()} CPUs")
+    print(f"  rows scored            {scored}/{n}")
+    print(f"  judge requests         {s.get('chat_requests', 0)} at the server "
+          f"({s.get('chat_ok', 0)} answered 200), {judge.get('requests', 0)} sent by the workers "
+          f"({', '.join(str(w.get('requests', 0)) for w in out['judge_per_worker'])} per worker)")
+    print(f"  429s at the server     {r429}")
+    print(f"  client retries         {judge.get('retries', 0)}, rate_limited "
+          f"{judge.get('rate_limited', 0)}, failed {judge.get('failed', 0)}")
+    print(f"  wall time              {out['wall_s']:.2f} s (the run, actors already up)")
+    print(f"  tokens admitted        {served} over {fmt(s.get('server_span_s'))} s "
+          f"({fmt(s.get('served_tokens_per_min'))} tokens/min), peak in flight "
+          f"{s.get('peak_inflight')}")
+    print(f"  utilisation            {fmt(util, 3)} (tokens admitted per minute, first request "
+          f"received to last answer sent, / {args.tpm}; peers.py's); vs window cap "
+          f"{fmt(window_cap(served, s.get('server_span_s'), args.tpm), 3)}")
+    binds = served > args.tpm
+    targets = [
+        {"target": f"all rows scored ({n})", "value": scored, "ok": scored == n},
+        {"target": "zero 429 answers", "value": r429, "ok": r429 == 0},
+        {"target": f"utilisation >= {MIN_UTILISATION:g}", "value": util,
+         "ok": (util is not None and util >= MIN_UTILISATION) if binds else None,
+         **({} if binds else
+            {"note": f"{served} tokens fit in one minute's limit: the limit never bound"})}]
+    for t in targets:
+        verdict = "n/a " if t["ok"] is None else ("PASS" if t["ok"] else "MISS")
+        note = f"  [{t['note']}]" if t.get("note") else ""
+        print(f"  {verdict}  {t['target']}: {fmt(t['value'], 3)}{note}")
+    out["targets"] = targets
+
+
+def fmt(x: Any, nd: int = 1) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.{nd}f}" if isinstance(x, float) else str(x)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=200)
@@ -197,9 +276,26 @@ def main() -> None:
                     help="keep repeated rows identical (see load_rows; default: made distinct)")
     ap.add_argument("--repeat", type=int, default=1, help="local and warm Ray runs; medians")
     ap.add_argument("--json", type=Path, default=None, help="write every figure here")
+    ap.add_argument("--tpm", type=int, default=0,
+                    help="instead: one Ray run under this tokens/minute limit (see above)")
+    ap.add_argument("--tpm-rows", type=int, default=50, help="rows of the --tpm run")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="assay-ray-bench-"))
+    if args.tpm:
+        log = tmp / "requests.jsonl"
+        with FakeJudge("--latency-ms", str(args.latency_ms), "--tpm", str(args.tpm),
+                       log=log) as judge:
+            os.environ.update(OPENAI_BASE_URL=judge.base_url, OPENAI_API_KEY="sk-bench",
+                              NO_PROXY="127.0.0.1,localhost")
+            out = asyncio.run(bench_tpm(args))
+        out["server"] = parse_log(str(log), args.tpm)
+        out["settings"] = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+        print_tpm(args, out)
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2))
+            print(f"figures written to {args.json}")
+        return
     with FakeJudge("--latency-ms", str(args.latency_ms), log=tmp / "requests.jsonl") as judge:
         # Set before Ray starts: a local Ray's workers inherit the driver's environment.
         os.environ.update(OPENAI_BASE_URL=judge.base_url, OPENAI_API_KEY="sk-bench",
