@@ -276,7 +276,8 @@ def test_evaluate_and_assay_run_with_the_ray_engine_equal_local(
     store = tmp_path / "runs.sqlite"
     result = CliRunner().invoke(app, [
         "run", str(data), "--metrics", "f1_score,relevance", "--judge", "fake", "--engine",
-        "ray", "--no-cache", "--out", str(tmp_path / "cli"), "--store", str(store)])
+        "ray", "--ray-workers", "3", "--no-cache", "--out", str(tmp_path / "cli"), "--store",
+        str(store)])
     assert result.exit_code == 0, result.output
     records = [json.loads(x) for x in (tmp_path / "cli" / "results.jsonl").read_text().split("\n")
                if x]
@@ -286,6 +287,7 @@ def test_evaluate_and_assay_run_with_the_ray_engine_equal_local(
     with open_store(store) as opened:
         (info,) = opened.runs()
         assert info.rows == 20 and info.settings["engine"] == "ray"
+        assert info.settings["ray_workers"] == 3
 
 
 def test_an_unknown_engine_is_refused() -> None:

@@ -90,6 +90,9 @@ def run(
     ray_address: Annotated[str | None, typer.Option(
         help="With --engine ray: the cluster to join (e.g. auto or ray://HOST:10001); a local "
              "Ray instance when not given.")] = None,
+    ray_workers: Annotated[int | None, typer.Option(
+        min=1, help="With --engine ray: worker actors (default 2 locally, one per node on a "
+                    "cluster); --concurrency is shared among them.")] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -111,6 +114,7 @@ def run(
             progress=progress and (sys.stderr.isatty() or _force_progress()),
             on_plan=_print_plan, store=store_arg(store, no_store),
             run_name=name, tags=tag or [], engine=engine, ray_address=ray_address,
+            ray_workers=ray_workers,
             keep_rows=False))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")

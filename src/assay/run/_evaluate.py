@@ -92,6 +92,7 @@ async def evaluate_async(
     kind: str = "run",
     engine: str = "local",
     ray_address: str | None = None,
+    ray_workers: int | None = None,
     keep_rows: bool = True,
 ) -> EvalResult:
     """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
@@ -129,6 +130,8 @@ async def evaluate_async(
             are the same as the local engine's.
         ray_address: the Ray cluster to use (``ray://...`` or ``auto``); a local Ray instance
             when ``None``.
+        ray_workers: Ray worker actors (default: 2 on a local instance, one per node of a
+            cluster); ``concurrency`` is shared among them.
         keep_rows: return every record in ``EvalResult.rows`` (``False`` keeps memory flat
             for very large datasets: the records are in ``out/results.jsonl`` and the store).
 
@@ -177,7 +180,8 @@ async def evaluate_async(
 
         runner = RayEngine(plan.metrics, judge=judge if uses_judge else None,
                            embedder=embeddings if uses_embedder else None, settings=settings,
-                           timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address)
+                           timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
+                           workers=ray_workers)
     else:
         scorer = Scorer(plan.metrics,
                         judge=make_judge(judge, timeout=timeout) if uses_judge else None,
@@ -199,7 +203,8 @@ async def evaluate_async(
             settings={
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
-                "engine": engine,
+                "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
+                                     if engine == "ray" else {}),
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,
                 "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
