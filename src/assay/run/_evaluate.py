@@ -252,7 +252,7 @@ async def evaluate_async(
                 reorder_results(results_path, (row.id for row in source))
             (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
     rows_out = sink.kept if sink is not None else []
-    if keep_rows and (finished or not complete):
+    if keep_rows and finished:  # a resumed run's records came in the order they finished
         order = {row.id: i for i, row in enumerate(source)}
         rows_out = sorted(rows_out, key=lambda r: order.get(str(r["id"]), len(order)))
     return EvalResult(rows=rows_out, summary=summary, skipped=plan.skipped, out_dir=out_dir)
