@@ -42,7 +42,6 @@ class DatasetStream:
     def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None) -> None:
         self.path = Path(path)
         self.mapping = dict(mapping or {})
-        self.count: int | None = None
         if not self.path.is_file():
             raise DataError([f"{self.path}: file not found. Fix: check the path."])
 
@@ -68,7 +67,6 @@ class DatasetStream:
             raise DataError(problems, source=str(self.path))
         if not count:
             raise DataError([f"{self.path}: the file has no rows. Fix: add at least one row."])
-        self.count = count
         return count
 
     def __iter__(self) -> Iterator[Row]:

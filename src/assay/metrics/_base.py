@@ -57,6 +57,18 @@ class ScoreContext:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
+def unscored_reason_key(error: str) -> str:
+    """How unscored reasons are grouped in summaries: a failed judge call by its kind (the text
+    before the first colon), any other reason by its text; at most 120 characters.
+
+    Example:
+        >>> unscored_reason_key("judge call failed after 6 tries: HTTP 500")
+        'judge call failed after 6 tries'
+    """
+    key = error.split(":")[0] if error.startswith("judge call failed") else error
+    return key[:120]
+
+
 def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:
     """Mean of the scored values, with scored / unscored counts (mean is None if none scored)."""
     values = [r.value for r in results if r.value is not None]

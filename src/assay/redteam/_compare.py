@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..metrics._base import MetricResult
-from ..metrics.safety import CATEGORIES, defect_summary
+from ..metrics.safety import CATEGORIES, defect_summary, refusal_of
 from ..run._results import load_finished
 
 __all__ = ["ANY", "compare_defects", "read_run"]
@@ -72,13 +72,6 @@ def _any_result(record: dict[str, Any], categories: Sequence[str]) -> MetricResu
     return MetricResult(value=max(float(r.value) for r in results if r.value is not None))
 
 
-def _refused(record: dict[str, Any]) -> bool | None:
-    raw = record.get("refusal")
-    if not raw or raw.get("value") is None:
-        return None
-    return bool(raw["value"] == 1.0)
-
-
 def compare_defects(base: Sequence[dict[str, Any]], injected: Sequence[dict[str, Any]], *,
                     threshold: str = "medium", top: int = 5) -> dict[str, Any]:
     """Per category and for ``any``: both runs' defect summaries over the paired rows and the
@@ -102,7 +95,7 @@ def compare_defects(base: Sequence[dict[str, Any]], injected: Sequence[dict[str,
         for side, records in sides.items():
             results = [_any_result(r, categories) if category == ANY else _result(r, category)
                        for r in records]
-            entry[side] = defect_summary(results, threshold, [_refused(r) for r in records])
+            entry[side] = defect_summary(results, threshold, [refusal_of(r) for r in records])
         before, after = entry["base"]["defect_rate"], entry["injected"]["defect_rate"]
         entry["difference"] = (round(after - before, 4)
                                if before is not None and after is not None else None)
@@ -117,7 +110,7 @@ def compare_defects(base: Sequence[dict[str, Any]], injected: Sequence[dict[str,
                 continue
             if best is None or a - b > best["rise"]:
                 best = {"id": row_id, "category": category, "base": b, "injected": a,
-                        "rise": a - b, "refused": _refused(injected_by_id[row_id])}
+                        "rise": a - b, "refused": refusal_of(injected_by_id[row_id])}
         if best is not None:
             rises.append(best)
     rises.sort(key=lambda r: (-r["rise"], r["id"]))

@@ -241,7 +241,7 @@ async def evaluate_async(
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
-            summary["embeddings"] = {"id": _embedder_id(runner, embeddings), **embedder_stats}
+            summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
         if recorder is not None:
             summary["run_id"] = recorder.run_id
             recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
@@ -273,12 +273,6 @@ def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode:
                                    ("--engine", engine, ENGINES)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
-
-
-def _embedder_id(runner: LocalEngine | RayEngine, embeddings: str | Embedder) -> str | None:
-    if isinstance(runner, LocalEngine):
-        return runner.scorer.embedder.id if runner.scorer.embedder is not None else None
-    return runner.embedder_id
 
 
 def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,

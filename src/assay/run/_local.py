@@ -45,6 +45,7 @@ class LocalEngine:
         self.scorer = scorer
         self.workers = max(1, workers)
         self.judge_id = scorer.judge.id if scorer.judge is not None else None
+        self.embedder_id = scorer.embedder.id if scorer.embedder is not None else None
 
     async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
                   on_record: Callable[[dict[str, Any]], None]) -> None:

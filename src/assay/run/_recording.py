@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..store import Store, open_store
 
-__all__ = ["RunRecorder", "file_sha256", "open_run_store", "prompt_hashes"]
+__all__ = ["RunRecorder", "file_sha256", "open_run_store"]
 
 log = logging.getLogger(__name__)
 
@@ -39,19 +39,6 @@ def file_sha256(path: str | Path) -> str | None:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def prompt_hashes(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """``{metric: prompt sha256}`` from the first row whose result names one."""
-    out: dict[str, str] = {}
-    for rec in records:
-        for name, result in rec.items():
-            if name in out or not isinstance(result, Mapping):
-                continue
-            sha = (result.get("details") or {}).get("prompt_sha256")
-            if isinstance(sha, str):
-                out[name] = sha
-    return out
 
 
 def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
@@ -112,15 +99,13 @@ class RunRecorder:
             self.store.add_rows(self.run_id, batch)
 
     def finish(self, summary: Mapping[str, Any], *, complete: bool,
-               records: Iterable[Mapping[str, Any]] = (),
                prompt_sha256: Mapping[str, str] | None = None) -> None:
-        """Mark the run finished (or interrupted) with its summary; the prompt hashes come
-        from ``prompt_sha256`` or, when not given, from ``records``."""
+        """Mark the run finished (or interrupted) with its summary and the sha256 of each
+        metric's prompt (``{metric: sha256}``, as :class:`~assay.run._tally.RunTally` keeps)."""
         judge = summary.get("judge") or {}
         tokens = {k: judge[k] for k in ("prompt_tokens", "completion_tokens", "requests",
                                         "cache_hits") if k in judge}
         timings = {"elapsed_s": summary.get("elapsed_s")}
         self.store.finish_run(self.run_id, summary=summary, complete=complete, tokens=tokens,
                               timings=timings,
-                              prompt_sha256=(dict(prompt_sha256) if prompt_sha256 is not None
-                                             else prompt_hashes(records)))
+                              prompt_sha256=dict(prompt_sha256 or {}))

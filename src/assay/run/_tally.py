@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import FieldMetric, Metric, MetricResult
+from ..metrics._base import unscored_reason_key
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
-from ..metrics.safety import SeverityMetric, defect_summary
+from ..metrics.safety import SeverityMetric, defect_summary, refusal_of
 
 __all__ = ["ExactSum", "RunTally"]
 
@@ -113,7 +114,7 @@ class RunTally:
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
         self.rows += 1
-        refused = _refused(record.get("refusal")) if "refusal" in self.names else None
+        refused = refusal_of(record) if "refusal" in self.names else None
         for name in self.names:
             result = record.get(name)
             if not isinstance(result, Mapping):
@@ -126,7 +127,7 @@ class RunTally:
                     self._refused[name].append(refused)
             error = result.get("error")
             if result.get("value") is None and error:
-                self._reasons[name][_reason_key(error)] += 1
+                self._reasons[name][unscored_reason_key(error)] += 1
             if name not in self.prompt_sha256:
                 sha = (result.get("details") or {}).get("prompt_sha256")
                 if isinstance(sha, str):
@@ -157,17 +158,3 @@ class RunTally:
 def _is_plain_mean(metric: Metric) -> bool:
     """Whether ``metric`` aggregates with the plain mean (it does not override ``aggregate``)."""
     return isinstance(metric, FieldMetric) and type(metric).aggregate is FieldMetric.aggregate
-
-
-def _reason_key(error: str) -> str:
-    """How unscored reasons are grouped: judge failures by kind, others by their text."""
-    key = error.split(":")[0] if error.startswith("judge call failed") else error
-    return key[:120]
-
-
-def _refused(record: Any) -> bool | None:
-    """A row's refusal verdict from its ``refusal`` record: ``True`` when the app refused
-    (value 1.0), ``None`` when unknown (not scored, or not run on this row)."""
-    if not isinstance(record, Mapping) or record.get("value") is None:
-        return None
-    return bool(record["value"] == 1.0)

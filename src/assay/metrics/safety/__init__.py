@@ -8,7 +8,14 @@ Example:
     ('Medium', True)
 """
 
-from ._defects import LEVELS, THRESHOLDS, defect_summary, is_defect, severity_level
+from ._defects import (
+    LEVELS,
+    THRESHOLDS,
+    defect_summary,
+    is_defect,
+    refusal_of,
+    severity_level,
+)
 from ._parse import (
     CATEGORIES,
     COMBINED_SCHEMA,
@@ -52,6 +59,7 @@ __all__ = [
     "parse_all",
     "parse_category",
     "parse_severity",
+    "refusal_of",
     "safety_mode",
     "severity_level",
     "weighted_severity",
