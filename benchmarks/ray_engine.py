@@ -47,6 +47,7 @@ from peers import MIN_UTILISATION, parse_log, window_cap  # the TPM suite's figu
 from assay.data import Row, rows_from_records
 from assay.judges import make_judge
 from assay.metrics import Metric, plan_metrics
+from assay.run._local import LocalEngine
 from assay.run._ray import RayEngine
 from assay.run._score import Scorer, ScoreSettings
 
@@ -75,23 +76,23 @@ def load_rows(n: int, *, distinct: bool = True) -> list[Row]:
 
 async def run_local(rows: list[Row], metrics: list[Metric], settings: ScoreSettings,
                     ) -> tuple[Records, float, dict[str, int]]:
-    scorer = Scorer(metrics, judge=make_judge(JUDGE), embedder=None, settings=settings)
+    """The local engine, as ``evaluate`` runs it (``2 x concurrency`` row workers)."""
+    engine = LocalEngine(Scorer(metrics, judge=make_judge(JUDGE), embedder=None,
+                                settings=settings), workers=2 * settings.concurrency)
     records: Records = {}
-    queue = iter(rows)
 
-    async def worker() -> None:
-        for row in queue:
-            record = await scorer.score(row)
-            records[record["id"]] = record
+    def on_record(record: dict[str, Any]) -> None:
+        records[record["id"]] = record
 
     try:
         t0 = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(2 * settings.concurrency)))
+        await engine.run(items(rows), on_record)
         wall = time.perf_counter() - t0
-        assert scorer.judge is not None
-        return records, wall, scorer.judge.stats.as_dict()
+        judge_stats, _ = engine.stats()
+        assert judge_stats is not None
+        return records, wall, judge_stats
     finally:
-        await scorer.aclose()
+        await engine.aclose()
 
 
 async def items(rows: list[Row]) -> Any:
@@ -310,7 +311,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs")
     print(f"  {'':<34}{'wall s':>8}{'rows/s':>8}{'requests':>10}{'peak in flight':>16}"
           f"{'ratio':>7}")
-    for name, fig, server in (("local (Scorer + asyncio pool)", local, out["local_server"]),
+    for name, fig, server in (("local engine", local, out["local_server"]),
                               ("Ray, warm (excl. start-up)", warm, out["warm_server"]),
                               ("Ray, cold (incl. start-up)", cold, out["cold_server"])):
         ratio = f"{fig['ratio']:.2f}" if "ratio" in fig else "-"
