@@ -556,3 +556,25 @@ def test_empty_run(tmp_path: Path) -> None:
                                        "metrics": {}}, records=[])
     tree = parse(render_report(run))
     assert "Rows done 0 / 0" in tree.text("summary") and tree.text("rowtable") == "id"
+
+
+def test_one_page_of_rows_against_the_whole_run_statistics() -> None:
+    from assay.report._stats import Pager, RunStats
+
+    records = [{"id": f"r{i}", "f1_score": _result(None if i % 10 == 0 else (i % 4) / 4,
+                                                   error="no answer" if i % 10 == 0 else None)}
+               for i in range(250)]
+    stats = RunStats.of({}, records)
+    page = RunData(id="big", summary={"rows": 250}, records=records[100:200])
+    pager = Pager(offset=100, limit=100, total=250, href=lambda o: f"/runs/big?offset={o}")
+    html = render_report(page, stats=stats, pager=pager)
+    ids = re.findall(r'<td class="id">([^<]*)<', html)
+    assert ids == [f"r{i}" for i in range(100, 200)]
+    # the summary and the histogram count every row of the run, not the page
+    assert "no answer <span class=\"muted\">× 25</span>" in html
+    assert re.search(r'<td class="num">225</td>\s*<td class="num warn">25</td>', html)
+    bars = [int(n) for n in re.findall(r"<title>[^<]*: (\d+) rows?</title>", html)]
+    assert sum(bars) == 225
+    assert "Rows 101–200 of 250" in html and 'href="/runs/big?offset=0"' in html
+    assert 'rel="next" href="/runs/big?offset=200"' in html
+    assert html.count("Rows 101–200 of 250") == 2  # above and below the table

@@ -194,26 +194,31 @@ class Bin:
     level: str | None = None
 
 
-def histogram(values: Sequence[float], scale: Scale) -> list[Bin]:
+def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> list[Bin]:
     """Counts per bin: one bin per whole number on integer scales (values rounded to the
     nearest), else 10 equal bins (the top edge goes in the last bin). Out-of-range values go
-    to the nearest end bin.
+    to the nearest end bin. ``values`` is a list, or a mapping of each value to its count.
 
     Example:
         >>> [b.count for b in histogram([0.0, 0.05, 0.95, 1.0], Scale(0.0, 1.0, False))]
         [2, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+        >>> [b.count for b in histogram({2.0: 3, 4.0: 1}, Scale(1.0, 5.0, True))]
+        [0, 3, 0, 1, 0]
     """
+    counted = values if isinstance(values, Mapping) else Counter(values)
     if scale.integer:
         edges = list(range(int(scale.lo), int(scale.hi) + 1))
-        counts = Counter(min(max(math.floor(v + 0.5), edges[0]), edges[-1]) for v in values)
+        counts: Counter[int] = Counter()
+        for v, c in counted.items():
+            counts[min(max(math.floor(v + 0.5), edges[0]), edges[-1])] += c
         return [Bin(str(k), k - 0.5, k + 0.5, counts.get(k, 0),
                     _level(k) if scale.severity else None) for k in edges]
     n = 10
     width = (scale.hi - scale.lo) / n
     counts10 = [0] * n
-    for v in values:
+    for v, c in counted.items():
         i = int((v - scale.lo) / width) if width else 0
-        counts10[min(max(i, 0), n - 1)] += 1
+        counts10[min(max(i, 0), n - 1)] += c
     return [Bin(fmt(scale.lo + i * width, 2), scale.lo + i * width, scale.lo + (i + 1) * width,
                 counts10[i]) for i in range(n)]
 

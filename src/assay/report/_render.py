@@ -44,9 +44,9 @@ from ._model import (
     pretty_json,
     scale_of,
     template_environment,
-    unscored_reasons,
     value_of,
 )
+from ._stats import MetricStats, Pager, RunStats
 
 __all__ = ["render_report"]
 
@@ -72,7 +72,8 @@ def _static(name: str) -> str:
 def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | None = None,
                   comparison: Mapping[str, Any] | None = None, other: RunData | None = None,
                   calibration: Mapping[str, Any] | None = None, title: str | None = None,
-                  inputs_note: str | None = None) -> str:
+                  inputs_note: str | None = None, stats: RunStats | None = None,
+                  pager: Pager | None = None) -> str:
     """The HTML report of ``run`` as one string.
 
     Args:
@@ -88,16 +89,24 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
             inlined when the file exists.
         title: the page title (default: ``assay report: <run id>``).
         inputs_note: why inputs are missing, shown instead of them.
+        stats: the statistics of every row of the run, when ``run.records`` holds only some
+            of them (one page): the summary, distributions and unscored reasons come from
+            ``stats``, the row table from ``run.records``. Default: computed from the records.
+        pager: which rows of the run ``run.records`` are, with links to the other pages.
     """
     records = list(run.records)
     summary = dict(run.summary or {})
-    names = metric_names(summary, records)
+    if stats is None:
+        stats = RunStats.of(summary, records)
+    names = list(stats.names)
+    names += [n for n in metric_names({}, records) if n not in stats.metrics]
     side, other_label = _sides(run, comparison, other)
     other_by_id = {str(r.get("id")): r for r in other.records} if other else {}
     if inputs is None and inputs_note is None:
         inputs_note = "Inputs are not shown: no dataset was given to the report."
 
-    metrics = [_metric_view(name, summary, records) for name in names]
+    metrics = [_metric_view(name, summary, stats.metrics.get(name) or MetricStats())
+               for name in names]
     scales = {m["name"]: m["scale"] for m in metrics}
     rows = []
     for i, rec in enumerate(records):
@@ -111,12 +120,14 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
     csp_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     context = {
         "title": title or f"assay report: {run.id}",
-        "run": _run_view(run, summary),
+        "run": _run_view(run, summary, stats.rows),
         "metrics": metrics,
         "defects": defect_rows(summary),
         "calibration": _calibration_view(calibration) if calibration else None,
         "rows": rows,
-        "has_diagnosis": any(isinstance(r.get("diagnosis"), Mapping) for r in records),
+        "has_diagnosis": stats.has_diagnosis
+        or any(isinstance(r.get("diagnosis"), Mapping) for r in records),
+        "pager": pager,
         "has_inputs": inputs is not None,
         "inputs_note": inputs_note,
         "comparison": (_comparison_view(comparison, run, other, side, index)
@@ -132,7 +143,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
 # ---------------------------------------------------------------- summary and distributions
 
 
-def _run_view(run: RunData, summary: Mapping[str, Any]) -> dict[str, Any]:
+def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, Any]:
     judge = summary.get("judge")
     judge = judge if isinstance(judge, Mapping) else ({"id": judge} if judge else {})
     judge_stats = ", ".join(f"{k.replace('_', ' ')} {fmt(judge[k])}" for k in
@@ -147,7 +158,7 @@ def _run_view(run: RunData, summary: Mapping[str, Any]) -> dict[str, Any]:
         "judge_stats": judge_stats,
         "embeddings": emb.get("id") if isinstance(emb, Mapping) else emb,
         "rows": summary.get("rows"),
-        "rows_done": summary.get("rows_done", len(run.records)),
+        "rows_done": summary.get("rows_done", rows),
         "complete": summary.get("complete"),
         "elapsed": summary.get("elapsed_s"),
         "lang": summary.get("lang"),
@@ -159,24 +170,21 @@ def _run_view(run: RunData, summary: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _metric_view(name: str, summary: Mapping[str, Any],
-                 records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    stats = (summary.get("metrics") or {}).get(name) or {}
-    values = [v for v in (value_of(r, name) for r in records) if v is not None]
-    scale = scale_of(name, values)
-    present = sum(1 for r in records if isinstance(r.get(name), Mapping))
-    mean = stats.get("mean")
-    if mean is None and values:
-        mean = sum(values) / len(values)
+def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats) -> dict[str, Any]:
+    agg = (summary.get("metrics") or {}).get(name) or {}
+    scale = scale_of(name, list(stats.counts))
+    mean = agg.get("mean")
+    if mean is None:
+        mean = stats.mean
     return {
         "name": name,
         "scale": scale,
         "mean": mean,
-        "mean_weighted": stats.get("mean_weighted"),
-        "scored": stats.get("scored", len(values)),
-        "unscored": stats.get("unscored", present - len(values)),
-        "reasons": unscored_reasons(records, name),
-        "chart": _chart(histogram(values, scale), scale) if values else None,
+        "mean_weighted": agg.get("mean_weighted"),
+        "scored": agg.get("scored", stats.scored),
+        "unscored": agg.get("unscored", stats.unscored),
+        "reasons": stats.reasons,
+        "chart": _chart(histogram(stats.counts, scale), scale) if stats.counts else None,
     }
 
 
