@@ -1,9 +1,11 @@
 """What a stored run looks like: ``RunInfo``, the JSON codecs of its columns, and reading runs
 back (with their tags and row counts) from a query.
 
+A ``running`` run whose writing process is gone reads as ``interrupted`` (see ``_owner``).
+
 Example:
-    >>> clean_tags(["nightly", " ci ", "nightly"])
-    ['ci', 'nightly']
+    >>> clean_tags(["nightly", " ci ", "nightly", "key=sk-proj-a1b2c3d4e5"])
+    ['ci', 'key=***', 'nightly']
     >>> loads(dumps({"f1_score": "1"}))
     {'f1_score': '1'}
 """
@@ -18,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..errors import ConfigError
+from ._owner import effective_status
 from ._schema import rows as rows_t
 from ._schema import runs as runs_t
 from ._schema import tags as tags_t
@@ -41,7 +44,9 @@ class RunInfo:
     ``created`` and ``finished`` are ISO-8601 UTC; ``metrics`` maps metric name to version and
     ``prompt_sha256`` template name to sha256; ``settings`` is as sanitized when stored;
     ``rows`` counts the stored per-row records; ``finished`` is when the run was last finished
-    (``None`` while running).
+    (``None`` while running). ``status`` is ``interrupted`` for a run left ``running`` by a
+    process that is gone; ``owner`` (``host:pid``) is the process that last wrote the run and
+    ``heartbeat`` when it last did (``None`` for runs from before they were recorded).
     """
 
     id: str
@@ -62,6 +67,8 @@ class RunInfo:
     summary: dict[str, Any] | None
     rows: int
     finished: str | None = None
+    owner: str | None = None
+    heartbeat: str | None = None
 
 
 def dumps(value: Any) -> str:
@@ -81,6 +88,7 @@ def str_map(value: Mapping[str, Any] | None, what: str) -> dict[str, str]:
 
 
 def clean_tags(tags: Iterable[str] | str) -> list[str]:
+    """Tags stripped, masked for secrets (like every stored text), deduplicated and sorted."""
     if isinstance(tags, str):
         tags = [tags]
     out: set[str] = set()
@@ -88,7 +96,7 @@ def clean_tags(tags: Iterable[str] | str) -> list[str]:
         if not isinstance(tag, str) or not tag.strip() or len(tag.strip()) > 200:
             raise ConfigError(f"Got tag {tag!r}. Tags must be non-empty strings of at most 200 "
                               "characters.")
-        out.add(tag.strip())
+        out.add(mask_secrets(tag.strip()))
     return sorted(out)
 
 
@@ -112,10 +120,15 @@ def read_infos(conn: sa.Connection, query: sa.Select[Any]) -> list[RunInfo]:
             tag_map[run_id].append(tag)
     return [RunInfo(
         id=r["id"], name=r["name"], kind=r["kind"], tags=tag_map[r["id"]],
-        created=r["created"], status=r["status"], dataset=r["dataset"],
+        created=r["created"],
+        status=effective_status(r["status"], r["owner_host"], r["owner_pid"], r["owner_start"],
+                                r["heartbeat"] or r["created"]),
+        dataset=r["dataset"],
         dataset_sha256=r["dataset_sha256"], metrics=loads(r["metrics"]),
         prompt_sha256=loads(r["prompt_sha256"]), judge=r["judge"],
         settings=loads(r["settings"]), tokens=loads(r["tokens"]),
         timings=loads(r["timings"]), assay_version=r["assay_version"],
         summary=loads(r["summary"]), rows=int(r["row_count"]), finished=r["finished"],
+        owner=f"{r['owner_host']}:{r['owner_pid']}" if r["owner_host"] else None,
+        heartbeat=r["heartbeat"],
     ) for r in found]

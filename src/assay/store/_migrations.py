@@ -13,7 +13,7 @@ Example:
     >>> from ._engine import make_engine
     >>> engine = make_engine(sa.make_url("sqlite://"))
     >>> migrate(engine, target=1), migrate(engine), migrate(engine)
-    ([1], [2], [])
+    ([1], [2, 3], [])
     >>> engine.dispose()
 """
 
@@ -87,10 +87,20 @@ def _v2_finished_and_created_index(conn: sa.Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX ix_runs_created ON runs (created)")
 
 
+def _v3_owner_heartbeat_and_inputs(conn: sa.Connection) -> None:
+    """v3: who is writing a running run (host, PID, process start) and when it last wrote
+    (``heartbeat``), so a dead run reads as interrupted; each row's input fields (``inputs``)."""
+    for column in ("owner_host VARCHAR(255)", "owner_pid INTEGER", "owner_start VARCHAR(64)",
+                   "heartbeat VARCHAR(32)"):
+        conn.exec_driver_sql(f"ALTER TABLE runs ADD COLUMN {column}")
+    conn.exec_driver_sql("ALTER TABLE run_rows ADD COLUMN inputs TEXT")
+
+
 #: ``MIGRATIONS[i]`` upgrades a store from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sa.Connection], None]] = [
     _v1_create_tables,
     _v2_finished_and_created_index,
+    _v3_owner_heartbeat_and_inputs,
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION, "one migration per schema version"
 

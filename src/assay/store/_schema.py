@@ -19,7 +19,7 @@ import sqlalchemy as sa
 __all__ = ["SCHEMA_VERSION", "aggregates", "metadata", "rows", "runs", "schema_version", "tags"]
 
 #: The schema version this code writes; ``_migrations.MIGRATIONS`` has one step per version.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = sa.MetaData()
 
@@ -49,6 +49,10 @@ runs = sa.Table(
     sa.Column("assay_version", sa.String(64), nullable=False),
     sa.Column("summary", sa.Text),
     sa.Column("finished", sa.String(32)),  # v2
+    sa.Column("owner_host", sa.String(255)),  # v3: the process writing a running run
+    sa.Column("owner_pid", sa.Integer),  # v3
+    sa.Column("owner_start", sa.String(64)),  # v3: that process's start time (opaque)
+    sa.Column("heartbeat", sa.String(32)),  # v3: when that process last wrote
     sa.Index("ix_runs_created", "created"),  # v2
 )
 
@@ -67,6 +71,7 @@ rows = sa.Table(
     sa.Column("row_id", sa.Text, primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("record", sa.Text, nullable=False),
+    sa.Column("inputs", sa.Text),  # v3: the row's input fields (JSON), when recorded
     sa.Index("ix_run_rows_position", "run_id", "position"),
 )
 

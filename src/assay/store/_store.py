@@ -2,7 +2,10 @@
 
 One ``Store`` wraps one database (a SQLite file by default, or PostgreSQL) through SQLAlchemy
 Core. Every write is its own transaction: a crash or Ctrl-C keeps every batch of rows already
-added and leaves the run ``running`` (``mark_interrupted`` records what happened).
+added. A run records the process writing it and when it last wrote; once that process is gone
+the run reads as ``interrupted`` (``mark_interrupted`` records it for good), and
+``claim_run`` lets a resumed evaluation take it over. A complete run is never changed.
+Each row may carry its input fields (question, answer, ...), so reports need no dataset file.
 
 Example:
     >>> store = open_store(":memory:")
@@ -17,36 +20,42 @@ Example:
     (True, 'complete', 2, {'concurrency': 4}, ['ci'])
     >>> [r["id"] for r in store.rows(run_id)], store.aggregates(run_id)
     (['q1', 'q2'], {'f1_score': {'mean': 0.75}})
+    >>> try:
+    ...     store.add_rows(run_id, [{"id": "q3"}])
+    ... except ConfigError as e:
+    ...     print(str(e).split(": ", 1)[1][:40])
+    a complete run is never changed. Fix: st
     >>> store.close()
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import sqlalchemy as sa
 
 from ..errors import ConfigError
-from ._engine import is_postgres, make_engine, transaction
-from ._export import write_records
+from ._engine import is_read_only, make_engine, read_only_url, transaction
 from ._info import (
-    IN_CHUNK,
     KINDS,
     STATUSES,
     RunInfo,
     clean_tags,
     dumps,
+    loads,
     read_infos,
     select_runs,
     str_map,
 )
 from ._meta import assay_version, now_iso
 from ._migrations import migrate
+from ._owner import Owner
+from ._reader import RunReader
+from ._rows import write_rows
 from ._schema import aggregates as aggregates_t
 from ._schema import rows as rows_t
 from ._schema import runs as runs_t
@@ -56,28 +65,18 @@ from ._url import resolve_url
 
 __all__ = ["KINDS", "STATUSES", "RunInfo", "Store", "open_store"]
 
-_SHOWN = 10  # candidates listed in a lookup error
+def _owned(now: str) -> dict[str, Any]:
+    """The ``runs`` columns that say this process writes the run, as of ``now``."""
+    me = Owner.current()
+    return {"owner_host": me.host, "owner_pid": me.pid, "owner_start": me.start,
+            "heartbeat": now}
 
-class Store:
+
+class Store(RunReader):
     """A run store; create one with ``open_store``. ``url`` is the database URL, password
-    masked. Usable as a context manager (closes on exit)."""
-
-    def __init__(self, engine: sa.Engine) -> None:
-        self._engine = engine
-        self.url: str = engine.url.render_as_string(hide_password=True)
-
-    def __repr__(self) -> str:
-        return f"Store({self.url!r})"
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Release the database connections (SQLite checkpoints its WAL into the file)."""
-        self._engine.dispose()
+    masked; ``read_only`` is True for a SQLite file this process cannot write (it can be listed
+    and read, see ``RunReader``; writing raises ``ConfigError``). Usable as a context manager
+    (closes on exit)."""
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -115,6 +114,7 @@ class Store:
             "summary": None,
             "finished": None,
         }
+        self._writable()
         for _ in range(20):
             run_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
             try:
@@ -122,7 +122,8 @@ class Store:
                     taken = conn.execute(sa.select(runs_t.c.id).where(runs_t.c.id == run_id))
                     if taken.first() is not None:
                         continue
-                    conn.execute(sa.insert(runs_t).values(id=run_id, **values))
+                    conn.execute(sa.insert(runs_t).values(id=run_id, **values,
+                                                          **_owned(values["created"])))
                     if tag_list:
                         conn.execute(sa.insert(tags_t),
                                      [{"run_id": run_id, "tag": t} for t in tag_list])
@@ -131,14 +132,19 @@ class Store:
                 continue
         raise ConfigError("Could not draw a free run id after 20 tries; is the clock stuck?")
 
-    def add_rows(self, run_id: str, records: Iterable[Mapping[str, Any]]) -> None:
-        """Store per-row records (``results.jsonl`` lines: ``{"id": ..., "<metric>": {...}}``).
+    def add_rows(self, run_id: str, records: Iterable[Mapping[str, Any]],
+                 inputs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        """Store per-row records (``results.jsonl`` lines: ``{"id": ..., "<metric>": {...}}``)
+        and, optionally, the rows' input fields by row id (as ``assay.data.row_inputs`` gives
+        them; masked for secrets like every stored text; see ``inputs``).
 
-        A row already stored for this run is replaced in place (a resumed run re-adds rows);
-        new rows go after the existing ones, so ``rows`` returns first-insert order. The whole
-        call is one transaction, taken after ``records`` is consumed: if iterating it raises
-        (Ctrl-C), nothing of this call is stored and earlier calls are kept. Adding rows to an
-        interrupted run (a resume) marks it ``running`` again.
+        A row already stored for this run is replaced in place (a resumed run re-adds rows;
+        without new inputs it keeps its stored ones); new rows go after the existing ones, so
+        ``rows`` returns first-insert order. The whole call is one transaction, taken after
+        ``records`` is consumed: if iterating it raises (Ctrl-C), nothing of this call is
+        stored and earlier calls are kept. The run is marked as written by this process now
+        (its heartbeat); adding rows to an interrupted run (a resume) marks it ``running``
+        again. Raises ``ConfigError`` for a complete run.
         """
         batch: dict[str, str] = {}
         for i, rec in enumerate(records):
@@ -147,37 +153,49 @@ class Store:
                                  "Each record must be a results.jsonl line, "
                                  "{'id': row_id, '<metric>': {...}}.")
             batch[str(rec["id"])] = dumps(dict(rec))
+        stored_inputs: dict[str, str] = {}
+        for row_id, fields in (inputs or {}).items():
+            if str(row_id) not in batch:
+                raise ValueError(f"Got inputs for row {row_id!r}, which is not among the "
+                                 f"records of this call to add_rows (run {run_id!r}). Pass "
+                                 "inputs together with their row's record.")
+            if not isinstance(fields, Mapping):
+                raise TypeError(f"Got inputs[{row_id!r}]={fields!r:.200}. Must be a mapping "
+                                "of field name to value (assay.data.row_inputs(row)).")
+            stored_inputs[str(row_id)] = dumps(sanitize(dict(fields), drop_secret_names=False))
+        self._writable()
         with transaction(self._engine, write=True) as conn:
             status = self._require(conn, run_id, lock=True)
-            ids = list(batch)
-            existing: set[str] = set()
-            for start in range(0, len(ids), IN_CHUNK):
-                chunk = ids[start:start + IN_CHUNK]
-                existing.update(conn.execute(sa.select(rows_t.c.row_id).where(
-                    rows_t.c.run_id == run_id, rows_t.c.row_id.in_(chunk))).scalars())
-            top = conn.execute(sa.select(sa.func.max(rows_t.c.position)).where(
-                rows_t.c.run_id == run_id)).scalar()
-            nxt = -1 if top is None else int(top)
-            new = []
-            for row_id in ids:
-                if row_id not in existing:
-                    nxt += 1
-                    new.append({"run_id": run_id, "row_id": row_id, "position": nxt,
-                                "record": batch[row_id]})
-            if new:
-                conn.execute(sa.insert(rows_t), new)
-            changed = [{"b_run": run_id, "b_row": r, "b_record": batch[r]}
-                       for r in ids if r in existing]
-            if changed:
-                conn.execute(
-                    sa.update(rows_t)
-                    .where(rows_t.c.run_id == sa.bindparam("b_run"),
-                           rows_t.c.row_id == sa.bindparam("b_row"))
-                    .values(record=sa.bindparam("b_record")),
-                    changed)
-            if status == "interrupted":
-                conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id)
-                             .values(status="running", finished=None))
+            self._not_complete(run_id, status)
+            write_rows(conn, run_id, batch, stored_inputs)
+            conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id)
+                         .values(status="running", finished=None, **_owned(now_iso())))
+
+    def claim_run(self, run_id: str) -> None:
+        """Take over a run to add to it (a resumed evaluation): mark it ``running``, written by
+        this process. Raises ``ConfigError`` when the run is complete, or when another live
+        process is writing it."""
+        self._writable()
+        with transaction(self._engine, write=True) as conn:
+            self._not_complete(run_id, self._require(conn, run_id, lock=True))
+            (info,) = read_infos(conn, select_runs().where(runs_t.c.id == run_id))
+            me = Owner.current()
+            if info.status == "running" and info.owner not in (None, f"{me.host}:{me.pid}"):
+                raise ConfigError(
+                    f"Run {run_id} in {self.url} is being written by process {info.owner} "
+                    f"(last write {info.heartbeat}). Fix: wait for it to finish, or start a "
+                    "new run.")
+            conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id)
+                         .values(status="running", finished=None, **_owned(now_iso())))
+
+    def heartbeat(self, run_id: str) -> None:
+        """Record that this process, writing ``run_id``, is alive (a no-op once the run has
+        ended)."""
+        self._writable()
+        with transaction(self._engine, write=True) as conn:
+            conn.execute(sa.update(runs_t)
+                         .where(runs_t.c.id == run_id, runs_t.c.status == "running")
+                         .values(**_owned(now_iso())))
 
     def finish_run(self, run_id: str, *, summary: Mapping[str, Any], complete: bool,
                    tokens: Mapping[str, Any] | None = None,
@@ -185,8 +203,10 @@ class Store:
                    prompt_sha256: Mapping[str, str] | None = None) -> None:
         """End a run: status ``complete`` (or ``interrupted``), its summary, token counts and
         timings, the prompts' sha256 per metric (when known only once rows are scored), and
-        one aggregate per ``summary["metrics"][name]`` mapping. Finishing again (after a
-        resume) replaces all of these."""
+        one aggregate per ``summary["metrics"][name]`` mapping. Finishing an interrupted run
+        again (after a resume) replaces all of these. A complete run raises ``ConfigError``,
+        except for the process that completed it finishing it ``complete`` again (to amend
+        its summary; ``update_summary`` is the way to add to it)."""
         if not isinstance(summary, Mapping):
             raise ConfigError(f"Got summary={summary!r:.200}. Must be a mapping.")
         clean = sanitize(dict(summary), drop_secret_names=False)
@@ -202,8 +222,11 @@ class Store:
         if prompt_sha256 is not None:
             values["prompt_sha256"] = dumps(dict(prompt_sha256))
         per_metric = clean.get("metrics") if isinstance(clean.get("metrics"), dict) else {}
+        self._writable()
         with transaction(self._engine, write=True) as conn:
-            self._require(conn, run_id, lock=True)
+            status = self._require(conn, run_id, lock=True)
+            if status == "complete" and not (complete and self._owns(conn, run_id)):
+                self._not_complete(run_id, status)
             conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id).values(**values))
             conn.execute(sa.delete(aggregates_t).where(aggregates_t.c.run_id == run_id))
             aggs = [{"run_id": run_id, "metric": str(name), "data": dumps(agg)}
@@ -211,9 +234,34 @@ class Store:
             if aggs:
                 conn.execute(sa.insert(aggregates_t), aggs)
 
+    def update_summary(self, run_id: str, extra: Mapping[str, Any]) -> None:
+        """Add the keys of ``extra`` to the run's stored summary (masked like it), whatever the
+        run's status: figures computed after the run, such as a calibration's agreement. Rows,
+        status and aggregates are left as they are.
+
+        Example:
+            >>> with open_store(":memory:") as store:
+            ...     rid = store.create_run()
+            ...     store.finish_run(rid, summary={"rows": 1}, complete=True)
+            ...     store.update_summary(rid, {"calibration": {"kappa": 0.8}})
+            ...     store.get(rid).summary
+            {'rows': 1, 'calibration': {'kappa': 0.8}}
+        """
+        if not isinstance(extra, Mapping):
+            raise ConfigError(f"Got extra={extra!r:.200}. Must be a mapping.")
+        self._writable()
+        with transaction(self._engine, write=True) as conn:
+            self._require(conn, run_id, lock=True)
+            old = conn.execute(sa.select(runs_t.c.summary).where(runs_t.c.id == run_id)).scalar()
+            summary = {**(loads(old) or {}),
+                       **sanitize(dict(extra), drop_secret_names=False)}
+            conn.execute(sa.update(runs_t).where(runs_t.c.id == run_id)
+                         .values(summary=dumps(summary)))
+
     def mark_interrupted(self, run_id: str) -> None:
         """Mark a ``running`` run (e.g. one whose process died) ``interrupted``; a complete or
         already interrupted run is left as it is."""
+        self._writable()
         with transaction(self._engine, write=True) as conn:
             status = self._require(conn, run_id, lock=True)
             if status == "running":
@@ -222,132 +270,68 @@ class Store:
 
     def delete(self, run_id: str) -> None:
         """Remove a run with its rows, tags and aggregates (``run_id`` must be a full id)."""
+        self._writable()
         with transaction(self._engine, write=True) as conn:
             self._require(conn, run_id, lock=True)
             for table in (aggregates_t, rows_t, tags_t):
                 conn.execute(sa.delete(table).where(table.c.run_id == run_id))
             conn.execute(sa.delete(runs_t).where(runs_t.c.id == run_id))
 
-    # -- reading ----------------------------------------------------------------------------
-
-    def runs(self, *, tag: str | None = None, name: str | None = None,
-             dataset: str | None = None, limit: int | None = None) -> list[RunInfo]:
-        """Stored runs, newest first. ``tag`` and ``name`` match exactly; ``dataset`` matches a
-        substring of the dataset path or a prefix of its sha256 (case-insensitive)."""
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
-            raise ConfigError(f"Got limit={limit!r}. Must be a positive integer or None.")
-        query = select_runs()
-        if tag is not None:
-            query = query.where(sa.exists().where(tags_t.c.run_id == runs_t.c.id,
-                                                  tags_t.c.tag == tag))
-        if name is not None:
-            query = query.where(runs_t.c.name == name)
-        if dataset is not None:
-            needle = dataset.lower()
-            query = query.where(sa.or_(
-                sa.func.lower(runs_t.c.dataset).contains(needle, autoescape=True),
-                sa.func.lower(runs_t.c.dataset_sha256).startswith(needle, autoescape=True)))
-        if limit is not None:
-            query = query.limit(limit)
-        with transaction(self._engine, write=False) as conn:
-            return read_infos(conn, query)
-
-    def get(self, ref: str) -> RunInfo:
-        """The run named by ``ref``: its exact id, a unique prefix of it, or ``"latest"``.
-
-        Raises ``ConfigError`` when no run matches, or when a prefix matches several (listing
-        them).
-        """
-        ref = str(ref).strip()
-        with transaction(self._engine, write=False) as conn:
-            if ref == "latest":
-                found = read_infos(conn, select_runs().limit(1))
-                if not found:
-                    raise ConfigError(f"The run store {self.url} has no runs yet. Fix: run an "
-                                      "evaluation first, or point at another store.")
-                return found[0]
-            if ref:
-                exact = read_infos(conn, select_runs().where(runs_t.c.id == ref))
-                if exact:
-                    return exact[0]
-            ids = list(conn.execute(
-                sa.select(runs_t.c.id).where(runs_t.c.id.startswith(ref, autoescape=True))
-                .order_by(runs_t.c.created.desc(), runs_t.c.id.desc()).limit(_SHOWN + 1)
-            ).scalars())
-            if len(ids) == 1:
-                return read_infos(conn, select_runs().where(runs_t.c.id == ids[0]))[0]
-            if ids:
-                more = " (and more)" if len(ids) > _SHOWN else ""
-                raise ConfigError(
-                    f"Run {ref!r} is ambiguous: it matches {', '.join(ids[:_SHOWN])}{more}. "
-                    "Fix: give more characters of the id.")
-            recent = list(conn.execute(
-                sa.select(runs_t.c.id).order_by(runs_t.c.created.desc(), runs_t.c.id.desc())
-                .limit(5)).scalars())
-        hint = f" Recent runs: {', '.join(recent)}." if recent else " The store has no runs."
-        raise ConfigError(f"No run {ref!r} in {self.url}.{hint} Fix: pass a run id, a unique "
-                          "prefix of one, or 'latest'.")
-
-    def rows(self, run_id: str) -> list[dict[str, Any]]:
-        """The run's per-row records, in first-insert order."""
-        with transaction(self._engine, write=False) as conn:
-            self._require(conn, run_id)
-            texts = conn.execute(
-                sa.select(rows_t.c.record).where(rows_t.c.run_id == run_id)
-                .order_by(rows_t.c.position, rows_t.c.row_id)).scalars()
-            return [json.loads(t) for t in texts]
-
-    def aggregates(self, run_id: str) -> dict[str, dict[str, Any]]:
-        """Per-metric aggregates stored by ``finish_run`` (``{}`` before it), by metric name."""
-        with transaction(self._engine, write=False) as conn:
-            self._require(conn, run_id)
-            found = conn.execute(
-                sa.select(aggregates_t.c.metric, aggregates_t.c.data)
-                .where(aggregates_t.c.run_id == run_id).order_by(aggregates_t.c.metric))
-            return {metric: json.loads(data) for metric, data in found}
-
-    def export(self, run_id: str, path: str | Path, fmt: str) -> int:
-        """Write the run's rows to ``path`` as ``jsonl``, ``csv`` or ``parquet``; return the
-        number of rows written. CSV and Parquet have an ``id`` column and, per metric,
-        ``<metric>``, ``<metric>/reason`` and ``<metric>/error``."""
-        fmt = str(fmt).lower().lstrip(".")
-        return write_records(self.rows(run_id), Path(path), fmt)
-
     # -- helpers ----------------------------------------------------------------------------
 
-    def _require(self, conn: sa.Connection, run_id: str, *, lock: bool = False) -> str:
-        """The run's status; raises ConfigError when there is no run with exactly this id.
-        With ``lock`` (PostgreSQL) the run's row is locked until the transaction ends, so
-        concurrent writers of one run take turns (SQLite's BEGIN IMMEDIATE already does)."""
-        query = sa.select(runs_t.c.status).where(runs_t.c.id == run_id)
-        if lock and is_postgres(self._engine):
-            query = query.with_for_update()
-        status = conn.execute(query).scalar()
-        if status is None:
-            raise ConfigError(f"No run with id {run_id!r} in {self.url}. Fix: pass a full run id "
-                              "(resolve a prefix or 'latest' with Store.get(ref).id).")
-        return str(status)
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ConfigError(
+                f"The run store {self.url} is read-only here (the file or its folder is not "
+                "writable): it can be listed and read, not written. Fix: make both writable "
+                "(chmod u+w), or point --store / ASSAY_STORE at a writable path.")
 
+    def _owns(self, conn: sa.Connection, run_id: str) -> bool:
+        me = Owner.current()
+        found = conn.execute(sa.select(runs_t.c.owner_host, runs_t.c.owner_pid)
+                             .where(runs_t.c.id == run_id)).first()
+        return found is not None and tuple(found) == (me.host, me.pid)
+
+    def _not_complete(self, run_id: str, status: str) -> None:
+        if status == "complete":
+            raise ConfigError(f"Run {run_id} in {self.url} is complete: a complete run is never "
+                              "changed. Fix: start a new run (without --resume, or with "
+                              "another --out).")
 
 def open_store(url: str | Path | None = None) -> Store:
     """Open (creating or upgrading as needed) the run store at ``url``.
 
     ``url`` is a file path, ``sqlite:///path``, ``postgresql://user@host:port/db`` or
     ``:memory:``; ``None`` means ``ASSAY_STORE``, else ``DEFAULT_STORE``. Missing schema
-    migrations run forward in order; a store from a newer assay raises ``ConfigError``.
+    migrations run forward in order; a store from a newer assay raises ``ConfigError``. A
+    SQLite file this process cannot write (or ``sqlite:///file:PATH?mode=ro&uri=true``) opens
+    read-only: listing and reading work, writing raises ``ConfigError``. A corrupt file, an
+    unreachable server or a folder that cannot be created raise one-line ``ConfigError``s.
     """
-    sa_url = resolve_url(url)
+    sa_url = read_only_url(resolve_url(url))
     engine = make_engine(sa_url)
     shown = sa_url.render_as_string(hide_password=True)
     try:
-        migrate(engine, where=shown)
-    except sa.exc.OperationalError as e:
-        engine.dispose()
-        raise ConfigError(
-            f"Cannot open the run store {shown}: {str(e.orig).strip() or e}. Fix: check the path "
-            "is a writable file (or the PostgreSQL server is up and the URL, user and database "
-            "are right).") from e
+        if is_read_only(sa_url):
+            _check_read_only_version(engine, shown)
+        else:
+            migrate(engine, where=shown)
     except BaseException:
         engine.dispose()
         raise
     return Store(engine)
+
+
+def _check_read_only_version(engine: sa.Engine, where: str) -> None:
+    """A read-only store cannot be upgraded: it must be at this code's schema version."""
+    from ._migrations import current_version
+    from ._schema import SCHEMA_VERSION
+
+    with transaction(engine, write=False) as conn:
+        version = current_version(conn)
+    if version != SCHEMA_VERSION:
+        fix = ("upgrade assay (pip install -U assay)" if version > SCHEMA_VERSION
+               else "open it once with write access, which upgrades it")
+        raise ConfigError(
+            f"The run store {where} is read-only here and has schema version {version}; this "
+            f"assay reads version {SCHEMA_VERSION}. Fix: {fix}, or use another store.")
