@@ -5,7 +5,9 @@ Rows finish in any order. The sink numbers each row as it is handed out, writes 
 record as soon as every earlier row is written, and holds the ones that finished early; when
 ``window`` rows are out and unwritten, :meth:`ResultSink.room` makes the feeder wait, so memory
 stays bounded however large the dataset. If the run stops early, the held records are written
-too (out of order: ``--resume`` reads them by id), so no scored row is lost.
+too (out of order: ``--resume`` reads them by id), so no scored row is lost. A row's input
+fields, given to :meth:`ResultSink.expect`, wait with it and go to the run store with its
+record (the recorder writes them in batches: its ``finish`` or ``close`` writes the last ones).
 
 Example:
     >>> import asyncio
@@ -49,6 +51,7 @@ class ResultSink:
         self.keep, self.ordered, self.window = keep, ordered, window
         self.kept: list[dict[str, Any]] = []
         self._seq: dict[str, int] = {}  # row id -> position, for rows handed out, not written
+        self._inputs: dict[str, Mapping[str, Any]] = {}  # row id -> inputs, until its record
         self._held: dict[int, dict[str, Any]] = {}
         self._next = 0  # position of the next record to write
         self._handed = 0
@@ -61,17 +64,24 @@ class ResultSink:
             self._room.clear()
             await self._room.wait()
 
-    def expect(self, row_id: str) -> None:
-        """Note that the row ``row_id`` is handed out for scoring (its place in the output)."""
+    def expect(self, row_id: str, inputs: Mapping[str, Any] | None = None) -> None:
+        """Note that the row ``row_id`` is handed out for scoring (its place in the output),
+        with its input fields for the run store (``assay.data.row_inputs(row)``; pass them
+        only when a store records the run, to keep memory flat otherwise)."""
         self._seq[row_id] = self._handed
         self._handed += 1
+        if inputs is not None:
+            self._inputs[row_id] = inputs
 
-    def add(self, record: dict[str, Any], *, new: bool = True) -> None:
+    def add(self, record: dict[str, Any], *, new: bool = True,
+            inputs: Mapping[str, Any] | None = None) -> None:
         """A finished row's record. ``new=False``: a row already in ``results.jsonl`` (resume),
-        counted and stored but not written again."""
+        counted and stored but not written again. ``inputs``: the row's input fields, when
+        :meth:`expect` did not get them (a resumed row)."""
         self.tally.add(record)
+        held_inputs = self._inputs.pop(str(record["id"]), None)
         if self.recorder is not None:
-            self.recorder.add(record)
+            self.recorder.add(record, inputs if inputs is not None else held_inputs)
         if self.progress is not None:
             self.progress.advance()
         if not new:
@@ -97,6 +107,7 @@ class ResultSink:
         for seq in sorted(self._held):
             self._emit(self._held.pop(seq))
         self._seq.clear()
+        self._inputs.clear()
         if self.writer is not None:
             self.writer.close()
 

@@ -1,8 +1,10 @@
 """The run store: every evaluation run recorded, to list, show, export, delete and compare.
 
 Runs live in SQLite (``runs.sqlite`` in the user data directory by default) or PostgreSQL,
-through SQLAlchemy Core, with a versioned schema and forward-only migrations. Settings pass a
-sanitizer first, so API keys and passwords are never written.
+through SQLAlchemy Core, with a versioned schema and forward-only migrations. Settings, tags
+and row inputs pass a sanitizer first, so API keys and passwords are never written. A running
+run whose process is gone (no heartbeat for ``STALE_AFTER_S`` seconds, or a dead PID on this
+host) reads as ``interrupted``.
 
 Example:
     >>> from assay.store import open_store
@@ -17,11 +19,12 @@ Example:
 
 from ._export import FORMATS
 from ._migrations import MIGRATIONS
+from ._owner import HEARTBEAT_S, STALE_AFTER_S
 from ._schema import SCHEMA_VERSION
 from ._secrets import mask_secrets, sanitize
 from ._store import KINDS, STATUSES, RunInfo, Store, open_store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
-__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "KINDS", "MIGRATIONS", "SCHEMA_VERSION",
-           "STATUSES", "RunInfo", "Store", "mask_secrets", "open_store", "resolve_url",
-           "sanitize"]
+__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MIGRATIONS",
+           "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "RunInfo", "Store", "mask_secrets",
+           "open_store", "resolve_url", "sanitize"]
