@@ -578,3 +578,29 @@ def test_one_page_of_rows_against_the_whole_run_statistics() -> None:
     assert "Rows 101–200 of 250" in html and 'href="/runs/big?offset=0"' in html
     assert 'rel="next" href="/runs/big?offset=200"' in html
     assert html.count("Rows 101–200 of 250") == 2  # above and below the table
+
+
+def test_inputs_for_run_prefers_the_store_then_the_recorded_file(tmp_path: Path) -> None:
+    from assay.report import inputs_for_run
+    from assay.store import open_store
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "q1", "question": "From the file?", "answer": "a"}) + "\n",
+                    encoding="utf-8")
+    with open_store(tmp_path / "s.sqlite") as store:
+        rid = store.create_run(dataset="/moved/away.jsonl")
+        store.add_rows(rid, [{"id": "q1", "m": {"value": 1.0}}],
+                       inputs={"q1": {"question": "From the store?"}})
+        run = RunData(id=rid, summary={"dataset": "/moved/away.jsonl"}, records=store.rows(rid))
+        stored, note = inputs_for_run(run, store=store)
+        assert note is None and stored == {"q1": {"question": "From the store?"}}
+        named, _ = inputs_for_run(run, store=store, dataset=data)  # a file the user names wins
+        assert named is not None and named["q1"]["question"] == "From the file?"
+        old = store.create_run()
+        store.add_rows(old, [{"id": "q1", "m": {"value": 1.0}}])
+        older = RunData(id=old, summary={"dataset": str(data)}, records=store.rows(old))
+        from_file, _ = inputs_for_run(older, store=store)  # an older run: the recorded file
+        assert from_file is not None and from_file["q1"]["question"] == "From the file?"
+    gone, note = inputs_for_run(RunData(id="x", summary={"dataset": "/moved/away.jsonl"},
+                                        records=[{"id": "q1"}]))
+    assert gone is None and note is not None and "was not found" in note

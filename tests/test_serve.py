@@ -122,7 +122,7 @@ def test_filters_that_match_nothing_or_are_invalid(client: TestClient) -> None:
     assert page.status_code == 200 and "No runs match these filters" in page.text
     assert 'value="no-such-tag"' in page.text  # the form keeps what was typed
     bad = client.get("/?limit=0")
-    assert bad.status_code == 400 and "Must be a positive whole number" in bad.text
+    assert bad.status_code == 400 and "Must be a whole number from 1 to 10000" in bad.text
     assert client.get("/api/runs?limit=x").json()["status"] == 400
 
 
@@ -256,9 +256,14 @@ def test_api_json_shapes(client: TestClient, runs: dict[str, Any]) -> None:
         assert key in first, key
     assert first["url"] == f"/runs/{first['id']}" and first["api"] == f"/api/runs/{first['id']}"
     one = client.get(f"/api/runs/{runs['base']}").json()
-    assert set(one) == {"run", "aggregates", "rows"}
+    assert set(one) == {"run", "aggregates", "rows", "rows_total", "offset", "limit", "next"}
     assert one["run"]["name"] == "base" and one["run"]["rows"] == 5
     assert [r["id"] for r in one["rows"]] == [r["id"] for r in ROWS]
+    assert (one["rows_total"], one["offset"], one["limit"], one["next"]) == (5, 0, 100, None)
+    part = client.get(f"/api/runs/{runs['base']}?limit=2&offset=2").json()
+    assert [r["id"] for r in part["rows"]] == ["q3", "q4"]
+    assert part["next"] == f"/api/runs/{runs['base']}?offset=4&limit=2"
+    assert [r["id"] for r in client.get(part["next"]).json()["rows"]] == ["q5"]
     assert set(one["aggregates"]) == {"f1_score", "exact_match"}
     assert client.get("/api/runs/latest").json()["run"]["id"] == runs["judged"]
 

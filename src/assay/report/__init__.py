@@ -12,8 +12,17 @@ Example:
     True
 """
 
-from ._load import calibration_of, find_dataset, inputs_from_rows, load_calibration, load_inputs
+from ._load import (
+    calibration_of,
+    find_dataset,
+    inputs_for_run,
+    inputs_from_rows,
+    load_calibration,
+    load_inputs,
+)
 from ._render import render_report
+from ._stats import MetricStats, Pager, RunStats
 
-__all__ = ["calibration_of", "find_dataset", "inputs_from_rows", "load_calibration", "load_inputs",
+__all__ = ["MetricStats", "Pager", "RunStats", "calibration_of", "find_dataset",
+           "inputs_for_run", "inputs_from_rows", "load_calibration", "load_inputs",
            "render_report"]

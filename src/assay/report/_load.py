@@ -20,9 +20,11 @@ from typing import Any
 from ..calibration._report import safe_name
 from ..data import Row, read_dataset
 from ..errors import AssayError, ConfigError
+from ..run import RunData
+from ..store import Store
 
-__all__ = ["calibration_of", "find_dataset", "inputs_from_rows", "load_calibration",
-           "load_inputs"]
+__all__ = ["calibration_of", "find_dataset", "inputs_for_run", "inputs_from_rows",
+           "load_calibration", "load_inputs"]
 
 
 def inputs_from_rows(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
@@ -80,6 +82,42 @@ def load_inputs(dataset: str | Path | None, *, run_dir: str | Path | None = None
                       f"({first}). Fix: pass the --map options the run used, or the right "
                       "file with --dataset.")
     return inputs_from_rows(rows), None
+
+
+def inputs_for_run(run: RunData, *, store: Store | None = None,
+                   dataset: str | Path | None = None, run_dir: str | Path | None = None,
+                   mapping: Mapping[str, str] | None = None
+                   ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """The inputs of ``run``'s rows, from wherever they are, as ``load_inputs`` returns them:
+
+    1. ``dataset``, when given (the user named the file: it wins);
+    2. else the inputs the run stored beside its rows in ``store`` (runs recorded by a current
+       assay keep them), so a report needs no dataset file and works from any folder;
+    3. else the dataset file the run recorded (older runs), found as ``find_dataset`` does.
+
+    ``run.id`` (or ``run.summary["run_id"]`` for an ``--out`` directory) names the stored run.
+
+    Example:
+        >>> from assay.store import open_store
+        >>> with open_store(":memory:") as store:
+        ...     rid = store.create_run()
+        ...     store.add_rows(rid, [{"id": "q1", "m": {"value": 1.0}}])
+        ...     run = RunData(id=rid, summary={}, records=store.rows(rid))
+        ...     inputs_for_run(run, store=store)
+        (None, 'Inputs are not shown: the run names no dataset file.')
+    """
+    if dataset:
+        return load_inputs(dataset, run_dir=run_dir, mapping=mapping)
+    run_id = str(run.summary.get("run_id") or run.id)
+    if store is not None and run.records:
+        try:
+            stored = store.inputs(run_id, [str(r.get("id")) for r in run.records])
+        except AssayError:  # the run is not in this store
+            stored = {}
+        if stored:
+            return {str(k): dict(v) for k, v in stored.items()}, None
+    recorded = run.summary.get("dataset") or run.meta.get("dataset")
+    return load_inputs(recorded, run_dir=run_dir, mapping=mapping)
 
 
 def load_calibration(path: Path) -> dict[str, Any]:

@@ -4,16 +4,22 @@ Routes (every one a GET; nothing on them writes to the store):
 
 - ``/``: the runs list, filtered by the ``tag``, ``name``, ``dataset`` and ``limit`` query
   parameters, with A/B choices and a button to compare two runs.
-- ``/runs/{run}``: the run's HTML report (as ``assay report`` writes it), with a link back to
-  the list and, in each row's detail panel, a link to the row's own page.
+- ``/runs/{run}``: the run's HTML report (as ``assay report`` writes it) over one page of its
+  rows (``limit``, default 100, at most 1000, from ``offset`` or ``page``) with links to the
+  other pages, a link back to the list and, in each row's detail panel, a link to the row's
+  own page. The summary and distributions cover every row: they come from the stored summary
+  and from statistics computed once per run (``StatsCache``), so a page costs its rows.
 - ``/runs/{run}/rows/{row}``: one row: its inputs and, per metric, the value, reason, error
-  and details.
+  and details. ``{row}`` is the row id, percent-encoded (``/``, ``#``, ``?``, ``%``, spaces
+  and newlines included).
 - ``/compare?a=RUN_A&b=RUN_B``: the report of B compared with A (the baseline).
-- ``/api/runs`` (the same filters) and ``/api/runs/{run}``: JSON.
+- ``/api/runs`` (the same filters) and ``/api/runs/{run}`` (its rows by ``limit`` and
+  ``offset``, with ``rows_total`` and the URL of the ``next`` page): JSON.
 
 ``{run}`` may be a full id, a unique prefix of one or ``latest``: the pages redirect to the
 full id so their URLs stay valid; unknown runs and rows answer 404 with a message that says
-what to do. Pages make no request outside the server: no CDN, inline SVG charts.
+what to do; a query parameter a page does not take, or a bad value, answers 400 saying what
+is allowed. Pages make no request outside the server: no CDN, inline SVG charts.
 
 Example:
     >>> from starlette.testclient import TestClient
@@ -50,24 +56,33 @@ from starlette.routing import Route
 
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
-from ..report import calibration_of, render_report
+from ..report import Pager, calibration_of, render_report
 from ..report._model import template_environment
+from ..run import RunData
 from ..store import RunInfo, Store, open_store
+from ._cache import StatsCache
+from ._params import ParamError, allow, number, text, window
+from ._urls import ROW_ROUTE, paged_href, row_id_of
 from ._views import (
     add_links,
     json_safe,
+    page_inputs,
     row_href,
     row_view,
     run_data,
-    run_inputs,
     run_json,
     run_line,
+    run_meta,
 )
 
 __all__ = ["DEFAULT_LIMIT", "create_app"]
 
 #: Runs listed when the request names no ``limit``.
 DEFAULT_LIMIT = 100
+#: The most runs one list may show.
+MAX_RUNS = 10_000
+_FILTERS = ("tag", "name", "dataset", "limit")
+_PAGING = ("limit", "offset", "page")
 
 #: The policy of the pages rendered here (reports carry their own, stricter, in a meta tag).
 _PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
@@ -89,6 +104,13 @@ def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
+def _params(request: Request, names: tuple[str, ...]) -> None:
+    try:
+        allow(request.query_params, names)
+    except ParamError as e:
+        raise HTTPException(400, str(e)) from None
+
+
 class _Site:
     """The endpoints, over one open store (every endpoint is sync: Starlette runs it in a
     worker thread, as SQLAlchemy's blocking calls need)."""
@@ -96,6 +118,7 @@ class _Site:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.css = _stylesheet()
+        self.stats = StatsCache(store)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -123,16 +146,22 @@ class _Site:
 
     def filters(self, request: Request) -> dict[str, Any]:
         q = request.query_params
-        found: dict[str, Any] = {k: (q.get(k) or "").strip() for k in ("tag", "name", "dataset")}
-        raw = (q.get("limit") or "").strip()
+        _params(request, _FILTERS)
+        found: dict[str, Any] = {k: text(q, k) for k in ("tag", "name", "dataset")}
         try:
-            found["limit"] = int(raw) if raw else DEFAULT_LIMIT
-            if found["limit"] < 1:
-                raise ValueError
-        except ValueError:
-            raise HTTPException(400, f"Got limit={raw!r}. Must be a positive whole number, "
-                                     f"e.g. ?limit={DEFAULT_LIMIT}.") from None
+            found["limit"] = number(q, "limit", default=DEFAULT_LIMIT, lo=1, hi=MAX_RUNS,
+                                    example=DEFAULT_LIMIT)
+        except ParamError as e:
+            raise HTTPException(400, str(e)) from None
         return found
+
+    def window(self, request: Request, info: RunInfo) -> tuple[int, int]:
+        """(offset, limit) of the rows of ``info`` the request asks for."""
+        _params(request, _PAGING)
+        try:
+            return window(request.query_params, total=info.rows)
+        except ParamError as e:
+            raise HTTPException(400, f"{e} Run {info.id} has {info.rows} rows.") from None
 
     def listed(self, f: dict[str, Any]) -> list[RunInfo]:
         return self.store.runs(tag=f["tag"] or None, name=f["name"] or None,
@@ -150,30 +179,39 @@ class _Site:
     def run_page(self, request: Request) -> Response:
         ref = request.path_params["run_id"]
         info = self.find(ref)
+        offset, limit = self.window(request, info)
         if info.id != ref:
-            return RedirectResponse(f"/runs/{quote(info.id, safe='')}", status_code=307)
-        data = run_data(self.store, info)
-        inputs, note = run_inputs(info)
+            query = f"?{request.url.query}" if request.url.query else ""
+            return RedirectResponse(f"/runs/{quote(info.id, safe='')}{query}", status_code=307)
+        stats = self.stats.get(info)
+        records = self.store.rows_page(info.id, offset=offset, limit=limit)
+        ids = [str(r.get("id")) for r in records]
+        inputs, note = page_inputs(self.store, info, ids)
+        data = RunData(id=info.id, summary=dict(info.summary or {}), records=records,
+                       meta=run_meta(info))
         title = f"assay run {info.id}" + (f" ({info.name})" if info.name else "")
+        pager = Pager(offset=offset, limit=limit, total=info.rows,
+                      href=paged_href(f"/runs/{quote(info.id, safe='')}", limit))
         html = render_report(data, inputs=inputs, inputs_note=note, title=title,
-                             calibration=calibration_of(data.summary))
-        ids = [str(r.get("id")) for r in data.records]
+                             calibration=calibration_of(data.summary), stats=stats,
+                             pager=pager)
         return self.report(add_links(
             html, nav={"All runs": "/", "JSON": f"/api/runs/{info.id}"},
             row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None))
 
     def row_page(self, request: Request) -> Response:
-        ref, row_id = request.path_params["run_id"], request.path_params["row_id"]
+        ref, row_id = request.path_params["run_id"], row_id_of(request)
+        _params(request, ())
         info = self.find(ref)
         if info.id != ref:
             return RedirectResponse(row_href(info.id, row_id), status_code=307)
-        data = run_data(self.store, info)
-        inputs, note = run_inputs(info)
-        view = row_view(data, row_id, inputs)
+        inputs, note = page_inputs(self.store, info, [row_id])
+        view = row_view(self.store, info, row_id, stats=self.stats.get(info), inputs=inputs)
         if view is None:
-            shown = ", ".join(str(r.get("id")) for r in data.records[:5])
-            raise HTTPException(404, f"Run {info.id} has no row {row_id!r} (its {len(data.records)}"
-                                     f" rows start {shown or 'nowhere: it has none'}). Fix: open "
+            shown = ", ".join(repr(str(r.get("id")))
+                              for r in self.store.rows_page(info.id, limit=5))
+            raise HTTPException(404, f"Run {info.id} has no row {row_id!r} (its {info.rows} "
+                                     f"rows start {shown or 'nowhere: it has none'}). Fix: open "
                                      f"the run page /runs/{info.id} and pick a row there.")
         hrefs = {k: row_href(info.id, view[k]) if view[k] is not None else None
                  for k in ("prev", "next")}
@@ -182,8 +220,8 @@ class _Site:
                          row=view, run=info, hrefs=hrefs, inputs_note=note)
 
     def compare_page(self, request: Request) -> Response:
-        a_ref = (request.query_params.get("a") or "").strip()
-        b_ref = (request.query_params.get("b") or "").strip()
+        _params(request, ("a", "b"))
+        a_ref, b_ref = text(request.query_params, "a"), text(request.query_params, "b")
         if not a_ref or not b_ref:
             raise HTTPException(400, "Pick two runs to compare: /compare?a=BASELINE&b=CANDIDATE "
                                      "(run ids, unique prefixes or 'latest'), or choose A and B "
@@ -197,7 +235,7 @@ class _Site:
             comparison = compare_runs(a, b)
         except AssayError as e:
             raise HTTPException(400, f"Cannot compare {a.id} with {b.id}: {e}") from None
-        inputs, note = run_inputs(b_info)
+        inputs, note = page_inputs(self.store, b_info, [str(r.get("id")) for r in b.records])
         html = render_report(b, inputs=inputs, inputs_note=note, comparison=comparison, other=a,
                              title=f"assay compare: A {a.id} → B {b.id}")
         ids = [str(r.get("id")) for r in b.records]
@@ -207,6 +245,7 @@ class _Site:
             row_link=lambda i: row_href(b.id, ids[i]) if i < len(ids) else None))
 
     def stylesheet(self, request: Request) -> Response:
+        _params(request, ())
         return Response(self.css, media_type="text/css",
                         headers={**_HEADERS, "Cache-Control": "max-age=300"})
 
@@ -220,9 +259,15 @@ class _Site:
 
     def api_run(self, request: Request) -> Response:
         info = self.find(request.path_params["run_id"])
+        offset, limit = self.window(request, info)
+        rows = self.store.rows_page(info.id, offset=offset, limit=limit)
+        nxt = offset + len(rows)
         return JSONResponse({"run": run_json(info),
                              "aggregates": json_safe(self.store.aggregates(info.id)),
-                             "rows": json_safe(self.store.rows(info.id))}, headers=_HEADERS)
+                             "rows_total": info.rows, "offset": offset, "limit": limit,
+                             "next": (f"/api/runs/{info.id}?offset={nxt}&limit={limit}"
+                                      if nxt < info.rows else None),
+                             "rows": json_safe(rows)}, headers=_HEADERS)
 
     # -- errors ------------------------------------------------------------------------------
 
@@ -267,7 +312,7 @@ def create_app(store: str | Path | Store | None = None, *,
     routes = [
         Route("/", site.runs_page),
         Route("/runs/{run_id}", site.run_page),
-        Route("/runs/{run_id}/rows/{row_id:path}", site.row_page),
+        Route(ROW_ROUTE, site.row_page),
         Route("/compare", site.compare_page),
         Route("/api/runs", site.api_runs),
         Route("/api/runs/{run_id}", site.api_run),
@@ -278,4 +323,5 @@ def create_app(store: str | Path | Store | None = None, *,
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={HTTPException: site.http_error})
     app.state.store = opened
+    app.state.stats = site.stats
     return app

@@ -8,10 +8,9 @@ Example:
     ...     store.add_rows(rid, [{"id": "q1", "f1_score": {"value": 0.5, "reason": "half"}}])
     ...     store.finish_run(rid, summary={"metrics": {"f1_score": {"mean": 0.5}}}, complete=True)
     ...     line = run_line(store.get(rid))
-    ...     data = run_data(store, store.get(rid))
+    ...     view = row_view(store, store.get(rid), "q1")
     >>> line["name"], line["status_css"], line["means"]
     ('base', 'good', [('f1_score', '0.5')])
-    >>> view = row_view(data, "q1")
     >>> view["position"], view["metrics"][0]["value"], view["metrics"][0]["reason"]
     (1, 0.5, 'half')
 """
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..report import find_dataset, load_inputs
+from ..report import RunStats, find_dataset, load_inputs
 from ..report._model import (
     detail_items,
     fmt,
@@ -41,8 +40,8 @@ from ..report._model import (
 from ..run import RunData
 from ..store import RunInfo, Store
 
-__all__ = ["add_links", "json_safe", "row_href", "row_view", "run_data", "run_inputs",
-           "run_json", "run_line"]
+__all__ = ["add_links", "json_safe", "page_inputs", "row_href", "row_view", "run_data",
+           "run_inputs", "run_json", "run_line", "run_meta"]
 
 #: Metric means shown per run in the list (the rest are counted).
 MEANS_SHOWN = 4
@@ -96,14 +95,18 @@ def run_json(info: RunInfo) -> dict[str, Any]:
     return {**json_safe(asdict(info)), "url": f"/runs/{info.id}", "api": f"/api/runs/{info.id}"}
 
 
-def run_data(store: Store, info: RunInfo) -> RunData:
-    """The stored run as the report and comparison read it (as ``assay.run.load_run`` builds
-    it, but never mistaking a run id for a path)."""
-    meta = {"name": info.name, "dataset": info.dataset, "judge": info.judge,
+def run_meta(info: RunInfo) -> dict[str, Any]:
+    """The ``meta`` of a ``RunData`` for a stored run (as ``assay.run.load_run`` fills it)."""
+    return {"name": info.name, "dataset": info.dataset, "judge": info.judge,
             "status": info.status, "created": info.created, "tags": list(info.tags),
             "kind": info.kind}
+
+
+def run_data(store: Store, info: RunInfo) -> RunData:
+    """The whole stored run as the comparison reads it (as ``assay.run.load_run`` builds it,
+    but never mistaking a run id for a path)."""
     return RunData(id=info.id, summary=dict(info.summary or {}), records=store.rows(info.id),
-                   meta=meta)
+                   meta=run_meta(info))
 
 
 @lru_cache(maxsize=8)
@@ -126,39 +129,54 @@ def run_inputs(info: RunInfo) -> tuple[dict[str, dict[str, Any]] | None, str | N
     return _read_inputs(str(path), stat.st_mtime_ns, stat.st_size, pairs)
 
 
-def _value_css(value: float | None, name: str, values: list[float]) -> str:
+def page_inputs(store: Store, info: RunInfo, row_ids: list[str]
+                ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """The inputs of the rows ``row_ids`` of a run: those the run stored beside its rows
+    (so no dataset file is needed), else, for runs recorded before inputs were stored, from
+    the dataset file the run recorded (``run_inputs``)."""
+    stored = store.inputs(info.id, row_ids) if row_ids else {}
+    if stored:
+        return {str(k): dict(v) for k, v in stored.items()}, None
+    return run_inputs(info)
+
+
+def _value_css(value: float | None, name: str, stats: RunStats | None) -> str:
     """``v-good`` / ``v-mid`` / ``v-bad`` as the report colours a value on its scale."""
     if value is None:
         return "unscored"
-    scale = scale_of(name, values)
+    counts = stats.metrics[name].counts if stats and name in stats.metrics else {value: 1}
+    scale = scale_of(name, list(counts))
     span = scale.hi - scale.lo
     share = (value - scale.lo) / span if span else 0.5
     good = share if scale.higher_is_better else 1 - share
     return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
 
 
-def row_view(run: RunData, row_id: str,
+def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None = None,
              inputs: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any] | None:
-    """Everything the page of row ``row_id`` of ``run`` shows, or None when there is no such
-    row: its position, neighbours, inputs, and per metric the value, reason, error and
-    details (as the report's detail panel lays them out)."""
-    records = run.records
-    ids = [str(r.get("id")) for r in records]
-    if row_id not in ids:
+    """Everything the page of row ``row_id`` of a stored run shows, or None when there is no
+    such row: its position, neighbours, inputs, and per metric the value, reason, error and
+    details (as the report's detail panel lays them out). It reads the row and its two
+    neighbours, not the run; ``stats`` (the whole run's, see ``StatsCache``) places a value
+    on its metric's scale."""
+    found = store.row_at(info.id, row_id)
+    if found is None:
         return None
-    k = ids.index(row_id)
-    rec = records[k]
-    names = metric_names(run.summary, records)
+    k, rec = found
+    around = store.rows_page(info.id, offset=max(k - 1, 0), limit=3)
+    ids = [str(r.get("id")) for r in around]
+    at = ids.index(row_id) if row_id in ids else 0
+    names = [n for n in (stats.names if stats else []) if n in rec]
+    names += [n for n in metric_names(info.summary or {}, [rec]) if n not in names]
     metrics = []
     for name in names:
         result = rec.get(name)
         if not isinstance(result, Mapping):
             continue
         value = value_of(rec, name)
-        values = [v for v in (value_of(r, name) for r in records) if v is not None]
         error = result.get("error")
         metrics.append({
-            "name": name, "value": value, "css": _value_css(value, name, values),
+            "name": name, "value": value, "css": _value_css(value, name, stats),
             "na": value is None and str(error or "").startswith("does not apply"),
             "weighted": result.get("weighted"), "reason": result.get("reason"),
             "error": error, "evidence": detail_items(result.get("details")),
@@ -166,8 +184,9 @@ def row_view(run: RunData, row_id: str,
     diagnosis = rec.get("diagnosis")
     row_inputs = inputs.get(row_id) if inputs is not None else None
     return {
-        "id": row_id, "position": k + 1, "total": len(records),
-        "prev": ids[k - 1] if k > 0 else None, "next": ids[k + 1] if k + 1 < len(ids) else None,
+        "id": row_id, "position": k + 1, "total": info.rows,
+        "prev": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
         "metrics": metrics, "inputs": inputs_view(row_inputs) if row_inputs is not None else None,
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,
