@@ -1,14 +1,20 @@
 """Entry point of the ``assay`` command: registers each command module on one Typer app.
 
+Help is rendered as plain text (``rich_markup_mode=None``), so literal brackets such as
+``pip install 'assay[ray]'`` survive: Rich markup would read ``[ray]`` as a style tag and drop it.
+
 Example:
-    >>> app.info.name
-    'assay'
+    >>> app.info.name, app.rich_markup_mode is None
+    ('assay', True)
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from .. import __version__
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import redteam as redteam_cmd
@@ -18,7 +24,10 @@ from . import run as run_cmd
 from . import runs as runs_cmd
 from . import serve as serve_cmd
 
+__all__ = ["app", "main"]
+
 app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
+                  rich_markup_mode=None,
                   help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
                        "any OpenAI-compatible judge.")
 app.command("run")(run_cmd.run)
@@ -36,8 +45,18 @@ app.command("jailbreak")(redteam_cmd.jailbreak_cmd)
 app.command("compare-defects")(redteam_cmd.compare_defects_cmd)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"assay {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print assay's version and exit.")] = False,
+) -> None:
     """Evaluate generative-AI apps: QA, chat and RAG datasets."""
 
 

@@ -28,7 +28,8 @@ def report(
     compare: Annotated[Path | None, typer.Option(
         help="A run to compare with (id or --out directory): the baseline, side A; RUN is "
              "side B.")] = None,
-    out: Annotated[Path, typer.Option(help="The HTML file to write.")] = Path("report.html"),
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", "--output", help="The HTML file to write.")] = Path("report.html"),
     calibration: Annotated[Path | None, typer.Option(
         help="An `assay calibrate` output directory or its calibration.json: agreement "
              "figures and confusion matrices.")] = None,

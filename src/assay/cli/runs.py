@@ -8,25 +8,33 @@ Example:
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
+import json
+from pathlib import Path, PurePath
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import AssayError
-from ..store import FORMATS, Store, open_store
+from ..store import FORMATS, RunInfo, Store, open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption
+from ._runjson import run_detail, run_listing
 from .run import print_summary
 
-__all__ = ["export_cmd", "rm_cmd", "runs_cmd", "show_cmd"]
+__all__ = ["export_cmd", "rm_cmd", "runs_cmd", "runs_table", "show_cmd"]
 
 err = Console(stderr=True)
 
 RunArgument = Annotated[str, typer.Argument(
     help="A run id, a unique prefix of one, or 'latest'.")]
+JsonOption = Annotated[bool, typer.Option(
+    "--json", help="Print JSON (stable keys, no secrets) instead of a table.")]
 
 
 def _mean(agg: dict[str, Any]) -> str:
@@ -44,36 +52,88 @@ def runs_cmd(
     dataset: Annotated[str | None, typer.Option(
         help="Only runs on this dataset (part of its path, or a sha256 prefix).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most N runs.")] = 20,
+    json_: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
     """List stored runs, newest first."""
     with exit_on_errors("interrupted"), _open(store) as opened:
         found = opened.runs(tag=tag, name=name, dataset=dataset, limit=limit)
         url = opened.url
-    table = Table(title=f"runs in {url}")
-    for col in ("id", "name", "kind", "status", "created", "rows", "dataset", "judge", "tags",
-                "metrics (mean)"):
-        table.add_column(col, overflow="fold")
-    for info in found:
-        metrics = (info.summary or {}).get("metrics") or {}
-        means = ", ".join(f"{m} {_mean(a)}" for m, a in list(metrics.items())[:4])
-        more = f" +{len(metrics) - 4}" if len(metrics) > 4 else ""
-        table.add_row(info.id, info.name or "", info.kind, info.status, info.created[:19],
-                      str(info.rows), info.dataset or "", info.judge or "",
-                      ",".join(info.tags), means + more)
-    Console().print(table)
+    if json_:
+        typer.echo(json.dumps([run_listing(info) for info in found], indent=2,
+                              ensure_ascii=False))
+    else:
+        Console().print(runs_table(found, title=f"runs in {url}"))
     if not found:
         err.print("no runs match." if (tag or name or dataset) else
-                  "no runs yet: `assay run DATA` records one.")
+                  "no runs yet: `assay run DATA` records one.", highlight=False)
 
 
-def show_cmd(run: RunArgument, store: StoreOption = None) -> None:
+#: Width of the id column: a run id (``20261121-203638-d436``); its name and dataset below it
+#: are cut to this width with an ellipsis (``assay show`` prints them whole).
+ID_WIDTH = 20
+
+
+def _cut(text: str, width: int = ID_WIDTH) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
+    """The runs as a table that reads at 80 columns: four columns of stacked facts, and the id
+    never broken (it starts with the UTC time the run was created).
+
+    Example:
+        >>> from rich.console import Console
+        >>> from assay.store import RunInfo
+        >>> means = {m: {"mean": 0.5} for m in ("f1_score", "exact_match", "bleu_score",
+        ...                                      "rouge_l", "semantic_similarity")}
+        >>> info = RunInfo(id="20261121-203638-d436", name="nightly baseline", kind="run",
+        ...     tags=["ci"], created="2026-11-21T20:36:38Z", status="interrupted",
+        ...     dataset="/data/evals/qa.jsonl", dataset_sha256=None, metrics={},
+        ...     prompt_sha256={}, judge="openai:gpt-4o-mini", settings={}, tokens={},
+        ...     timings={}, assay_version="0.1.0", summary={"metrics": means}, rows=120)
+        >>> console = Console(width=80, record=True, file=io.StringIO())
+        >>> console.print(runs_table([info]))
+        >>> for line in console.export_text().splitlines():
+        ...     print(line.rstrip())
+         id / name / dataset    status / rows   judge / tags         metrics (mean)
+        ──────────────────────────────────────────────────────────────────────────────
+         20261121-203638-d436   interrupted     openai:gpt-4o-mini   f1_score 0.5
+         nightly baseline       120 rows        ci                   exact_match 0.5
+         qa.jsonl                                                    bleu_score 0.5
+                                                                     rouge_l 0.5
+                                                                     +1 more
+    """
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, title_justify="left",
+                  leading=1)
+    table.add_column("id / name / dataset", no_wrap=True, width=ID_WIDTH)
+    table.add_column("status / rows", no_wrap=True)
+    table.add_column("judge / tags", overflow="fold", min_width=10)
+    table.add_column("metrics (mean)", overflow="fold", min_width=16)
+    for info in found:
+        run = [info.id, _cut(info.name or "-"),
+               _cut(PurePath(info.dataset).name if info.dataset else "-")]
+        status = [info.status, f"{info.rows} rows",
+                  *([info.kind] if info.kind != "run" else [])]
+        judge = [info.judge or "-", *([", ".join(info.tags)] if info.tags else [])]
+        metrics = (info.summary or {}).get("metrics") or {}
+        means = [f"{m} {_mean(a)}" for m, a in list(metrics.items())[:4]]
+        if len(metrics) > 4:
+            means.append(f"+{len(metrics) - 4} more")
+        table.add_row(*(Text("\n".join(lines)) for lines in (run, status, judge, means or ["-"])))
+    return table
+
+
+def show_cmd(run: RunArgument, json_: JsonOption = False, store: StoreOption = None) -> None:
     """Print one stored run: its settings and its summary table."""
     with exit_on_errors("interrupted"), _open(store) as opened:
         info = opened.get(run)
+    if json_:
+        typer.echo(json.dumps(run_detail(info), indent=2, ensure_ascii=False))
+        return
     console = Console()
     facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="bold")
+    facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
     for key, value in (("id", info.id), ("name", info.name), ("kind", info.kind),
                        ("status", info.status), ("created", info.created),
@@ -85,13 +145,13 @@ def show_cmd(run: RunArgument, store: StoreOption = None) -> None:
                                               if v not in (None, {}, []))),
                        ("tokens", ", ".join(f"{k} {v}" for k, v in info.tokens.items())),
                        ("assay", info.assay_version)):
-        facts.add_row(key, "" if value is None else str(value))
+        facts.add_row(key, Text("" if value is None else str(value)))
     console.print(facts)
     if info.summary and info.summary.get("metrics"):
         print_summary(info.summary)
     if info.status != "complete":
-        err.print(f"[yellow]this run is {info.status}[/yellow]: rerun its `assay run` with "
-                  "--resume (same --out) to finish it.", highlight=False)
+        err.print(f"[yellow]this run is {escape(info.status)}[/yellow]: rerun its `assay run` "
+                  "with --resume (same --out) to finish it.", highlight=False)
 
 
 def export_cmd(
@@ -99,7 +159,8 @@ def export_cmd(
     format_: Annotated[str, typer.Option("--format", help=f"One of: {', '.join(FORMATS)}.")]
         = "jsonl",
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="File to write. Default: <run id>.<format>.")] = None,
+        "--output", "-o", "--out",
+        help="File to write. Default: <run id>.<format>.")] = None,
     store: StoreOption = None,
 ) -> None:
     """Write a stored run's per-row results to JSON Lines, CSV or Parquet."""
@@ -110,7 +171,7 @@ def export_cmd(
             info = opened.get(run)
             path = output or Path(f"{info.id}.{format_}")
             n = opened.export(info.id, path, format_)
-    err.print(f"{n} rows of run {info.id} written to {path}", highlight=False)
+    err.print(f"{n} rows of run {info.id} written to {escape(str(path))}", highlight=False)
 
 
 def rm_cmd(
