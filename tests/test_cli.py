@@ -277,12 +277,27 @@ def test_unknown_metric_exits_2_listing_known_metrics(fake_judge_server, tmp_pat
                   "--judge", JUDGE, "--no-cache", "--out", out)
     assert res.exit_code == 2
     msg = _flat(res.stderr)
-    assert "Unknown metric 'nosuch'" in msg
+    assert "Unknown metric 'nosuch' (no close name)" in msg
     for name in REGISTRY:
         assert name in msg, name
     assert res.stdout == ""
     assert server.records() == []
     assert not (out / "results.jsonl").exists()
+
+
+def test_every_unknown_metric_is_named_at_once_with_a_did_you_mean(fake_judge_server,
+                                                                   tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "1")
+    res = _invoke(_write_jsonl(tmp_path / "d.jsonl", ROWS), "--metrics",
+                  "groundednes,f1,f1_score,rougeL,zzz", "--judge", JUDGE, "--no-cache",
+                  "--out", tmp_path / "out")
+    assert res.exit_code == 2
+    msg = _flat(res.stderr)
+    assert ("Unknown metrics: 'groundednes' (did you mean groundedness, groundedness_claims?), "
+            "'f1' (did you mean f1_score?), 'rougeL' (did you mean rouge_l?), "
+            "'zzz' (no close name).") in msg
+    assert "Fix:" in msg and "Traceback" not in res.output
+    assert server.records() == []
 
 
 def test_bad_lang_exits_2(fake_judge_server, tmp_path: Path) -> None:

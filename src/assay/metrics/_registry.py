@@ -11,7 +11,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..data import Row
@@ -31,7 +32,7 @@ from .rag import (
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
 __all__ = ["AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "plan_metrics",
-           "register"]
+           "register", "similar_metric_names", "unknown_metrics_error"]
 
 REGISTRY: dict[str, Metric] = {}
 
@@ -63,12 +64,59 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
 
 
 def get_metric(name: str) -> Metric:
-    """The registered metric called ``name``; a ConfigError lists the known names otherwise."""
+    """The registered metric called ``name``; a ConfigError with a did-you-mean otherwise.
+
+    Example:
+        >>> get_metric("f1_score").name
+        'f1_score'
+        >>> try:
+        ...     get_metric("fluncy")
+        ... except ConfigError as e:
+        ...     str(e).splitlines()[0]
+        "Unknown metric 'fluncy' (did you mean fluency?)."
+    """
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ConfigError(f"Unknown metric {name!r}. Known metrics: {', '.join(sorted(REGISTRY))}"
-                          ) from None
+        raise unknown_metrics_error([name]) from None
+
+
+def similar_metric_names(name: str, known: Iterable[str] | None = None) -> list[str]:
+    """Up to three registered names close to ``name``: close spellings (difflib), then names
+    that contain it or start the same way, ignoring case.
+
+    Example:
+        >>> similar_metric_names("f1"), similar_metric_names("Rouge"), similar_metric_names("zzz")
+        (['f1_score'], ['rouge_l'], [])
+    """
+    pool = list(REGISTRY if known is None else known)
+    low = name.strip().lower()
+    if not low:
+        return []
+    found = difflib.get_close_matches(low, pool, n=3, cutoff=0.6)
+    found += [m for m in pool if m.startswith(low) or (len(low) >= 3 and low in m)
+              or (len(low) >= 4 and m.startswith(low[:4]))]
+    return list(dict.fromkeys(found))[:3]
+
+
+def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
+    """One error for every unknown metric name, each with its did-you-mean.
+
+    Example:
+        >>> print(unknown_metrics_error(["grounded", "nosuch"]))  # doctest: +ELLIPSIS
+        Unknown metrics: 'grounded' (did you mean groundedness, groundedness_claims?), 'nosuch' (no close name).
+        Known metrics: ...
+        Fix: use names from that list in --metrics, or --metrics auto for what the fields allow.
+    """
+    parts = []
+    for name in dict.fromkeys(names):
+        close = similar_metric_names(name)
+        parts.append(f"{name!r} (did you mean {', '.join(close)}?)" if close
+                     else f"{name!r} (no close name)")
+    head = (f"Unknown metric {parts[0]}." if len(parts) == 1
+            else f"Unknown metrics: {', '.join(parts)}.")
+    return ConfigError(f"{head}\nKnown metrics: {', '.join(sorted(REGISTRY))}.\nFix: use names "
+                       "from that list in --metrics, or --metrics auto for what the fields allow.")
 
 
 @dataclass
@@ -117,6 +165,9 @@ class MetricPlanner:
         else:
             names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
                      else list(metrics))
+            unknown = [n for n in names if isinstance(n, str) and n and n not in REGISTRY]
+            if unknown:
+                raise unknown_metrics_error(unknown)
             self.candidates = []
             for item in names:
                 if not item:
