@@ -58,7 +58,7 @@ def test_shape_pairing_by_id_and_unscored_counts() -> None:
     b = run("cand", {"q3": {"g": 3.0, "f1": 0.0}, "q2": {"g": None, "f1": 1.0},
                      "q1": {"g": 5.0, "f1": 0.75}})
     c = compare_runs(a, b)
-    assert set(c) == {"a", "b", "shared_rows", "metrics", "defects", "changed"}
+    assert set(c) == {"a", "b", "shared_rows", "metrics", "defects", "changed", "warnings"}
     assert c["a"] == {"id": "base", "rows": 4} and c["b"] == {"id": "cand", "rows": 3}
     assert c["shared_rows"] == 3
     assert list(c["metrics"]) == ["g", "f1"]
@@ -328,3 +328,83 @@ def test_cli_metrics_option(two_runs: tuple[Path, Path], tmp_path: Path) -> None
     assert r.exit_code == 0
     assert list(json.loads((tmp_path / "c.json").read_text())["metrics"]) == ["exact_match"]
     assert invoke(*two_runs, "--metrics", "bleu_score").exit_code == 2
+
+
+# --- provenance: judge, dataset, metric versions, prompts ---------------------------------------
+
+def _rec(value: float, sha: str | None = None) -> dict[str, Any]:
+    details = {"prompt_sha256": sha} if sha else {}
+    return {"id": "q1", "relevance": {"value": value, "reason": None, "error": None,
+                                      "details": details}}
+
+
+def test_no_warning_for_two_runs_of_one_setup() -> None:
+    meta = {"judge": "openai:m", "dataset_sha256": "ab" * 32, "metrics": {"relevance": "1"}}
+    a = RunData("a", {}, [_rec(3, "p1")], dict(meta))
+    b = RunData("b", {}, [_rec(4, "p1")], dict(meta))
+    assert compare_runs(a, b)["warnings"] == []
+
+
+def test_each_difference_is_named_with_both_values() -> None:
+    a = RunData("a", {}, [_rec(3, "p1" * 32)],
+                {"judge": "openai:m", "dataset": "qa.jsonl", "dataset_sha256": "aa" * 32,
+                 "metrics": {"relevance": "1"}})
+    b = RunData("b", {}, [_rec(4, "p2" * 32)],
+                {"judge": "local", "dataset": "qa2.jsonl", "dataset_sha256": "bb" * 32,
+                 "metrics": {"relevance": "2"}})
+    warnings = compare_runs(a, b)["warnings"]
+    assert [(w["field"], w["name"], w["a"], w["b"]) for w in warnings] == [
+        ("judge", None, "openai:m", "local"),
+        ("dataset_sha256", None, "aa" * 32, "bb" * 32),
+        ("metric_version", "relevance", "1", "2"),
+        ("prompt_sha256", "relevance", "p1" * 32, "p2" * 32)]
+    text = " ".join(w["message"] for w in warnings)
+    assert "openai:m" in text and "local" in text and "aaaaaaaaaaaa" in text
+    assert "qa.jsonl" in text and "qa2.jsonl" in text and "v1" in text and "v2" in text
+
+
+def test_unrecorded_facts_are_not_compared_and_paths_fall_back_to_file_names() -> None:
+    # A lexical run has no judge; run directories have no dataset sha256.
+    a = RunData("a", {"judge": None, "dataset": "/x/qa.jsonl"}, [_rec(3)])
+    b = RunData("b", {"judge": {"id": "local"}, "dataset": "/y/qa.jsonl"}, [_rec(4)])
+    assert compare_runs(a, b)["warnings"] == []
+    c = RunData("c", {"dataset": "/y/other.jsonl"}, [_rec(4)])
+    (w,) = compare_runs(a, c)["warnings"]
+    assert w["field"] == "dataset" and "no sha256" in w["message"]
+
+
+def test_prompts_and_versions_of_metrics_not_compared_are_ignored() -> None:
+    a = RunData("a", {}, [_rec(3)], {"metrics": {"relevance": "1", "fluency": "1"},
+                                     "prompt_sha256": {"fluency": "f1"}})
+    b = RunData("b", {}, [_rec(4)], {"metrics": {"relevance": "1", "fluency": "2"},
+                                     "prompt_sha256": {"fluency": "f2"}})
+    assert compare_runs(a, b)["warnings"] == []
+
+
+def test_cli_warns_on_stderr_and_in_json_for_stored_runs(
+        fake_judge_server, tmp_path: Path) -> None:
+    """Two runs of one metric with different judges and datasets, through the store: the
+    stored records supply the dataset sha256s that run directories lack."""
+    from assay.cli.main import app
+    fake_judge_server("--latency-ms", "1")
+    store = tmp_path / "runs.sqlite"
+    data_a = tmp_path / "a.jsonl"
+    data_b = tmp_path / "b.jsonl"
+    rows = [{"id": r["id"], "question": r["question"], "answer": r["answer"]} for r in ROWS]
+    data_a.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data_b.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]))
+    for data, judge, out in ((data_a, "openai:model-a", "ra"), (data_b, "openai:model-b", "rb")):
+        r = CliRunner().invoke(app, ["run", str(data), "--metrics", "fluency", "--judge", judge,
+                                     "--no-cache", "--store", str(store),
+                                     "--out", str(tmp_path / out)])
+        assert r.exit_code == 0, r.output
+    out_json = tmp_path / "cmp.json"
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "ra"), str(tmp_path / "rb"),
+                                 "--store", str(store), "--json", str(out_json)])
+    assert r.exit_code == 0, r.output
+    fields = [w["field"] for w in json.loads(out_json.read_text())["warnings"]]
+    assert fields == ["judge", "dataset_sha256"]
+    err = " ".join(r.stderr.split())
+    assert "warning: the runs used different judges: A openai:model-a, B openai:model-b" in err
+    assert "different datasets" in err and "a.jsonl" in err and "b.jsonl" in err
+    assert "warning" not in r.stdout

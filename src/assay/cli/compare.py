@@ -16,20 +16,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from ..compare import compare_runs
-from ..errors import ConfigError
+from ..errors import AssayError, ConfigError
 from ..gate import check_comparison, parse_bars
-from ..run import load_run
+from ..run import RunData, load_run
+from ..store import open_store
 from ._errors import exit_on_errors
 from ._format import percent
 from ._options import StoreOption
 
-__all__ = ["compare", "print_comparison"]
+__all__ = ["compare", "print_comparison", "print_warnings", "with_store_provenance"]
 
 err = Console(stderr=True)
 
@@ -66,14 +68,15 @@ def compare(
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "--max-drop")
         chosen = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        comparison = compare_runs(load_run(path_a, store or True),
-                                  load_run(path_b, store or True), metrics=chosen,
-                                  n_boot=n_boot, top=top)
+        run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
+        with_store_provenance([run_a_data, run_b_data], store)
+        comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot, top=top)
         if json_out is not None:
             json_out.parent.mkdir(parents=True, exist_ok=True)
             json_out.write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
     print_comparison(comparison)
+    print_warnings(comparison)
     if json_out is not None:
         err.print(f"comparison: {json_out}", highlight=False)
     failures = check_comparison(comparison, max_drop=bars)
@@ -81,6 +84,39 @@ def compare(
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     if failures:
         raise typer.Exit(1)
+
+
+def with_store_provenance(runs: list[RunData], store: str | None) -> None:
+    """Add each run's stored record (dataset sha256, metric versions, prompt sha256s) to its
+    ``meta`` when the run store has it: a stored run by its id, an ``--out`` directory by the
+    ``run_id`` its summary.json names. Runs the store does not know are left as they are."""
+    wanted = [(run, run.summary.get("run_id") or run.id) for run in runs
+              if "dataset_sha256" not in run.meta
+              and (run.summary.get("run_id") or "status" in run.meta)]
+    if not wanted:
+        return
+    try:
+        with open_store(store) as opened:
+            for run, ref in wanted:
+                try:
+                    info = opened.get(str(ref))
+                except AssayError:
+                    continue
+                if info.id == str(ref):  # exact: a directory name is not an id prefix
+                    run.meta.update({"dataset_sha256": info.dataset_sha256,
+                                     "metrics": dict(info.metrics),
+                                     "prompt_sha256": dict(info.prompt_sha256)})
+                    for key in ("judge", "dataset"):
+                        run.meta[key] = run.meta.get(key) or getattr(info, key)
+    except AssayError:
+        return  # no store to read: compare with what the runs themselves recorded
+
+
+def print_warnings(comparison: dict[str, Any]) -> None:
+    """One yellow line on stderr per fact that differs between the runs."""
+    for warning in comparison.get("warnings") or []:
+        err.print(f"[yellow]warning:[/yellow] {escape(warning['message'])}", highlight=False,
+                  soft_wrap=True)
 
 
 def _two_runs(run_a: Path | None, run_b: Path | None,
@@ -119,10 +155,10 @@ def print_comparison(comparison: dict[str, Any]) -> None:
     if not comparison["shared_rows"]:
         err.print("[yellow]no row id is in both runs: were they run on the same dataset?"
                   "[/yellow]", highlight=False)
-    table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B")
+    table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B",
+                  box=box.SIMPLE_HEAD, show_edge=False)
     for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
-        table.add_column(col, justify="left" if col == "metric" else "right",
-                         no_wrap=col != "metric", overflow="fold")
+        table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
     for name, m in comparison["metrics"].items():
         ci = m["ci95"]
         table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]), _num(m["diff"], True),
@@ -130,7 +166,7 @@ def print_comparison(comparison: dict[str, Any]) -> None:
                       f"{m['unscored_a']}/{m['unscored_b']}")
     out.print(table)
     if comparison["defects"]:
-        defects = Table(title="safety defect rates")
+        defects = Table(title="safety defect rates", box=box.SIMPLE_HEAD, show_edge=False)
         for col in ("category", "threshold", "rate A", "rate B", "diff"):
             defects.add_column(col, justify="left" if col in ("category", "threshold") else "right")
         for cat, d in comparison["defects"].items():

@@ -1,5 +1,6 @@
 """Compare two runs: paired mean differences with bootstrap intervals, defect rates, and the
-rows that changed most (the data behind ``assay compare`` and the comparison report).
+rows that changed most (the data behind ``assay compare`` and the comparison report), and a
+warning for each fact that makes two runs unlike: judge, dataset, metric version, prompt.
 
 Example:
     >>> from assay.run import RunData
@@ -9,5 +10,7 @@ Example:
 """
 
 from ._compare import compare_runs, paired_bootstrap_ci
+from ._provenance import PROVENANCE_KEYS, provenance_of, provenance_warnings
 
-__all__ = ["compare_runs", "paired_bootstrap_ci"]
+__all__ = ["PROVENANCE_KEYS", "compare_runs", "paired_bootstrap_ci", "provenance_of",
+           "provenance_warnings"]

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..run import RunData
+from ._provenance import provenance_of, provenance_warnings
 
 __all__ = ["compare_runs"]
 
@@ -57,11 +58,14 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         ``{"a": {"id", "rows"}, "b": {...}, "shared_rows", "metrics": {name: {"mean_a",
         "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired", "diff",
         "ci95"}}, "defects": {category: {"threshold", "rate_a", "rate_b", "diff"}},
-        "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}]}``.
+        "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}],
+        "warnings": [{"field", "name", "a", "b", "message"}]}``.
         ``diff`` is the mean of ``b - a`` over the rows scored in both (``paired``), ``ci95``
         its percentile paired-bootstrap interval (None under 2 paired rows). ``changed`` ranks
         rows by ``|delta|`` over the metric's observed range in both runs (1 where that is 0),
-        so 1-5 and 0-1 metrics compare.
+        so 1-5 and 0-1 metrics compare. ``warnings`` names each fact that differs between
+        the runs (judge, dataset sha256, a compared metric's version or prompt sha256; see
+        :func:`provenance_warnings`): their scores may differ for that reason.
 
     Raises:
         ConfigError: a named metric is not in both runs, or a bad ``n_boot`` / ``top``.
@@ -116,6 +120,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "metrics": out_metrics,
         "defects": _defects(a.summary, b.summary),
         "changed": [entry for _, _, entry in changed[:top]],
+        "warnings": provenance_warnings(provenance_of(a), provenance_of(b), names),
     }
 
 
