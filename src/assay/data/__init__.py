@@ -6,9 +6,10 @@ Example:
     'qa'
 """
 
+from ._inputs import row_inputs
 from ._models import Citation, Row, Turn
 from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
 from ._stream import DatasetStream
 
 __all__ = ["ALIASES", "Citation", "DatasetStream", "Row", "Turn", "parse_mapping", "read_dataset", "read_records",
-           "rows_from_records"]
+           "row_inputs", "rows_from_records"]

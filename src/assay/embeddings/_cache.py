@@ -1,16 +1,27 @@
 """A SQLite cache of embedding vectors, keyed on sha256(embedder id + text).
 
+A cache that cannot be used never stops a run: a file that is not a readable cache (corrupt,
+truncated, another kind of file) or cannot be opened is left as it is and the run goes on
+without it; one that can be read but not written is still read. Each case logs one warning
+naming the file and the fix.
+
 Example:
     >>> import tempfile, pathlib
     >>> cache = EmbeddingCache(pathlib.Path(tempfile.mkdtemp()) / "c.sqlite")
     >>> cache.put_many("toy", [(EmbeddingCache.key("toy", "a"), [0.5, 1.0])])
     >>> cache.get(EmbeddingCache.key("toy", "a"))
     [0.5, 1.0]
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "bad.sqlite"
+    >>> _ = bad.write_bytes(b"not a database" * 100)
+    >>> broken = EmbeddingCache(bad)  # logs one warning
+    >>> broken.usable, broken.get("k")
+    (False, None)
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 import struct
 import time
@@ -18,33 +29,78 @@ from pathlib import Path
 
 __all__ = ["EmbeddingCache"]
 
+log = logging.getLogger(__name__)
+
 
 class EmbeddingCache:
-    """Vectors on disk (float32), in the same SQLite file as the judge cache."""
+    """Vectors on disk (float32), in the same SQLite file as the judge cache. ``usable`` is
+    False once the cache could not be read (the run goes on without it)."""
 
     def __init__(self, path: str | Path) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, "
-                         "embedder_id TEXT NOT NULL, vector BLOB NOT NULL, created REAL NOT NULL)")
+        self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
+        self._writable = True
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                 check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, "
+                           "embedder_id TEXT NOT NULL, vector BLOB NOT NULL, "
+                           "created REAL NOT NULL)")
+                db.execute("SELECT vector FROM embeddings LIMIT 1").fetchall()
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+        except (OSError, sqlite3.Error) as e:
+            self._give_up(e)
+
+    @property
+    def usable(self) -> bool:
+        return self._db is not None
 
     @staticmethod
     def key(embedder_id: str, text: str) -> str:
         return hashlib.sha256(f"{embedder_id}\n{text}".encode()).hexdigest()
 
     def get(self, key: str) -> list[float] | None:
-        row = self._db.execute("SELECT vector FROM embeddings WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        if self._db is None:
             return None
+        try:
+            row = self._db.execute("SELECT vector FROM embeddings WHERE key = ?",
+                                   (key,)).fetchone()
+        except sqlite3.Error as e:
+            self._give_up(e)
+            return None
+        if row is None or not isinstance(row[0], bytes) or len(row[0]) % 4:
+            return None  # absent, or a damaged vector: embed again
         blob = row[0]
         return list(struct.unpack(f"<{len(blob) // 4}f", blob))
 
     def put_many(self, embedder_id: str, items: list[tuple[str, list[float]]]) -> None:
+        if self._db is None or not self._writable:
+            return
         now = time.time()
-        self._db.executemany(
-            "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
-            [(k, embedder_id, struct.pack(f"<{len(v)}f", *v), now) for k, v in items])
+        try:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
+                [(k, embedder_id, struct.pack(f"<{len(v)}f", *v), now) for k, v in items])
+        except sqlite3.Error as e:
+            self._writable = False
+            log.warning("the embeddings cache %s cannot be written (%s): this run reads it but "
+                        "adds no vectors to it. Fix: make it and its folder writable, or pass "
+                        "--cache OTHER.sqlite, or --no-cache.", self.path, e)
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _give_up(self, error: BaseException) -> None:
+        log.warning("the embeddings cache %s cannot be used (%s): this run goes on without it, "
+                    "and the file is left as it is. Fix: move it aside (mv %s %s.bad) or delete "
+                    "it to start a fresh cache there, or pass --cache OTHER.sqlite, or "
+                    "--no-cache.", self.path, error, self.path, self.path)
+        self.close()

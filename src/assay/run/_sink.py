@@ -7,7 +7,8 @@ record as soon as every earlier row is written, and holds the ones that finished
 stays bounded however large the dataset. If the run stops early, the held records are written
 too (out of order: ``--resume`` reads them by id), so no scored row is lost. A row's input
 fields, given to :meth:`ResultSink.expect`, wait with it and go to the run store with its
-record (the recorder writes them in batches: its ``finish`` or ``close`` writes the last ones).
+record, in the order of ``results.jsonl`` (the recorder writes them in batches: its ``finish``
+or ``close`` writes the last ones).
 
 Example:
     >>> import asyncio
@@ -79,9 +80,8 @@ class ResultSink:
         counted and stored but not written again. ``inputs``: the row's input fields, when
         :meth:`expect` did not get them (a resumed row)."""
         self.tally.add(record)
-        held_inputs = self._inputs.pop(str(record["id"]), None)
-        if self.recorder is not None:
-            self.recorder.add(record, inputs if inputs is not None else held_inputs)
+        if inputs is not None:
+            self._inputs[str(record["id"])] = inputs
         if self.progress is not None:
             self.progress.advance()
         if not new:
@@ -112,8 +112,13 @@ class ResultSink:
             self.writer.close()
 
     def _emit(self, record: Mapping[str, Any], *, write: bool = True) -> None:
+        """Write the record to results.jsonl and hand it to the store: both in the same order,
+        so the stored run lists its rows as results.jsonl does."""
+        inputs = self._inputs.pop(str(record["id"]), None)
         if write and self.writer is not None:
             self.writer.write(dict(record))
+        if self.recorder is not None:
+            self.recorder.add(record, inputs)
         if self.keep:
             self.kept.append(dict(record))
 

@@ -1,0 +1,37 @@
+"""A row's input fields as the run store keeps them, so reports need no dataset file.
+
+Example:
+    >>> from assay.data import Row, Turn
+    >>> row_inputs(Row(id="q1", line=1, question="Who?", answer="Ada.", extra={"topic": "x"}))
+    {'question': 'Who?', 'answer': 'Ada.', 'extra': {'topic': 'x'}}
+    >>> row_inputs(Row(id="c1", line=2, messages=[Turn(role="user", content="Hi")]))
+    {'messages': [{'role': 'user', 'content': 'Hi'}]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._models import Row
+
+__all__ = ["row_inputs"]
+
+_FIELDS = ("question", "context", "contexts", "answer", "ground_truth")
+
+
+def row_inputs(row: Row) -> dict[str, Any]:
+    """``{field: value}`` with the fields ``row`` has: ``question``, ``context``, ``contexts``
+    (the retrieved chunks, when given as a list), ``answer``, ``ground_truth``, ``messages``
+    (``[{"role", "content", "citations"}]``, defaults left out) and ``extra``. Empty values are
+    left out. JSON-ready: the shape ``Store.add_rows(..., inputs=...)`` stores."""
+    fields: dict[str, Any] = {}
+    for name in _FIELDS:
+        value = getattr(row, name)
+        if value not in (None, "", []):
+            fields[name] = list(value) if isinstance(value, list) else value
+    if row.messages is not None:
+        fields["messages"] = [t.model_dump(mode="json", exclude_defaults=True)
+                              for t in row.messages]
+    if row.extra:
+        fields["extra"] = dict(row.extra)
+    return fields
