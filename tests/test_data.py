@@ -131,10 +131,24 @@ def test_aliases_and_contexts_list(tmp_path: Path) -> None:
     assert row.extra == {"source": "web"}  # consumed alias columns are not duplicated in extra
 
 
-def test_canonical_name_wins_over_alias() -> None:
-    (row,) = rows_from_records([{"answer": "canonical", "response": "alias"}])
-    assert row.answer == "canonical"
-    assert row.extra == {"response": "alias"}
+def test_two_aliases_with_different_values_are_an_error_naming_the_row() -> None:
+    # which one counts would be a guess: {{ response }} in a custom metric got 'answer' silently
+    with pytest.raises(DataError) as exc:
+        rows_from_records([{"answer": "a"}, {"id": "r2", "answer": "canonical",
+                                             "response": "alias"}])
+    (problem,) = exc.value.problems
+    assert "line 2" in problem and "'answer' and 'response'" in problem
+    assert "--map answer=" in problem
+
+
+def test_two_aliases_with_the_same_value_or_a_map_choosing_one_are_read() -> None:
+    (row,) = rows_from_records([{"answer": "same", "response": "same"}])
+    assert row.answer == "same" and row.extra == {"response": "same"}
+    (row,) = rows_from_records([{"answer": "canonical", "response": "alias"}],
+                               mapping={"answer": "response"})
+    assert row.answer == "alias" and row.extra == {"answer": "canonical"}
+    (row,) = rows_from_records([{"answer": "a", "context": "x\n\ny", "contexts": ["x", "y"]}])
+    assert row.context == "x\n\ny"
 
 
 def test_contexts_list_with_non_text_item_is_an_error() -> None:

@@ -1,4 +1,8 @@
-"""Read JSONL / JSON / CSV datasets into validated rows, reporting every problem at once.
+"""Read JSONL / JSON / CSV / TSV datasets into validated rows, reporting every problem at once.
+
+Files may be UTF-8 (with or without a BOM), UTF-16 or UTF-32, and gzip-compressed
+(``data.jsonl.gz``). Every problem (file, line, field and fix) is collected, and one
+:class:`~assay.errors.DataError` lists them all; nothing the file holds raises anything else.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -10,26 +14,28 @@ Example:
 
 from __future__ import annotations
 
-import csv
 import json
+import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ._models import Citation, Row, Turn
+from ._clean import FieldLimits, LongFields, clean_record, parse_int
+from ._csv import csv_records
+from ._models import Row
+from ._rows import ALIASES, validated_rows
+from ._source import Source, no_rows_problem, open_source
 
-__all__ = ["ALIASES", "parse_mapping", "read_dataset", "read_records", "rows_from_records"]
+__all__ = ["ALIASES", "data_error", "parse_mapping", "read_dataset", "read_records",
+           "rows_from_records"]
 
-#: Accepted input names for each evaluable field (first match wins).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "question": ("question", "query"),
-    "answer": ("answer", "response"),
-    "ground_truth": ("ground_truth", "reference", "truth"),
-    "context": ("context", "contexts"),
-}
-_TEXT_FIELDS = ("question", "answer", "ground_truth")
-_ROLES = ("system", "user", "assistant", "tool")
+#: At most this many problems are listed in one error (the rest are counted).
+MAX_LISTED = 200
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_FAILED = object()
+_DECODER = json.JSONDecoder(parse_int=parse_int)
 
 
 def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
@@ -52,273 +58,194 @@ def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None) -> list[Row]:
-    """Read and validate a whole dataset file (``.jsonl``, ``.json`` array, or ``.csv``).
+def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
+                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse") -> list[Row]:
+    """Read and validate a whole dataset file (``.jsonl``, ``.json`` array, ``.csv``, ``.tsv``,
+    optionally ``.gz``).
+
+    Args:
+        path: the dataset file.
+        mapping: ``{field: column}`` for other column names (``--map``).
+        max_field_chars: the longest text a field may hold, in characters.
+        long_fields: ``refuse`` (a longer field is a problem) or ``truncate`` (it is cut to
+            ``max_field_chars``, and one warning counts them).
 
     Raises:
         DataError: listing every problem in the file (file, line, field and fix), before any
             row is evaluated.
+        ConfigError: ``max_field_chars`` or ``long_fields`` is not allowed.
     """
     path = Path(path)
-    if not path.is_file():
-        raise DataError([f"{path}: file not found. Fix: check the path."])
+    mapping = mapping or {}
+    limits = FieldLimits(max_field_chars, long_fields)
     problems: list[str] = []
-    records = list(read_records(path, problems))
-    rows = _validate(records, str(path), mapping or {}, problems)
+    records = read_records(path, problems, limits=limits, id_key=mapping.get("id", "id"))
+    rows = list(validated_rows(records, str(path), mapping, problems, seen={}))
     if problems:
-        raise DataError(problems, source=str(path))
+        raise data_error(problems, str(path))
     if not rows:
-        raise DataError([f"{path}: the file has no rows. Fix: add at least one row."])
+        raise DataError([no_rows_problem(path)])
+    limits.report(str(path))
     return rows
 
 
 def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<records>",
-                      mapping: Mapping[str, str] | None = None) -> list[Row]:
-    """Validate in-memory dicts the same way as a file (``line`` is the 1-based position)."""
+                      mapping: Mapping[str, str] | None = None, max_field_chars: int = 100_000,
+                      long_fields: LongFields = "refuse") -> list[Row]:
+    """Validate in-memory dicts the same way as a file (``line`` is the 1-based position).
+
+    Example:
+        >>> [r.answer for r in rows_from_records([{"answer": "abcdef"}], max_field_chars=3,
+        ...                                      long_fields="truncate")]
+        ['abc']
+    """
+    limits = FieldLimits(max_field_chars, long_fields)
     problems: list[str] = []
-    numbered = [(i, dict(r)) if isinstance(r, Mapping) else (i, r)
-                for i, r in enumerate(records, start=1)]
     checked: list[tuple[int, dict[str, Any]]] = []
-    for i, rec in numbered:
-        if isinstance(rec, dict):
-            checked.append((i, rec))
+    for i, rec in enumerate(records, start=1):
+        if isinstance(rec, Mapping):
+            checked.append((i, dict(rec)))
         else:
-            problems.append(f"{source} item {i}: expected an object, got {type(rec).__name__}")
-    rows = _validate(checked, source, mapping or {}, problems)
+            problems.append(f"{source} item {i}: expected an object, got {type(rec).__name__}. "
+                            "Fix: give every record as a dict.")
+    rows = list(validated_rows(checked, source, mapping or {}, problems, seen={}, limits=limits))
     if problems:
-        raise DataError(problems, source=source)
+        raise data_error(problems, source)
     if not rows:
         raise DataError([f"{source}: there are no rows. Fix: give at least one record."])
+    limits.report(source)
     return rows
 
 
-def read_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
-    """(line, object) for each record of a ``.jsonl``, ``.json`` array or ``.csv`` file, without
-    validating fields; a malformed record is added to ``problems`` (file, line, fix) and skipped.
+def data_error(problems: list[str], source: str) -> DataError:
+    """One DataError listing ``problems`` (the first :data:`MAX_LISTED`, then a count)."""
+    if len(problems) > MAX_LISTED:
+        rest = len(problems) - MAX_LISTED
+        problems = [*problems[:MAX_LISTED], (f"... and {rest:,} more problem"
+                    f"{'s' if rest != 1 else ''} (only the first {MAX_LISTED} are listed).")]
+    return DataError(problems, source=source)
+
+
+def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None = None,
+                 id_key: str = "id") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, object) for each record of a ``.jsonl``, ``.json`` array, ``.csv`` or ``.tsv``
+    file (or the same gzipped), with every value checked (see :func:`clean_record`) but no
+    fields validated; a malformed record is added to ``problems`` (file, line, fix) and skipped.
+
+    Raises:
+        DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
     """
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        yield from _csv_records(path, problems)
-        return
-    if suffix == ".json" and _starts_with_bracket(path):
-        try:
-            items = json.loads(path.read_text(encoding="utf-8-sig"))
-        except json.JSONDecodeError as e:
-            problems.append(f"{path} line {e.lineno}: invalid JSON ({e.msg}). Fix: repair the JSON array.")
+    src = open_source(Path(path))
+    limits = limits or FieldLimits()
+    if src.fmt in ("csv", "tsv"):
+        for line, rec in csv_records(src, problems):
+            yield line, clean_record(rec, f"{src.path} line {line}", limits, problems,
+                                     id_key=id_key, surrogates=False)
+    elif src.fmt == "json":
+        yield from _json_records(src, problems, limits, id_key)
+    else:
+        yield from _jsonl_records(src.lines(problems), src, problems, limits, id_key)
+
+
+def _jsonl_records(lines: Iterable[tuple[int, str]], src: Source, problems: list[str],
+                   limits: FieldLimits, id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Only "\n" ends a record: str.splitlines() would also split on U+2028, U+0085, ... which
+    # JSON allows raw inside strings, and cut a valid line in two.
+    first = True
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        where = f"{src.path} line {lineno}"
+        if first and line.strip() in ("[", "{"):
+            problems.append(f"{where}: the file holds one multi-line JSON document, not one "
+                            "JSON object per line (JSONL). Fix: for an array of rows, name the "
+                            "file .json, or write one object per line: jq -c '.[]' FILE > "
+                            "rows.jsonl.")
             return
-        for i, item in enumerate(items, start=1):
-            if isinstance(item, dict):
-                yield i, item
-            else:
-                problems.append(f"{path} item {i}: expected an object, got {type(item).__name__}.")
+        first = False
+        if (nul := line.find("\x00")) >= 0:
+            problems.append(f"{where}, column {nul + 1}: a NUL byte (0x00), which JSON text "
+                            "never holds. Fix: remove NUL bytes, e.g. tr -d '\\000' < IN > OUT.")
+            continue
+        obj = _loads(line, where, problems, "make the line one complete JSON object")
+        if obj is _FAILED:
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"{where}: expected a JSON object, got {_kind(obj)}. Fix: write "
+                            "one object per line, e.g. {\"question\": ..., \"answer\": ...}.")
+            continue
+        yield lineno, clean_record(obj, where, limits, problems, id_key=id_key,
+                                   surrogates=bool(_SURROGATE_ESCAPE.search(line)))
+
+
+def _json_records(src: Source, problems: list[str], limits: FieldLimits,
+                  id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    text = src.text(problems)
+    if text is None or not text.strip():
         return
-    # JSONL is read a line at a time (memory does not grow with the file). newline="\n" splits
-    # on "\n" only: universal newlines, like str.splitlines(), would also split on U+2028,
-    # U+0085, ... which JSON allows raw inside strings, and cut a valid line in two.
-    with path.open(encoding="utf-8-sig", newline="\n") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.append(f"{path} line {lineno}: invalid JSON ({e.msg} at column "
-                                f"{e.colno}). Fix: make the line one complete JSON object.")
-                continue
-            if not isinstance(obj, dict):
-                problems.append(f"{path} line {lineno}: expected a JSON object, got "
-                                f"{type(obj).__name__}. Fix: write one object per line.")
-                continue
-            yield lineno, obj
-
-
-def _starts_with_bracket(path: Path) -> bool:
-    """Whether the file's first non-blank character is ``[`` (a JSON array, not JSONL)."""
-    with path.open(encoding="utf-8-sig") as f:
-        while chunk := f.read(4096):
-            stripped = chunk.lstrip()
-            if stripped:
-                return stripped.startswith("[")
-    return False
-
-
-def _csv_records(path: Path, problems: list[str]) -> Iterable[tuple[int, dict[str, Any]]]:
-    with path.open(newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        for rec in reader:
-            lineno = reader.line_num
-            out: dict[str, Any] = {}
-            for key, value in rec.items():
-                if key is None:
-                    problems.append(f"{path} line {lineno}: more values than header columns. "
-                                    "Fix: quote values that contain commas.")
-                    continue
-                if value is not None and key in ("contexts", "messages") and value.strip()[:1] == "[":
-                    try:
-                        value = json.loads(value)
-                    except json.JSONDecodeError:
-                        problems.append(f"{path} line {lineno}, field {key!r}: not a JSON list. "
-                                        "Fix: write it as a JSON array.")
-                out[key] = value if value != "" else None
-            yield lineno, out
-
-
-def _validate(records: Iterable[tuple[int, dict[str, Any]]], source: str,
-              mapping: Mapping[str, str], problems: list[str]) -> list[Row]:
-    return list(validated_rows(records, source, mapping, problems, seen={}))
-
-
-def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
-                   mapping: Mapping[str, str], problems: list[str],
-                   seen: dict[str, int] | None = None) -> Iterator[Row]:
-    """The valid rows of ``records``, one at a time; every problem is added to ``problems``.
-    ``seen`` (``{id: line}``) checks ids for duplicates; ``None`` leaves that to the caller."""
-    for line, rec in records:
-        where = f"{source} line {line}"
-        before = len(problems)
-        row = _row(rec, line, where, mapping, problems)
-        if row is None or len(problems) > before:
-            continue
-        if seen is not None:
-            if row.id in seen:
-                problems.append(duplicate_id_problem(where, row.id, seen[row.id]))
-                continue
-            seen[row.id] = line
-        yield row
-
-
-def duplicate_id_problem(where: str, row_id: str, first_line: int) -> str:
-    """The message for a row whose id an earlier row (``first_line``) already has."""
-    return (f"{where}, field 'id': duplicate id {row_id!r} (also on line {first_line}). "
-            "Fix: give every row a unique id.")
-
-
-def _pick(rec: dict[str, Any], field: str, mapping: Mapping[str, str]) -> tuple[str | None, Any]:
-    if field in mapping:
-        col = mapping[field]
-        return (col, rec.get(col)) if col in rec else (col, None)
-    for name in ALIASES.get(field, (field,)):
-        if rec.get(name) is not None:
-            return name, rec[name]
-    return None, None
-
-
-def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
-         problems: list[str]) -> Row | None:
-    if isinstance(rec.get("conversation"), dict) and "messages" not in rec:
-        rec = {**rec, **rec["conversation"]}  # Azure-style {"conversation": {"messages": [...]}}
-    for field, col in mapping.items():
-        if col not in rec:
-            problems.append(f"{where}: column {col!r} (from --map {field}={col}) is missing. "
-                            f"Fix: check the column name; the row has {sorted(rec)}.")
-    id_key, raw_id = _pick(rec, "id", mapping)
-    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
-        problems.append(f"{where}, field 'id': expected text or an integer, got "
-                        f"{type(raw_id).__name__}. Fix: use a string id.")
-    row_id = (str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
-              and str(raw_id) != "" else str(line))
-    used = {k for k in (id_key,) if k}
-    msg_key, messages = _pick(rec, "messages", mapping)
-    if messages is not None:
-        turns = _turns(messages, where, problems)
-        gt_key, truth = _pick(rec, "ground_truth", mapping)
-        if truth is not None and not isinstance(truth, str):
-            problems.append(f"{where}, field {gt_key!r}: expected text, got "
-                            f"{type(truth).__name__}. Fix: write it as a JSON string.")
-            return None
-        extra = {k: v for k, v in rec.items()
-                 if k not in {msg_key, "conversation", gt_key, *used}}
-        if turns is None:
-            return None
-        return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None, extra=extra)
-    values: dict[str, Any] = {}
-    mistyped: set[str] = set()
-    for field in _TEXT_FIELDS:
-        key, value = _pick(rec, field, mapping)
-        if key:
-            used.add(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            problems.append(f"{where}, field {key!r}: expected text, got {type(value).__name__} "
-                            f"{json.dumps(value, default=str)[:40]}. Fix: write it as a JSON string.")
-            mistyped.add(field)
-            continue
-        values[field] = value
-    key, ctx = _pick(rec, "context", mapping)
-    if key:
-        used.add(key)
-    if isinstance(ctx, list):
-        bad = [i for i, c in enumerate(ctx) if not isinstance(c, str)]
-        if bad:
-            problems.append(f"{where}, field {key!r}: item {bad[0]} is not text. "
-                            "Fix: make contexts a list of strings.")
+    if (nul := text.find("\x00")) >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - text.rfind("\n", 0, nul)
+        problems.append(f"{src.path} line {line}, column {col}: a NUL byte (0x00), which JSON "
+                        "text never holds. Fix: remove NUL bytes, e.g. tr -d '\\000' < IN > OUT.")
+        return
+    doc = _loads(text, str(src.path), problems, "repair the JSON array")
+    if doc is _FAILED:
+        if problems and "Extra data" in problems[-1] and text.lstrip().startswith("{"):
+            problems.pop()  # JSON Lines in a .json file: read them as such
+            lines = enumerate(text.split("\n"), start=1)
+            yield from _jsonl_records(lines, src, problems, limits, id_key)
+        return
+    if isinstance(doc, dict):
+        lists = [k for k, v in doc.items() if isinstance(v, list) and v
+                 and all(isinstance(x, dict) for x in v)]
+        hint = (f" The rows seem to be under {lists[0]!r}: jq '.{lists[0]}' FILE > rows.json."
+                if len(lists) == 1 else "")
+        problems.append(f"{src.path}: one JSON object (keys {_keys(doc)}), not an array of rows. "
+                        f"Fix: write the rows as an array, [{{...}}, {{...}}], or as JSON Lines "
+                        f"(one object per line in a .jsonl file).{hint}")
+        return
+    if not isinstance(doc, list):
+        problems.append(f"{src.path}: the file holds {_kind(doc)}, not an array of rows. Fix: "
+                        "write the rows as a JSON array of objects.")
+        return
+    surrogates = bool(_SURROGATE_ESCAPE.search(text))
+    for i, item in enumerate(doc, start=1):
+        where = f"{src.path} item {i}"
+        if isinstance(item, dict):
+            yield i, clean_record(item, where, limits, problems, id_key=id_key,
+                                  surrogates=surrogates)
         else:
-            values["contexts"] = ctx
-            values["context"] = "\n\n".join(ctx)
-    elif ctx is not None:
-        if isinstance(ctx, str):
-            values["context"] = ctx
-        else:
-            problems.append(f"{where}, field {key!r}: expected text or a list of texts, got "
-                            f"{type(ctx).__name__}. Fix: write it as a string or a list of strings.")
-    if "answer" not in values and "answer" not in mistyped:
-        hint = "add an 'answer' (or 'response') field, or map a column with --map answer=COLUMN"
-        problems.append(f"{where}, field 'answer': missing. Fix: {hint}.")
-    extra = {k: v for k, v in rec.items() if k not in used}
-    return Row(id=row_id, line=line, extra=extra, **values)
+            problems.append(f"{where}: expected an object, got {_kind(item)}. Fix: make every "
+                            "item of the array a {...} object.")
 
 
-def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
-    if not isinstance(messages, list) or not messages:
-        problems.append(f"{where}, field 'messages': expected a non-empty list of "
-                        "{role, content} objects. Fix: write the conversation as a JSON list.")
-        return None
-    turns: list[Turn] = []
-    ok = True
-    for i, m in enumerate(messages):
-        f = f"messages[{i}]"
-        if not isinstance(m, dict):
-            problems.append(f"{where}, field '{f}': expected an object. Fix: use {{role, content}}.")
-            ok = False
-            continue
-        role, content = m.get("role"), m.get("content")
-        if role not in _ROLES:
-            problems.append(f"{where}, field '{f}.role': got {role!r}. Must be one of {list(_ROLES)}.")
-            ok = False
-        if not isinstance(content, str):
-            got = "missing" if content is None else f"{type(content).__name__}, not text"
-            problems.append(f"{where}, field '{f}.content': {got}. Fix: write it as a string.")
-            ok = False
-        citations = _citations(m.get("context"), f"{where}, field '{f}.context", problems)
-        if citations is None:
-            ok = False
-        if ok and isinstance(content, str):
-            turns.append(Turn.model_validate({"role": role, "content": content,
-                                              "citations": citations or []}))
-    return turns if ok else None
+def _loads(text: str, where: str, problems: list[str], fix: str) -> Any:
+    """The parsed JSON, or ``_FAILED`` with the problem (real line and column) added."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as e:
+        at = f"line {e.lineno}, column {e.colno}" if "\n" in text.rstrip("\r\n") else \
+            f"column {e.colno}"
+        problems.append(f"{where}: invalid JSON ({e.msg} at {at}). Fix: {fix}.")
+    except RecursionError:
+        problems.append(f"{where}: JSON nested too deeply to read (over "
+                        f"{sys.getrecursionlimit():,} levels). Fix: flatten it, or store the "
+                        "deep part as a JSON string.")
+    return _FAILED
 
 
-def _citations(ctx: Any, where: str, problems: list[str]) -> list[Citation] | None:
-    if ctx is None:
-        return []
-    if isinstance(ctx, str):  # a plain context string on a turn counts as one citation
-        return [Citation(content=ctx)]
-    raw = ctx.get("citations") if isinstance(ctx, dict) else None
-    if not isinstance(raw, list):
-        problems.append(f"{where}.citations': expected a list of {{id, title, content}}. "
-                        "Fix: write context as {\"citations\": [...]}.")
-        return None
-    out: list[Citation] = []
-    for j, c in enumerate(raw):
-        if not isinstance(c, dict) or not isinstance(c.get("content"), str):
-            problems.append(f"{where}.citations[{j}].content': missing or not text. "
-                            "Fix: give each citation a text 'content'.")
-            return None
-        if c.get("title") is not None and not isinstance(c["title"], str):
-            problems.append(f"{where}.citations[{j}].title': expected text, got "
-                            f"{type(c['title']).__name__}. Fix: write the title as a string.")
-            return None
-        cid = c.get("id")
-        out.append(Citation(**{**c, "id": None if cid is None else str(cid)}))
-    return out
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return f"an array of {len(value)}"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}" if not isinstance(value, bool) else "a boolean"
+
+
+def _keys(doc: dict[str, Any]) -> str:
+    keys = list(doc)
+    shown = ", ".join(repr(k) for k in keys[:5])
+    return shown + (f", ... {len(keys) - 5} more" if len(keys) > 5 else "")

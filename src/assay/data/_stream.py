@@ -26,8 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
+from ._clean import FieldLimits, LongFields
 from ._models import Row
-from ._read import duplicate_id_problem, read_records, validated_rows
+from ._read import data_error, read_records
+from ._rows import duplicate_id_problem, validated_rows
+from ._source import no_rows_problem, open_source
 
 __all__ = ["DatasetStream"]
 
@@ -36,14 +39,27 @@ class DatasetStream:
     """The rows of a ``.jsonl``, ``.csv`` or ``.json`` file, read on demand.
 
     JSONL and CSV are read a line at a time; a ``.json`` array is parsed whole (use JSONL for
-    very large datasets).
+    very large datasets). ``max_field_chars`` and ``long_fields`` are as in
+    :func:`~assay.data.read_dataset`; after :meth:`check`, ``truncated`` counts the fields cut.
+
+    Raises:
+        DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
+        ConfigError: ``max_field_chars`` or ``long_fields`` is not allowed.
     """
 
-    def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None) -> None:
+    def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None,
+                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse") -> None:
         self.path = Path(path)
         self.mapping = dict(mapping or {})
-        if not self.path.is_file():
-            raise DataError([f"{self.path}: file not found. Fix: check the path."])
+        self.limits = FieldLimits(max_field_chars, long_fields)
+        self.truncated = 0
+        open_source(self.path)
+
+    def _records(self, problems: list[str], limits: FieldLimits | None = None) -> Iterator[Row]:
+        limits = limits or FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
+        records = read_records(self.path, problems, limits=limits,
+                               id_key=self.mapping.get("id", "id"))
+        return validated_rows(records, str(self.path), self.mapping, problems)
 
     def check(self, on_rows: Callable[[list[Row]], None] | None = None, *,
               chunk: int = 1000) -> int:
@@ -54,8 +70,8 @@ class DatasetStream:
         """
         problems: list[str] = []
         hashes = array("q")
-        rows = validated_rows(read_records(self.path, problems), str(self.path), self.mapping,
-                              problems)
+        limits = FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
+        rows = self._records(problems, limits)
         count = 0
         while batch := list(islice(rows, chunk)):
             count += len(batch)
@@ -64,20 +80,21 @@ class DatasetStream:
                 on_rows(batch)
         problems.extend(self._duplicates(_repeated(hashes)))
         if problems:
-            raise DataError(problems, source=str(self.path))
+            raise data_error(problems, str(self.path))
         if not count:
-            raise DataError([f"{self.path}: the file has no rows. Fix: add at least one row."])
+            raise DataError([no_rows_problem(self.path)])
+        self.truncated = limits.truncated
+        limits.report(str(self.path))
         return count
 
     def __iter__(self) -> Iterator[Row]:
         """The rows, read again from the file (run :meth:`check` first)."""
         problems: list[str] = []
-        yield from validated_rows(read_records(self.path, problems), str(self.path),
-                                  self.mapping, problems)
+        yield from self._records(problems)
         if problems:  # the file changed since it was checked
             changed = (f"{self.path} changed while it was being evaluated. Fix: evaluate a copy "
                        "that nothing writes to.")
-            raise DataError([changed, *problems], source=str(self.path))
+            raise data_error([changed, *problems], str(self.path))
 
     def _duplicates(self, repeated: set[int]) -> list[str]:
         """One problem per row whose id an earlier row has, among the ids hashing to
@@ -86,7 +103,7 @@ class DatasetStream:
             return []
         seen: dict[str, int] = {}
         problems: list[str] = []
-        for row in validated_rows(read_records(self.path, []), str(self.path), self.mapping, []):
+        for row in self._records([]):
             if hash(row.id) not in repeated:
                 continue
             if row.id in seen:

@@ -1,0 +1,225 @@
+"""A dataset file as text: its format, encoding and compression, found from its bytes.
+
+UTF-8 (with or without a BOM), UTF-16 and UTF-32 (with a BOM, or UTF-16 without one) and
+gzip (``.jsonl.gz``, or any file starting with gzip's magic bytes) are read; other files get
+one problem that names what the file looks like and how to convert it.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.jsonl"
+    >>> _ = p.write_bytes('{"answer": "café"}\\r\\n'.encode("utf-16"))
+    >>> src = open_source(p)
+    >>> src.fmt, src.encoding
+    ('jsonl', 'utf-16')
+    >>> list(src.lines([]))
+    [(1, '{"answer": "café"}\\r\\n')]
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from ..errors import DataError
+
+__all__ = ["FORMATS", "Source", "no_rows_problem", "open_source"]
+
+Format = Literal["jsonl", "json", "csv", "tsv"]
+
+#: File name endings read, and the format each means (``.gz`` after any of them is read too).
+FORMATS: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+                              ".csv": "csv", ".tsv": "tsv"}
+_BOMS = ((b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe\x00\x00", "utf-32"),
+         (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_MAGIC = ((b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)",
+           "save the sheet as CSV (UTF-8), or unzip the archive"),
+          (b"PAR1", "a Parquet file", ("convert it to JSONL, e.g. with pandas: "
+           "pd.read_parquet(IN).to_json(OUT, orient='records', lines=True)")),
+          (b"SQLite format 3\x00", "an SQLite database", "export the rows as JSONL or CSV"),
+          (b"%PDF", "a PDF document", "export the rows as JSONL or CSV"),
+          (b"BZh", "bzip2-compressed", "decompress it first: bunzip2 FILE (gzip is read as is)"),
+          (b"\xfd7zXZ\x00", "xz-compressed", "decompress it first: unxz FILE (gzip is read as is)"),
+          (b"(\xb5/\xfd", "zstd-compressed", "decompress it first: unzstd FILE (gzip is read as is)"),
+          (b"7z\xbc\xaf", "a 7-Zip archive", "extract it first"))
+_HEAD = 8192
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f\x0b\x1b")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A readable dataset file: ``fmt`` (jsonl, json, csv or tsv), the text ``encoding`` and
+    whether it is gzip-compressed."""
+
+    path: Path
+    fmt: Format
+    encoding: str
+    gzipped: bool = False
+
+    def lines(self, problems: list[str]) -> Iterator[tuple[int, str]]:
+        """(line number, line with its ``"\\n"``) of the file; only ``"\\n"`` ends a line.
+
+        Bytes that do not decode are added to ``problems`` (the first with its line, column and
+        what the file looks like, then a count of the others) and their lines skipped.
+        """
+        if self.encoding.startswith("utf-8"):
+            yield from self._utf8_lines(problems)
+            return
+        lineno = 0
+        try:
+            with self._open() as raw, io.TextIOWrapper(raw, encoding=self.encoding,
+                                                       errors="strict", newline="\n") as f:
+                for lineno, line in enumerate(f, start=1):
+                    yield lineno, line
+        except UnicodeDecodeError as e:
+            problems.append(f"{self.path} line {lineno + 1}: not valid {self.encoding.upper()} "
+                            f"({e.reason}). Fix: save the file again as UTF-8.")
+        except (OSError, EOFError, zlib.error) as e:
+            problems.append(self._read_failed(e, lineno + 1))
+
+    def text(self, problems: list[str]) -> str | None:
+        """The whole file as text, or ``None`` (with the problem added) when it does not decode."""
+        parts: list[str] = []
+        before = len(problems)
+        for _, line in self.lines(problems):
+            parts.append(line)
+        return None if len(problems) > before else "".join(parts)
+
+    def _utf8_lines(self, problems: list[str]) -> Iterator[tuple[int, str]]:
+        bad: list[int] = []
+        lineno = 0
+        try:
+            with self._open() as f:
+                for lineno, raw in enumerate(f, start=1):
+                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                    try:
+                        yield lineno, raw.decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        if not bad:
+                            problems.append(_not_utf8(self.path, lineno, raw, e))
+                        bad.append(lineno)
+        except (OSError, EOFError, zlib.error) as e:
+            problems.append(self._read_failed(e, lineno + 1))
+        if len(bad) > 1:
+            problems.append(f"{self.path}: {len(bad) - 1} more lines are not UTF-8 (lines "
+                            f"{', '.join(map(str, bad[1:6]))}{', ...' if len(bad) > 6 else ''}). "
+                            "Fix: convert the whole file to UTF-8 (see above).")
+
+    def _open(self) -> IO[bytes]:
+        if self.gzipped:
+            return gzip.open(self.path, "rb")
+        return self.path.open("rb")
+
+    def _read_failed(self, e: BaseException, line: int) -> str:
+        if self.gzipped:
+            return (f"{self.path} line {line}: the gzip data is corrupt or cut short ({e}). "
+                    f"Fix: check it with gzip -t {self.path}, or compress it again.")
+        return f"{self.path} line {line}: cannot be read ({e}). Fix: check the file and the disk."
+
+
+def open_source(path: Path) -> Source:
+    """Find how to read ``path``.
+
+    Raises:
+        DataError: the path is missing, a folder, unreadable, binary or of an unknown kind;
+            the message says what it is and how to fix it.
+    """
+    if path.is_dir():
+        raise DataError([(f"{path}: is a folder, not a dataset file. Fix: give one "
+                         f"{'/'.join(FORMATS)} file in it.")])
+    if not path.exists():
+        raise DataError([f"{path}: file not found. Fix: check the path."])
+    try:
+        with path.open("rb") as f:
+            head = f.read(_HEAD)
+        gzipped = head[:2] == b"\x1f\x8b"
+        if gzipped:
+            with gzip.open(path, "rb") as g:
+                head = g.read(_HEAD)
+    except PermissionError:
+        raise DataError([(f"{path}: permission denied. Fix: make it readable, e.g. "
+                         f"chmod u+r {path}.")]) from None
+    except (OSError, EOFError, zlib.error) as e:
+        raise DataError([(f"{path}: cannot be read ({e}). Fix: check the file"
+                         f"{', e.g. gzip -t ' + str(path) if gzipped else ''}.")]) from None
+    encoding = _encoding(path, head)
+    return Source(path, _format(path, head, encoding), encoding, gzipped)
+
+
+def no_rows_problem(path: Path) -> str:
+    """What to say about a file that gave no rows and no other problem."""
+    try:
+        empty = path.stat().st_size == 0
+    except OSError:
+        empty = False
+    if empty:
+        return f"{path}: the file is empty (0 bytes). Fix: add at least one row."
+    return (f"{path}: the file has no rows (only blank lines, or only a CSV header). "
+            "Fix: add at least one row.")
+
+
+def _encoding(path: Path, head: bytes) -> str:
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    for magic, what, fix in _MAGIC:
+        if head.startswith(magic):
+            raise DataError([(f"{path}: this is {what}, not a JSONL, JSON or CSV text file. "
+                             f"Fix: {fix}.")])
+    sample = head[: len(head) // 2 * 2]
+    if len(sample) >= 4 and sample[1::2].count(0) > 0.4 * len(sample) / 2 > sample[::2].count(0):
+        return "utf-16-le"  # UTF-16 without a BOM: ASCII text with a NUL after every byte
+    if len(sample) >= 4 and sample[::2].count(0) > 0.4 * len(sample) / 2 > sample[1::2].count(0):
+        return "utf-16-be"
+    controls = sum(head.count(c) for c in _CONTROL)
+    if head and controls > max(3, 0.02 * len(head)):
+        raise DataError([(f"{path}: does not look like text ({controls} control bytes in its "
+                         f"first {len(head):,}). Fix: give a UTF-8 JSONL, JSON or CSV file; "
+                         f"`file {path}` says what it is.")])
+    return "utf-8"
+
+
+def _format(path: Path, head: bytes, encoding: str) -> Format:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    if suffixes and suffixes[-1] in FORMATS:
+        return FORMATS[suffixes[-1]]
+    text = head.decode(encoding, errors="ignore").lstrip("\ufeff \t\r\n")
+    if text[:1] == "{":
+        return "jsonl"
+    if text[:1] == "[":
+        return "json"
+    got = "".join(path.suffixes) or "no extension"
+    raise DataError([(f"{path}: unknown kind of file ({got}). Must be one of "
+                     f"{', '.join(FORMATS)} (optionally .gz). Fix: rename it to what it holds, "
+                     "e.g. data.jsonl for one JSON object per line, data.csv for a CSV.")])
+
+
+def _not_utf8(path: Path, lineno: int, raw: bytes, e: UnicodeDecodeError) -> str:
+    column = len(raw[: e.start].decode("utf-8", errors="replace")) + 1
+    looks, codec = _guess(raw)
+    sample = raw[max(0, e.start - 12): e.start + 12].decode(codec, errors="replace").strip()
+    return (f"{path} line {lineno}, column {column}: not UTF-8 (byte 0x{raw[e.start]:02X}). "
+            f"It looks like {looks} ({sample!r}). Fix: convert the file to UTF-8, e.g. "
+            f"iconv -f {codec} -t utf-8 {path} > {path.stem}.utf8{path.suffix}")
+
+
+def _guess(raw: bytes) -> tuple[str, str]:
+    """(a name for the encoding ``raw`` looks like, its iconv name)."""
+    try:
+        text = raw.decode("gb18030")
+        if sum("\u4e00" <= c <= "\u9fff" for c in text) >= 2:
+            return "GBK/GB18030 (Chinese)", "gb18030"
+    except UnicodeDecodeError:
+        pass
+    try:
+        raw.decode("cp1252")
+        return "Windows-1252 / Latin-1", "cp1252" if any(0x80 <= b < 0xA0 for b in raw) else "latin1"
+    except UnicodeDecodeError:
+        return "Latin-1", "latin1"
