@@ -41,8 +41,8 @@ _COUNT_WORD = "token"
 
 # Well-known credential prefixes (OpenAI/Anthropic, GitHub, GitLab, Hugging Face, Slack, AWS,
 # Google, Stripe, JWTs), followed by the credential's body.
-_PREFIXED = re.compile(
-    r"(?<![A-Za-z0-9])(?:sk-|rk-|pk_live_|sk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|"
+_PREFIXED = re.compile(  # the lookahead (every prefix's first letter) skips most positions fast
+    r"(?<![A-Za-z0-9])(?=[sprghxAe])(?:sk-|rk-|pk_live_|sk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|"
     r"hf_|xox[abposr]-|AKIA|ASIA|AIza|eyJ)[A-Za-z0-9_\-.+/=]{4,}")
 # "Bearer <credential>": the credential has a digit somewhere (plain words are left alone).
 _BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9_\-.+/=~]{8,})")
@@ -103,10 +103,16 @@ def mask_secrets(text: str) -> str:
         >>> mask_secrets("3f9a1c0e8b7d4a6f9e2c1b0a8d7e6f5c"), mask_secrets("/data/qa_2024_v2.jsonl")
         ('***', '/data/qa_2024_v2.jsonl')
     """
-    text = _URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
-    text = _SECRET_PARAM.sub(lambda m: m.group(1) + MASK, text)
-    text = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK
-                       if any(c.isdigit() for c in m.group(3)) else m.group(0), text)
+    # each pattern runs only where its fixed part occurs (most text has none): same result,
+    # a fraction of the time on long texts such as row inputs
+    if "://" in text and "@" in text:
+        text = _URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+    if "=" in text:
+        text = _SECRET_PARAM.sub(lambda m: m.group(1) + MASK, text)
+    low = text.lower()
+    if "bearer" in low or "basic" in low or "token" in low:
+        text = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK
+                           if any(c.isdigit() for c in m.group(3)) else m.group(0), text)
     text = _PREFIXED.sub(MASK, text)
     return _CANDIDATE.sub(lambda m: MASK if _random_looking(m.group(0)) else m.group(0), text)
 
