@@ -28,7 +28,7 @@ from ._models import Row
 from ._rows import ALIASES, validated_rows
 from ._source import Source, no_rows_problem, open_source
 
-__all__ = ["ALIASES", "data_error", "parse_mapping", "read_dataset", "read_records",
+__all__ = ["ALIASES", "data_error", "parse_mapping", "read_dataset", "read_records", "record_unit",
            "rows_from_records"]
 
 #: At most this many problems are listed in one error (the rest are counted).
@@ -80,7 +80,8 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
     limits = FieldLimits(max_field_chars, long_fields)
     problems: list[str] = []
     records = read_records(path, problems, limits=limits, id_key=mapping.get("id", "id"))
-    rows = list(validated_rows(records, str(path), mapping, problems, seen={}))
+    rows = list(validated_rows(records, str(path), mapping, problems, seen={},
+                               unit=record_unit(path)))
     if problems:
         raise data_error(problems, str(path))
     if not rows:
@@ -115,6 +116,11 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
         raise DataError([f"{source}: there are no rows. Fix: give at least one record."])
     limits.report(source)
     return rows
+
+
+def record_unit(path: Path) -> str:
+    """How messages name a record's position: ``item`` in a JSON array, else ``line``."""
+    return "item" if open_source(path).fmt == "json" else "line"
 
 
 def data_error(problems: list[str], source: str) -> DataError:

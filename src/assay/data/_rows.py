@@ -36,16 +36,16 @@ _ROLES = ("system", "user", "assistant", "tool")
 def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
                    mapping: Mapping[str, str], problems: list[str],
                    seen: dict[str, int] | None = None, *,
-                   limits: FieldLimits | None = None) -> Iterator[Row]:
+                   limits: FieldLimits | None = None, unit: str = "line") -> Iterator[Row]:
     """The valid rows of ``records``, one at a time; every problem is added to ``problems``.
 
     ``seen`` (``{id: line}``) checks ids for duplicates; ``None`` leaves that to the caller.
     ``limits`` checks every value first (see :func:`clean_record`); ``None`` when the reader
-    already did.
+    already did. ``unit`` names a record's position in messages (``item`` for a JSON array).
     """
     id_key = mapping.get("id", "id")
     for line, rec in records:
-        where = f"{source} line {line}"
+        where = f"{source} {unit} {line}"
         before = len(problems)
         if limits is not None:
             rec = clean_record(rec, where, limits, problems, id_key=id_key)
@@ -54,15 +54,15 @@ def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
             continue
         if seen is not None:
             if row.id in seen:
-                problems.append(duplicate_id_problem(where, row.id, seen[row.id]))
+                problems.append(duplicate_id_problem(where, row.id, seen[row.id], unit))
                 continue
             seen[row.id] = line
         yield row
 
 
-def duplicate_id_problem(where: str, row_id: str, first_line: int) -> str:
+def duplicate_id_problem(where: str, row_id: str, first_line: int, unit: str = "line") -> str:
     """The message for a row whose id an earlier row (``first_line``) already has."""
-    return (f"{where}, field 'id': duplicate id {_short(row_id)!r} (also on line {first_line}). "
+    return (f"{where}, field 'id': duplicate id {_short(row_id)!r} (also on {unit} {first_line}). "
             "Fix: give every row a unique id.")
 
 

@@ -28,9 +28,9 @@ import numpy as np
 from ..errors import DataError
 from ._clean import FieldLimits, LongFields
 from ._models import Row
-from ._read import data_error, read_records
+from ._read import data_error, read_records, record_unit
 from ._rows import duplicate_id_problem, validated_rows
-from ._source import no_rows_problem, open_source
+from ._source import no_rows_problem
 
 __all__ = ["DatasetStream"]
 
@@ -53,13 +53,13 @@ class DatasetStream:
         self.mapping = dict(mapping or {})
         self.limits = FieldLimits(max_field_chars, long_fields)
         self.truncated = 0
-        open_source(self.path)
+        self.unit = record_unit(self.path)
 
     def _records(self, problems: list[str], limits: FieldLimits | None = None) -> Iterator[Row]:
         limits = limits or FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
         records = read_records(self.path, problems, limits=limits,
                                id_key=self.mapping.get("id", "id"))
-        return validated_rows(records, str(self.path), self.mapping, problems)
+        return validated_rows(records, str(self.path), self.mapping, problems, unit=self.unit)
 
     def check(self, on_rows: Callable[[list[Row]], None] | None = None, *,
               chunk: int = 1000) -> int:
@@ -107,8 +107,8 @@ class DatasetStream:
             if hash(row.id) not in repeated:
                 continue
             if row.id in seen:
-                problems.append(duplicate_id_problem(f"{self.path} line {row.line}", row.id,
-                                                     seen[row.id]))
+                problems.append(duplicate_id_problem(f"{self.path} {self.unit} {row.line}",
+                                                     row.id, seen[row.id], self.unit))
             else:
                 seen[row.id] = row.line
         return problems
