@@ -214,3 +214,25 @@ def test_bad_query_parameters_are_400_with_a_message(client: TestClient, runs: d
     assert got.status_code == 400, (url, got.status_code, got.text[:300])
     text = got.json()["error"] if path.startswith("/api/") else html_lib.unescape(got.text)
     assert message in text, text[:500]
+
+
+def test_pages_of_finished_runs_are_rendered_once(store: Store, runs: dict[str, str]) -> None:
+    run = runs["big"]
+    with TestClient(create_app(store)) as c:
+        first = c.get(f"/runs/{run}?offset=100").text
+        assert c.get(f"/runs/{run}?offset=100").text == first
+        assert c.get(f"/runs/{run}/rows/r007").text == c.get(f"/runs/{run}/rows/r007").text
+        assert c.app.state.pages.hits == 2  # type: ignore[attr-defined]
+        assert c.get(f"/runs/{run}?offset=100&limit=50").text != first  # another page
+    live = store.create_run(name="live")  # a running run's pages are rendered every time
+    store.add_rows(live, [_record("x0", 1.0)])
+    with TestClient(create_app(store)) as c:
+        for n in (1, 2):
+            assert f"Rows 1–{n} of {n}" in c.get(f"/runs/{live}").text
+            store.add_rows(live, [_record(f"x{n}", 0.5)])
+        assert c.app.state.pages.hits == 0  # type: ignore[attr-defined]
+    with TestClient(create_app(store, page_cache_bytes=0)) as off:
+        off.get(f"/runs/{run}")
+        off.get(f"/runs/{run}")
+        assert off.app.state.pages.hits == 0  # type: ignore[attr-defined]
+    store.delete(live)

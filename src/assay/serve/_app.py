@@ -60,7 +60,7 @@ from ..report import Pager, calibration_of, render_report
 from ..report._model import template_environment
 from ..run import RunData
 from ..store import RunInfo, Store, open_store
-from ._cache import StatsCache
+from ._cache import PageCache, StatsCache
 from ._params import ParamError, allow, number, text, window
 from ._urls import ROW_ROUTE, paged_href, row_id_of
 from ._views import (
@@ -115,23 +115,29 @@ class _Site:
     """The endpoints, over one open store (every endpoint is sync: Starlette runs it in a
     worker thread, as SQLAlchemy's blocking calls need)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, page_cache_bytes: int) -> None:
         self.store = store
         self.css = _stylesheet()
         self.stats = StatsCache(store)
+        self.pages = PageCache(page_cache_bytes)
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def page(self, template: str, *, title: str, status: int = 200,
-             crumbs: Sequence[tuple[str, str]] = (("All runs", "/"),), **context: Any
-             ) -> HTMLResponse:
-        body = _environment().get_template(template).render(title=title, crumbs=list(crumbs),
+    def render(self, template: str, *, title: str,
+               crumbs: Sequence[tuple[str, str]] = (("All runs", "/"),), **context: Any) -> str:
+        return _environment().get_template(template).render(title=title, crumbs=list(crumbs),
                                                             **context)
+
+    def page(self, template: str | bytes, *, title: str = "", status: int = 200,
+             **context: Any) -> HTMLResponse:
+        """A page of this site: ``template`` rendered, or a page already rendered (bytes)."""
+        body = template if isinstance(template, bytes) else self.render(
+            template, title=title, **context)
         return HTMLResponse(body, status_code=status,
                             headers={**_HEADERS, "Content-Security-Policy": _PAGE_CSP})
 
     @staticmethod
-    def report(html: str) -> HTMLResponse:
+    def report(html: str | bytes) -> HTMLResponse:
         # The report's meta tag holds its policy (its script pinned by hash); the header only
         # adds what a meta tag cannot say.
         return HTMLResponse(html, headers={**_HEADERS,
@@ -183,6 +189,10 @@ class _Site:
         if info.id != ref:
             query = f"?{request.url.query}" if request.url.query else ""
             return RedirectResponse(f"/runs/{quote(info.id, safe='')}{query}", status_code=307)
+        key = self.pages.key(info, "run", offset, limit)
+        cached = self.pages.get(key)
+        if cached is not None:
+            return self.report(cached)
         stats = self.stats.get(info)
         records = self.store.rows_page(info.id, offset=offset, limit=limit)
         ids = [str(r.get("id")) for r in records]
@@ -195,9 +205,9 @@ class _Site:
         html = render_report(data, inputs=inputs, inputs_note=note, title=title,
                              calibration=calibration_of(data.summary), stats=stats,
                              pager=pager)
-        return self.report(add_links(
+        return self.report(self.pages.put(key, add_links(
             html, nav={"All runs": "/", "JSON": f"/api/runs/{info.id}"},
-            row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None))
+            row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None)))
 
     def row_page(self, request: Request) -> Response:
         ref, row_id = request.path_params["run_id"], row_id_of(request)
@@ -205,6 +215,10 @@ class _Site:
         info = self.find(ref)
         if info.id != ref:
             return RedirectResponse(row_href(info.id, row_id), status_code=307)
+        key = self.pages.key(info, "row", row_id)
+        cached = self.pages.get(key)
+        if cached is not None:
+            return self.page(cached)
         inputs, note = page_inputs(self.store, info, [row_id])
         view = row_view(self.store, info, row_id, stats=self.stats.get(info), inputs=inputs)
         if view is None:
@@ -215,9 +229,10 @@ class _Site:
                                      f"the run page /runs/{info.id} and pick a row there.")
         hrefs = {k: row_href(info.id, view[k]) if view[k] is not None else None
                  for k in ("prev", "next")}
-        return self.page("row.html.j2", title=f"Row {row_id}",
-                         crumbs=(("All runs", "/"), (f"Run {info.id}", f"/runs/{info.id}")),
-                         row=view, run=info, hrefs=hrefs, inputs_note=note)
+        return self.page(self.pages.put(key, self.render(
+            "row.html.j2", title=f"Row {row_id}",
+            crumbs=(("All runs", "/"), (f"Run {info.id}", f"/runs/{info.id}")),
+            row=view, run=info, hrefs=hrefs, inputs_note=note)))
 
     def compare_page(self, request: Request) -> Response:
         _params(request, ("a", "b"))
@@ -285,21 +300,23 @@ class _Site:
 
 
 def create_app(store: str | Path | Store | None = None, *,
-               allowed_hosts: Sequence[str] | None = None) -> Starlette:
+               allowed_hosts: Sequence[str] | None = None,
+               page_cache_bytes: int = 32 << 20) -> Starlette:
     """The web UI over the run store ``store`` (a path or URL as ``assay.store.open_store``
     takes, ``None`` for ``ASSAY_STORE`` or the default store, or an open ``Store``).
 
     A store opened here is closed when the app shuts down; a ``Store`` passed in is left open.
     ``allowed_hosts`` (e.g. ``["127.0.0.1", "localhost"]``) rejects requests whose ``Host``
     header names another host, which stops DNS-rebinding pages from reading a local server;
-    ``None`` accepts any host.
+    ``None`` accepts any host. Rendered pages of finished runs are kept, up to
+    ``page_cache_bytes`` (0: none).
 
     Raises:
         ConfigError: the store cannot be opened (the message says how to fix it).
     """
     opened = store if isinstance(store, Store) else open_store(store)
     owned = not isinstance(store, Store)
-    site = _Site(opened)
+    site = _Site(opened, page_cache_bytes=page_cache_bytes)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -324,4 +341,5 @@ def create_app(store: str | Path | Store | None = None, *,
                     exception_handlers={HTTPException: site.http_error})
     app.state.store = opened
     app.state.stats = site.stats
+    app.state.pages = site.pages
     return app

@@ -2,7 +2,7 @@
 once per run and kept: a finished run's rows do not change, so its statistics are keyed by
 (run id, finished time, row count); a running run's are recomputed when rows were added, at
 most every ``live_seconds``. Concurrent first requests for one run wait for one computation
-instead of each reading the whole run.
+instead of each reading the whole run. ``PageCache`` keeps rendered pages of finished runs.
 
 Example:
     >>> from assay.store import open_store
@@ -28,7 +28,7 @@ from typing import Any
 from ..report import RunStats
 from ..store import RunInfo, Store
 
-__all__ = ["READ_CHUNK", "StatsCache"]
+__all__ = ["READ_CHUNK", "PageCache", "StatsCache"]
 
 #: Rows read from the store at a time while computing a run's statistics.
 READ_CHUNK = 2000
@@ -96,3 +96,49 @@ class StatsCache:
             if len(page) < READ_CHUNK:
                 return
             offset += len(page)
+
+
+class PageCache:
+    """Rendered pages of finished runs, least recently used dropped first once they hold more
+    than ``max_bytes`` (0 turns the cache off). A key names everything a page depends on
+    (the run's id, finished time and row count, and the page's own parameters), so a run
+    that changes (a resume) is rendered afresh; pages of running runs are not kept."""
+
+    def __init__(self, max_bytes: int = 32 << 20) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.hits = 0
+        self._pages: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+        self._guard = threading.Lock()
+
+    @staticmethod
+    def key(info: RunInfo, *parts: Any) -> tuple[Any, ...] | None:
+        """The key of a page of run ``info`` (None: a running run, not cached)."""
+        if info.status == "running":
+            return None
+        return (info.id, info.finished, info.rows, info.status, *parts)
+
+    def get(self, key: tuple[Any, ...] | None) -> bytes | None:
+        """The page kept under ``key``, or None."""
+        if key is None or not self.max_bytes:
+            return None
+        with self._guard:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+                self.hits += 1
+            return page
+
+    def put(self, key: tuple[Any, ...] | None, text: str) -> bytes:
+        """Keep the page ``text`` under ``key`` (when it fits); return it encoded (UTF-8)."""
+        page = text.encode("utf-8")
+        if key is None or len(page) > self.max_bytes // 4:
+            return page
+        with self._guard:
+            old = self._pages.pop(key, None)
+            self.size += len(page) - (len(old) if old is not None else 0)
+            self._pages[key] = page
+            while self.size > self.max_bytes:
+                _, dropped = self._pages.popitem(last=False)
+                self.size -= len(dropped)
+        return page
