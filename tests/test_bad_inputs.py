@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,6 +161,8 @@ CASES = [
     Case("duplicate_header.csv", ("line 1", "column 'answer' appears 2 times", "columns 2, 4",
                                   "Fix:")),
     Case("unbalanced_quote.csv", ("line 3", "never closed", "unbalanced", "Fix:")),
+    Case("cr_line_ends.csv", ("line 1", "old Mac line ends", "tr '\\r' '\\n'")),
+    Case("cr_line_ends.jsonl", ("line 1", "old Mac line ends", "tr '\\r' '\\n'")),
     Case("bad_quote.csv", ("line 2", "bad CSV quoting", "Fix:")),
     Case("ragged.csv", ("line 3: 2 values", "no value for 'answer'", "line 4: 5 values",
                         "Fix:")),
@@ -336,3 +339,51 @@ def test_in_memory_records_get_the_same_value_checks() -> None:
     assert "line 1, field 'answer': holds a lone surrogate" in text
     assert "line 2, field 'n': inf" in text
     assert "line 3, field 'id': an integer of over 4,300 digits" in text
+
+
+# --- fuzzing: mutated corpus files and random record shapes never raise anything else ------
+
+
+def test_mutated_corpus_files_give_a_data_error_or_rows(tmp_path: Path) -> None:
+    rng = random.Random(15)
+    files = sorted(CORPUS.iterdir())
+    for i in range(300):
+        src = rng.choice(files)
+        data = bytearray(src.read_bytes())
+        for _ in range(rng.randint(1, 6)):
+            at = rng.randrange(len(data) + 1)
+            if not data or rng.random() < 0.4:
+                data.insert(at, rng.choice(b'{}[]",:\n\r\\\x00\xff\xfeu0d8'))
+            elif at < len(data):
+                del data[at]
+        p = tmp_path / f"m{i}{''.join(src.suffixes)}"
+        p.write_bytes(bytes(data))
+        try:
+            stream = DatasetStream(p)
+            assert len(list(stream)) == stream.check()
+        except DataError as e:
+            assert e.problems and all(str(p) in x for x in e.problems), e
+
+
+def test_random_record_shapes_give_a_data_error_or_rows() -> None:
+    rng = random.Random(15)
+    keys = ["id", "question", "answer", "response", "context", "contexts", "ground_truth",
+            "messages", "conversation", "role", "content", "citations", "title", "x", ""]
+
+    def value(depth: int = 0) -> Any:
+        r = rng.random()
+        if depth > 4 or r < 0.35:
+            return rng.choice([None, True, 0, 1.5, 10**30, "", "text", "\u2028", [], {}])
+        if r < 0.6:
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(keys): value(depth + 1) for _ in range(rng.randint(0, 4))}
+
+    for _ in range(500):
+        records = [{rng.choice(keys): value() for _ in range(rng.randint(0, 5))}
+                   for _ in range(rng.randint(1, 3))]
+        try:
+            rows = rows_from_records(records)
+        except DataError as e:
+            assert e.problems
+        else:
+            assert len(rows) == len(records)

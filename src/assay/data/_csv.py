@@ -115,6 +115,10 @@ def _quote_problem(src: Source, start: int, end: int, e: csv.Error) -> str:
         return (f"{where}: a quoted value opened on this line is never closed (an unbalanced "
                 f"\"), so lines {start} to {end} were read as one value. Fix: close the quote, "
                 "and write a quote inside a quoted value as two (\"\").")
+    if "new-line character" in str(e):
+        return (f"{where}: a carriage return (\\r) ends a line outside quotes: old Mac line "
+                f"ends. Fix: end lines with \\n or \\r\\n, e.g. tr '\\r' '\\n' < {src.path} > "
+                f"fixed{src.path.suffix}")
     return (f"{where}{f'-{end}' if end > start else ''}: bad CSV quoting ({e}). Fix: quote "
             "the whole value (\"...\") and write a quote inside it as two (\"\").")
 

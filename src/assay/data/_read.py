@@ -173,7 +173,11 @@ def _jsonl_records(lines: Iterable[tuple[int, str]], src: Source, problems: list
             problems.append(f"{where}, column {nul + 1}: a NUL byte (0x00), which JSON text "
                             "never holds. Fix: remove NUL bytes, e.g. tr -d '\\000' < IN > OUT.")
             continue
-        obj = _loads(line, where, problems, "make the line one complete JSON object")
+        fix = "make the line one complete JSON object"
+        if "\r" in line.rstrip("\r\n"):
+            fix += (" (lines here end with a bare \\r, old Mac line ends: convert them, e.g. "
+                    "tr '\\r' '\\n' < IN > OUT)")
+        obj = _loads(line, where, problems, fix)
         if obj is _FAILED:
             continue
         if not isinstance(obj, dict):
