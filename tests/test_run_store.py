@@ -246,3 +246,14 @@ def test_an_unusable_default_store_warns_and_the_run_goes_on(
     assert "not recorded in the run store" in caplog.text
     with pytest.raises(ConfigError, match="Cannot create the run store's folder"):
         evaluate(ROWS, metrics="f1_score", store=blocker / "runs.sqlite")  # named: must open
+
+
+def test_a_read_only_default_store_warns_and_the_run_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "runs.sqlite"
+    open_store(path).close()
+    monkeypatch.setenv("ASSAY_STORE", f"sqlite:///file:{path}?mode=ro&uri=true")
+    res = evaluate(ROWS, metrics="f1_score", store=True)
+    assert "run_id" not in res.summary and "is read-only here" in caplog.text
+    with pytest.raises(ConfigError, match="read-only"):  # named: must be writable
+        evaluate(ROWS, metrics="f1_score", store=f"sqlite:///file:{path}?mode=ro&uri=true")

@@ -681,3 +681,34 @@ def test_a_foreign_database_is_not_written_to(tmp_path: Path) -> None:
         conn.execute("CREATE TABLE runs (x INTEGER)")
     with pytest.raises(ConfigError, match="not an assay run store"):
         open_store(path)
+
+
+# -- owners, complete runs and row inputs, on both backends ------------------------------------
+
+
+def test_inputs_pages_owner_and_complete_runs(store: Store) -> None:
+    run_id = store.create_run(tags=["key=sk-proj-a1b2c3d4e5f6"])
+    assert store.get(run_id).tags == ["key=***"]
+    store.add_rows(run_id, [record(f"q{i}", 1.0) for i in range(5)],
+                   inputs={"q1": {"question": "Q1?", "extra": {"n": 1}},
+                           "q2": {"answer": "token sk-proj-a1b2c3d4e5f6"}})
+    store.add_rows(run_id, [record("q1", 0.5), record("q5", 0.5)])  # q1 keeps its inputs
+    assert store.row_count(run_id) == 6
+    assert [r["id"] for r in store.rows_page(run_id, offset=4, limit=3)] == ["q4", "q5"]
+    position, rec = store.row_at(run_id, "q1") or (None, {})
+    assert position == 1 and rec["f1_score"]["value"] == 0.5
+    assert store.inputs(run_id, ["q2", "q1", "q3"]) == {
+        "q2": {"answer": "token ***"}, "q1": {"question": "Q1?", "extra": {"n": 1}}}
+    info = store.get(run_id)
+    assert info.status == "running" and info.owner == f"{socket.gethostname()}:{os.getpid()}"
+    assert info.heartbeat is not None
+    store.heartbeat(run_id)
+    store.claim_run(run_id)  # this process already owns it: fine
+    store.finish_run(run_id, summary={"metrics": {}}, complete=True)
+    with pytest.raises(ConfigError, match="is complete"):
+        store.add_rows(run_id, [record("q9", 1.0)])
+    with pytest.raises(ConfigError, match="is complete"):
+        store.claim_run(run_id)
+    store.update_summary(run_id, {"calibration": {"n": 3}})
+    assert store.get(run_id).summary == {"metrics": {}, "calibration": {"n": 3}}
+    assert store.row_count(run_id) == 6

@@ -59,9 +59,9 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
     """``None``/``False``: no store; ``True``: the default one (``ASSAY_STORE`` or the user
     data dir); a path or URL; or a Store as it is.
 
-    A store named explicitly must open (ConfigError otherwise). The default store is a
-    convenience: when it cannot open (say, a read-only home), a warning says why and the run
-    goes on unrecorded.
+    A store named explicitly must open (ConfigError otherwise; a read-only one raises when the
+    run is created). The default store is a convenience: when it cannot open or is read-only
+    (say, a read-only home), a warning says why and the run goes on unrecorded.
     """
     if store is None or store is False:
         return None
@@ -70,10 +70,17 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
     if store is not True:
         return open_store(store)
     try:
-        return open_store(None)
+        opened = open_store(None)
     except ConfigError as e:
         log.warning("this run is not recorded in the run store: %s", e)
         return None
+    if opened.read_only:
+        log.warning("this run is not recorded in the run store: %s is read-only here. Fix: "
+                    "make it and its folder writable, or point --store / ASSAY_STORE at a "
+                    "writable path.", opened.url)
+        opened.close()
+        return None
+    return opened
 
 
 class RunRecorder:

@@ -86,7 +86,9 @@ def make_engine(url: sa.URL) -> sa.Engine:
     """An engine for ``url`` (from ``resolve_url``), with SQLite tuned for safe concurrent use."""
     if url.get_backend_name() == "postgresql":
         try:
-            return sa.create_engine(url, pool_pre_ping=True)
+            # a server that does not answer fails in 10 s, not after the OS's TCP timeout
+            timeout = {} if "connect_timeout" in url.query else {"connect_timeout": 10}
+            return sa.create_engine(url, pool_pre_ping=True, connect_args=timeout)
         except ModuleNotFoundError as e:
             raise ConfigError(
                 f"A PostgreSQL store needs the psycopg driver ({e}). "
