@@ -93,7 +93,8 @@ class RunRecorder:
                  batch_seconds: float = 0.5, heartbeat_s: float = HEARTBEAT_S) -> None:
         self.store = store
         self.run_id = run_id
-        self.batch_rows, self.batch_seconds, self.heartbeat_s = batch_rows, batch_seconds, heartbeat_s
+        self.batch_rows, self.batch_seconds = batch_rows, batch_seconds
+        self.heartbeat_s = heartbeat_s
         self._pending: dict[str, tuple[dict[str, Any], Mapping[str, Any] | None]] = {}
         self._oldest = 0.0  # monotonic time the oldest pending row arrived
         self._last_write = time.monotonic()
@@ -146,7 +147,7 @@ class RunRecorder:
             if not self._pending:
                 self._oldest = now
             row_id = str(record["id"])
-            old = self._pending.pop(row_id, None)  # re-added before written: keep the latest
+            old = self._pending.get(row_id)  # re-added before written: the latest, same place
             self._pending[row_id] = (dict(record), inputs if inputs is not None
                                      else old[1] if old else None)
             due = (len(self._pending) >= self.batch_rows
