@@ -19,10 +19,11 @@ Example:
 
 from ._export import FORMATS
 from ._migrations import MIGRATIONS
+from ._open import open_store
 from ._owner import HEARTBEAT_S, STALE_AFTER_S
 from ._schema import SCHEMA_VERSION
 from ._secrets import mask_secrets, sanitize
-from ._store import KINDS, STATUSES, RunInfo, Store, open_store
+from ._store import KINDS, STATUSES, RunInfo, Store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
 __all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MIGRATIONS",

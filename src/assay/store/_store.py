@@ -8,6 +8,7 @@ the run reads as ``interrupted`` (``mark_interrupted`` records it for good), and
 Each row may carry its input fields (question, answer, ...), so reports need no dataset file.
 
 Example:
+    >>> from assay.store import open_store
     >>> store = open_store(":memory:")
     >>> run_id = store.create_run(name="nightly", tags=["ci"], metrics={"f1_score": "1"},
     ...                           settings={"concurrency": 4, "api_key": "sk-never-stored"})
@@ -39,7 +40,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..errors import ConfigError
-from ._engine import is_read_only, make_engine, read_only_url, transaction
+from ._engine import transaction
 from ._info import (
     KINDS,
     STATUSES,
@@ -52,7 +53,6 @@ from ._info import (
     str_map,
 )
 from ._meta import assay_version, now_iso
-from ._migrations import migrate
 from ._owner import Owner
 from ._reader import RunReader
 from ._rows import write_rows
@@ -61,9 +61,8 @@ from ._schema import rows as rows_t
 from ._schema import runs as runs_t
 from ._schema import tags as tags_t
 from ._secrets import mask_secrets, sanitize
-from ._url import resolve_url
 
-__all__ = ["KINDS", "STATUSES", "RunInfo", "Store", "open_store"]
+__all__ = ["KINDS", "STATUSES", "RunInfo", "Store"]
 
 def _owned(now: str) -> dict[str, Any]:
     """The ``runs`` columns that say this process writes the run, as of ``now``."""
@@ -240,6 +239,7 @@ class Store(RunReader):
         status and aggregates are left as they are.
 
         Example:
+            >>> from assay.store import open_store
             >>> with open_store(":memory:") as store:
             ...     rid = store.create_run()
             ...     store.finish_run(rid, summary={"rows": 1}, complete=True)
@@ -297,41 +297,3 @@ class Store(RunReader):
             raise ConfigError(f"Run {run_id} in {self.url} is complete: a complete run is never "
                               "changed. Fix: start a new run (without --resume, or with "
                               "another --out).")
-
-def open_store(url: str | Path | None = None) -> Store:
-    """Open (creating or upgrading as needed) the run store at ``url``.
-
-    ``url`` is a file path, ``sqlite:///path``, ``postgresql://user@host:port/db`` or
-    ``:memory:``; ``None`` means ``ASSAY_STORE``, else ``DEFAULT_STORE``. Missing schema
-    migrations run forward in order; a store from a newer assay raises ``ConfigError``. A
-    SQLite file this process cannot write (or ``sqlite:///file:PATH?mode=ro&uri=true``) opens
-    read-only: listing and reading work, writing raises ``ConfigError``. A corrupt file, an
-    unreachable server or a folder that cannot be created raise one-line ``ConfigError``s.
-    """
-    sa_url = read_only_url(resolve_url(url))
-    engine = make_engine(sa_url)
-    shown = sa_url.render_as_string(hide_password=True)
-    try:
-        if is_read_only(sa_url):
-            _check_read_only_version(engine, shown)
-        else:
-            migrate(engine, where=shown)
-    except BaseException:
-        engine.dispose()
-        raise
-    return Store(engine)
-
-
-def _check_read_only_version(engine: sa.Engine, where: str) -> None:
-    """A read-only store cannot be upgraded: it must be at this code's schema version."""
-    from ._migrations import current_version
-    from ._schema import SCHEMA_VERSION
-
-    with transaction(engine, write=False) as conn:
-        version = current_version(conn)
-    if version != SCHEMA_VERSION:
-        fix = ("upgrade assay (pip install -U assay)" if version > SCHEMA_VERSION
-               else "open it once with write access, which upgrades it")
-        raise ConfigError(
-            f"The run store {where} is read-only here and has schema version {version}; this "
-            f"assay reads version {SCHEMA_VERSION}. Fix: {fix}, or use another store.")
