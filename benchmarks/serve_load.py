@@ -108,6 +108,7 @@ async def load(base: str, urls: list[str], clients: int) -> tuple[list[float], f
         queue.put_nowait(u)
     latencies: list[float] = []
     bad = 0
+    failures.clear()
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=300) as client:
         async def worker() -> None:
@@ -118,12 +119,20 @@ async def load(base: str, urls: list[str], clients: int) -> tuple[list[float], f
                 except asyncio.QueueEmpty:
                     return
                 started = time.perf_counter()
-                r = await client.get(url)
+                try:
+                    r = await client.get(url)
+                    bad += r.status_code != 200
+                except httpx.HTTPError as e:  # counted, with its kind, not fatal
+                    bad += 1
+                    failures[type(e).__name__] = failures.get(type(e).__name__, 0) + 1
                 latencies.append(time.perf_counter() - started)
-                bad += r.status_code != 200
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(clients)))
         return latencies, time.perf_counter() - started, bad
+
+
+#: Requests that got no answer in the last ``load``, by exception type.
+failures: dict[str, int] = {}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -192,7 +201,7 @@ def measure(kind: str, store: Path, run_id: str, args: argparse.Namespace, level
         print(f"cold run page (whole-run statistics computed once): {cold_s * 1000:.0f} ms, "
               f"{len(cold.content) / 1024:.0f} KiB, status {cold.status_code}")
         print(f"{'clients':>7} {'requests':>8} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} "
-              f"{'req/s':>7} {'CPU ms/req':>10} {'peak RSS MiB':>12} {'non-200':>7}")
+              f"{'req/s':>7} {'CPU ms/req':>10} {'peak RSS MiB':>12} {'failed':>7}")
         last = args.rows - 1
         for clients in levels:
             urls = []
@@ -207,7 +216,7 @@ def measure(kind: str, store: Path, run_id: str, args: argparse.Namespace, level
             print(f"{clients:>7} {len(lat):>8} {pct(lat, 50) * 1000:>8.0f} "
                   f"{pct(lat, 95) * 1000:>8.0f} {max(lat) * 1000:>8.0f} "
                   f"{len(lat) / wall:>7.1f} {(cpu1 - cpu0) / len(lat) * 1000:>10.1f} "
-                  f"{rss:>12.0f} {bad:>7}", flush=True)
+                  f"{rss:>12.0f} {bad:>7}" + (f"  {failures}" if failures else ""), flush=True)
     finally:
         server.terminate()
         server.wait(timeout=30)
