@@ -1,0 +1,378 @@
+"""Every ``assay ...`` command in README.md and docs/*.md runs as written.
+
+The commands are read from the fenced code blocks (shell blocks and output blocks, where a
+``$ `` prompt is dropped; lines joined at a trailing backslash; ``# comments`` dropped; in a
+YAML workflow, every ``run:`` step). Each one runs in-process through the same Typer app as the
+``assay`` script, in a fresh working folder, against the bench's fake OpenAI-compatible judge
+(``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``), with ``ASSAY_STORE`` pointing at a fresh copy of a
+store that already holds two runs, and must exit 0 with no traceback.
+
+The rules that turn a written command into the one that runs, in this order:
+
+1. **--help only** for the commands in :data:`HELP_ONLY`, each with its reason (a server that
+   runs until stopped, a Ray cluster). They must still parse: ``--help`` after the written
+   options fails on an option assay does not have.
+2. **Placeholders** map onto bundled files (:data:`PLACEHOLDERS`): ``DATA.jsonl``, ``DATA``,
+   ``data/eval.jsonl`` -> the first two rows of ``examples/qa.jsonl`` (two rows keep
+   ``--tpm 20000`` from waiting a minute), with its columns renamed as the command's ``--map``
+   options expect; ``DATA.csv`` -> the same rows as CSV; ``RUN``,
+   ``CANDIDATE`` -> the newer stored run, ``BASE`` -> the older one, and an example run id
+   (``20261121-203638``) -> the older one too; ``python:myapp.chat:reply`` ->
+   ``python:tests.apps:toy_app``; ``assay-out/calibrate-rated`` -> a calibration made
+   beforehand. Paths under ``examples/`` and ``../shared/`` are read from the checkout.
+3. **The embedded judge is swapped** for ``openai:gpt-4o-mini`` (the fake judge): a written
+   ``--judge local`` or ``--judge local:PATH``, and a missing ``--judge`` on ``run``,
+   ``calibrate`` and ``jailbreak``, whose default is the embedded model (about 4 minutes of 2
+   cores for the demo; ``tests/test_embedded.py`` runs it). ``--target local`` (the embedded
+   model as the app under test) becomes a toy app from ``tests/apps.py``.
+   ``--seeds`` from ``../shared/data`` without ``--n`` gets ``--n 20``: AdvBench's 520 seeds
+   times 3 turns took 25 s here, and 20 seeds take the same path.
+4. **State a command needs** is made first, the way a user would have made it: a ``--resume``
+   command ("after Ctrl-C or a crash") first runs without ``--resume`` in a real process
+   that gets Ctrl-C (SIGINT) while its first judge request is in flight; a command that reads
+   a file an earlier command of its block writes (``--out``) runs that command first; a YAML
+   workflow step first runs the steps before it, all in the same folder.
+
+A command that uses an option assay does not have fails with a message that names it, so an
+option documented before it is built shows up as exactly that.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.main import app
+from assay.store import open_store
+from conftest import FakeJudgeServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+QA = ROOT / "examples" / "qa.jsonl"
+API_JUDGE = "openai:gpt-4o-mini"
+#: Commands whose default judge is the embedded model.
+JUDGED = ("run", "calibrate", "jailbreak")
+
+#: Checked with ``--help`` only: (a piece of the written command, the reason).
+HELP_ONLY = (
+    ("assay serve", ("serves until stopped; tests/test_serve.py and test_serve_browser.py "
+                     "drive the server")),
+    ("--engine ray", ("starts a Ray cluster (seconds of start-up on 2 cores, or a running "
+                      "cluster for --ray-address); tests/test_ray_engine.py runs the Ray engine")),
+)
+
+#: Written placeholder -> what runs (``{base}``, ``{candidate}``, ``{csv}``, ``{calibration}``
+#: are filled per test).
+PLACEHOLDERS = {
+    "DATA.jsonl": "{data}", "DATA": "{data}", "data/eval.jsonl": "{data}",
+    "data.jsonl": "{data}", "DATA.csv": "{csv}",
+    "RUN": "{candidate}", "CANDIDATE": "{candidate}", "CANDIDATE_RUN": "{candidate}",
+    "INJECTED_RUN": "{candidate}", "BASE": "{base}", "BASE_RUN": "{base}",
+    "python:myapp.chat:reply": "python:tests.apps:toy_app",
+    "assay-out/calibrate-rated": "{calibration}",
+}
+EXAMPLE_RUN_ID = re.compile(r"^\d{8}-\d{6}(-[0-9a-f]{4})?$")
+TARGET_FOR_LOCAL = {"robustness": "python:tests.apps:echo_first_passage",
+                    "simulate": "python:tests.apps:toy_app",
+                    "jailbreak": "python:tests.apps:toy_app"}
+
+
+@dataclass(frozen=True)
+class DocCommand:
+    """One written command: where it is, its text, and the workflow steps before it."""
+
+    where: str
+    text: str
+    before: tuple[str, ...] = ()
+
+
+def _command_text(line: str) -> str | None:
+    line = line.strip()
+    line = line.removeprefix("$ ")
+    first = line.split(" ", 1)[0]
+    return line if first == "assay" or first.endswith("/assay") else None
+
+
+def _yaml_steps(lines: list[str]) -> list[tuple[int, str]]:
+    """``run:`` steps of a workflow (``run: CMD`` or a folded ``run: >`` block)."""
+    steps: list[tuple[int, str]] = []
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)(?:- )?run: *(.*)$", lines[i])
+        if m:
+            indent, value = len(m.group(1)), m.group(2).strip()
+            start = i
+            if value in (">", "|", ">-", "|-"):
+                body = []
+                while i + 1 < len(lines) and (not lines[i + 1].strip() or
+                                              len(lines[i + 1]) - len(lines[i + 1].lstrip())
+                                              > indent):
+                    i += 1
+                    body.append(lines[i].strip())
+                value = " ".join(b for b in body if b)
+            steps.append((start, value))
+        i += 1
+    return steps
+
+
+def _writers_of(command: str, earlier: list[str]) -> tuple[str, ...]:
+    """The earlier commands of a block that write a file this one reads (their ``--out``)."""
+    tokens = set(shlex.split(command, comments=True))
+    writers = []
+    for text in earlier:
+        argv = shlex.split(text, comments=True)
+        for i, token in enumerate(argv[:-1]):
+            if token in ("--out", "-o") and argv[i + 1] in tokens:
+                writers.append(text)
+    return tuple(writers)
+
+
+def doc_commands() -> list[DocCommand]:
+    """Every assay command in the fenced code blocks of README.md and docs/*.md."""
+    found: list[DocCommand] = []
+    for doc in DOCS:
+        lines = doc.read_text(encoding="utf-8").splitlines()
+        i = 0
+        while i < len(lines):
+            fence = re.match(r"^\s*```\s*([\w+-]*)", lines[i])
+            if not fence:
+                i += 1
+                continue
+            lang, start = fence.group(1).lower(), i + 1
+            end = start
+            while end < len(lines) and not lines[end].strip().startswith("```"):
+                end += 1
+            block = lines[start:end]
+            name = doc.relative_to(ROOT)
+            if lang in ("yaml", "yml"):
+                steps = [(n, s) for n, s in _yaml_steps(block) if _command_text(s)]
+                for k, (n, text) in enumerate(steps):
+                    found.append(DocCommand(f"{name}:{start + n + 1}", text,
+                                            tuple(s for _, s in steps[:k])))
+            elif lang not in ("python", "py", "json", "jsonc", "toml", "html"):
+                earlier: list[str] = []
+                n = 0
+                while n < len(block):
+                    first, text = n, block[n]
+                    while text.rstrip().endswith("\\") and n + 1 < len(block):
+                        n += 1
+                        text = text.rstrip()[:-1] + " " + block[n].strip()
+                    command = _command_text(text)
+                    if command:
+                        found.append(DocCommand(f"{name}:{start + first + 1}", command,
+                                                _writers_of(command, earlier)))
+                        earlier.append(command)
+                    n += 1
+            i = end + 1
+    return found
+
+
+COMMANDS = doc_commands()
+
+
+def _option(argv: list[str], name: str) -> int | None:
+    for i, token in enumerate(argv):
+        if token == name or token.startswith(name + "="):
+            return i
+    return None
+
+
+def adapt(text: str, fill: dict[str, str]) -> tuple[list[str], str | None]:
+    """The argv that runs for a written command, and the HELP_ONLY reason if it only gets
+    ``--help``."""
+    argv = shlex.split(text, comments=True)[1:]
+    for piece, reason in HELP_ONLY:
+        if piece in text:
+            return [*argv, "--help"], reason
+    out = []
+    for token in argv:
+        token = PLACEHOLDERS.get(token, token)
+        if EXAMPLE_RUN_ID.match(token):
+            token = "{base}"
+        if token.startswith("examples/"):
+            token = str(ROOT / token)
+        elif token.startswith("../shared/"):
+            token = str(SHARED / token[len("../shared/"):])
+        out.append(token.format(**fill) if "{" in token and "}" in token else token)
+    command = out[0] if out else ""
+    judge = _option(out, "--judge")
+    if judge is not None and "=" not in out[judge] and judge + 1 < len(out):
+        if out[judge + 1] == "local" or out[judge + 1].startswith("local:"):
+            out[judge + 1] = API_JUDGE
+    elif judge is None and command in JUDGED:
+        out += ["--judge", API_JUDGE]
+    seeds = _option(out, "--seeds")
+    if seeds is not None and str(SHARED) in out[seeds + 1] and _option(out, "--n") is None:
+        out += ["--n", "20"]
+    target = _option(out, "--target")
+    if target is not None and target + 1 < len(out) and out[target + 1] == "local":
+        out[target + 1] = TARGET_FOR_LOCAL[command]
+    return out, None
+
+
+@pytest.fixture(scope="module")
+def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeJudgeServer]:
+    server = FakeJudgeServer(tmp_path_factory.mktemp("judge"), "--latency-ms", "1")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def slow_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A judge that answers after 3 s: a run against it can be interrupted mid-request.
+    ``URL|LOG`` (its request log, to see when a request has arrived)."""
+    server = FakeJudgeServer(tmp_path_factory.mktemp("slow"), "--latency-ms", "3000")
+    yield f"{server.base_url}|{server.log}"
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
+             ) -> dict[str, Any]:
+    """A store with two runs of examples/qa.jsonl (base, then candidate, tagged nightly), the
+    same rows as CSV, and a calibration of examples/rated.jsonl."""
+    tmp = tmp_path_factory.mktemp("prepared")
+    store = tmp / "runs.sqlite"
+    env = _env(judge, tmp, store)
+    for name in ("base", "candidate"):
+        _ok(["run", str(QA), "--metrics", "groundedness,f1_score", "--judge", API_JUDGE,
+             "--name", name, "--tag", "nightly", "--out", str(tmp / name)], env, tmp)
+    calibration = tmp / "calibrate-rated"
+    _ok(["calibrate", str(ROOT / "examples" / "rated.jsonl"), "--metric-file",
+         str(ROOT / "examples" / "metrics" / "helpfulness.md"), "--judge", API_JUDGE,
+         "--out", str(calibration), "--no-store"], env, tmp)
+    rows = [json.loads(line) for line in QA.read_text(encoding="utf-8").splitlines()][:2]
+    data = tmp / "qa.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    csv_path = tmp / "qa.csv"
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open_store(str(store)) as opened:
+        ids = {info.name: info.id for info in opened.runs()}
+    return {"store": store, "fill": {"base": ids["base"], "candidate": ids["candidate"],
+                                     "data": str(data), "csv": str(csv_path),
+                                     "calibration": str(calibration)}}
+
+
+def _renamed(argv: list[str], data: str, folder: Path) -> list[str]:
+    """With ``--map FIELD=COLUMN`` options, the data file with its columns renamed to match."""
+    pairs = [argv[i + 1].split("=", 1) for i, a in enumerate(argv[:-1]) if a == "--map"]
+    if not pairs or data not in argv:
+        return argv
+    rename = {field: column for field, column in pairs}
+    renamed = folder / "renamed.jsonl"
+    rows = [json.loads(line) for line in Path(data).read_text(encoding="utf-8").splitlines()]
+    renamed.write_text("".join(json.dumps({rename.get(k, k): v for k, v in r.items()}) + "\n"
+                               for r in rows), encoding="utf-8")
+    return [str(renamed) if a == data else a for a in argv]
+
+
+def _interrupted(argv: list[str], env: dict[str, str], cwd: Path, slow: str) -> None:
+    """Run ``assay ARGV`` in a real process against a judge that answers after 3 s, and press
+    Ctrl-C (SIGINT) once its first judge request has arrived: an interrupted run."""
+    log = Path(slow.split("|")[1])
+    before = len(log.read_text().splitlines()) if log.exists() else 0
+    proc = subprocess.Popen([sys.executable, "-m", "assay.cli", *argv],
+                            env={**os.environ, **env, "OPENAI_BASE_URL": slow.split("|")[0],
+                                 "PYTHONPATH": str(ROOT)},
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.exists() and len(log.read_text().splitlines()) > before:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, f"the run to resume did not stop on Ctrl-C:\n{output}"
+
+
+def _env(judge: FakeJudgeServer, folder: Path, store: Path) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": judge.base_url, "OPENAI_API_KEY": "sk-readme-not-a-secret",
+            "ASSAY_STORE": str(store), "XDG_CACHE_HOME": str(folder / "cache"),
+            "COLUMNS": "120", "NO_COLOR": "1", "ASSAY_PROGRESS": "0"}
+
+
+def _invoke(argv: list[str], env: dict[str, str], cwd: Path) -> Any:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        mp.syspath_prepend(str(ROOT))  # python:tests.apps:... targets
+        return CliRunner().invoke(app, argv, env=env)
+
+
+def _ok(argv: list[str], env: dict[str, str], cwd: Path, where: str = "setup",
+        written: str = "") -> Any:
+    result = _invoke(argv, env, cwd)
+    output = result.output
+    unknown = re.findall(r"No such option: (\S+)", output)
+    if unknown:
+        pytest.fail(f"{where}: `{written or ' '.join(argv)}` uses an option assay does not "
+                    f"have: {', '.join(unknown)}. Build it, or fix the docs.", pytrace=False)
+    crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
+    if crashed or result.exit_code != 0:
+        tail = "\n".join(output.splitlines()[-25:])
+        pytest.fail(f"{where}: `{written or ' '.join(argv)}` exited {result.exit_code}"
+                    f"{' with ' + repr(result.exception) if crashed else ''}\nran: assay "
+                    f"{shlex.join(argv)}\n{tail}", pytrace=False)
+    assert "Traceback" not in output, output
+    return result
+
+
+def test_the_docs_have_commands_to_check() -> None:
+    texts = [c.text for c in COMMANDS]
+    assert len(texts) >= 30
+    for expected in ("assay run DATA.jsonl", "assay report CANDIDATE --compare BASE -o r.html",
+                     "assay serve", "assay run examples/pairs.jsonl", "assay runs --tag nightly"):
+        assert any(expected in t for t in texts), expected
+
+
+def test_adapt_follows_the_rules() -> None:
+    fill = {"base": "B", "candidate": "C", "data": "D", "csv": "d.csv", "calibration": "cal"}
+    assert adapt("assay run DATA.jsonl --resume", fill)[0] == [
+        "run", "D", "--resume", "--judge", API_JUDGE]
+    assert adapt("assay calibrate examples/rated.jsonl --judge local", fill)[0] == [
+        "calibrate", str(ROOT / "examples/rated.jsonl"), "--judge", API_JUDGE]
+    assert adapt("assay export 20261121-203638 -o x.csv  # a comment", fill)[0] == [
+        "export", "B", "-o", "x.csv"]
+    assert adapt("assay simulate --seeds ../shared/data/advbench --inject", fill)[0] == [
+        "simulate", "--seeds", str(SHARED / "data/advbench"), "--inject", "--n", "20"]
+    argv, reason = adapt("assay serve --port 8400", fill)
+    assert argv == ["serve", "--port", "8400", "--help"] and reason
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.where for c in COMMANDS])
+def test_documented_command_runs(command: DocCommand, judge: FakeJudgeServer,
+                                 prepared: dict[str, Any], request: pytest.FixtureRequest,
+                                 tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    shutil.copy(prepared["store"], store)
+    env = _env(judge, tmp_path, store)
+    fill = prepared["fill"]
+    for step in command.before:
+        argv = _renamed(adapt(step, fill)[0], fill["data"], tmp_path)
+        _ok(argv, env, tmp_path, f"{command.where} (an earlier step)", step)
+    argv, help_reason = adapt(command.text, fill)
+    argv = _renamed(argv, fill["data"], tmp_path)
+    if help_reason is None and "--resume" in argv:
+        _interrupted([a for a in argv if a != "--resume"], env, tmp_path,
+                     request.getfixturevalue("slow_judge"))
+    result = _ok(argv, env, tmp_path, command.where, command.text)
+    if help_reason is not None:
+        assert "Usage:" in result.output
