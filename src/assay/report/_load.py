@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..calibration._report import safe_name
-from ..data import Row, read_dataset
+from ..data import Row, read_dataset, row_inputs
 from ..errors import AssayError, ConfigError
 from ..run import RunData
 from ..store import Store
@@ -30,20 +30,9 @@ __all__ = ["calibration_of", "find_dataset", "inputs_for_run", "inputs_from_rows
 def inputs_from_rows(rows: Iterable[Row]) -> dict[str, dict[str, Any]]:
     """``{row id: {field: value}}`` with the fields a row has: ``question``, ``context``,
     ``contexts`` (the retrieved chunks, when given as a list), ``answer``, ``ground_truth``,
-    ``messages`` (``[{"role", "content", "citations"}]``) and ``extra``."""
-    out: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        fields: dict[str, Any] = {}
-        for name in ("question", "context", "contexts", "answer", "ground_truth"):
-            value = getattr(row, name)
-            if value not in (None, "", []):
-                fields[name] = value
-        if row.messages is not None:
-            fields["messages"] = [t.model_dump(exclude_defaults=True) for t in row.messages]
-        if row.extra:
-            fields["extra"] = dict(row.extra)
-        out[str(row.id)] = fields
-    return out
+    ``messages`` (``[{"role", "content", "citations"}]``) and ``extra``: the shape the run
+    store keeps (``assay.data.row_inputs``), so a dataset file and the store read alike."""
+    return {str(row.id): row_inputs(row) for row in rows}
 
 
 def find_dataset(dataset: str | Path | None, run_dir: str | Path | None = None) -> Path | None:
