@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
 from ..errors import DataError
 from ._clean import FieldLimits, LongFields, clean_record, parse_int
@@ -28,8 +28,8 @@ from ._models import Row
 from ._rows import ALIASES, validated_rows
 from ._source import Source, no_rows_problem, open_source
 
-__all__ = ["ALIASES", "data_error", "parse_mapping", "read_dataset", "read_records", "record_unit",
-           "rows_from_records"]
+__all__ = ["ALIASES", "ProblemList", "data_error", "parse_mapping", "read_dataset",
+           "read_records", "record_unit", "rows_from_records"]
 
 #: At most this many problems are listed in one error (the rest are counted).
 MAX_LISTED = 200
@@ -78,7 +78,7 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
     path = Path(path)
     mapping = mapping or {}
     limits = FieldLimits(max_field_chars, long_fields)
-    problems: list[str] = []
+    problems: list[str] = ProblemList()
     records = read_records(path, problems, limits=limits, id_key=mapping.get("id", "id"))
     rows = list(validated_rows(records, str(path), mapping, problems, seen={},
                                unit=record_unit(path)))
@@ -101,7 +101,7 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
         ['abc']
     """
     limits = FieldLimits(max_field_chars, long_fields)
-    problems: list[str] = []
+    problems: list[str] = ProblemList()
     checked: list[tuple[int, dict[str, Any]]] = []
     for i, rec in enumerate(records, start=1):
         if isinstance(rec, Mapping):
@@ -118,6 +118,43 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
     return rows
 
 
+class ProblemList(list[str]):
+    """Problems, of which the first ``keep`` are kept and the rest only counted, so that a
+    file with a problem on each of its million lines does not fill memory with messages.
+    ``len()`` counts them all.
+
+    Example:
+        >>> problems = ProblemList(keep=2)
+        >>> problems.extend(["a", "b", "c"])
+        >>> len(problems), list(problems)
+        (3, ['a', 'b'])
+    """
+
+    def __init__(self, keep: int = MAX_LISTED) -> None:
+        super().__init__()
+        self.keep = keep
+        self.dropped = 0
+
+    def append(self, item: str) -> None:
+        if super().__len__() < self.keep:
+            super().append(item)
+        else:
+            self.dropped += 1
+
+    def extend(self, items: Iterable[str]) -> None:
+        for item in items:
+            self.append(item)
+
+    def pop(self, index: SupportsIndex = -1) -> str:
+        if self.dropped and index == -1:
+            self.dropped -= 1
+            return ""
+        return super().pop(index)
+
+    def __len__(self) -> int:
+        return super().__len__() + self.dropped
+
+
 def record_unit(path: Path) -> str:
     """How messages name a record's position: ``item`` in a JSON array, else ``line``."""
     return "item" if open_source(path).fmt == "json" else "line"
@@ -127,7 +164,7 @@ def data_error(problems: list[str], source: str) -> DataError:
     """One DataError listing ``problems`` (the first :data:`MAX_LISTED`, then a count)."""
     if len(problems) > MAX_LISTED:
         rest = len(problems) - MAX_LISTED
-        problems = [*problems[:MAX_LISTED], (f"... and {rest:,} more problem"
+        problems = [*list(problems)[:MAX_LISTED], (f"... and {rest:,} more problem"
                     f"{'s' if rest != 1 else ''} (only the first {MAX_LISTED} are listed).")]
     return DataError(problems, source=source)
 

@@ -110,7 +110,7 @@ class Source:
                             f"{', '.join(map(str, bad[1:6]))}{', ...' if len(bad) > 6 else ''}). "
                             "Fix: convert the whole file to UTF-8 (see above).")
 
-    def _open(self) -> IO[bytes]:
+    def _open(self) -> IO[bytes] | gzip.GzipFile:
         if self.gzipped:
             return gzip.open(self.path, "rb")
         return self.path.open("rb")

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import DataError
 from ._clean import FieldLimits, LongFields
 from ._models import Row
-from ._read import data_error, read_records, record_unit
+from ._read import ProblemList, data_error, read_records, record_unit
 from ._rows import duplicate_id_problem, validated_rows
 from ._source import no_rows_problem
 
@@ -68,7 +68,7 @@ class DatasetStream:
         Raises:
             DataError: every problem in the file (file, line, field and fix).
         """
-        problems: list[str] = []
+        problems: list[str] = ProblemList()
         hashes = array("q")
         limits = FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
         rows = self._records(problems, limits)
@@ -89,7 +89,7 @@ class DatasetStream:
 
     def __iter__(self) -> Iterator[Row]:
         """The rows, read again from the file (run :meth:`check` first)."""
-        problems: list[str] = []
+        problems: list[str] = ProblemList()
         yield from self._records(problems)
         if problems:  # the file changed since it was checked
             changed = (f"{self.path} changed while it was being evaluated. Fix: evaluate a copy "
@@ -102,7 +102,7 @@ class DatasetStream:
         if not repeated:
             return []
         seen: dict[str, int] = {}
-        problems: list[str] = []
+        problems: list[str] = ProblemList()
         for row in self._records([]):
             if hash(row.id) not in repeated:
                 continue
