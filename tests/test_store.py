@@ -712,3 +712,26 @@ def test_inputs_pages_owner_and_complete_runs(store: Store) -> None:
     store.update_summary(run_id, {"calibration": {"n": 3}})
     assert store.get(run_id).summary == {"metrics": {}, "calibration": {"n": 3}}
     assert store.row_count(run_id) == 6
+
+
+def test_recorder_batches_and_claims_on_both_backends(store: Store) -> None:
+    from assay.run._recording import RunRecorder
+
+    def start(**kw: object) -> RunRecorder:
+        return RunRecorder.start(store, kind="run", name="r", tags=[], dataset=None,
+                                 metrics={}, judge=None, settings={}, batch_rows=2,
+                                 heartbeat_s=0.05, **kw)  # type: ignore[arg-type]
+
+    rec = start()
+    for i in range(3):
+        rec.add(record(f"q{i}", 1.0), {"question": f"Q{i}?"})
+    assert store.row_count(rec.run_id) == 2  # one batch written, one row pending
+    rec.close()  # written, run left running (as a crash would, minus the lost rows)
+    assert store.row_count(rec.run_id) == 3
+    store.mark_interrupted(rec.run_id)
+    again = start(resume_id=rec.run_id)
+    assert again.run_id == rec.run_id and store.get(rec.run_id).status == "running"
+    again.add(record("q3", 1.0))
+    again.finish({"metrics": {}}, complete=True)
+    assert (store.get(rec.run_id).status, store.row_count(rec.run_id)) == ("complete", 4)
+    assert store.inputs(rec.run_id, ["q0", "q3"]) == {"q0": {"question": "Q0?"}}
