@@ -267,14 +267,14 @@ def test_a_flood_of_problems_lists_the_first_200_and_counts_the_rest(tmp_path: P
     assert "800 more problems" in exc.value.problems[-1]
 
 
-def test_a_problem_on_every_one_of_100000_rows_keeps_memory_flat(tmp_path: Path) -> None:
+def test_a_problem_on_every_row_lists_200_and_keeps_only_those(tmp_path: Path) -> None:
     p = tmp_path / "wrong_column.csv"
-    p.write_text("id,output\n" + "".join(f"r{i},x\n" for i in range(100_000)))
+    p.write_text("id,output\n" + "".join(f"r{i},x\n" for i in range(20_000)))
     with pytest.raises(DataError) as exc:
         DatasetStream(p).check()
     assert len(exc.value.problems) == 201
     assert "line 2, field 'answer': missing" in exc.value.problems[0]
-    assert "99,800 more problems" in exc.value.problems[-1]
+    assert "19,800 more problems" in exc.value.problems[-1]
 
 
 def test_latin1_counts_the_other_lines_after_naming_the_first(tmp_path: Path) -> None:
