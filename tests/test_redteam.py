@@ -383,9 +383,13 @@ def test_jailbreak_resume_asks_and_rates_again_only_the_failed_conversations(
     out = tmp_path / "jb"
     first = _invoke("jailbreak", "--target", "python:tests.apps:broken_chat_app", "--category",
                     "violence", "--n", "10", "--judge", "fake", "--out", out)
-    assert first.exit_code == 0, first.output
+    # 2 of 20 rows unscored (10% > 5%): the report is written, and exit 3 names the cause
+    assert first.exit_code == 3, first.output
+    assert "2 of 20 rows (10.0%) could not be scored" in first.output
+    assert "1  plain: app call failed on turn 1: RuntimeError: toy app crashed" in first.output
     report = json.loads((out / "jailbreak.json").read_text())
     assert report["app_failures"] == {"plain": 1, "injected": 1}
+    assert report["failures"]["failed"] == 2 and report["failures"]["rows"] == 20
     rated = {json.loads(x)["id"]: json.loads(x)
              for x in (out / "plain" / "results.jsonl").read_text().splitlines()}
     assert rated["violence-09"]["violence"]["error"] == "conversation has no assistant turn to rate"

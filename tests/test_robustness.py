@@ -205,7 +205,11 @@ def test_cli_rejection_with_judge(tmp_path: Path) -> None:
         "robustness", str(_rgb("en_fact.json")), "--suite", "rejection", "--limit", "3",
         "--target", "python:tests.apps:always_reject", "--judge", "fake",
         "--cache", str(tmp_path / "c.sqlite"), "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    # the judge gave no usable verdict on any item: the table is there, and exit 3 says why
+    assert result.exit_code == 3, result.output
+    assert "3 of 3 rows (100.0%) could not be scored" in result.output
+    assert "3  judge: judge answer does not start with Yes or No (asked twice)" in result.output
+    assert "Traceback" not in result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["judge"]["id"] == "fake" and summary["judge"]["requests"] == 6
     # the default fake judge answers a rating, not Yes/No: every judged verdict is unscored

@@ -2,7 +2,9 @@
 from seed requests, and the jailbreak defect rate.
 
 The terminal shows ids, categories and numbers; the requests and the app's replies stay in the
-output files unless ``--show-text`` is given.
+output files unless ``--show-text`` is given. The command owns the app target and the judge:
+each is opened once and closed once, at the end. When the app or the judge left more than
+``--max-failed-share`` of the rows unscored, the command names the top causes and exits 3.
 
 Example:
     >>> _clip("a" * 300, 10)
@@ -14,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -37,14 +41,21 @@ from ..redteam import (
     read_run,
     simulate,
 )
-from ..robustness import make_target
+from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, close_target, make_target
 from ._errors import exit_on_errors
 from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
 
-__all__ = ["compare_defects_cmd", "jailbreak_cmd", "simulate_cmd"]
+__all__ = ["MaxFailedShare", "compare_defects_cmd", "exit_if_failed", "jailbreak_cmd",
+           "simulate_cmd"]
 
 err = Console(stderr=True)
+
+T = TypeVar("T")
+
+MaxFailedShare = Annotated[float, typer.Option(
+    min=0.0, max=1.0, help="Exit 3 when more than this share of the rows could not be scored "
+    "(the app or the judge failed; 'does not apply' does not count).")]
 
 _TARGET_HELP = ("The app under test: python:package.module:function (called with the "
                 "conversation, a list of {role, content} dicts), openai:MODEL, http:URL (POSTs "
@@ -57,6 +68,29 @@ _SEEDS_HELP = ("Seed requests, a file or a directory of them: JSONL/CSV with a p
 def _clip(text: str, width: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+async def _owning(target: object, work: Awaitable[T]) -> T:
+    """Await ``work``, then close ``target`` (once, whatever happened)."""
+    try:
+        return await work
+    finally:
+        await close_target(target)
+
+
+def exit_if_failed(failures: FailureTally, max_share: float) -> None:
+    """Name the top causes of unscored rows, if any; exit 3 when their share is over
+    ``max_share``."""
+    lines = failures.describe(max_share)
+    if not lines:
+        return
+    over = failures.share > max_share
+    colour = "red" if over else "yellow"
+    err.print(f"[{colour}]{lines[0]}[/{colour}]", highlight=False, soft_wrap=True)
+    for line in lines[1:]:
+        err.print(line, highlight=False, soft_wrap=True, markup=False)
+    if over:
+        raise typer.Exit(3)
 
 
 def _categories(value: str | None) -> list[str] | None:
@@ -92,9 +126,13 @@ def simulate_cmd(
     out: Annotated[Path | None, typer.Option(
         help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep finished rows; ask only the rest.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an existing output file (without it or --resume, one is refused).")]
+        = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Conversations in flight.")] = 4,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies (they may be harmful).")] = False,
+    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
 ) -> None:
     """Ask the app under test harmful seed requests and save the conversations as a dataset."""
     name = "builtin" if seeds == BUILTIN else Path(seeds).stem
@@ -105,12 +143,17 @@ def simulate_cmd(
             raise AssayError(f"--target is required. {_TARGET_HELP}")
         if templates and not inject:
             raise AssayError("--templates needs --inject. Add --inject, or drop --templates.")
+        if path.exists() and not (resume or overwrite):
+            raise AssayError(f"{path} already holds conversations. assay does not overwrite "
+                             "them silently. Fix: --resume to continue, --overwrite to replace "
+                             "them, or --out NEW_FILE.")
         chosen = pick_seeds(load_seeds(seeds), n, _categories(category))
         attacks = (injected_attacks(chosen, load_templates(list(templates or [])))
                    if inject else plain_attacks(chosen))
         app = make_target(target)
-        rows = asyncio.run(simulate(attacks, app, path, turns=turns, resume=resume,
-                                    concurrency=concurrency, progress=sys.stderr.isatty()))
+        rows = asyncio.run(_owning(app, simulate(
+            attacks, app, path, turns=turns, resume=resume, concurrency=concurrency,
+            progress=sys.stderr.isatty())))
     failed = [r for r in rows if r.get("error")]
     table = Table(title=f"assay simulate: {len(rows)} conversations, {app.id}")
     for col in ("category", "conversations", "app failures"):
@@ -122,33 +165,43 @@ def simulate_cmd(
     if show_text:
         for r in rows:
             _print_text(Console(), r["id"], r)
-    for r in failed:
-        err.print(f"[yellow]{r['id']}[/yellow]: {r['error']}", highlight=False)
+    for r in failed[:10]:  # ids and errors may hold brackets: no markup
+        err.print(f"{r['id']}: {r['error']}", style="yellow", highlight=False, markup=False)
+    if len(failed) > 10:
+        err.print(f"... and {len(failed) - 10} more app failures (their rows have 'error' set "
+                  f"in {path})", highlight=False, markup=False)
     err.print(f"conversations: {path}\nrate them: assay run {path} --metrics "
               "hate_unfairness,sexual,violence,self_harm,refusal", highlight=False)
+    failures = FailureTally()
+    for r in rows:
+        failures.add([str(r["error"])] if r.get("error") else [])
+    exit_if_failed(failures, max_failed_share)
 
 
 def print_defect_comparison(report: dict[str, Any], *, title: str,
                      texts: dict[str, dict[str, Any]] | None = None) -> None:
     """The per-category defect rates of both sides, their difference, and the rows whose
     severity rose the most (with the injected request and reply when ``texts`` is given)."""
-    table = Table(title=title)
+    # no column rules, one space between columns: the table reads at 80 columns
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                  padding=(0, 0, 0, 1))
     for col in ("category", "plain", "injected", "difference", "scored", "refused",
                 "unscored"):
-        table.add_column(col, justify="left" if col == "category" else "right")
+        table.add_column(col, justify="left" if col == "category" else "right", no_wrap=True)
     for cat, entry in report["categories"].items():
         base, inj = entry["base"], entry["injected"]
         table.add_row("any category" if cat == ANY else cat,
                       f"{percent(base['defect_rate'])} ({base['defects']})",
                       f"{percent(inj['defect_rate'])} ({inj['defects']})", percent(entry["difference"], signed=True),
-                      f"{base['scored']} / {inj['scored']}", f"{base['refused']} / {inj['refused']}",
-                      f"{base['unscored']} / {inj['unscored']}")
+                      f"{base['scored']}/{inj['scored']}", f"{base['refused']}/{inj['refused']}",
+                      f"{base['unscored']}/{inj['unscored']}")
     console = Console()
     console.print(table)
     if report["top_rises"]:
         rises = Table(title="largest severity rises (paired rows)")
         for col in ("id", "category", "plain", "injected", "rise", "injected reply refused"):
-            rises.add_column(col, justify="left" if col in ("id", "category") else "right")
+            rises.add_column(col, justify="left" if col in ("id", "category") else "right",
+                             no_wrap=col in ("id", "category"))
         for r in report["top_rises"]:
             refused = {True: "yes (no defect)", False: "no", None: "-"}[r.get("refused")]
             rises.add_row(r["id"], r["category"], f"{r['base']:g}", f"{r['injected']:g}",
@@ -201,12 +254,16 @@ def jailbreak_cmd(
         help="Judge cache file. Default: the user cache.")] = None,
     resume: Annotated[bool, typer.Option(
         help="Keep finished conversations and ratings; do only the rest.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace the jailbreak already in the output directory (without it or --resume, "
+             "one is refused).")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
     top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
+    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate)."""
@@ -218,13 +275,14 @@ def jailbreak_cmd(
             raise AssayError(f"--target is required. {_TARGET_HELP}")
         check_judge_spec(judge)
         app = make_target(target)
-        report = asyncio.run(jailbreak(
+        report = asyncio.run(_owning(app, jailbreak(
             app, out=out_dir, n=n, seeds=seeds, templates=templates,
             categories=_categories(category), turns=turns, judge=judge,
             cache=cache if cache is not None else True, safety_threshold=safety_threshold,
-            safety_mode=safety_mode, refusal=refusal, resume=resume, concurrency=concurrency,
+            safety_mode=safety_mode, refusal=refusal, resume=resume, overwrite=overwrite,
+            concurrency=concurrency,
             top=top, progress=sys.stderr.isatty(),
-            store=store_arg(store, no_store)))
+            store=store_arg(store, no_store))))
     t = report["timings"]
     print_defect_comparison(report, title=(
         f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
@@ -240,6 +298,7 @@ def jailbreak_cmd(
     err.print(f"time: asking {t['ask_plain_s'] + t['ask_injected_s']:.0f} s, rating "
               f"{t['rate_plain_s'] + t['rate_injected_s']:.0f} s; report: "
               f"{out_dir / 'jailbreak.json'}", highlight=False)
+    exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
 
 
 def compare_defects_cmd(

@@ -1,5 +1,9 @@
 """``assay robustness DATA --suite ... --target ...``: RGB-style robustness of a RAG app.
 
+The command owns the app target and the judge (``--judge``): each is opened once and closed
+once, at the end. When the app or the judge left more than ``--max-failed-share`` of the items
+unscored, the command names the top causes and exits 3.
+
 Example:
     >>> callable(robustness)
     True
@@ -18,11 +22,22 @@ from rich.table import Table
 
 from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
-from ..robustness import load_rgb, make_target, run_suite, summarize, write_summary
+from ..robustness import (
+    DEFAULT_MAX_FAILED_SHARE,
+    Instance,
+    close_target,
+    load_rgb,
+    make_target,
+    run_suite,
+    suite_failures,
+    summarize,
+    write_summary,
+)
 from ..run._managed import ManagedJudge, RetryPolicy
 from ..run._recording import RunRecorder, open_run_store
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, store_arg
+from .redteam import MaxFailedShare, exit_if_failed
 
 __all__ = ["robustness"]
 
@@ -55,6 +70,7 @@ def robustness(
         help="Judge cache file. Default: the user cache.")] = None,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
+    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -79,24 +95,16 @@ def robustness(
         instances = load_rgb(data)[:limit]
         app = make_target(target)
         out_dir.mkdir(parents=True, exist_ok=True)
-        judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
-        managed = (ManagedJudge(make_judge(judge), cache=judge_cache, concurrency=concurrency,
-                                retry=RetryPolicy()) if judge else None)
-        try:
-            records = asyncio.run(run_suite(instances, suite, app, out=out_dir, k=passages,
-                                            ratios=ratios, resume=resume, lang=lang,
-                                            concurrency=concurrency, seed=seed, judge=managed,
-                                            progress=sys.stderr.isatty()))
-        finally:
-            if judge_cache is not None:
-                judge_cache.close()
-    table = summarize(records)
-    meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
-            "noise_ratios": ratios}
-    if managed is not None:
-        meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
-    write_summary(out_dir, table, meta)
-    run_id = _record(store_arg(store, no_store), records, table, meta, data, suite)
+        records, managed = asyncio.run(_ask(
+            instances, suite, app, judge, cache=cache, out=out_dir, k=passages, ratios=ratios,
+            resume=resume, lang=lang, concurrency=concurrency, seed=seed))
+        table = summarize(records)
+        meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
+                "noise_ratios": ratios}
+        if managed is not None:
+            meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
+        write_summary(out_dir, table, meta)
+        run_id = _record(store_arg(store, no_store), records, table, meta, data, suite)
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
@@ -108,6 +116,30 @@ def robustness(
     Console().print(view)
     err.print(f"answers: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}"
               + (f"  stored run: {run_id}" if run_id else ""), highlight=False)
+    exit_if_failed(suite_failures(records), max_failed_share)
+
+
+async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | None, *,
+               cache: Path | None, concurrency: int, **options: Any
+               ) -> tuple[list[dict[str, Any]], ManagedJudge | None]:
+    """Run the suite with the judge (when given) and the app, opened here and closed here,
+    once, whatever happens; the records and the managed judge (for its stats)."""
+    judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
+    backend = make_judge(judge) if judge else None
+    managed = (ManagedJudge(backend, cache=judge_cache, concurrency=concurrency,
+                            retry=RetryPolicy()) if backend is not None else None)
+    try:
+        records = await run_suite(instances, suite, app, judge=managed, concurrency=concurrency,
+                                  progress=sys.stderr.isatty(), **options)
+    finally:
+        try:
+            await close_target(app)
+            if backend is not None:
+                await backend.aclose()
+        finally:
+            if judge_cache is not None:
+                judge_cache.close()
+    return records, managed
 
 
 def _record(store: str | bool, records: list[dict[str, Any]], table: list[dict[str, Any]],

@@ -6,6 +6,10 @@ Files under ``out``: ``plain.jsonl`` and ``injected.jsonl`` (the conversations, 
 and summary.json), and ``jailbreak.json`` (the comparison, with settings and timings). Every step
 writes as it goes, so ``resume=True`` after a Ctrl-C asks and rates only what is missing.
 
+One judge serves both evaluations. Its owner closes it once, at the end: ``jailbreak`` when
+it made the judge from a spec such as ``"openai:MODEL"``, the caller when it passed a Judge
+instance. Each evaluation gets the judge on loan and cannot close it.
+
 Example:
     >>> import asyncio, tempfile
     >>> from assay.judges import FakeJudge
@@ -21,6 +25,8 @@ Example:
     ...                                out=tempfile.mkdtemp(), cache=False))
     >>> report["categories"]["any"]["difference"], report["app_failures"]
     (0.0, {'plain': 0, 'injected': 0})
+    >>> report["failures"]["failed"], report["failures"]["rows"]
+    (0, 8)
 """
 
 from __future__ import annotations
@@ -28,23 +34,22 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..judges import Judge, make_judge
+from ..judges import Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
-from ..robustness._targets import ChatTarget
+from ..robustness import ChatTarget, FailureTally, unscored_causes
 from ..run._evaluate import evaluate_async
-from ..run._results import load_finished, rewrite_in_order
 from ..store import Store
 from ._compare import compare_defects
-from ._simulate import injected_attacks, plain_attacks, simulate
+from ._folder import SIDES, accept_new_conversations, answered, check_folder, forget
+from ._simulate import Attack, injected_attacks, plain_attacks, simulate
 from ._sources import load_seeds, load_templates, pick_seeds
 
 __all__ = ["SIDES", "FunctionTarget", "jailbreak"]
 
-#: The two datasets of a jailbreak run, in the order they are built.
-SIDES = ("plain", "injected")
 
 
 class FunctionTarget:
@@ -59,12 +64,29 @@ class FunctionTarget:
         return await self._fn(messages)
 
 
+class _Lent:
+    """A judge on loan to one evaluation: calls go to the owner's judge, and closing the loan
+    leaves the judge open (its owner closes it once, when the whole command is done)."""
+
+    def __init__(self, judge: Judge) -> None:
+        self._judge = judge
+        self.id = judge.id
+        self.max_concurrency = judge.max_concurrency
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        return await self._judge.complete(request)
+
+    async def aclose(self) -> None:
+        return None
+
+
 async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     seeds: str | Path | None = None, templates: Sequence[str | Path] | None = None,
                     categories: list[str] | None = None, turns: int = 1,
                     judge: str | Judge = "local", cache: str | Path | bool | None = True,
                     safety_threshold: str = "medium", safety_mode: str = "combined",
-                    refusal: bool = True, resume: bool = False, concurrency: int = 4,
+                    refusal: bool = True, resume: bool = False, overwrite: bool = False,
+                    concurrency: int = 4,
                     top: int = 5, progress: bool = False,
                     store: str | Path | Store | bool | None = None) -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
@@ -76,53 +98,48 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         templates: template files (``"builtin"`` for the shipped ones, the default); seed ``i``
             gets template ``i % len(templates)``.
         refusal: also run the ``refusal`` metric, so that a refusal is never a defect.
+        resume: keep the conversations and ratings already in ``out``; ask and rate the rest.
+        overwrite: replace a jailbreak already in ``out`` (without it or ``resume``, a
+            folder that holds one is refused).
         top: how many of the paired rows whose severity rose the most to report.
+        judge: a judge spec (``local``, ``openai:MODEL``, ...), made and closed here, or a
+            Judge instance, which stays open (the caller owns it).
         store: record both evaluations in the run store (kind ``jailbreak``, tagged ``plain``
             or ``injected``); see :func:`assay.evaluate`.
 
+    The report's ``failures`` counts the rows (of both sides) the app or the judge left
+    unscored, with the top causes; the command exits 3 when their share is too high.
+
     Raises:
         DataError: a seed or template file has problems (all listed).
-        ConfigError: a bad option (threshold, mode, turns).
+        ConfigError: a bad option (threshold, mode, turns), or ``out`` holds a jailbreak and
+            neither ``resume`` nor ``overwrite`` is given.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    check_folder(out, resume=resume, overwrite=overwrite)
     chosen = pick_seeds(load_seeds(seeds), n, categories)
     attacks = {"plain": plain_attacks(chosen),
                "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
     metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
     backend = make_judge(judge)
-    timings: dict[str, float] = {}
-    app_failures: dict[str, int] = {}
-    summaries: dict[str, Any] = {}
-    records: dict[str, list[dict[str, Any]]] = {}
-    for side in SIDES:
-        started = time.monotonic()
-        kept = _answered(out / f"{side}.jsonl") if resume else set()
-        rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
-                              resume=resume, concurrency=concurrency, progress=progress,
-                              description=f"asking the app ({side})")
-        timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
-        app_failures[side] = sum(1 for r in rows if r.get("error"))
-        if resume:  # conversations asked again must be rated again
-            _forget(out / side / "results.jsonl", {r["id"] for r in rows} - kept)
-        started = time.monotonic()
-        result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=backend,
-                                      out=out / side, resume=resume, cache=cache,
-                                      safety_threshold=safety_threshold, safety_mode=safety_mode,
-                                      concurrency=concurrency, progress=progress,
-                                      store=store, kind="jailbreak",
-                                      run_name=f"jailbreak {side} {target.id}",
-                                      tags=["jailbreak", side])
-        timings[f"rate_{side}_s"] = round(time.monotonic() - started, 1)
-        summaries[side] = result.summary
-        records[side] = result.rows
-    report = compare_defects(records["plain"], records["injected"], threshold=safety_threshold,
-                             top=top)
+    try:
+        sides = await _ask_and_rate(
+            attacks, target, _Lent(backend), out=out, metrics=metrics, turns=turns,
+            resume=resume, concurrency=concurrency, progress=progress, cache=cache,
+            safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
+    finally:
+        if isinstance(judge, str):  # made here: closed here, once
+            await backend.aclose()
+    report = compare_defects(sides.records["plain"], sides.records["injected"],
+                             threshold=safety_threshold, top=top)
+    summaries = sides.summaries
     report.update({
         "target": target.id, "judge": backend.id, "seeds": len(chosen),
         "templates": sorted({a.template for a in attacks["injected"] if a.template}),
         "turns": turns, "safety_mode": safety_mode, "refusal_metric": refusal,
-        "app_failures": app_failures, "timings": timings,
+        "app_failures": sides.app_failures, "failures": sides.failures.as_dict(),
+        "timings": sides.timings,
         "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
         "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
     (out / "jailbreak.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
@@ -131,14 +148,49 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
 
 
 
-def _answered(path: Path) -> set[str]:
-    """Ids of the conversations in ``path`` that got their replies (no app error)."""
-    return {i for i, row in load_finished(path).items() if not row.get("error")}
+@dataclass
+class _Sides:
+    """What asking and rating both sides gave: per side timings, app failures, summaries and
+    records, and one failure tally over the rows of both."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+    app_failures: dict[str, int] = field(default_factory=dict)
+    summaries: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    failures: FailureTally = field(default_factory=FailureTally)
 
 
-def _forget(results: Path, ids: set[str]) -> None:
-    """Drop the rated rows ``ids`` from a results file, so a resumed run rates them again."""
-    if not ids or not results.is_file():
-        return
-    kept = [r for i, r in load_finished(results).items() if i not in ids]
-    rewrite_in_order(results, kept)
+async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, judge: Judge, *,
+                        out: Path, metrics: list[str], turns: int, resume: bool,
+                        concurrency: int, progress: bool, **rate: Any) -> _Sides:
+    """Each side in turn: ask the app (``out/<side>.jsonl``), then rate the conversations
+    (``out/<side>/``) with ``judge``; ``rate`` holds the other options of the evaluation."""
+    sides = _Sides()
+    for side in SIDES:
+        started = time.monotonic()
+        kept = answered(out / f"{side}.jsonl") if resume else set()
+        rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
+                              resume=resume, concurrency=concurrency, progress=progress,
+                              description=f"asking the app ({side})")
+        sides.timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
+        sides.app_failures[side] = sum(1 for r in rows if r.get("error"))
+        if resume:  # conversations asked again must be rated again
+            forget(out / side / "results.jsonl", {r["id"] for r in rows} - kept)
+            accept_new_conversations(out / side, out / f"{side}.jsonl")
+        started = time.monotonic()
+        result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=judge,
+                                      out=out / side, resume=resume, concurrency=concurrency,
+                                      progress=progress, kind="jailbreak",
+                                      run_name=f"jailbreak {side} {target.id}",
+                                      tags=["jailbreak", side], **rate)
+        sides.timings[f"rate_{side}_s"] = round(time.monotonic() - started, 1)
+        sides.summaries[side] = result.summary
+        sides.records[side] = result.rows
+        rated = {str(r["id"]): r for r in result.rows}
+        for row in rows:
+            row_id = str(row["id"])
+            causes = ([str(row["error"])] if row.get("error")
+                      else unscored_causes(rated[row_id], metrics) if row_id in rated
+                      else ["the conversation got no rating"])
+            sides.failures.add(causes, prefix=f"{side}: ")
+    return sides

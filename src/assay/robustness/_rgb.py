@@ -59,13 +59,27 @@ def load_rgb(path: str | Path) -> list[Instance]:
         raise DataError([f"{path}: file not found. Fix: check the path."])
     problems: list[str] = []
     out: list[Instance] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+    # newline="\n": lines end at "\n" only (a trailing "\r" is whitespace to json.loads);
+    # universal newlines would also end one at a lone "\r"
+    try:
+        with path.open(encoding="utf-8-sig", newline="\n") as f:
+            lines = list(f)
+    except UnicodeDecodeError as e:
+        raise DataError([(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}). Fix: save "
+                          "the file as UTF-8 (e.g. iconv -f latin1 -t utf-8).")]) from None
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"{path} line {lineno}: invalid JSON ({e.msg}).")
+        except (json.JSONDecodeError, RecursionError) as e:
+            why = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+            problems.append(f"{path} line {lineno}: invalid JSON ({why}). Fix: write one JSON "
+                            "object per line.")
+            continue
+        if not isinstance(rec, dict):
+            problems.append(f"{path} line {lineno}: expected a JSON object, got "
+                            f"{type(rec).__name__}. Fix: write one object per line.")
             continue
         where = f"{path} line {lineno}"
         before = len(problems)

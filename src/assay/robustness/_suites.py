@@ -27,11 +27,13 @@ from ..errors import ConfigError, JudgeError
 from ..run._managed import RetryPolicy
 from ..run._progress import RowProgress
 from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ._failures import FailureTally
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
 from ._targets import Target
 
-__all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "summarize", "write_summary"]
+__all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "suite_failures", "summarize",
+           "write_summary"]
 
 SUITES = ("noise", "rejection", "integration", "counterfactual")
 _REJECT = ("insufficient information", "not enough information", "can not answer",
@@ -127,6 +129,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                     lambda: target.answer(job["question"], job["passages"], lang))
             except JudgeError as e:
                 error = str(e)
+            except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
+                error = f"app call failed: {type(e).__name__}: {e}"
         rec = {**job, "target": target.id, "response": response, "error": error,
                "seconds": round(time.monotonic() - started, 3)}
         if error is None:
@@ -152,6 +156,22 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     ordered = [records[j["id"]] for j in jobs if j["id"] in records]
     rewrite_in_order(path, ordered)
     return ordered
+
+
+def suite_failures(records: Sequence[dict[str, Any]]) -> FailureTally:
+    """The items the app (``error``) or the judge (``judge_error``) left unscored, by cause.
+
+    Example:
+        >>> tally = suite_failures([{"error": None}, {"error": "target answered HTTP 500"},
+        ...                         {"error": None, "judge_error": "judge call failed: HTTP 401"}])
+        >>> tally.failed, tally.top()
+        (2, [('app: target answered HTTP 500', 1), ('judge: judge call failed: HTTP 401', 1)])
+    """
+    tally = FailureTally()
+    for r in records:
+        tally.add([f"app: {r['error']}"] if r.get("error") is not None
+                  else [f"judge: {r['judge_error']}"] if r.get("judge_error") else [])
+    return tally
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

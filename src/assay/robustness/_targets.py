@@ -2,7 +2,9 @@
 
 Each target answers two ways: ``answer(question, passages, lang)`` for the RAG robustness suites,
 and ``reply(messages)`` (the conversation so far, OpenAI-style ``{"role", "content"}`` dicts) for
-``assay simulate`` and ``assay jailbreak``.
+``assay simulate`` and ``assay jailbreak``. Whoever makes a target owns its connections: it
+closes them once, at the end, with :func:`close_target` (a target opens them again if it is
+used after that, never fails with a closed client).
 
 Example:
     >>> make_target("python:tests.apps:echo_first_passage").id
@@ -24,7 +26,7 @@ import httpx
 
 from ..errors import ConfigError, JudgeError, RetryableJudgeError
 
-__all__ = ["TARGET_SPECS", "ChatTarget", "Target", "make_target"]
+__all__ = ["TARGET_SPECS", "ChatTarget", "Target", "close_target", "make_target"]
 
 Messages = list[dict[str, str]]
 
@@ -83,6 +85,9 @@ class PythonTarget:
             return str(await self._fn(messages))
         return str(await asyncio.to_thread(self._fn, messages))
 
+    async def aclose(self) -> None:
+        """Nothing to close: the function holds no connection of ours."""
+
 
 class OpenAITarget:
     """A chat model behind an OpenAI-compatible endpoint, with a plain RAG prompt."""
@@ -91,12 +96,18 @@ class OpenAITarget:
         from ..judges._openai import openai_client
         self.id = f"openai:{model}"
         self.model = model
-        self._client = openai_client(option="--target openai:MODEL")
+        self._client: Any = openai_client(option="--target openai:MODEL")  # checks the settings
+
+    def _open(self) -> Any:
+        from ..judges._openai import openai_client
+        if self._client is None:  # closed earlier: a fresh client, never a closed one
+            self._client = openai_client(option="--target openai:MODEL")
+        return self._client
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         from ..judges._openai import call_openai
         docs = "\n".join(passages)
-        resp = await call_openai(self._client.chat.completions.create, model=self.model,
+        resp = await call_openai(self._open().chat.completions.create, model=self.model,
                                  temperature=0.0, max_tokens=256, messages=[
                                      {"role": "system", "content": _RAG_SYSTEM[lang]},
                                      {"role": "user", "content": f"Documents:\n{docs}\n\n"
@@ -105,9 +116,15 @@ class OpenAITarget:
 
     async def reply(self, messages: Messages) -> str:
         from ..judges._openai import call_openai
-        resp = await call_openai(self._client.chat.completions.create, model=self.model,
+        resp = await call_openai(self._open().chat.completions.create, model=self.model,
                                  temperature=0.0, max_tokens=512, messages=messages)
         return resp.choices[0].message.content or ""
+
+    async def aclose(self) -> None:
+        """Close the client's connections (once; a later call opens a new client)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
 
 
 class LocalTarget:
@@ -133,6 +150,9 @@ class LocalTarget:
                                max_tokens=256, logprobs=False)
         return (await self._model.complete(request)).text
 
+    async def aclose(self) -> None:
+        await self._model.aclose()
+
 
 class HttpTarget:
     """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (``{"messages": [...]}`` for
@@ -145,6 +165,7 @@ class HttpTarget:
         self.url = url
         self.template = os.environ.get("ASSAY_TARGET_TEMPLATE")
         self.field = os.environ.get("ASSAY_TARGET_FIELD", "answer")
+        self._client: httpx.AsyncClient | None = None  # opened on first use, kept alive
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         if self.template:
@@ -159,12 +180,19 @@ class HttpTarget:
                 if self.template else {"messages": messages})
         return await self._post(body)
 
+    async def aclose(self) -> None:
+        """Close the kept-alive connections (once; a later call opens a new client)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
     async def _post(self, body: Any) -> str:
-        async with httpx.AsyncClient(timeout=120) as client:
-            try:
-                resp = await client.post(self.url, json=body)
-            except httpx.HTTPError as e:
-                raise RetryableJudgeError(f"target unreachable: {e}") from e
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=120)
+        try:
+            resp = await self._client.post(self.url, json=body)
+        except httpx.HTTPError as e:
+            raise RetryableJudgeError(f"target unreachable: {e}") from e
         if resp.status_code == 429 or resp.status_code >= 500:
             raise RetryableJudgeError(f"target answered HTTP {resp.status_code}",
                                       status=resp.status_code)
@@ -176,6 +204,19 @@ class HttpTarget:
         if not isinstance(value, str):
             raise JudgeError(f"target reply has no text field {self.field!r}")
         return value
+
+
+async def close_target(target: object) -> None:
+    """Close a target's connections if it has any (``aclose``); a target without one, such as a
+    plain function wrapper, has nothing to close.
+
+    Example:
+        >>> asyncio.run(close_target(make_target("python:tests.apps:toy_app")))
+        >>> asyncio.run(close_target(object()))
+    """
+    aclose = getattr(target, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def make_target(spec: str) -> PythonTarget | OpenAITarget | LocalTarget | HttpTarget:
