@@ -177,7 +177,7 @@ def store_error(e: sa.exc.DBAPIError, url: sa.URL) -> ConfigError:
         Run store sqlite:////data/runs.sqlite: file is not a database: the file is not a readable SQLite database ... Fix: move it aside ...
     """
     where = url.render_as_string(hide_password=True)
-    detail = mask_secrets(re.sub(r"\s+", " ", str(e.orig or e)).strip())
+    detail = mask_secrets(re.sub(r"\s+", " ", str(e.orig or e)).strip()).rstrip(".?! ")
     if url.password:
         detail = detail.replace(str(url.password), "***")
     low = detail.lower()
