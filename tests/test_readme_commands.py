@@ -376,3 +376,53 @@ def test_documented_command_runs(command: DocCommand, judge: FakeJudgeServer,
     result = _ok(argv, env, tmp_path, command.where, command.text)
     if help_reason is not None:
         assert "Usage:" in result.output
+
+
+# -- the README's metrics tables say what the planner does ---------------------------------------------
+
+def _tables(text: str, first_header: str) -> list[tuple[str, list[str]]]:
+    """The rows of the markdown table whose header starts with ``first_header``: (first cell,
+    the backticked metric names of the second)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header}"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        label, metrics = (cell.strip() for cell in line.strip("|").split("|", 1))
+        rows.append((label, re.findall(r"`(\w+)`", metrics)))
+    return rows
+
+
+def test_readme_metrics_tables_match_the_planner() -> None:
+    """Each QA line's fields plan exactly its metrics plus those of the lines whose fields it
+    includes; the conversation lines likewise; together they are the whole auto set."""
+    from assay.data import rows_from_records
+    from assay.metrics import AUTO_METRICS, plan_metrics
+
+    def planned(record: dict[str, Any]) -> set[str]:
+        rows = rows_from_records([{"id": "1", **record}])
+        return {m.name for m in plan_metrics(rows, "auto").metrics}
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    qa = _tables(text, "a QA row with an answer and")
+    values = {"question": "Q?", "context": "C.", "contexts": ["C1.", "C2."],
+              "ground_truth": "G."}
+    fields = [set(re.findall(r"`(\w+)`", label)) for label, _ in qa]
+    covered: set[str] = set()
+    for (label, metrics), have in zip(qa, fields, strict=True):
+        # "contexts (a list) works wherever context does"
+        reads_as = have | ({"context"} if "contexts" in have else set())
+        expected = set().union(*(set(m) for (_, m), f in zip(qa, fields, strict=True)
+                                 if f <= reads_as))
+        record = {"answer": "A.", **{f: values[f] for f in have}}
+        assert planned(record) == expected, (label, planned(record) ^ expected)
+        covered |= set(metrics)
+    turns = [{"role": "user", "content": "Hi?"}, {"role": "assistant", "content": "Hello."}]
+    cited = [turns[0], {**turns[1], "context": {"citations": [{"id": "d", "content": "Doc."}]}}]
+    (plain_label, plain), (cited_label, with_citations) = _tables(
+        text, "a conversation (`messages`) with")
+    assert "citations" in cited_label and "citations" not in plain_label
+    assert planned({"messages": turns}) == set(plain)
+    assert planned({"messages": cited}) == set(plain) | set(with_citations)
+    assert covered | set(plain) | set(with_citations) == set(AUTO_METRICS)
