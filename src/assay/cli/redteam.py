@@ -23,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..data import read_records
@@ -320,13 +321,28 @@ def compare_defects_cmd(
     with exit_on_errors("\ninterrupted."):
         report = compare_defects(read_run(base), read_run(injected), threshold=safety_threshold,
                                  top=top)
-    texts = None
-    if show_text:
-        summary = (injected if injected.is_dir() else injected.parent) / "summary.json"
-        dataset = json.loads(summary.read_text())["dataset"] if summary.is_file() else None
-        texts = _rows_by_id(Path(dataset)) if dataset else {}
+        texts = _texts_of_run(injected) if show_text else None
     print_defect_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
                      texts=texts)
     if json_out is not None:
-        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-        err.print(f"comparison: {json_out}")
+        try:
+            json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            err.print(f"[red]error:[/red] {escape(f'cannot write {json_out}: {e.strerror or e}')}."
+                      " Fix: give --json a path in a writable folder.", highlight=False,
+                      soft_wrap=True)
+            raise typer.Exit(2) from None
+        err.print(f"comparison: {json_out}", highlight=False)
+
+
+def _texts_of_run(run: Path) -> dict[str, dict[str, Any]]:
+    """The conversations of the dataset a run scored, by id (read from its summary.json);
+    empty, with a warning, when they cannot be read."""
+    summary = (run if run.is_dir() else run.parent) / "summary.json"
+    try:
+        dataset = json.loads(summary.read_text(encoding="utf-8")).get("dataset")
+        return _rows_by_id(Path(dataset)) if isinstance(dataset, str) else {}
+    except (OSError, ValueError, AttributeError) as e:
+        err.print(f"--show-text: cannot read the conversations of {run} ({e}); the texts are "
+                  "not shown.", style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return {}
