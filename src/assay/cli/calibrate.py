@@ -80,5 +80,6 @@ def calibrate(
                  " " * width + " ".join(f"{x:>{width}}" for x in labels)]
         lines += [f"{lab:<{width}}" + " ".join(f"{n:>{width}}" for n in row)
                   for lab, row in zip(labels, matrix)]
-        Console().print("\n".join(lines), highlight=False)
-    err.print("files: " + ", ".join(str(p) for p in result.files.values()), highlight=False)
+        Console().print("\n".join(lines), highlight=False, markup=False)
+    err.print("files: " + ", ".join(str(p) for p in result.files.values()), highlight=False,
+              markup=False)

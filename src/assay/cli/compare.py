@@ -78,7 +78,7 @@ def compare(
     print_comparison(comparison)
     print_warnings(comparison)
     if json_out is not None:
-        err.print(f"comparison: {json_out}", highlight=False)
+        err.print(f"comparison: {json_out}", highlight=False, markup=False)
     failures = check_comparison(comparison, max_drop=bars)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)

@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path, PurePath
 from typing import Annotated, Any
@@ -83,6 +82,7 @@ def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
     never broken (it starts with the UTC time the run was created).
 
     Example:
+        >>> import io
         >>> from rich.console import Console
         >>> from assay.store import RunInfo
         >>> means = {m: {"mean": 0.5} for m in ("f1_score", "exact_match", "bleu_score",

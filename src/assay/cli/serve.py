@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import ConfigError
 from ._errors import exit_on_errors
@@ -80,7 +81,7 @@ def serve(
         typer.echo(f"assay serve: {_url(host, port)} (store {app.state.store.url}); "
                    "Ctrl-C stops it.")
         if not loopback:
-            err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach "
+            err.print(f"[yellow]warning:[/yellow] listening on {escape(host)}: anyone who can reach "
                       "this machine can read your runs and datasets. Use the default --host "
                       "127.0.0.1 to keep them local.", highlight=False)
         uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning")
