@@ -6,14 +6,21 @@ import asyncio
 
 import pytest
 
+from assay import evaluate
 from assay.data import Row
+from assay.metrics import REGISTRY, ScoreContext
 from assay.metrics.lexical import BleuScore, ExactMatch, F1Score, RougeL, token_f1
+from assay.metrics.lexical._common import NO_REFERENCE
 from assay.metrics.lexical._normalize import normalize_text, normalize_tokens
+from assay.metrics.lexical._tokenize import RougeTokenizer
+
+LEXICAL = ("f1_score", "exact_match", "bleu_score", "rouge_l")
 
 
-def score(metric: object, answer: str, truth: str) -> float:
+def score(metric: object, answer: str, truth: str, lang: str = "en") -> float:
     row = Row(id="1", line=1, answer=answer, ground_truth=truth)
-    result = asyncio.run(metric.score(row, None))  # type: ignore[attr-defined]
+    ctx = ScoreContext(lang=lang)  # type: ignore[arg-type]
+    result = asyncio.run(metric.score(row, ctx))  # type: ignore[attr-defined]
     assert result.value is not None, result.error
     return result.value
 
@@ -70,6 +77,11 @@ def test_f1_is_symmetric() -> None:
     ("Paris, France", "Paris", 0.0),
     ("帐篷。", "帐篷", 1.0),
     ("帐篷", "帐", 0.0),
+    ("北京 大学", "北京大学", 1.0),       # whitespace between CJK characters does not count
+    ("北京大学", "北 京 大 学。", 1.0),
+    ("iPhone手机", "iphone 手机", 1.0),
+    ("北京 大学", "北京大", 0.0),
+    ("new york", "newyork", 0.0),         # between Latin words it does
 ])
 def test_exact_match(answer: str, truth: str, expected: float) -> None:
     assert score(ExactMatch(), answer, truth) == expected
@@ -116,12 +128,13 @@ def test_rouge_l_english(answer: str, truth: str, expected: float) -> None:
     assert score(RougeL(), answer, truth) == expected
 
 
-def test_rouge_l_chinese() -> None:
-    # per-character LCS 帐篷轻 = 3; P = 3/4, R = 3/7, F = 18/33
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rouge_l_chinese(lang: str) -> None:
+    # per-character LCS 帐篷轻 = 3; P = 3/4, R = 3/7, F = 18/33 (in either run language)
     row = Row(id="1", line=1, answer="帐篷很轻", ground_truth="这个帐篷非常轻")
-    result = asyncio.run(RougeL().score(row, None))
+    result = asyncio.run(RougeL().score(row, ScoreContext(lang=lang)))  # type: ignore[arg-type]
     assert result.value == 0.5455
-    assert result.details == {"tokens": "cjk"}
+    assert result.details == {"tokenizer": lang}
     assert score(RougeL(), "帐篷很轻", "帐篷很轻") == 1.0
 
 
@@ -130,3 +143,87 @@ def test_rouge_l_other_scripts_are_not_dropped() -> None:
     assert score(RougeL(), "привет мир", "привет мир") == 1.0
     assert score(RougeL(), "привет мир", "привет друг") == 0.5
     assert score(RougeL(), "καλημέρα κόσμε", "καλημέρα") == pytest.approx(0.6667)
+
+
+def test_rouge_l_accented_letters_use_the_same_tokenizer_and_stemmer() -> None:
+    # One accented letter switched the row to unstemmed whitespace words: 0.667 vs 0.444.
+    plain = score(RougeL(), "the cafe opens at noon", "the cafe opened at noon today")
+    accented = score(RougeL(), "the café opens at noon", "the café opened at noon today")
+    assert plain == accented == 0.9091  # "opens" / "opened" stem alike: LCS 5 of 5 and 6
+    assert score(RougeL(), "cafés", "café") == 1.0  # accented words are stemmed too
+    assert score(RougeL(), "naïve résumés", "naïve résumé") == 1.0
+    # decomposed accents (NFD) tokenise as the composed ones
+    assert score(RougeL(), "cafe\u0301 au lait", "café au lait") == 1.0
+
+
+def test_rouge_l_one_tokenizer_per_run_whatever_the_row_holds() -> None:
+    assert RougeTokenizer("en").tokenize("The Cafés, OPENED!") == ["the", "café", "open"]
+    assert RougeTokenizer("zh").tokenize("The Cafés, OPENED!") == ["the", "cafés", "opened"]
+    # a zh run does not stem, whatever the row holds; an en run stems
+    assert score(RougeL(), "opens", "opened", lang="zh") == 0.0
+    assert score(RougeL(), "opens", "opened", lang="en") == 1.0
+    with pytest.raises(ValueError, match="Got lang='fr'. Must be one of"):
+        RougeTokenizer("fr")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("answer, truth", [
+    ("the cat sat on the mat", "the cat is on the mat"),
+    ("The tents were pitched quickly; running water nearby.", "Tent pitched quick, run water!"),
+    ("It's 1,300 g (about 2.9 lb) -- e.g. ultra_light", "it weighs 1300 g, 2.9 lbs"),
+    ("Generalizations of relational databases", "generalization relations database"),
+    ("", "the cat"),
+    ("...", "the cat"),
+])
+def test_rouge_l_matches_rouge_score_on_ascii(answer: str, truth: str) -> None:
+    from rouge_score import rouge_scorer
+
+    reference = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    assert score(RougeL(), answer, truth) == round(
+        reference.score(truth, answer)["rougeL"].fmeasure, 4)
+
+
+# --- edge cases shared by the four metrics ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_dot_against_the_is_unscored_with_the_reason(name: str) -> None:
+    row = Row(id="1", line=1, answer=".", ground_truth="the")
+    result = asyncio.run(REGISTRY[name].score(row, ScoreContext()))
+    assert result.value is None and result.error == NO_REFERENCE
+    assert result.details == {"ground_truth": "the"}
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_empty_and_blank_answers_score_zero(name: str) -> None:
+    for answer in ("", "  "):
+        assert score(REGISTRY[name], answer, "The tent weighs 1.3 kg.") == 0.0
+
+
+def test_a_run_counts_empty_answers_and_skips_only_missing_fields() -> None:
+    records = [
+        {"id": "right", "answer": "Paris", "ground_truth": "Paris"},
+        {"id": "empty", "answer": "", "ground_truth": "Paris"},       # an answer: scores 0
+        {"id": "blank", "answer": "  ", "ground_truth": "Paris"},     # as does a blank one
+        {"id": "no-truth", "answer": "Paris"},                        # does not apply
+        {"id": "dot", "answer": ".", "ground_truth": "the"},          # nothing to compare
+    ]
+    res = evaluate(records, metrics=",".join(LEXICAL), cache=None)
+    by_id = {r["id"]: r for r in res.rows}
+    for name in LEXICAL:
+        assert by_id["empty"][name]["value"] == 0.0
+        assert by_id["blank"][name]["value"] == 0.0
+        assert by_id["no-truth"][name]["error"] == "does not apply: row has no ground_truth"
+        assert by_id["dot"][name]["error"] == NO_REFERENCE
+        agg = res.summary["metrics"][name]
+        assert (agg["mean"], agg["scored"], agg["unscored"]) == (round(1 / 3, 4), 3, 2)
+        assert agg["unscored_reasons"] == {"does not apply: row has no ground_truth": 1,
+                                           NO_REFERENCE: 1}
+        assert REGISTRY[name].version == "2"
+
+
+def test_bleu_in_a_zh_run_tokenizes_every_row_alike() -> None:
+    row = Row(id="1", line=1, answer="“tent” — light", ground_truth="“tent” — light")
+    en = asyncio.run(BleuScore().score(row, ScoreContext()))
+    zh = asyncio.run(BleuScore().score(row, ScoreContext(lang="zh")))
+    assert (en.details, zh.details) == ({"tokenize": "13a"}, {"tokenize": "zh"})
+    assert en.value == zh.value == 1.0

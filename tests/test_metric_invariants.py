@@ -23,13 +23,15 @@ FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?",
                context="It weighs 1.3 kg.\n\nIt is red.", contexts=["It weighs 1.3 kg.", "It is red."],
                answer="The tent weighs 1.3 kg.", ground_truth="1.3 kg")
 
-# (answer, ground_truth): identical, partial, disjoint, punctuation only, CJK, mixed, Cyrillic,
-# one side empty after normalisation, long and repetitive.
+# (answer, ground_truth): identical, partial, disjoint, punctuation-only or empty answer, CJK,
+# mixed, Cyrillic, accented, answer empty after normalisation, long and repetitive.
 LEXICAL_CASES = [
     ("The tent weighs 1.3 kg.", "The tent weighs 1.3 kg."),
     ("The tent weighs 1.3 kg", "1.3 kg"),
     ("red green blue", "one two three"),
-    ("!!!", "..."),
+    ("!!!", "tent"),
+    ("", "tent"),
+    ("Le café est fermé", "Le café est ouvert"),
     ("帐篷很轻", "这个帐篷非常轻"),
     ("Tent 帐篷 1.3kg", "帐篷 weighs 1.3kg"),
     ("привет мир", "привет друг"),
@@ -103,6 +105,41 @@ def test_lexical_identical_is_best_and_disjoint_is_worst(name: str) -> None:
 
     assert value("The tent weighs 1.3 kg.", "The tent weighs 1.3 kg.") == high
     assert value("red green blue", "one two three") == pytest.approx(low, abs=1e-3)
+
+
+#: Ground truths with no tokens after normalisation: blank, punctuation, articles only.
+NO_TOKENS = ["", "   ", ".", "the", "A!", "« — »", "。"]
+
+
+@pytest.mark.parametrize("truth", NO_TOKENS)
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_reference_without_tokens_is_unscored(name: str, truth: str) -> None:
+    metric = REGISTRY[name]
+    for answer in (".", "the", "", "Paris"):  # "." against "the" scored 1.0 in f1 / EM
+        row = Row(id="1", line=1, answer=answer, ground_truth=truth)
+        assert metric.applies(row) is None  # given, but nothing to compare against
+        result = asyncio.run(metric.score(row, ScoreContext()))
+        assert result.value is None
+        assert result.error == ("ground truth has no tokens after normalisation (blank, "
+                                "punctuation or articles only)")
+        assert result.details["ground_truth"] == truth
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "\n\t"])
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_empty_answer_is_an_answer_scoring_the_bottom(name: str, answer: str) -> None:
+    metric = REGISTRY[name]
+    row = Row(id="1", line=1, answer=answer, ground_truth="The tent weighs 1.3 kg.")
+    assert metric.applies(row) is None
+    result = asyncio.run(metric.score(row, ScoreContext()))
+    assert result.error is None and result.value == metric.value_range[0]
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_lexical_missing_field_does_not_apply(name: str) -> None:
+    metric = REGISTRY[name]
+    assert metric.applies(Row(id="1", line=1, ground_truth="Paris")) == "row has no answer"
+    assert metric.applies(Row(id="1", line=1, answer="Paris")) == "row has no ground_truth"
 
 
 #: The 0-7 severity the scripted judge gives for each ``rating`` (severity: lower is better, so

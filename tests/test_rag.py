@@ -23,6 +23,7 @@ from assay.errors import JudgeError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, Script, TokenLogprob
 from assay.metrics import REGISTRY, ScoreContext
 from assay.metrics.rag import average_precision
+from assay.metrics.rag._correctness import NO_EMBEDDER
 from conftest import numbered, section, user_of
 
 QUESTION = "How heavy is the SkyView 2 and what is its floor rated?"
@@ -267,8 +268,10 @@ def test_answer_correctness_is_the_statement_f_score_without_an_embedder() -> No
     assert (d["tp"], d["fp"], d["fn"], d["f_score"]) == (2, 1, 1, round(2 / 3, 4))
     assert d["false_positives"] == ["The SkyView 2 is red."]
     assert d["false_negatives"] == ["The SkyView 2 weighs 1.3 kg packed."]
-    assert "similarity" not in d
+    # the similarity term's absence shows: in the details and in the reason
+    assert d["similarity"] is None and d["similarity_missing"] == NO_EMBEDDER
     assert a.reason.startswith("2 correct, 1 unsupported and 1 missing")
+    assert "statement F-score alone" in a.reason and "--embeddings openai:MODEL" in a.reason
     # both texts decomposed once; answer checked against the truth and truth against the answer
     texts = Counter(section(user_of(r), "text") for r in requests_of(judge, "statements"))
     assert texts == {ANSWER: 1, TRUTH: 1}
@@ -299,6 +302,49 @@ def test_answer_correctness_embedder_failure_is_unscored_with_the_counts() -> No
               embedder=ToyEmbedder({}, fail=True))
     assert a.value is None and a.error == "embedding call failed: embedder down"
     assert (a.details["tp"], a.details["fp"], a.details["fn"]) == (2, 1, 1)
+
+
+def test_answer_correctness_with_an_embedder_has_no_missing_flag() -> None:
+    embedder = ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]})
+    res = evaluate([ROW], metrics="answer_correctness", judge=_correctness_judge(),
+                   embeddings=embedder, cache=None)
+    assert "similarity_missing" not in res.rows[0]["answer_correctness"]["details"]
+    agg = res.summary["metrics"]["answer_correctness"]
+    assert "without_similarity" not in agg and "notes" not in agg
+
+
+@pytest.mark.parametrize("answer", ["", "   "])
+def test_answer_correctness_empty_answer_scores_zero_without_a_judge_call(answer: str) -> None:
+    judge, alone = _correctness_judge(), _correctness_judge()
+    embedder = ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]})
+    res = evaluate([{**ROW, "answer": answer}, {**ROW, "id": "r2"}], metrics="answer_correctness",
+                   judge=judge, embeddings=embedder, cache=None)
+    evaluate([{**ROW, "id": "r2"}], metrics="answer_correctness", judge=alone,
+             embeddings=ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]}), cache=None)
+    empty = res.rows[0]["answer_correctness"]
+    assert empty["value"] == 0.0 and empty["error"] is None
+    assert empty["reason"] == "the answer is empty: it states none of the ground truth"
+    assert empty["details"]["empty_answer"] is True
+    # the empty answer is in the mean (it was left out as "does not apply")
+    assert res.summary["metrics"]["answer_correctness"]["scored"] == 1 + 1
+    assert len(judge.requests) == len(alone.requests)  # the empty answer asked nothing
+    assert embedder.calls == [[ANSWER, TRUTH]]
+
+
+@pytest.mark.parametrize("truth", ["", "  \n"])
+def test_answer_correctness_blank_ground_truth_is_unscored(truth: str) -> None:
+    judge = _correctness_judge()
+    a = score("answer_correctness", {**ROW, "ground_truth": truth}, judge)
+    assert a.value is None
+    assert a.error == "the ground truth is blank: nothing to compare the answer against"
+    assert judge.requests == []
+
+
+def test_answer_correctness_missing_ground_truth_does_not_apply() -> None:
+    metric = REGISTRY["answer_correctness"]
+    assert metric.applies(Row(id="1", line=1, answer="A.")) == "row has no ground_truth"
+    assert metric.applies(Row(id="1", line=1, ground_truth="A.")) == "row has no answer"
+    assert metric.applies(Row(id="1", line=1, answer="", ground_truth="A.")) is None
 
 
 def test_answer_correctness_all_statements_match() -> None:
@@ -588,5 +634,9 @@ def test_auto_without_the_local_embedder_still_runs(monkeypatch: pytest.MonkeyPa
                         tuple(m for m in registry.AUTO_METRICS if m != "retrieval_score"))
     res = evaluate([ROW], judge=_correctness_judge(), cache=None)  # auto, embeddings="local"
     assert f"semantic_similarity: skipped, {missing}" in res.skipped
-    a = res.rows[0]["answer_correctness"]  # scored on the statement F-score alone
-    assert a["value"] == a["details"]["f_score"] and "similarity" not in a["details"]
+    a = res.rows[0]["answer_correctness"]  # scored on the statement F-score alone, flagged
+    assert a["value"] == a["details"]["f_score"] and a["details"]["similarity"] is None
+    assert a["details"]["similarity_missing"] == NO_EMBEDDER
+    agg = res.summary["metrics"]["answer_correctness"]  # and the run's summary counts it
+    assert agg["without_similarity"] == 1 and agg["scored"] == 1
+    assert agg["notes"] == [f"1 of 1 rows scored on the statement F-score alone: {NO_EMBEDDER}"]

@@ -6,6 +6,17 @@ Example:
     ...     name, required = "m", frozenset({"answer", "context"})
     >>> M().applies(Row(id="1", line=1, answer="a"))
     'row has no context'
+
+    A metric that scores an empty answer (it is an answer: the app said nothing) names the
+    field in ``empty_is_given``; only a missing field (``None``) then makes it not apply:
+
+    >>> class Lexical(FieldMetric):
+    ...     name, required = "lex", frozenset({"answer"})
+    ...     empty_is_given = frozenset({"answer"})
+    >>> Lexical().applies(Row(id="1", line=1, answer="")) is None
+    True
+    >>> Lexical().applies(Row(id="1", line=1, question="Q?"))
+    'row has no answer'
 """
 
 from __future__ import annotations
@@ -31,6 +42,9 @@ class FieldMetric:
     value_range: tuple[float, float] = (0.0, 1.0)
     uses_judge: bool = False
     uses_embedder: bool = False
+    #: Required fields for which an empty string counts as given (``Row.fields`` leaves empty
+    #: fields out): the metric scores it rather than not applying.
+    empty_is_given: frozenset[str] = frozenset()
 
     def applies(self, row: Row) -> str | None:
         if row.kind == "conversation":
@@ -39,7 +53,8 @@ class FieldMetric:
             if self.needs_citations and "citations" not in row.fields():
                 return "conversation has no citations on its assistant turns"
             return None
-        missing = sorted(self.required - row.fields())
+        given = row.fields() | {f for f in self.empty_is_given if getattr(row, f, None) == ""}
+        missing = sorted(self.required - given)
         if missing:
             return f"row has no {' or '.join(missing)}"
         return None

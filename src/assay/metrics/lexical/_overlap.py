@@ -6,6 +6,13 @@ Example:
     >>> row = Row(id="1", line=1, answer="The tent weighs 1.3 kg", ground_truth="1.3 kg")
     >>> asyncio.run(F1Score().score(row, None)).value
     0.6667
+
+    An empty answer scores 0; a ground truth with no tokens leaves the row unscored:
+
+    >>> asyncio.run(F1Score().score(row.model_copy(update={"answer": ""}), None)).value
+    0.0
+    >>> asyncio.run(ExactMatch().score(row.model_copy(update={"ground_truth": "."}), None)).error
+    'ground truth has no tokens after normalisation (blank, punctuation or articles only)'
 """
 
 from __future__ import annotations
@@ -14,8 +21,8 @@ from collections import Counter
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._common import FieldMetric
-from ._normalize import normalize_text, normalize_tokens
+from ._common import LexicalMetric, no_reference
+from ._normalize import normalize_tokens
 
 __all__ = ["ExactMatch", "F1Score", "token_f1"]
 
@@ -35,22 +42,33 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-class F1Score(FieldMetric):
-    """Token F1 between the answer and the ground truth (SQuAD normalisation, CJK per character)."""
+class F1Score(LexicalMetric):
+    """Token F1 between the answer and the ground truth (SQuAD normalisation, CJK per character).
+
+    Version 2: an empty answer scores 0 (it was left out); a ground truth with no tokens is
+    unscored (it scored 1.0 against an answer with none).
+    """
 
     name = "f1_score"
-    required = frozenset({"answer", "ground_truth"})
 
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
+        if (unscored := no_reference(row)) is not None:
+            return unscored
         return MetricResult(value=round(token_f1(row.answer or "", row.ground_truth or ""), 4))
 
 
-class ExactMatch(FieldMetric):
-    """1 when the normalised answer equals the normalised ground truth, else 0."""
+class ExactMatch(LexicalMetric):
+    """1 when the normalised answer's tokens equal the normalised ground truth's, else 0.
+
+    Tokens are compared, so whitespace between CJK characters does not count
+    ("北京 大学" matches "北京大学"). Version 2: that, an empty answer scores 0, and a ground
+    truth with no tokens is unscored.
+    """
 
     name = "exact_match"
-    required = frozenset({"answer", "ground_truth"})
 
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
-        same = normalize_text(row.answer or "") == normalize_text(row.ground_truth or "")
+        if (unscored := no_reference(row)) is not None:
+            return unscored
+        same = normalize_tokens(row.answer or "") == normalize_tokens(row.ground_truth or "")
         return MetricResult(value=1.0 if same else 0.0)

@@ -6,80 +6,74 @@ Example:
     >>> row = Row(id="1", line=1, answer="the cat sat on the mat", ground_truth="the cat sat on the mat")
     >>> asyncio.run(BleuScore().score(row, None)).value, asyncio.run(RougeL().score(row, None)).value
     (1.0, 1.0)
+
+    One tokeniser per run: an accented letter does not change how a row is tokenised.
+
+    >>> cafe = Row(id="2", line=2, answer="the cafe is open late", ground_truth="the cafe was open")
+    >>> cafe_accented = Row(id="3", line=3, answer="the café is open late",
+    ...                     ground_truth="the café was open")
+    >>> [asyncio.run(RougeL().score(r, None)).value for r in (cafe, cafe_accented)]
+    [0.6667, 0.6667]
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._common import FieldMetric
+from ._common import LexicalMetric, no_reference, run_lang
 from ._normalize import _CJK
+from ._tokenize import RougeTokenizer
 
 __all__ = ["BleuScore", "RougeL"]
 
 
-class BleuScore(FieldMetric):
+class BleuScore(LexicalMetric):
     """Sentence BLEU of the answer against the ground truth (sacrebleu, scaled to 0-1).
 
-    Texts with CJK characters use sacrebleu's ``zh`` tokenizer, others ``13a``.
+    sacrebleu's ``zh`` tokenizer (13a plus one token per CJK character) serves every row of a
+    ``zh`` run, and rows with CJK characters in other runs; other rows use ``13a``.
+    Version 2: an empty answer scores 0 (it was left out); a ground truth with no tokens after
+    SQuAD normalisation is unscored; a ``zh`` run tokenises every row with ``zh``.
     """
 
     name = "bleu_score"
-    required = frozenset({"answer", "ground_truth"})
 
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
         import sacrebleu
 
+        if (unscored := no_reference(row)) is not None:
+            return unscored
         hyp, ref = row.answer or "", row.ground_truth or ""
-        tokenize = "zh" if _CJK.search(hyp + ref) else "13a"
+        tokenize = "zh" if run_lang(ctx) == "zh" or _CJK.search(hyp + ref) else "13a"
         bleu = sacrebleu.sentence_bleu(hyp, [ref], tokenize=tokenize)
         return MetricResult(value=round(bleu.score / 100.0, 4), details={"tokenize": tokenize})
 
 
-@lru_cache(maxsize=1)
-def _rouge_scorer() -> Any:
+@lru_cache(maxsize=2)
+def _rouge_scorer(lang: Literal["en", "zh"]) -> Any:
     from rouge_score import rouge_scorer
 
-    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    return rouge_scorer.RougeScorer(["rougeL"], tokenizer=RougeTokenizer(lang))
 
 
-class RougeL(FieldMetric):
+class RougeL(LexicalMetric):
     """ROUGE-L F-measure (longest common subsequence) of the answer against the ground truth.
 
-    rouge-score's tokenizer keeps only ASCII letters and digits, so text with other letters
-    (CJK, Cyrillic, Greek, accented Latin, ...) is tokenised by assay instead: CJK per character,
-    other scripts by whitespace words.
+    rouge-score computes it, with the run's tokeniser (see :class:`RougeTokenizer`): for ``en``,
+    rouge-score's rules (ASCII text scores as with ``use_stemmer=True``) extended to every
+    script, so accented words are stemmed like others; for ``zh``, one token per CJK character.
+    Version 2: one tokeniser per run (a row with a non-ASCII letter switched to unstemmed
+    whitespace words), an empty answer scores 0, a ground truth with no tokens is unscored.
     """
 
     name = "rouge_l"
-    required = frozenset({"answer", "ground_truth"})
 
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
-        hyp, ref = row.answer or "", row.ground_truth or ""
-        cjk = _CJK.search(hyp + ref)
-        if cjk or any(ch.isalnum() and not ch.isascii() for ch in hyp + ref):
-            from ._normalize import normalize_tokens
-            toks_h, toks_r = normalize_tokens(hyp), normalize_tokens(ref)
-            return MetricResult(value=round(_lcs_f(toks_h, toks_r), 4),
-                                details={"tokens": "cjk" if cjk else "unicode"})
-        score = _rouge_scorer().score(ref, hyp)["rougeL"]
-        return MetricResult(value=round(score.fmeasure, 4))
-
-
-def _lcs_f(hyp: list[str], ref: list[str]) -> float:
-    if not hyp or not ref:
-        return float(hyp == ref)
-    prev = [0] * (len(ref) + 1)
-    for h in hyp:
-        cur = [0]
-        for j, r in enumerate(ref, start=1):
-            cur.append(prev[j - 1] + 1 if h == r else max(prev[j], cur[j - 1]))
-        prev = cur
-    lcs = prev[-1]
-    if lcs == 0:
-        return 0.0
-    precision, recall = lcs / len(hyp), lcs / len(ref)
-    return 2 * precision * recall / (precision + recall)
+        if (unscored := no_reference(row)) is not None:
+            return unscored
+        lang = run_lang(ctx)
+        score = _rouge_scorer(lang).score(row.ground_truth or "", row.answer or "")["rougeL"]
+        return MetricResult(value=round(score.fmeasure, 4), details={"tokenizer": lang})

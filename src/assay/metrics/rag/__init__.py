@@ -7,8 +7,8 @@ Example:
     0.5
 """
 
+from ._correctness import AnswerCorrectness
 from ._metrics import (
-                       AnswerCorrectness,
                        ContextPrecision,
                        ContextRecall,
                        Faithfulness,

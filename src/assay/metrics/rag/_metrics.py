@@ -1,6 +1,6 @@
 """RAG metrics on shared statement decompositions: where a retrieval-augmented answer fails.
 
-Level 1: ``answer_correctness``. Level 2: ``faithfulness`` (generation), ``context_recall`` and
+Level 1: ``answer_correctness`` (in ``_correctness``). Level 2: ``faithfulness`` (generation), ``context_recall`` and
 ``context_precision`` (retrieval). ``groundedness_claims`` is the claim-level groundedness on the
 1-5 scale that lists every ungrounded sentence.
 
@@ -14,8 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...data import Row
-from ...embeddings import cosine
-from ...errors import JudgeError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
@@ -24,7 +22,7 @@ from ..judge._template import load_template
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
 
-__all__ = ["AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
+__all__ = ["ContextPrecision", "ContextRecall", "Faithfulness",
            "GroundednessClaims", "average_precision"]
 
 
@@ -159,55 +157,3 @@ class ContextPrecision(FieldMetric):
             details={"chunks": [{"rank": i, "useful": u, "reason": r}
                                 for i, (u, r) in enumerate(verdicts, start=1)],
                      "reference": "ground_truth" if row.ground_truth else "answer"})
-
-
-class AnswerCorrectness(FieldMetric):
-    """Agreement (0-1) of answer and ground truth: statement-level F-score, blended with the
-    semantic similarity of the two texts (``0.75 F + 0.25 similarity``, Ragas' default weights;
-    F alone when no embedder is configured).
-
-    TP: answer statements the ground truth supports; FP: answer statements it does not;
-    FN: ground-truth statements the answer does not support. F = TP / (TP + (FP + FN) / 2).
-    Where the judge gives P(supported) (the embedded judge), the counts are sums of it.
-    """
-
-    name = "answer_correctness"
-    required = frozenset({"answer", "ground_truth"})
-    uses_judge = True
-    uses_embedder = True
-    embedder_optional = True  # without one, the F-score alone
-    prompt_names = ("statements", "verify")
-    weights = (0.75, 0.25)
-
-    async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
-        answer, truth = row.answer or "", row.ground_truth or ""
-        try:
-            a_stmts = await decompose(ctx, answer, row.question)
-            t_stmts = await decompose(ctx, truth, row.question)
-            if not a_stmts and not t_stmts:
-                return MetricResult.unscored("neither text makes a factual statement")
-            a_checked = await verify(ctx, a_stmts, truth)
-            t_checked = await verify(ctx, t_stmts, answer)
-        except StepFailed as e:
-            return MetricResult.unscored(str(e), **e.details)
-        tp = sum(v.weight for v in a_checked)
-        fp = len(a_checked) - tp
-        fn = sum(1.0 - v.weight for v in t_checked)
-        f_score = tp / (tp + 0.5 * (fp + fn)) if tp + fp + fn else 0.0
-        details: dict[str, Any] = {
-            "tp": round(tp, 4), "fp": round(fp, 4), "fn": round(fn, 4),
-            "f_score": round(f_score, 4),
-            "false_positives": [v.statement for v in a_checked if not v.supported],
-            "false_negatives": [v.statement for v in t_checked if not v.supported]}
-        value = f_score
-        if ctx.embedder is not None:
-            try:
-                va, vt = await ctx.embedder.embed([answer, truth])
-            except JudgeError as e:
-                return MetricResult.unscored(f"embedding call failed: {e}", **details)
-            sim = max(0.0, min(1.0, cosine(va, vt)))
-            details["similarity"] = round(sim, 4)
-            value = self.weights[0] * f_score + self.weights[1] * sim
-        return MetricResult(value=round(value, 4), details=details,
-                            reason=f"{tp:g} correct, {fp:g} unsupported and {fn:g} missing "
-                                   "statements (soft counts where the judge gave probabilities)")
