@@ -2,7 +2,8 @@
 
 The commands are read from the fenced code blocks (shell blocks and output blocks, where a
 ``$ `` prompt is dropped; lines joined at a trailing backslash; ``# comments`` dropped; in a
-YAML workflow, every ``run:`` step). Each one runs in-process through the same Typer app as the
+YAML workflow, every ``run:`` step), and from inline code in the prose that holds a whole
+command (at least one argument, no ``...`` or ``[optional]`` part). Each one runs in-process through the same Typer app as the
 ``assay`` script, in a fresh working folder, against the bench's fake OpenAI-compatible judge
 (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``), with ``ASSAY_STORE`` pointing at a fresh copy of a
 store that already holds two runs, and must exit 0 with no traceback.
@@ -17,7 +18,8 @@ The rules that turn a written command into the one that runs, in this order:
    ``--tpm 20000`` from waiting a minute), with its columns renamed as the command's ``--map``
    options expect; ``DATA.csv`` -> the same rows as CSV; ``RUN``,
    ``CANDIDATE`` -> the newer stored run, ``BASE`` -> the older one, and an example run id
-   (``20261121-203638``) -> the older one too; ``python:myapp.chat:reply`` ->
+   (``20261121-203638``) -> the older one too; ``BASE_DIR``, ``INJECTED_DIR`` -> their
+   ``--out`` folders (both runs have the safety metrics); ``python:myapp.chat:reply`` and ``APP`` ->
    ``python:tests.apps:toy_app``; ``assay-out/calibrate-rated`` -> a calibration made
    beforehand. Paths under ``examples/`` and ``../shared/`` are read from the checkout.
 3. **The embedded judge is swapped** for ``openai:gpt-4o-mini`` (the fake judge): a written
@@ -33,8 +35,9 @@ The rules that turn a written command into the one that runs, in this order:
    a file an earlier command of its block writes (``--out``) runs that command first; a YAML
    workflow step first runs the steps before it, all in the same folder.
 
-A command that uses an option assay does not have fails with a message that names it, so an
-option documented before it is built shows up as exactly that.
+A command must exit 0, except as :data:`EXIT_ALLOWED` says (with its reason). A command that
+uses an option assay does not have fails with a message that names it, so an option
+documented before it is built shows up as exactly that.
 """
 
 from __future__ import annotations
@@ -77,6 +80,16 @@ HELP_ONLY = (
                       "cluster for --ray-address); tests/test_ray_engine.py runs the Ray engine")),
 )
 
+#: The metrics of the two prepared runs (the safety ones for compare-defects).
+SAFETY_RUN_METRICS = "groundedness,f1_score,hate_unfairness,sexual,violence,self_harm"
+
+#: Exit codes other than 0 that a command may end with: command -> (code, reason).
+EXIT_ALLOWED = {
+    "jailbreak": (3, ("the bench's fake judge does not answer refusal's plain Yes/No question, "
+                      "so refusal is unscored on every row and jailbreak exits 3 over "
+                      "--max-failed-share; the four severities are scored on both sides")),
+}
+
 #: Written placeholder -> what runs (``{base}``, ``{candidate}``, ``{csv}``, ``{calibration}``
 #: are filled per test).
 PLACEHOLDERS = {
@@ -84,7 +97,8 @@ PLACEHOLDERS = {
     "data.jsonl": "{data}", "DATA.csv": "{csv}",
     "RUN": "{candidate}", "CANDIDATE": "{candidate}", "CANDIDATE_RUN": "{candidate}",
     "INJECTED_RUN": "{candidate}", "BASE": "{base}", "BASE_RUN": "{base}",
-    "python:myapp.chat:reply": "python:tests.apps:toy_app",
+    "BASE_DIR": "{base_dir}", "INJECTED_DIR": "{candidate_dir}",
+    "python:myapp.chat:reply": "python:tests.apps:toy_app", "APP": "python:tests.apps:toy_app",
     "assay-out/calibrate-rated": "{calibration}",
 }
 EXAMPLE_RUN_ID = re.compile(r"^\d{8}-\d{6}(-[0-9a-f]{4})?$")
@@ -129,6 +143,16 @@ def _yaml_steps(lines: list[str]) -> list[tuple[int, str]]:
             steps.append((start, value))
         i += 1
     return steps
+
+
+def _synopsis(span: str) -> bool:
+    """Inline code that describes a command's form rather than one command: ``...``,
+    ``[optional]`` parts, ``a|b`` alternatives, a placeholder :data:`PLACEHOLDERS` does not
+    fill (``--metric NAME``), or a lone option named in prose (``assay run --out``)."""
+    tokens = span.split()[2:]
+    return (tokens == [] or (len(tokens) == 1 and tokens[0].startswith("-"))
+            or "..." in span or "[" in span or "|" in span
+            or any(re.fullmatch(r"[A-Z][A-Z_]*", t) and t not in PLACEHOLDERS for t in tokens))
 
 
 def _writers_of(command: str, earlier: list[str]) -> tuple[str, ...]:
@@ -180,6 +204,10 @@ def doc_commands() -> list[DocCommand]:
                         earlier.append(command)
                     n += 1
             i = end + 1
+        for n, line in enumerate(lines, 1):
+            for span in re.findall(r"`((?:\.venv/bin/)?assay [^`]+)`", line):
+                if len(span.split()) >= 3 and not _synopsis(span):
+                    found.append(DocCommand(f"{name}:{n}", span))
     return found
 
 
@@ -251,7 +279,7 @@ def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
     store = tmp / "runs.sqlite"
     env = _env(judge, tmp, store)
     for name in ("base", "candidate"):
-        _ok(["run", str(QA), "--metrics", "groundedness,f1_score", "--judge", API_JUDGE,
+        _ok(["run", str(QA), "--metrics", SAFETY_RUN_METRICS, "--judge", API_JUDGE,
              "--name", name, "--tag", "nightly", "--out", str(tmp / name)], env, tmp)
     calibration = tmp / "calibrate-rated"
     _ok(["calibrate", str(ROOT / "examples" / "rated.jsonl"), "--metric-file",
@@ -268,6 +296,8 @@ def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
     with open_store(str(store)) as opened:
         ids = {info.name: info.id for info in opened.runs()}
     return {"store": store, "fill": {"base": ids["base"], "candidate": ids["candidate"],
+                                     "base_dir": str(tmp / "base"),
+                                     "candidate_dir": str(tmp / "candidate"),
                                      "data": str(data), "csv": str(csv_path),
                                      "calibration": str(calibration)}}
 
@@ -319,6 +349,7 @@ def _invoke(argv: list[str], env: dict[str, str], cwd: Path) -> Any:
 
 def _ok(argv: list[str], env: dict[str, str], cwd: Path, where: str = "setup",
         written: str = "") -> Any:
+    allowed = EXIT_ALLOWED.get(argv[0], (0, ""))[0] if argv else 0
     result = _invoke(argv, env, cwd)
     output = result.output
     unknown = re.findall(r"No such option: (\S+)", output)
@@ -326,7 +357,7 @@ def _ok(argv: list[str], env: dict[str, str], cwd: Path, where: str = "setup",
         pytest.fail(f"{where}: `{written or ' '.join(argv)}` uses an option assay does not "
                     f"have: {', '.join(unknown)}. Build it, or fix the docs.", pytrace=False)
     crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
-    if crashed or result.exit_code != 0:
+    if crashed or result.exit_code not in (0, allowed):
         tail = "\n".join(output.splitlines()[-25:])
         pytest.fail(f"{where}: `{written or ' '.join(argv)}` exited {result.exit_code}"
                     f"{' with ' + repr(result.exception) if crashed else ''}\nran: assay "
@@ -351,6 +382,10 @@ def test_adapt_follows_the_rules() -> None:
         "calibrate", str(ROOT / "examples/rated.jsonl"), "--judge", API_JUDGE]
     assert adapt("assay export 20261121-203638 -o x.csv  # a comment", fill)[0] == [
         "export", "B", "-o", "x.csv"]
+    assert _synopsis("assay calibrate DATA --metric NAME")
+    assert _synopsis("assay robustness DATA --suite noise|rejection")
+    assert _synopsis("assay run --out")
+    assert not _synopsis("assay compare-defects BASE_DIR INJECTED_DIR")
     assert adapt("assay simulate --seeds ../shared/data/advbench --inject", fill)[0] == [
         "simulate", "--seeds", str(SHARED / "data/advbench"), "--inject", "--n", "20"]
     argv, reason = adapt("assay serve --port 8400", fill)
