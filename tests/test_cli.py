@@ -377,11 +377,13 @@ def test_api_key_never_reaches_outputs_cache_or_console(fake_judge_server, tmp_p
                                         + bench_retrieval_requests(r) + bench_safety_requests(r)
                                         for r in ROWS)
     # a second run reads the cache back (and writes its own outputs)
-    res2 = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out)
+    out2 = tmp_path / "out2"
+    res2 = _invoke(data, "--judge", JUDGE, "--cache", cache_dir / "judge.sqlite", "--out", out2)
     assert res2.exit_code == 0, res2.output
 
     needle = secret.encode()
-    files = [out / "results.jsonl", out / "summary.json", *cache_dir.iterdir()]
+    files = [out / "results.jsonl", out / "summary.json", out2 / "results.jsonl",
+             out2 / "summary.json", *cache_dir.iterdir()]
     assert (cache_dir / "judge.sqlite") in files
     for f in files:
         assert needle not in f.read_bytes(), f

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 import assay
 from assay.cli._runjson import DETAIL_KEYS, LISTING_KEYS
 from assay.cli.main import app
+from assay.metrics import get_metric
 
 ROOT = Path(__file__).resolve().parents[1]
 QA = ROOT / "examples" / "qa.jsonl"
@@ -105,7 +106,7 @@ def test_runs_json_has_stable_keys_and_no_secrets(store: Path) -> None:
     assert newest["name"] == "baseline-with-a-rather-long-name" and newest["tags"] == ["nightly"]
     assert newest["status"] == "complete" and newest["rows"] == 4
     assert newest["dataset"] == str(QA) and len(newest["dataset_sha256"]) == 64
-    assert newest["metrics"]["f1_score"] == "1"
+    assert newest["metrics"]["f1_score"] == str(get_metric("f1_score").version)
     assert newest["means"]["f1_score"] == oldest["means"]["f1_score"] > 0
     assert SECRET not in r.stdout and SECRET[-10:] not in r.stdout
     assert json.loads(invoke("runs", "--json", "--tag", "nosuch", "--store", store).stdout) == []
