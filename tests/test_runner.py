@@ -66,7 +66,7 @@ def test_retryable_errors_are_retried_then_scored(tmp_path: Path) -> None:
 
 def test_failures_after_retries_are_unscored_with_reason(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(RetryPolicy, "delay", lambda self, attempt, ra: 0.0)
-    judge = FakeJudge(lambda req: RetryableJudgeError("rate limited (429)", rate_limited=True))
+    judge = FakeJudge(lambda req: RetryableJudgeError("server error (503)", status=503))
     res = evaluate(ROWS[:2], metrics="fluency,f1_score", judge=judge, cache=None, max_attempts=3)
     assert len(res.rows) == 2
     for row in res.rows:
@@ -75,7 +75,29 @@ def test_failures_after_retries_are_unscored_with_reason(tmp_path: Path, monkeyp
         assert row["f1_score"]["value"] is not None
     agg = res.summary["metrics"]["fluency"]
     assert (agg["scored"], agg["unscored"], agg["mean"]) == (0, 2, None)
-    assert res.summary["judge"]["rate_limited"] == 6
+    assert res.summary["judge"]["failed"] == 2
+
+
+def test_rate_limits_are_bounded_by_max_wait_not_max_attempts(monkeypatch) -> None:
+    """Ten 429s in a row outlast --max-attempts 3 but not --max-wait: the row is scored; a
+    provider that never stops answering 429 fails the row once --max-wait is spent."""
+    monkeypatch.setattr(RetryPolicy, "delay", lambda self, attempt, ra: 0.0)
+    calls = {"n": 0}
+
+    def busy(req: JudgeRequest):
+        calls["n"] += 1
+        if calls["n"] <= 10:
+            return RetryableJudgeError("rate limited (429)", rate_limited=True, status=429)
+        return GOOD
+
+    res = evaluate(ROWS[:1], metrics="fluency", judge=FakeJudge(busy), cache=None, max_attempts=3)
+    assert res.rows[0]["fluency"]["value"] == 4.0
+    assert res.summary["judge"]["rate_limited"] == 10
+    always = FakeJudge(lambda req: RetryableJudgeError("rate limited (429)", rate_limited=True))
+    res = evaluate(ROWS[:1], metrics="fluency", judge=always, cache=None, max_wait=0.2)
+    error = res.rows[0]["fluency"]["error"]
+    assert "still rate limited" in error and "--max-wait is 0.2 s" in error
+    assert res.summary["judge"]["rate_limited"] == 6  # 5 waits counted 0.05 s each, then over
 
 
 def test_final_judge_error_is_not_retried(tmp_path: Path) -> None:

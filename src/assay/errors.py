@@ -8,7 +8,8 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["AssayError", "ConfigError", "DataError", "JudgeError", "RetryableJudgeError"]
+__all__ = ["AssayError", "ConfigError", "DataError", "JudgeError", "JudgeStoppedError",
+           "JudgeUnavailableError", "RetryableJudgeError"]
 
 
 class AssayError(Exception):
@@ -42,15 +43,70 @@ class JudgeError(AssayError):
     """A judge call failed for good (after retries, or with an error that retrying cannot fix)."""
 
 
+class JudgeUnavailableError(JudgeError):
+    """A judge call failed in a way that says the judge cannot answer at all: nothing listens
+    at the endpoint, the key is refused (401/403), the model or path is unknown (404).
+
+    ``endpoint`` is the URL called (without credentials or query), ``status`` the HTTP status
+    (None for a connection failure), ``kind`` what failed (``connection``, ``auth``,
+    ``forbidden``, ``not_found``) and ``fix`` the likely fix.
+
+    Example:
+        >>> e = JudgeUnavailableError("HTTP 401: invalid key", kind="auth", status=401,
+        ...                           endpoint="http://127.0.0.1:9/v1/chat/completions",
+        ...                           fix="check OPENAI_API_KEY")
+        >>> e.kind, e.status
+        ('auth', 401)
+    """
+
+    def __init__(self, message: str, *, kind: str, status: int | None = None,
+                 endpoint: str | None = None, fix: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.endpoint = endpoint
+        self.fix = fix
+
+    def describe(self) -> str:
+        """One paragraph for the terminal: endpoint, status, the provider's message, the fix."""
+        parts = [f"endpoint: {self.endpoint or 'unknown'}"]
+        parts.append(f"HTTP status: {self.status}" if self.status else "HTTP status: none "
+                     "(no connection)")
+        parts.append(f"the judge said: {self}")
+        if self.fix:
+            parts.append(f"likely fix: {self.fix}")
+        return "\n".join(f"  {p}" for p in parts)
+
+
+class JudgeStoppedError(AssayError):
+    """The run stopped early: the judge failed the same hard way several times in a row
+    (see :class:`JudgeUnavailableError`). Finished rows are kept; ``--resume`` continues.
+
+    It is not a ``JudgeError`` on purpose: a metric that records a failed call as unscored must
+    let this one through, so the run stops instead of filling a table with unscored rows.
+    """
+
+    def __init__(self, cause: JudgeUnavailableError, failures: int) -> None:
+        self.cause = cause
+        self.failures = failures
+        super().__init__(f"the judge failed {failures} times in a row the same way, so the run "
+                         f"stopped early:\n{cause.describe()}")
+
+
 class RetryableJudgeError(JudgeError):
     """A judge call failed in a way that may succeed later (429, 5xx, timeout, connection).
 
     ``retry_after`` is the server's requested wait in seconds, when it gave one.
+    ``unreachable`` carries the :class:`JudgeUnavailableError` to raise if the last try fails
+    the same way (a refused connection or a failed DNS lookup: worth a few quick tries, since a
+    server may be restarting, but not the full retry budget).
     """
 
     def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None,
-                 rate_limited: bool = False) -> None:
+                 rate_limited: bool = False,
+                 unreachable: JudgeUnavailableError | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
         self.rate_limited = rate_limited
+        self.unreachable = unreachable

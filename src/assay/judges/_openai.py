@@ -9,14 +9,16 @@ Example:
 from __future__ import annotations
 
 import email.utils
+import json
 import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import openai
 
-from ..errors import ConfigError, JudgeError, RetryableJudgeError
+from ..errors import ConfigError, JudgeError, JudgeUnavailableError, RetryableJudgeError
 from ._base import JudgeRequest, JudgeResponse, TokenLogprob
 
 __all__ = ["OpenAIJudge", "azure_judge", "call_openai", "openai_client"]
@@ -65,8 +67,10 @@ class OpenAIJudge:
                 self._logprobs_ok = False  # endpoint cannot return logprobs: ask without them
                 return await self.complete(request)
             raise
-        if not resp.choices:
-            raise RetryableJudgeError("judge answered with no choices")
+        if not getattr(resp, "choices", None):
+            body = resp if isinstance(resp, str) else "no choices"
+            raise RetryableJudgeError("judge answered HTTP 200 with a body that is not a chat "
+                                      f"completion: {str(body)[:120]!r}")
         choice = resp.choices[0]
         text = choice.message.content or ""
         if not text and getattr(choice.message, "refusal", None):
@@ -105,8 +109,12 @@ def openai_client(*, base_url: str | None = None, api_key: str | None = None,
 async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
     """Call an ``openai`` client method, mapping its errors onto assay's.
 
-    429, 5xx, 408/409, timeouts and connection errors become ``RetryableJudgeError`` (with the
-    server's ``Retry-After``); every other API error becomes a final ``JudgeError``.
+    - Worth retrying (``RetryableJudgeError``, with the server's ``Retry-After``): 429, 5xx,
+      408/409, timeouts, connection resets, and a body that is not JSON.
+    - The judge cannot answer at all (``JudgeUnavailableError``, with the endpoint, the status,
+      the provider's message and the likely fix): 401, 403, 404; a refused connection or a
+      failed DNS lookup is retried a few times first.
+    - Anything else the API rejects (400, 422, ...) is a final ``JudgeError``.
     """
     try:
         return await method(**kwargs)
@@ -116,8 +124,29 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
     except openai.InternalServerError as e:
         raise RetryableJudgeError(f"server error ({e.status_code}): {_short(e)}",
                                   status=e.status_code, retry_after=_retry_after(e.response)) from e
-    except (openai.APITimeoutError, openai.APIConnectionError) as e:
-        raise RetryableJudgeError(f"{type(e).__name__}: {_short(e)}") from e
+    except openai.APITimeoutError as e:
+        raise RetryableJudgeError(f"timed out: {_short(e)}") from e
+    except openai.APIConnectionError as e:
+        url = _endpoint(getattr(e, "request", None))
+        if isinstance(e.__cause__, httpx.ConnectError):  # refused, DNS, unroutable
+            cause = _short(e.__cause__) or "connection failed"
+            hard = JudgeUnavailableError(
+                f"cannot connect: {cause}", kind="connection", endpoint=url,
+                fix="nothing answers at this address: check OPENAI_BASE_URL (it should end in "
+                    "/v1 for most servers) and that the server is running")
+            raise RetryableJudgeError(f"cannot connect to {url}: {cause}",
+                                      unreachable=hard) from e
+        raise RetryableJudgeError(f"connection error: {_short(e.__cause__ or e)}") from e
+    except openai.AuthenticationError as e:
+        raise _unavailable(e, "auth", "the key was refused: check OPENAI_API_KEY (or "
+                                      "AZURE_OPENAI_API_KEY for azure:)") from e
+    except openai.PermissionDeniedError as e:
+        raise _unavailable(e, "forbidden", "the key may not use this model or endpoint: check "
+                                           "the key's permissions and the model name") from e
+    except openai.NotFoundError as e:
+        raise _unavailable(e, "not_found", "the model or the path is unknown there: check "
+                                           "MODEL in --judge openai:MODEL and that "
+                                           "OPENAI_BASE_URL ends in /v1") from e
     except openai.BadRequestError as e:
         raise JudgeError(f"judge rejected the request: {_short(e)}") from e
     except openai.APIStatusError as e:
@@ -125,6 +154,30 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
             raise RetryableJudgeError(f"HTTP {e.status_code}: {_short(e)}", status=e.status_code,
                                       retry_after=_retry_after(e.response)) from e
         raise JudgeError(f"HTTP {e.status_code}: {_short(e)}") from e
+    except (openai.APIResponseValidationError, json.JSONDecodeError) as e:
+        raise RetryableJudgeError(f"judge answered with a body that is not the JSON the API "
+                                  f"promises: {_short(e)}") from e
+
+
+def _unavailable(e: openai.APIStatusError, kind: str, fix: str) -> JudgeUnavailableError:
+    return JudgeUnavailableError(f"HTTP {e.status_code}: {_short(e)}", kind=kind,
+                                 status=e.status_code,
+                                 endpoint=_endpoint(getattr(e.response, "request", None)),
+                                 fix=fix)
+
+
+def _endpoint(request: Any) -> str | None:
+    """The URL a request went to, without credentials or query string (an Azure key may ride
+    in the query).
+
+    Example:
+        >>> _endpoint(httpx.Request("POST", "https://u:p@h.example/v1/chat/completions?key=s"))
+        'https://h.example/v1/chat/completions'
+    """
+    url = getattr(request, "url", None)
+    if url is None:
+        return None
+    return str(url.copy_with(userinfo=b"", query=None, fragment=None))
 
 
 def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
@@ -160,8 +213,14 @@ def _retry_after(response: Any) -> float | None:
     try:
         return float(ra)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(ra) if ra else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        pass
+    try:  # an HTTP date; anything unparsable falls back to the backoff
+        parsed = email.utils.parsedate_to_datetime(ra)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def _short(e: Exception) -> str:

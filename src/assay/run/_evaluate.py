@@ -2,7 +2,7 @@
 
 Example:
     >>> from assay.judges import FakeJudge
-    >>> result = evaluate([{"question": "Q?", "answer": "A.", "ground_truth": "A."}],
+    >>> result = evaluate([{"question": "Q?", "answer": "Paris.", "ground_truth": "Paris"}],
     ...                   metrics="f1_score,fluency", judge=FakeJudge(), cache=None)
     >>> result.summary["metrics"]["f1_score"]["mean"], result.summary["metrics"]["fluency"]["mean"]
     (1.0, 5.0)
@@ -30,9 +30,10 @@ from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
 from ..store import Store
 from ._budget import Budget
 from ._local import LocalEngine
+from ._outdir import OutputClaim, RunManifest, claim_output
 from ._progress import RowProgress
-from ._recording import RunRecorder, open_run_store
-from ._results import ResultsWriter, load_finished, reorder_results
+from ._recording import RunRecorder, file_sha256, open_run_store
+from ._results import ResultsWriter, is_call_failure, load_finished, reorder_results
 from ._score import Scorer, ScoreSettings
 from ._sink import ResultSink
 from ._tally import RunTally
@@ -76,11 +77,13 @@ async def evaluate_async(
     mapping: Mapping[str, str] | None = None,
     out: str | Path | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     concurrency: int = 8,
     tpm: int | None = None,
     rpm: int | None = None,
     cache: str | Path | bool | None = True,
     max_attempts: int = 6,
+    max_wait: float = 600.0,
     timeout: float = 120.0,
     progress: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
@@ -107,8 +110,14 @@ async def evaluate_async(
             ``semantic_similarity``; one instance per run, loaded once.
         judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``, ``"azure:DEPLOYMENT"``,
             or a Judge instance.
-        out: directory for ``results.jsonl`` (written as rows finish) and ``summary.json``.
-        resume: keep the rows already in ``out/results.jsonl`` and score only the rest.
+        out: directory for ``results.jsonl`` (written as rows finish), ``summary.json`` and
+            ``run.json`` (which run the folder holds). The run locks it: a second run on the
+            same folder fails at once. A folder that holds an earlier run needs ``resume``
+            or ``overwrite``.
+        resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
+            again any result a failed judge call left unscored). Only the run the folder
+            holds is continued: a different dataset, metric set or judge is refused.
+        overwrite: replace the earlier run's files in ``out``.
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
         tpm, rpm: client-side token / request budget per minute for the judge.
         on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
@@ -172,7 +181,7 @@ async def evaluate_async(
         bool(embedder_users) and "semantic_similarity" not in unavailable)
     settings = ScoreSettings(
         lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
-        max_attempts=max_attempts,
+        max_attempts=max_attempts, max_wait=max_wait,
         cache_path=(default_cache_path() if cache is True else Path(cache)) if cache else None)
     runner: LocalEngine | RayEngine
     if engine == "ray":
@@ -187,15 +196,24 @@ async def evaluate_async(
                         judge=make_judge(judge, timeout=timeout) if uses_judge else None,
                         embedder=(make_embedder(embeddings, timeout=timeout)
                                   if uses_embedder else None),
-                        settings=settings, budget=Budget(tpm, rpm))
+                        settings=settings, budget=Budget(tpm, rpm),
+                        owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
         runner = LocalEngine(scorer, workers=concurrency * 2)
     out_dir = Path(out) if out else None
     results_path = out_dir / "results.jsonl" if out_dir else None
-    finished = load_finished(results_path) if (resume and results_path) else {}
     names = [m.name for m in plan.metrics]
     complete = False
     sink = None
+    claim: OutputClaim | None = None
     try:
+        if out_dir is not None:
+            is_file = isinstance(data, (str, Path))
+            claim = claim_output(out_dir, RunManifest(
+                dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
+                metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id),
+                resume=resume, overwrite=overwrite)
+        previous_run = claim.previous if (claim is not None and resume) else None
+        finished = load_finished(results_path) if (previous_run and results_path) else {}
         recorder = _start_recorder(
             store, kind=kind, name=run_name, tags=tags,
             dataset=dataset if isinstance(data, (str, Path)) else None,
@@ -208,9 +226,12 @@ async def evaluate_async(
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,
                 "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
-            resume_id=_previous_run_id(out_dir) if resume else None)
+            resume_id=(previous_run.run_id if previous_run is not None
+                       and previous_run.status != "complete" else None))
     except BaseException:
         await runner.aclose()
+        if claim is not None:
+            claim.release()
         raise
     try:
         writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
@@ -220,7 +241,7 @@ async def evaluate_async(
 
             async def items() -> AsyncIterator[tuple[Row, Mapping[str, Any]]]:
                 for row in source:
-                    previous = finished.get(row.id, {})
+                    previous = _kept_results(finished.get(row.id, {}))
                     if previous and all(n in previous for n in names):
                         sink.add(previous, new=False)
                         continue
@@ -251,6 +272,10 @@ async def evaluate_async(
             if complete and results_path and finished:
                 reorder_results(results_path, (row.id for row in source))
             (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+        if claim is not None:
+            claim.finish(status="complete" if complete else "interrupted",
+                         run_id=summary.get("run_id"))
+            claim.release()
     rows_out = sink.kept if sink is not None else []
     if keep_rows and finished:  # a resumed run's records came in the order they finished
         order = {row.id: i for i, row in enumerate(source)}
@@ -295,13 +320,8 @@ def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: fl
     }
 
 
-def _previous_run_id(out_dir: Path | None) -> str | None:
-    """The stored run id of the earlier run in ``out_dir`` (from its summary.json), if any."""
-    summary = out_dir / "summary.json" if out_dir else None
-    if summary is None or not summary.is_file():
-        return None
-    try:
-        run_id = json.loads(summary.read_text(encoding="utf-8")).get("run_id")
-    except (json.JSONDecodeError, AttributeError):
-        return None
-    return run_id if isinstance(run_id, str) else None
+def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The results of an earlier record that a resume keeps: all but those a failed judge or
+    embedding call left unscored (those are scored again)."""
+    return {k: v for k, v in record.items()
+            if not (isinstance(v, Mapping) and is_call_failure(v.get("error")))}

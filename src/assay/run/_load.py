@@ -4,7 +4,7 @@ Example:
     >>> import tempfile
     >>> from assay.run import evaluate
     >>> out = tempfile.mkdtemp()
-    >>> _ = evaluate([{"id": "q1", "answer": "a", "ground_truth": "a"}], metrics="exact_match",
+    >>> _ = evaluate([{"id": "q1", "answer": "yes", "ground_truth": "yes"}], metrics="exact_match",
     ...              out=out)
     >>> run = load_run_dir(out)
     >>> run.records[0]["exact_match"]["value"], run.summary["rows_done"]

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
-from ..errors import JudgeError, RetryableJudgeError
+from ..errors import JudgeError, JudgeStoppedError, JudgeUnavailableError, RetryableJudgeError
 from ..judges import Judge, JudgeCache, JudgeRequest, JudgeResponse
 from ._budget import Budget
 
@@ -48,11 +48,34 @@ class JudgeStats:
 
 @dataclass
 class RetryPolicy:
-    """Bounded retries with exponential backoff and jitter; a server's Retry-After wins."""
+    """Bounded retries with exponential backoff and jitter; a server's Retry-After wins.
+
+    - ``max_attempts`` bounds the tries of a call that fails in a way worth retrying (5xx,
+      timeouts, resets, a body that is not JSON).
+    - Rate limiting (429) does not use up tries: the time spent waiting on 429s for one call
+      is bounded by ``max_wait`` seconds instead (``--max-wait``), so a busy provider slows a
+      run down rather than failing its rows.
+    - A refused connection or failed DNS lookup gets ``connect_attempts`` quick tries, then
+      fails as the :class:`~assay.errors.JudgeUnavailableError` it carries.
+
+    Example:
+        >>> policy = RetryPolicy(base_delay=0.0)
+        >>> calls = []
+        >>> async def flaky():
+        ...     calls.append(1)
+        ...     if len(calls) < 8:  # seven 429s: more than max_attempts, all within max_wait
+        ...         raise RetryableJudgeError("429", rate_limited=True, retry_after=0.0)
+        ...     return "ok"
+        >>> import asyncio
+        >>> asyncio.run(policy.call(flaky)), len(calls)
+        ('ok', 8)
+    """
 
     max_attempts: int = 6
     base_delay: float = 1.0
     max_delay: float = 60.0
+    max_wait: float = 600.0
+    connect_attempts: int = 3
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -63,25 +86,46 @@ class RetryPolicy:
                    on_error: Callable[[RetryableJudgeError, bool], None] | None = None) -> T:
         """Await ``attempt()`` until it succeeds, retrying ``RetryableJudgeError`` with backoff
         (outside the attempt, so no slot is held while waiting). ``on_error(error, final)`` sees
-        every retryable failure; after the last one a ``JudgeError`` says how many tries it took.
-        Other errors pass straight through.
+        every retryable failure; after the last one a ``JudgeError`` says how many tries it took
+        (or how long it waited on rate limits). Other errors pass straight through.
         """
-        n = 0
+        tries = 0  # failures that use up max_attempts
+        limited = 0  # 429s, bounded by max_wait
+        waited = 0.0
         while True:
-            n += 1
             try:
                 return await attempt()
             except RetryableJudgeError as e:
-                final = n >= self.max_attempts
+                if e.rate_limited:
+                    limited += 1
+                    pause = self.delay(limited, e.retry_after)
+                    final = waited + pause > self.max_wait
+                    if on_error is not None:
+                        on_error(e, final)
+                    if final:
+                        raise JudgeError(f"{e} (still rate limited after waiting {waited:.0f} s "
+                                         f"on {limited} 429s; --max-wait is "
+                                         f"{self.max_wait:g} s)") from e
+                    waited += max(pause, 0.05)  # a zero wait still counts: no endless spin
+                    await asyncio.sleep(pause)
+                    continue
+                tries += 1
+                limit = self.connect_attempts if e.unreachable else self.max_attempts
+                final = tries >= min(limit, self.max_attempts)
                 if on_error is not None:
                     on_error(e, final)
+                if final and e.unreachable is not None:
+                    raise e.unreachable from e
                 if final:
-                    raise JudgeError(f"{e} (gave up after {n} attempts)") from e
-                await asyncio.sleep(self.delay(n, e.retry_after))
+                    raise JudgeError(f"{e} (gave up after {tries} attempts)") from e
+                await asyncio.sleep(self.delay(tries, e.retry_after))
 
 
 class ManagedJudge:
     """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries."""
+
+    #: Identical hard failures in a row (no success between) that stop the run.
+    STOP_AFTER = 3
 
     def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
                  budget: Budget | None = None, concurrency: int = 8,
@@ -96,6 +140,8 @@ class ManagedJudge:
         self.stats = JudgeStats()
         self._completion_seen: list[int] = []
         self._inflight: dict[str, asyncio.Future[JudgeResponse]] = {}
+        self._hard: tuple[tuple[str, int | None], int] | None = None  # (kind, status), count
+        self.stopped: JudgeStoppedError | None = None
 
     def _estimate(self, request: JudgeRequest) -> int:
         seen = self._completion_seen[-50:]
@@ -116,7 +162,11 @@ class ManagedJudge:
 
         Raises:
             JudgeError: the call failed for good; the message says why and after how many tries.
+            JudgeStoppedError: the judge failed the same hard way :attr:`STOP_AFTER` times in a
+                row (wrong URL, key or model): this call and every later one, at once.
         """
+        if self.stopped is not None:
+            raise self.stopped
         key = request.cache_key(self.id)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -158,7 +208,12 @@ class ManagedJudge:
                 self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
                 return resp
 
-        resp = await self.retry.call(attempt, on_error=self._count_error)
+        try:
+            resp = await self.retry.call(attempt, on_error=self._count_error)
+        except JudgeUnavailableError as e:
+            self._note_hard_failure(e)
+            raise
+        self._hard = None
         self.stats.prompt_tokens += resp.prompt_tokens
         self.stats.completion_tokens += resp.completion_tokens
         if resp.completion_tokens:
@@ -166,3 +221,14 @@ class ManagedJudge:
         if self.cache is not None and (accept is None or accept(resp)):
             self.cache.put(key, self.id, resp)
         return resp
+
+    def _note_hard_failure(self, error: JudgeUnavailableError) -> None:
+        """Count identical hard failures in a row; at :attr:`STOP_AFTER`, stop the judge."""
+        if self.stopped is not None:
+            raise self.stopped
+        key = (error.kind, error.status)
+        count = self._hard[1] + 1 if self._hard is not None and self._hard[0] == key else 1
+        self._hard = (key, count)
+        if count >= self.STOP_AFTER:
+            self.stopped = JudgeStoppedError(error, count)
+            raise self.stopped from error

@@ -17,7 +17,42 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["ResultsWriter", "load_finished", "reorder_results", "rewrite_in_order"]
+__all__ = ["CALL_FAILURE_PREFIXES", "ResultsWriter", "is_call_failure", "iter_jsonl_lines",
+           "load_finished", "reorder_results", "rewrite_in_order"]
+
+#: How the reason of a result left unscored by a failed judge or embedding call begins.
+CALL_FAILURE_PREFIXES = ("judge call failed", "embedding call failed")
+
+
+def is_call_failure(error: object) -> bool:
+    """Whether an unscored result's reason is a failed judge or embedding call (not "does not
+    apply", not an unparsable answer).
+
+    Example:
+        >>> is_call_failure("judge call failed: HTTP 401: bad key"), is_call_failure("does not apply")
+        (True, False)
+    """
+    return isinstance(error, str) and error.startswith(CALL_FAILURE_PREFIXES)
+
+
+def iter_jsonl_lines(text: str) -> Iterable[str]:
+    r"""The lines of a JSONL text, split on ``"\n"`` only (a trailing ``"\r"`` is dropped).
+
+    ``str.splitlines()`` would also split on U+2028, U+2029, U+0085, ``\x0b``, ``\x0c`` and a
+    lone ``\r``, which ``json.dumps(..., ensure_ascii=False)`` writes as they are inside
+    strings, and so cut a record in two.
+
+    Example:
+        >>> text = '{"id": "a\u2028b\x85c"}\r\n{"id": 2}\n'
+        >>> [json.loads(line)["id"] for line in iter_jsonl_lines(text)]
+        ['a\u2028b\x85c', 2]
+        >>> len(text.splitlines())
+        4
+    """
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        if line.strip():
+            yield line
 
 
 class ResultsWriter:
@@ -58,7 +93,7 @@ def load_finished(path: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in iter_jsonl_lines(path.read_text(encoding="utf-8")):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
-from ..errors import ConfigError
+from ..errors import ConfigError, JudgeStoppedError
 from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricResult, ScoreContext
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
@@ -53,6 +53,7 @@ class ScoreSettings:
     safety_mode: str = "combined"
     concurrency: int = 8
     max_attempts: int = 6
+    max_wait: float = 600.0
     cache_path: Path | None = None
 
 
@@ -61,19 +62,23 @@ class Scorer:
     their caches (opened on ``settings.cache_path``), and the score context.
 
     ``budget`` is the token / request budget the judge waits on: a local :class:`Budget`, or
-    one shared by every worker of a Ray run.
+    one shared by every worker of a Ray run. ``owns_backends``: close the judge and embedder
+    in :meth:`aclose` (True when the run made them from a spec; a Judge or Embedder instance
+    the caller passed in stays open for its owner).
     """
 
     def __init__(self, metrics: Sequence[Metric], *, judge: Judge | None,
                  embedder: Embedder | None, settings: ScoreSettings = ScoreSettings(),
-                 budget: Budget | None = None) -> None:
+                 budget: Budget | None = None,
+                 owns_backends: tuple[bool, bool] = (True, True)) -> None:
         self.metrics = list(metrics)
+        self.owns_judge, self.owns_embedder = owns_backends
         self.judge_backend, self.embedder_backend = judge, embedder
         cache_path = settings.cache_path
         self.judge_cache = JudgeCache(cache_path) if judge is not None and cache_path else None
         self.embedding_cache = (EmbeddingCache(cache_path)
                                 if embedder is not None and cache_path else None)
-        retry = RetryPolicy(max_attempts=settings.max_attempts)
+        retry = RetryPolicy(max_attempts=settings.max_attempts, max_wait=settings.max_wait)
         self.judge = (ManagedJudge(judge, cache=self.judge_cache, budget=budget or Budget(),
                                    concurrency=settings.concurrency, retry=retry)
                       if judge is not None else None)
@@ -94,9 +99,9 @@ class Scorer:
             self.judge_cache.close()
         if self.embedding_cache:
             self.embedding_cache.close()
-        if self.embedder_backend is not None:
+        if self.embedder_backend is not None and self.owns_embedder:
             await self.embedder_backend.aclose()
-        if self.judge_backend is not None:
+        if self.judge_backend is not None and self.owns_judge:
             await self.judge_backend.aclose()
 
 
@@ -105,7 +110,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     """Score ``row`` with every metric (those in ``previous`` are kept as they are).
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
-    reason; a ConfigError (a setting or install problem) stops the run.
+    reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
+    keeps failing the same hard way) stops the run.
     """
     async def one(metric: Metric) -> MetricResult:
         if metric.name in previous:
@@ -115,8 +121,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
             return MetricResult.unscored(f"does not apply: {why}")
         try:
             return await metric.score(row, ctx)
-        except ConfigError:
-            raise  # a setting or install problem: stop the run and say how to fix it
+        except (ConfigError, JudgeStoppedError):
+            raise  # a setting, install or judge problem: stop the run and say how to fix it
         except Exception as e:  # a bug in one metric must not lose the row
             log.exception("metric %s failed on row %s", metric.name, row.id)
             return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")

@@ -1,0 +1,248 @@
+"""A run owns its output folder: an exclusive lock for the whole run, and a manifest
+(``run.json``) that says which run the folder holds, so ``--resume`` continues only that run.
+
+* The lock is ``DIR/.assay.lock``, held with ``fcntl.flock`` while the run lives. The kernel
+  drops it when the process dies (crash, ``kill -9``, Ctrl-C), so a dead owner never blocks a
+  resume. The file holds the owner's PID, host and start time, so a second run on the same
+  folder can say who holds it.
+* The manifest records the dataset (path and sha256), the metrics (name -> version), the judge
+  and the run's status (``running``, ``complete`` or ``interrupted``). A resume whose dataset,
+  metrics or judge differ is refused, naming each difference.
+* A folder that already holds a run is never overwritten silently: a new run there needs
+  ``resume`` (continue it) or ``overwrite`` (replace it).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> manifest = RunManifest(dataset="qa.jsonl", dataset_sha256="ab", metrics={"f1_score": "1"},
+    ...                        judge=None)
+    >>> with claim_output(folder, manifest, resume=False, overwrite=False) as claim:
+    ...     claim.finish(status="complete", run_id=None)
+    >>> read_manifest(folder).status
+    'complete'
+    >>> try:
+    ...     claim_output(folder, manifest, resume=False, overwrite=False)
+    ... except ConfigError as e:
+    ...     "--resume" in str(e) and "--overwrite" in str(e)
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Self
+
+from ..errors import ConfigError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, the manifest still guards
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["LOCK_NAME", "MANIFEST_NAME", "OutputClaim", "RunManifest", "claim_output",
+           "read_manifest"]
+
+LOCK_NAME = ".assay.lock"
+MANIFEST_NAME = "run.json"
+#: Files a run writes into its folder: any of them means the folder holds a run.
+RUN_FILES = ("results.jsonl", "summary.json", MANIFEST_NAME)
+
+
+@dataclass
+class RunManifest:
+    """What run a folder holds (``run.json``)."""
+
+    dataset: str | None
+    dataset_sha256: str | None
+    metrics: dict[str, str]
+    judge: str | None
+    status: str = "running"
+    run_id: str | None = None
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    owner: dict[str, Any] = field(default_factory=dict)
+
+    def differences(self, other: RunManifest) -> list[str]:
+        """What differs between the run in a folder (``self``) and a resume (``other``).
+
+        Example:
+            >>> a = RunManifest("a.jsonl", "11", {"f1_score": "1"}, "openai:m")
+            >>> b = RunManifest("b.jsonl", "22", {"f1_score": "2", "bleu_score": "1"}, "local")
+            >>> for line in a.differences(b): print(line)
+            dataset: the folder's run scored a.jsonl (sha256 11), this one b.jsonl (sha256 22)
+            metrics: this run adds bleu_score
+            metrics: f1_score is version 1 in the folder's run, 2 in this one
+            judge: the folder's run used openai:m, this one local
+        """
+        out = []
+        if self.dataset_sha256 != other.dataset_sha256:
+            out.append(f"dataset: the folder's run scored {self.dataset} (sha256 "
+                       f"{(self.dataset_sha256 or '-')[:12]}), this one {other.dataset} "
+                       f"(sha256 {(other.dataset_sha256 or '-')[:12]})")
+        added = sorted(set(other.metrics) - set(self.metrics))
+        dropped = sorted(set(self.metrics) - set(other.metrics))
+        if added:
+            out.append(f"metrics: this run adds {', '.join(added)}")
+        if dropped:
+            out.append(f"metrics: this run leaves out {', '.join(dropped)}")
+        for name in sorted(set(self.metrics) & set(other.metrics)):
+            if self.metrics[name] != other.metrics[name]:
+                out.append(f"metrics: {name} is version {self.metrics[name]} in the folder's "
+                           f"run, {other.metrics[name]} in this one")
+        if self.judge != other.judge:
+            out.append(f"judge: the folder's run used {self.judge or 'no judge'}, this one "
+                       f"{other.judge or 'no judge'}")
+        return out
+
+
+def read_manifest(folder: Path) -> RunManifest | None:
+    """The manifest of the run in ``folder``, or None when there is none (or it is unreadable).
+    """
+    path = folder / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return RunManifest(**{k: data[k] for k in RunManifest.__dataclass_fields__ if k in data})
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+class OutputClaim:
+    """A held output folder: the lock stays until :meth:`release` (or the context's end)."""
+
+    def __init__(self, folder: Path, manifest: RunManifest, lock_file: IO[str] | None,
+                 previous: RunManifest | None) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self.previous = previous
+        self._lock_file = lock_file
+
+    def write_manifest(self) -> None:
+        """Write ``run.json`` atomically (a crash leaves the old one or the new one)."""
+        tmp = self.folder / (MANIFEST_NAME + ".tmp")
+        tmp.write_text(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False),
+                       encoding="utf-8")
+        os.replace(tmp, self.folder / MANIFEST_NAME)
+
+    def finish(self, *, status: str, run_id: str | None) -> None:
+        """Record how the run ended (``complete`` or ``interrupted``) and its stored id."""
+        self.manifest.status = status
+        self.manifest.run_id = run_id or self.manifest.run_id
+        self.write_manifest()
+
+    def release(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing the descriptor drops the flock
+            self._lock_file = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.release()
+
+
+def claim_output(folder: str | Path, manifest: RunManifest, *, resume: bool,
+                 overwrite: bool) -> OutputClaim:
+    """Lock ``folder`` for a run and check that the run may write there.
+
+    Raises:
+        ConfigError: another live process holds the folder (its PID and host are named); the
+            folder holds an earlier run and neither ``resume`` nor ``overwrite`` was given;
+            or ``resume`` was given for a folder whose run scored another dataset, other
+            metrics or another judge (each difference is named). The CLI exits 2 on it.
+    """
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_file = _lock(folder)
+    except PermissionError as e:
+        raise ConfigError(f"Cannot write to the output folder {folder}: {e.strerror}. "
+                          "Fix: choose a writable --out folder.") from None
+    except OSError as e:
+        raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
+                          "Fix: choose another --out folder.") from None
+    try:
+        previous = read_manifest(folder)
+        _check_may_write(folder, manifest, previous, resume=resume, overwrite=overwrite)
+        if resume and previous is not None:
+            manifest.run_id = previous.run_id
+            manifest.created = previous.created
+        manifest.status = "running"
+        manifest.owner = _owner()
+        claim = OutputClaim(folder, manifest, lock_file, previous)
+        if overwrite and not resume:
+            for name in RUN_FILES:
+                (folder / name).unlink(missing_ok=True)
+        claim.write_manifest()
+        return claim
+    except BaseException:
+        if lock_file is not None:
+            lock_file.close()
+        raise
+
+
+def _check_may_write(folder: Path, manifest: RunManifest, previous: RunManifest | None, *,
+                     resume: bool, overwrite: bool) -> None:
+    has_run = any((folder / name).exists() for name in RUN_FILES)
+    if resume:
+        if previous is None:
+            if (folder / "results.jsonl").exists():
+                raise ConfigError(
+                    f"--resume: {folder} holds results.jsonl but no {MANIFEST_NAME}, so assay "
+                    "cannot tell which dataset, metrics and judge it belongs to (it was "
+                    "written by an older assay or by hand). Fix: --overwrite to score "
+                    "everything again there, or --out NEW_DIR.")
+            return  # nothing to resume: a fresh run
+        diffs = previous.differences(manifest)
+        if diffs:
+            raise ConfigError(
+                f"--resume: the run in {folder} does not match this one, so it cannot be "
+                "continued:\n" + "\n".join(f"  - {d}" for d in diffs) +
+                "\nFix: run with the same dataset, --metrics and --judge as before, or "
+                "--out NEW_DIR for a new run (or --overwrite to replace the old one).")
+        return
+    if has_run and not overwrite:
+        what = (f"a {previous.status} run of {previous.dataset} (started {previous.created})"
+                if previous else "an earlier run's files")
+        raise ConfigError(
+            f"{folder} already holds {what}. assay does not overwrite it silently. Fix: "
+            "--resume to continue it, --overwrite to replace it, or --out NEW_DIR.")
+
+
+def _owner() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _lock(folder: Path) -> IO[str] | None:
+    """Take the folder's lock without waiting; a ConfigError names its holder."""
+    if fcntl is None:  # pragma: no cover
+        return None
+    path = folder / LOCK_NAME
+    f = path.open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip()
+        f.close()
+        try:
+            who = json.loads(holder)
+            owner = f"PID {who.get('pid')} on host {who.get('host')}, since {who.get('started')}"
+        except ValueError:
+            owner = "another process"
+        raise ConfigError(
+            f"{folder} is in use by another assay run ({owner}; lock file {path}). Two runs "
+            "writing one folder would mix their rows. Fix: wait for it to finish, or use "
+            "--out NEW_DIR.") from None
+    f.seek(0)
+    f.truncate()
+    f.write(json.dumps(_owner()))
+    f.flush()
+    return f
