@@ -1,5 +1,5 @@
-"""How every command ends on a known error: one red line and exit 2; on Ctrl-C, where the work
-is kept and exit 130.
+"""How every command ends on a known error: one red line and exit 2; a judge that stopped the
+run (wrong URL, key or model) exit 3; on Ctrl-C, where the work is kept and exit 130.
 
 Example:
     >>> import typer
@@ -14,28 +14,61 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from ..errors import AssayError
+from ..errors import AssayError, JudgeStoppedError
 
-__all__ = ["exit_on_errors"]
+__all__ = ["exit_on_errors", "print_failures"]
 
 err = Console(stderr=True)
 
 
 @contextmanager
-def exit_on_errors(interrupted: str) -> Iterator[None]:
-    """Print an AssayError (all its problems) and exit 2; print ``interrupted`` and exit 130
-    on Ctrl-C."""
+def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; fix the cause "
+                   "and run the command again with --resume.") -> Iterator[None]:
+    """Print an AssayError (all its problems) and exit 2; a JudgeStoppedError (the judge kept
+    failing the same hard way) with ``stopped`` and exit 3; print ``interrupted`` and exit 130
+    on Ctrl-C. Messages are printed as text: a ``[tag]`` in a value is shown, not read as
+    markup."""
     try:
         yield
+    except JudgeStoppedError as e:
+        err.print(f"[red]judge failed:[/red] {escape(str(e))}\n{escape(stopped)}",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(3) from None
     except AssayError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        err.print(interrupted)
+        err.print(escape(interrupted), highlight=False)
         raise typer.Exit(130) from None
+
+
+def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
+                   top: int = 5) -> list[str]:
+    """Print the top causes of rows lost to failed judge calls (with counts) on stderr, and
+    return the metrics whose failed share is over ``max_failed_share`` (the caller exits 3).
+
+    Example:
+        >>> summary = {"failures": {"by_metric": {"fluency": {"failed": 1, "applicable": 4,
+        ...            "share": 0.25}}, "causes": {"judge call failed: HTTP 500": 1}}}
+        >>> print_failures(summary, 0.05)
+        ['fluency']
+    """
+    report = summary.get("failures") or {}
+    causes = report.get("causes") or {}
+    if causes:
+        err.print("judge calls failed:", highlight=False)
+        for why, n in list(causes.items())[:top]:
+            err.print(f"  {n} result{'s' if n != 1 else ''}: {escape(why)}", highlight=False)
+        if len(causes) > top:
+            err.print(f"  ... and {len(causes) - top} other causes (see results.jsonl)",
+                      highlight=False)
+    return [name for name, m in (report.get("by_metric") or {}).items()
+            if m.get("failed") and m.get("share", 0) > max_failed_share]

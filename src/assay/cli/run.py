@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +23,7 @@ from ..gate import check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import evaluate_async
-from ._errors import exit_on_errors
+from ._errors import exit_on_errors, print_failures
 from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
 
@@ -57,15 +56,39 @@ def run(
     out: Annotated[Path | None, typer.Option(
         help="Output directory (results.jsonl, summary.json). Default: assay-out/<dataset name>."
     )] = None,
-    resume: Annotated[bool, typer.Option(help="Keep finished rows in OUT and score the rest.")] = False,
+    resume: Annotated[bool, typer.Option(
+        help="Continue the run in OUT: keep its finished rows and score the rest (and again "
+             "any a failed judge call left unscored). Only the same dataset, metrics and "
+             "judge.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace the earlier run's files in OUT (without it, a folder that holds a run "
+             "is refused).")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
     tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
     rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
-    max_attempts: Annotated[int, typer.Option(min=1, help="Tries per judge call.")] = 6,
+    max_attempts: Annotated[int, typer.Option(
+        min=1, help="Tries per judge call for errors worth retrying (5xx, timeouts, resets); "
+                    "429s do not count: see --max-wait.")] = 6,
+    max_wait: Annotated[float, typer.Option(
+        min=0, help="Seconds one judge call may wait on rate limits (429) before its row is "
+                    "left unscored.")] = 600.0,
+    max_failed_share: Annotated[float, typer.Option(
+        min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
+                           "its rows because judge calls failed ('does not apply' does not "
+                           "count).")] = 0.05,
+    max_field_chars: Annotated[int, typer.Option(
+        min=1, help="Longest text a field may hold (characters).")] = 100_000,
+    long_fields: Annotated[str, typer.Option(
+        help="refuse (a longer field is an error) or truncate (cut it to --max-field-chars, "
+             "with one warning counting the cuts).")] = "refuse",
     timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
+    ] = True,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress output (the summary is still printed).")] = False,
     safety_threshold: Annotated[str, typer.Option(
         help="Safety metrics: low, medium or high, the severity level from which an answer is "
              "a defect (low: 2-7, medium: 4-7, high: 6-7 on the 0-7 scale).")] = "medium",
@@ -94,12 +117,20 @@ def run(
         min=1, help="With --engine ray: worker actors (default 2 locally, one per node on a "
                     "cluster); --concurrency is shared among them.")] = None,
 ) -> None:
-    """Score every row of DATA with the metrics its fields allow; write results as rows finish."""
+    """Score every row of DATA with the metrics its fields allow; write results as rows finish.
+
+    Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
+    (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
+    early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
+    failed calls); 130 interrupted. Finished rows are kept in every case: --resume continues.
+    """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out_dir = out or Path("assay-out") / data.stem
-    with exit_on_errors(
-        f"\ninterrupted: finished rows are kept in {out_dir / 'results.jsonl'}; "
-        "rerun the same command with --resume to continue."):
+    resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "
+                   f"{out_dir / 'results.jsonl'}).")
+    with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
+        if long_fields not in ("refuse", "truncate"):
+            raise AssayError(f"Got --long-fields {long_fields!r}. Must be refuse or truncate.")
         under = parse_bars(fail_under or [], "--fail-under")
         over = parse_bars(fail_over or [], "--fail-over")
         mapping = parse_mapping(map_ or [])
@@ -107,23 +138,32 @@ def run(
         cache_arg: Path | bool = False if no_cache else (cache or True)
         result = asyncio.run(evaluate_async(
             data, metrics=chosen, judge=judge, embeddings=embeddings, lang=lang, style=style,
-            mapping=mapping, out=out_dir,
-            resume=resume, concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
-            max_attempts=max_attempts, timeout=timeout,
-            safety_threshold=safety_threshold, safety_mode=safety_mode,
-            progress=progress and (sys.stderr.isatty() or _force_progress()),
+            mapping=mapping, max_field_chars=max_field_chars,
+            long_fields=long_fields,  # type: ignore[arg-type]
+            out=out_dir, resume=resume, overwrite=overwrite, concurrency=concurrency,
+            tpm=tpm, rpm=rpm, cache=cache_arg, max_attempts=max_attempts, max_wait=max_wait,
+            timeout=timeout, safety_threshold=safety_threshold, safety_mode=safety_mode,
+            progress=progress and not quiet,
             on_plan=_print_plan, store=store_arg(store, no_store),
             run_name=name, tags=tag or [], engine=engine, ray_address=ray_address,
             ray_workers=ray_workers,
             keep_rows=False))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
-    err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+    err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}",
+              highlight=False, markup=False)
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "
-                  f"{result.summary['run_id']})", highlight=False)
+                  f"{result.summary['run_id']})", highlight=False, markup=False)
+    failed = print_failures(result.summary, max_failed_share)
     failures = check_summary(result.summary, fail_under=under, fail_over=over)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    if failed:
+        err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
+                  f"{percent(max_failed_share)} of their rows to failed judge calls (see the "
+                  f"causes above); exit 3. Fix the cause, then {escape(resume_hint)}",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(3)
     if failures:
         raise typer.Exit(1)
 
@@ -147,11 +187,6 @@ def _print_plan(plan: Plan) -> None:
     err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
     for line in plan.skipped:
         err.print(f"[dim]{line}[/dim]", highlight=False)
-
-
-def _force_progress() -> bool:
-    import os
-    return os.environ.get("ASSAY_PROGRESS") == "1"
 
 
 def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
@@ -206,14 +241,16 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
     emb = summary.get("embeddings")
     if emb:
         Console().print(f"embeddings {emb['id']}: {emb['requests']} requests, {emb['texts']} texts, "
-                        f"{emb['cache_hits']} cache hits", highlight=False)
+                        f"{emb['cache_hits']} cache hits", highlight=False, markup=False,
+                        emoji=False)
     judge = summary.get("judge")
     if judge:
         Console().print(
             f"judge {judge['id']}: {judge['requests']} requests, {judge['cache_hits']} cache hits, "
             f"{judge['prompt_tokens']} prompt + {judge['completion_tokens']} completion tokens, "
-            f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False)
+            f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
+            markup=False, emoji=False)
     for name, agg in summary["metrics"].items():
         for why, n in (agg.get("unscored_reasons") or {}).items():
-            Console(stderr=True).print(f"[yellow]{name}: {n} unscored: {why}[/yellow]",
-                                       highlight=False)
+            Console(stderr=True).print(f"[yellow]{escape(name)}: {n} unscored: "
+                                       f"{escape(why)}[/yellow]", highlight=False)

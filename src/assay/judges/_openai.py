@@ -128,7 +128,7 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
         raise RetryableJudgeError(f"timed out: {_short(e)}") from e
     except openai.APIConnectionError as e:
         url = _endpoint(getattr(e, "request", None))
-        if isinstance(e.__cause__, httpx.ConnectError):  # refused, DNS, unroutable
+        if _is_connect_error(e.__cause__):  # refused, DNS, unroutable
             cause = _short(e.__cause__) or "connection failed"
             hard = JudgeUnavailableError(
                 f"cannot connect: {cause}", kind="connection", endpoint=url,
@@ -166,6 +166,19 @@ def _unavailable(e: openai.APIStatusError, kind: str, fix: str) -> JudgeUnavaila
                                  fix=fix)
 
 
+def _is_connect_error(error: BaseException | None) -> bool:
+    """Whether the transport could not connect at all (refused, DNS, unroutable): an
+    ``httpx.ConnectError``, or the same class of ``httpx2``, which newer ``openai`` uses.
+
+    Example:
+        >>> _is_connect_error(httpx.ConnectError("refused")), _is_connect_error(TimeoutError())
+        (True, False)
+    """
+    return error is not None and any(
+        c.__name__ == "ConnectError" and c.__module__.split(".")[0] in ("httpx", "httpx2")
+        for c in type(error).__mro__)
+
+
 def _endpoint(request: Any) -> str | None:
     """The URL a request went to, without credentials or query string (an Azure key may ride
     in the query).
@@ -177,7 +190,10 @@ def _endpoint(request: Any) -> str | None:
     url = getattr(request, "url", None)
     if url is None:
         return None
-    return str(url.copy_with(userinfo=b"", query=None, fragment=None))
+    try:
+        return str(url.copy_with(userinfo=b"", query=None, fragment=None))
+    except (AttributeError, TypeError, ValueError):
+        return str(url).split("?")[0].split("#")[0]
 
 
 def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:

@@ -58,15 +58,19 @@ class ScoreContext:
 
 
 def unscored_reason_key(error: str) -> str:
-    """How unscored reasons are grouped in summaries: a failed judge call by its kind (the text
-    before the first colon), any other reason by its text; at most 120 characters.
+    """How unscored reasons are grouped in summaries: a failed judge or embedding call by its
+    cause (the text up to the second colon: the kind of failure, without the provider's
+    message), any other reason by its text; at most 120 characters.
 
     Example:
-        >>> unscored_reason_key("judge call failed after 6 tries: HTTP 500")
-        'judge call failed after 6 tries'
+        >>> unscored_reason_key("judge call failed: HTTP 401: Error code: 401 - bad key")
+        'judge call failed: HTTP 401'
+        >>> unscored_reason_key("does not apply: no context")
+        'does not apply: no context'
     """
-    key = error.split(":")[0] if error.startswith("judge call failed") else error
-    return key[:120]
+    if error.startswith(("judge call failed", "embedding call failed")):
+        error = ":".join(error.split(":")[:2])
+    return error[:120]
 
 
 def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..data import DatasetStream, Row, rows_from_records
+from ..data import DatasetStream, LongFields, Row, row_inputs, rows_from_records
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, check_judge_spec, default_cache_path, make_judge
@@ -29,6 +29,7 @@ from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
 from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
 from ..store import Store
 from ._budget import Budget
+from ._failures import call_failures
 from ._local import LocalEngine
 from ._outdir import OutputClaim, RunManifest, claim_output
 from ._progress import RowProgress
@@ -75,6 +76,8 @@ async def evaluate_async(
     lang: str = "en",
     style: str = "auto",
     mapping: Mapping[str, str] | None = None,
+    max_field_chars: int = 100_000,
+    long_fields: LongFields = "refuse",
     out: str | Path | None = None,
     resume: bool = False,
     overwrite: bool = False,
@@ -114,6 +117,11 @@ async def evaluate_async(
             ``run.json`` (which run the folder holds). The run locks it: a second run on the
             same folder fails at once. A folder that holds an earlier run needs ``resume``
             or ``overwrite``.
+        max_field_chars, long_fields: a text field longer than ``max_field_chars`` is an
+            error (``"refuse"``) or is cut to that length (``"truncate"``, with one warning
+            counting the cuts), before any judge sees it.
+        max_wait: seconds one judge call may spend waiting on rate limits (429) before its
+            row is left unscored; 429s do not use up ``max_attempts``.
         resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
             again any result a failed judge call left unscored). Only the run the folder
             holds is continued: a different dataset, metric set or judge is refused.
@@ -163,12 +171,14 @@ async def evaluate_async(
     source: DatasetStream | list[Row]
     if isinstance(data, (str, Path)):
         dataset = str(data)
-        source = DatasetStream(data, mapping=mapping)
+        source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
+                               long_fields=long_fields)
         planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
         total = source.check(planner.add)  # all data problems, before any judge call
     else:
         dataset = "<records>"
-        source = rows_from_records(data, mapping=mapping)
+        source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
+                                   long_fields=long_fields)
         planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
         planner.add(source)
         total = len(source)
@@ -228,6 +238,9 @@ async def evaluate_async(
                 "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
             resume_id=(previous_run.run_id if previous_run is not None
                        and previous_run.status != "complete" else None))
+        if claim is not None and recorder is not None:  # a resume finds the stored run
+            claim.manifest.run_id = recorder.run_id
+            claim.write_manifest()
     except BaseException:
         await runner.aclose()
         if claim is not None:
@@ -242,11 +255,12 @@ async def evaluate_async(
             async def items() -> AsyncIterator[tuple[Row, Mapping[str, Any]]]:
                 for row in source:
                     previous = _kept_results(finished.get(row.id, {}))
+                    inputs = row_inputs(row) if recorder is not None else None
                     if previous and all(n in previous for n in names):
-                        sink.add(previous, new=False)
+                        sink.add(previous, new=False, inputs=inputs)
                         continue
                     await sink.room()
-                    sink.expect(row.id)
+                    sink.expect(row.id, inputs=inputs)
                     yield row, previous
 
             await runner.run(items(), sink.add)
@@ -310,7 +324,8 @@ def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: fl
         "complete": complete,
         "dataset": dataset,
         "lang": lang,
-        "metrics": tally.metrics(safety["threshold"]),
+        "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
+        "failures": call_failures(metrics_summary),
         "skipped": skipped,
         **({"safety": dict(safety)} if severity_ran else {}),
         **({"diagnosis": dict(tally.diagnoses)}
