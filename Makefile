@@ -27,7 +27,7 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 ## demo: evaluate examples/qa.jsonl with the embedded offline judge and print the summary
 demo: $(VENV)/.local-installed
 	@echo "assay demo: evaluating examples/qa.jsonl with the embedded judge (first run assembles the model, ~1.1 GB)"
-	$(BIN)/assay run examples/qa.jsonl --out $(DEMO_OUT)
+	$(BIN)/assay run examples/qa.jsonl --out $(DEMO_OUT) --overwrite
 
 # PostgreSQL server binaries (Debian's postgresql) for the run-store tests on a real server; as
 # root they are installed when missing, otherwise those tests are skipped with a reason.

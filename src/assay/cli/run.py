@@ -254,3 +254,6 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
         for why, n in (agg.get("unscored_reasons") or {}).items():
             Console(stderr=True).print(f"[yellow]{escape(name)}: {n} unscored: "
                                        f"{escape(why)}[/yellow]", highlight=False)
+        for note in agg.get("notes") or []:
+            Console(stderr=True).print(f"[yellow]{escape(name)}: {escape(str(note))}[/yellow]",
+                                       highlight=False)

@@ -164,8 +164,14 @@ def _record(src: Source, header: list[str], values: list[str], start: int, end: 
             key = ""
         if key in _JSON_COLUMNS and value.strip()[:1] == "[":
             value = _json_cell(value, f"{where}, field {key!r}", problems)
-        out[key] = value if value != "" else None
+        # An empty cell is a missing value, except an answer's: an empty answer is an answer
+        # (lexical metrics score it 0), not a row the metrics skip.
+        out[key] = value if value != "" or key in _ANSWER_COLUMNS else None
     return out
+
+
+#: Columns whose empty cell is an empty answer, not a missing one.
+_ANSWER_COLUMNS = frozenset({"answer", "response"})
 
 
 def _json_cell(value: str, where: str, problems: list[str]) -> Any:
