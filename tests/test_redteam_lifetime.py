@@ -117,11 +117,11 @@ def test_a_judge_that_fails_is_never_exit_0_and_its_cause_is_named(
     result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--judge",
                      "openai:judge-model", "--n", "4", "--no-refusal", "--out", tmp_path / "jb",
                      "--no-store", "--cache", tmp_path / "cache.sqlite")
-    assert result.exit_code != 0, result.output
+    assert result.exit_code == 3, result.output
     assert "Traceback" not in result.output
-    if result.exit_code == 3:  # the judge's failures are tallied, with their cause
-        assert "8 of 8 rows (100.0%) could not be scored" in result.output
-        assert "judge call failed" in result.output
+    # three identical 401s stop the run early, naming the endpoint, the status and the fix
+    assert "stopped early" in result.output and "401" in result.output
+    assert "127.0.0.1" in result.output and "OPENAI_API_KEY" in result.output
 
 
 def test_a_judge_passed_as_an_instance_stays_open_for_its_owner(tmp_path: Path) -> None:

@@ -124,7 +124,8 @@ def test_cli_runs_show_export_and_rm(tmp_path: Path) -> None:
     csv_path = tmp_path / "x.csv"
     exported = _invoke("export", "latest", "--format", "csv", "-o", csv_path, "--store", store)
     assert exported.exit_code == 0
-    assert csv_path.read_text().splitlines()[0].startswith("id,f1_score,f1_score/reason")
+    assert csv_path.read_text().splitlines()[0].startswith(  # the inputs, then the scores
+        "id,question,answer,ground_truth,f1_score,f1_score/reason")
     assert len(csv_path.read_text().splitlines()) == 7
     bad = _invoke("export", "latest", "--format", "xml", "--store", store)
     assert bad.exit_code == 2 and "Must be one of" in bad.output

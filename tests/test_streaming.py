@@ -192,7 +192,7 @@ def test_stream_reads_csv_and_json_arrays_and_sees_a_file_change(tmp_path: Path)
         assert [r.model_dump() for r in stream] == [r.model_dump() for r in read_dataset(path)]
     stream = DatasetStream(csv_path)
     stream.check()
-    csv_path.write_text("id,question,answer\n1,Q?,\n")  # an answer removed after the check
+    csv_path.write_text("id,question,answer\n1,Q?\n")  # a value removed after the check
     with pytest.raises(DataError, match="changed while it was being evaluated"):
         list(stream)
 

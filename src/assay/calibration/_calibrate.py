@@ -175,8 +175,7 @@ def _store_calibration(store: Any, summary: dict[str, Any], stats: dict[str, Any
     if opened is None:
         return
     try:
-        opened.finish_run(summary["run_id"], summary={**summary, "calibration": stats},
-                          complete=bool(summary.get("complete")))
+        opened.update_summary(summary["run_id"], {"calibration": stats})
     finally:
         if opened is not store:
             opened.close()

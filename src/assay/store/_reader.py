@@ -211,10 +211,15 @@ class RunReader:
 
     def export(self, run_id: str, path: str | Path, fmt: str) -> int:
         """Write the run's rows to ``path`` as ``jsonl``, ``csv`` or ``parquet``; return the
-        number of rows written. CSV and Parquet have an ``id`` column and, per metric,
-        ``<metric>``, ``<metric>/reason`` and ``<metric>/error``."""
+        number of rows written. CSV and Parquet have an ``id`` column, the row's input fields
+        (question, context, answer, ground_truth, ...) when the run stored them, and, per
+        metric, ``<metric>``, ``<metric>/reason`` and ``<metric>/error``; JSONL lines get an
+        ``inputs`` object. CSV text cells that a spreadsheet would run as a formula (starting
+        with ``=``, ``+``, ``-``, ``@``, tab or CR) are prefixed with ``'``."""
         fmt = str(fmt).lower().lstrip(".")
-        return write_records(self.rows(run_id), Path(path), fmt)
+        records = self.rows(run_id)
+        inputs = self.inputs(run_id, [str(r["id"]) for r in records])
+        return write_records(records, Path(path), fmt, inputs=inputs or None)
 
     def _require(self, conn: sa.Connection, run_id: str, *, lock: bool = False) -> str:
         """The run's status; raises ConfigError when there is no run with exactly this id.

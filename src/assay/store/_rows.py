@@ -83,7 +83,7 @@ def page(conn: sa.Connection, run_id: str, offset: int, limit: int) -> list[dict
     """``limit`` records from the ``offset``-th, in position order (LIMIT/OFFSET in the SQL)."""
     texts = conn.execute(
         sa.select(rows_t.c.record).where(rows_t.c.run_id == run_id)
-        .order_by(rows_t.c.position, rows_t.c.row_id).offset(offset).limit(limit)).scalars()
+        .order_by(rows_t.c.position).offset(offset).limit(limit)).scalars()
     return [json.loads(t) for t in texts]
 
 
