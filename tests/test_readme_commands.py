@@ -461,3 +461,27 @@ def test_readme_metrics_tables_match_the_planner() -> None:
     assert planned({"messages": turns}) == set(plain)
     assert planned({"messages": cited}) == set(plain) | set(with_citations)
     assert covered | set(plain) | set(with_citations) == set(AUTO_METRICS)
+
+
+def _headers(text: str) -> list[list[str]]:
+    """The header cells of each boxed table in ``text`` (rows of ┃ cells)."""
+    return [[c.strip() for c in line.strip().strip("┃").split("┃")]
+            for line in text.splitlines() if line.strip().startswith("┃")]
+
+
+def test_readme_demo_output_has_todays_shape(judge: FakeJudgeServer, prepared: dict[str, Any],
+                                             tmp_path: Path) -> None:
+    """The demo block's tables have the columns, and its summary lines the words, that a
+    run's summary prints today (a stored run with judge and safety metrics, via show)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    demo = text[text.index("## What the demo does"):text.index("## The embedded judge")]
+    block = demo[demo.index("```\n") + 4:demo.index("\n```", demo.index("```\n") + 4)]
+    env = {**_env(judge, tmp_path, prepared["store"]), "COLUMNS": "200"}
+    shown = _ok(["show", prepared["fill"]["base"]], env, tmp_path).stdout
+    assert _headers(block) == _headers(shown)
+    written = [b.strip() for b in block.splitlines()]
+    printed = [line.strip() for line in shown.splitlines()]
+    for start in ("assay:", "safety defects:", "diagnosis", "embeddings", "judge "):
+        if any(line.startswith(start) for line in printed):
+            assert any(b.startswith(start) for b in written), start
+    assert any(line.startswith("safety defects:") for line in printed)
