@@ -87,14 +87,12 @@ def test_jailbreak_with_an_openai_judge_scores_both_sides_on_one_client(
     assert sum(1 for r in requests if r["rf"] == "json_schema") == 40
     assert all(r["status"] == 200 for r in requests)
     # the bench judge answers the refusal question with a rating, never Yes/No: refusal is
-    # unscored on every row, so the command exits 3 and says why
-    assert result.exit_code == 3, result.output
-    assert report["failures"] == {
-        "rows": 40, "failed": 40, "share": 1.0, "more_causes": 0, "causes": [
-            {"cause": f"{side}: judge answer does not start with Yes or No (asked twice)",
-             "rows": 20} for side in ("injected", "plain")]}
-    assert "40 of 40 rows (100.0%) could not be scored" in result.output
-    assert "20  plain: judge answer does not start with Yes or No (asked twice)" in result.output
+    # unscored on every row with that reason, but no judge call failed, so the command exits 0
+    assert result.exit_code == 0, result.output
+    assert report["failures"]["failed"] == 0
+    for side in ("base", "injected"):
+        reasons = report["categories"]["violence"][side].get("unscored_reasons", {})
+        assert not any("judge call failed" in why for why in reasons)
 
 
 def test_jailbreak_without_refusal_exits_0_when_every_row_is_scored(

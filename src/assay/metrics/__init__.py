@@ -6,7 +6,7 @@ Example:
     (0.0, 1.0)
 """
 
-from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
+from ._base import Metric, MetricResult, ScoreContext, call_failure_cause, mean_aggregate
 from ._common import FieldMetric
 from ._registry import (
     AUTO_METRICS,
@@ -27,6 +27,7 @@ __all__ = [
            "MetricResult",
            "Plan",
            "ScoreContext",
+           "call_failure_cause",
            "get_metric",
            "mean_aggregate",
            "plan_metrics",

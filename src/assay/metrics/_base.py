@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -57,10 +59,35 @@ class ScoreContext:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
+#: A conversation metric wraps a turn's reason: "assistant turn 2 could not be rated: ...".
+_TURN_PREFIX = re.compile(r"^assistant turn \d+ could not be \w+: ")
+
+
+def call_failure_cause(error: str | None) -> str | None:
+    """The cause of a result left unscored because a judge or embedding call failed (its
+    kind, up to the second colon, without the provider's message), or None for any other
+    reason ("does not apply", an unparsable answer). A conversation turn's prefix is skipped.
+
+    Example:
+        >>> call_failure_cause("judge call failed: HTTP 401: Error code: 401 - bad key")
+        'judge call failed: HTTP 401'
+        >>> call_failure_cause("assistant turn 2 could not be rated: judge call failed: "
+        ...                    "server error (500): boom (gave up after 6 attempts)")
+        'judge call failed: server error (500)'
+        >>> call_failure_cause("judge answer does not start with Yes or No (asked twice)") is None
+        True
+    """
+    if not isinstance(error, str):
+        return None
+    inner = _TURN_PREFIX.sub("", error)
+    if not inner.startswith(("judge call failed", "embedding call failed")):
+        return None
+    return ":".join(inner.split(":")[:2])[:120]
+
+
 def unscored_reason_key(error: str) -> str:
     """How unscored reasons are grouped in summaries: a failed judge or embedding call by its
-    cause (the text up to the second colon: the kind of failure, without the provider's
-    message), any other reason by its text; at most 120 characters.
+    cause (:func:`call_failure_cause`), any other reason by its text; at most 120 characters.
 
     Example:
         >>> unscored_reason_key("judge call failed: HTTP 401: Error code: 401 - bad key")
@@ -68,9 +95,7 @@ def unscored_reason_key(error: str) -> str:
         >>> unscored_reason_key("does not apply: no context")
         'does not apply: no context'
     """
-    if error.startswith(("judge call failed", "embedding call failed")):
-        error = ":".join(error.split(":")[:2])
-    return error[:120]
+    return call_failure_cause(error) or error[:120]
 
 
 def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Rows that could not be scored, and why: the share that decides whether a red-team or
 robustness command exits 3, and the top causes its terminal names.
 
-A row failed when the app under test gave no usable answer, or when a metric (or the
-judge) could not score it. "Does not apply" is no failure. Each cause counts a row once,
+A row failed when the app under test gave no usable answer, or when a judge (or embedding)
+call failed, as in ``assay run``. "Does not apply" is no failure, nor is an answer the judge
+gave that could not be parsed (that is recorded as unscored with its raw text, and counted in
+the summary's unscored reasons). Each cause counts a row once,
 however many metrics it hit.
 
 Example:
@@ -27,6 +29,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..metrics import call_failure_cause
 
 __all__ = ["DEFAULT_MAX_FAILED_SHARE", "FailureTally", "cause_key", "unscored_causes"]
 
@@ -60,7 +64,7 @@ def unscored_causes(record: Mapping[str, Any], metrics: Sequence[str]) -> list[s
         if not isinstance(result, Mapping) or result.get("value") is not None:
             continue
         error = str(result.get("error") or "unscored without a reason")
-        if not error.startswith("does not apply"):
+        if call_failure_cause(error) is not None:
             causes.append(cause_key(error))
     return causes
 

@@ -17,22 +17,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["CALL_FAILURE_PREFIXES", "ResultsWriter", "is_call_failure", "iter_jsonl_lines",
+from ..metrics import call_failure_cause
+
+__all__ = ["ResultsWriter", "is_call_failure", "iter_jsonl_lines",
            "load_finished", "reorder_results", "rewrite_in_order"]
-
-#: How the reason of a result left unscored by a failed judge or embedding call begins.
-CALL_FAILURE_PREFIXES = ("judge call failed", "embedding call failed")
-
 
 def is_call_failure(error: object) -> bool:
     """Whether an unscored result's reason is a failed judge or embedding call (not "does not
-    apply", not an unparsable answer).
+    apply", not an unparsable answer), also inside a conversation turn's reason.
 
     Example:
         >>> is_call_failure("judge call failed: HTTP 401: bad key"), is_call_failure("does not apply")
         (True, False)
     """
-    return isinstance(error, str) and error.startswith(CALL_FAILURE_PREFIXES)
+    return isinstance(error, str) and call_failure_cause(error) is not None
 
 
 def iter_jsonl_lines(text: str) -> Iterable[str]:
