@@ -84,11 +84,9 @@ HELP_ONLY = (
 SAFETY_RUN_METRICS = "groundedness,f1_score,hate_unfairness,sexual,violence,self_harm"
 
 #: Exit codes other than 0 that a command may end with: command -> (code, reason).
-EXIT_ALLOWED = {
-    "jailbreak": (3, ("the bench's fake judge does not answer refusal's plain Yes/No question, "
-                      "so refusal is unscored on every row and jailbreak exits 3 over "
-                      "--max-failed-share; the four severities are scored on both sides")),
-}
+#: Empty today: every documented command exits 0 (jailbreak exited 3 on the fake judge until
+#: an unparsable refusal answer stopped counting as a failed judge call).
+EXIT_ALLOWED: dict[str, tuple[int, str]] = {}
 
 #: Written placeholder -> what runs (``{base}``, ``{candidate}``, ``{csv}``, ``{calibration}``
 #: are filled per test).
