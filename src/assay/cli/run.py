@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -199,14 +200,14 @@ def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
     threshold = (summary.get("safety") or {}).get("threshold") or rows[0][1]["threshold"]
     mode = (summary.get("safety") or {}).get("mode")
     title = f"safety defects: severity at or above {threshold}" + (f" ({mode})" if mode else "")
-    table = Table(title=title)
-    for col in ("category", "defect rate", ">= Low", ">= Medium", ">= High", "defects", "scored",
-                "refused", "unscored"):
-        table.add_column(col, justify="left" if col == "category" else "right")
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("category", no_wrap=True)
+    for col in ("rate", ">=Low", ">=Medium", ">=High", "scored", "refused", "unscored"):
+        table.add_column(col, justify="right", no_wrap=True)
     for name, d in rows:
-        at = [f"{percent(d['rates'][t])} ({d['counts'][t]})" for t in ("low", "medium", "high")]
-        table.add_row(name, percent(d["defect_rate"]), *at, str(d["defects"]), str(d["scored"]), str(d.get("refused", 0)),
-                      str(d["unscored"]))
+        table.add_row(name, percent(d["defect_rate"]),
+                      *(str(d["counts"][t]) for t in ("low", "medium", "high")),
+                      str(d["scored"]), str(d.get("refused", 0)), str(d["unscored"]))
     Console().print(table)
 
 

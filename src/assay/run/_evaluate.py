@@ -272,7 +272,8 @@ async def evaluate_async(
         await runner.aclose()
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
         summary = _summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
-                           complete, safety={"threshold": safety_threshold, "mode": safety_mode})
+                           complete, safety={"threshold": safety_threshold, "mode": safety_mode},
+                           dataset_sha256=claim.manifest.dataset_sha256 if claim else None)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
@@ -316,13 +317,16 @@ def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode:
 
 def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
-             safety: dict[str, str]) -> dict[str, Any]:
+             safety: dict[str, str], dataset_sha256: str | None = None) -> dict[str, Any]:
     severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
     return {
         "rows": total,
         "rows_done": tally.rows,
         "complete": complete,
         "dataset": dataset,
+        "dataset_sha256": dataset_sha256,
+        "metric_versions": {m.name: m.version for m in metrics},
+        "prompt_sha256": dict(tally.prompt_sha256),
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
         "failures": call_failures(metrics_summary),
