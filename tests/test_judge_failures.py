@@ -329,11 +329,6 @@ def test_resume_after_a_key_revoked_mid_run_sends_only_the_unscored_rows(
     assert resumed.summary["judge"]["requests"] == ROWS - 5
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a call that waited for a free slot is still sent after the judge stopped: ManagedJudge "
-    "checks 'stopped' only on entering complete(), not after acquiring the semaphore (or "
-    "between retries), so with --concurrency 1 the judge gets a 4th 401 after the 3rd stopped "
-    "the run (src/assay/run/_managed.py, ManagedJudge._send.attempt)"))
 def test_no_call_is_sent_after_the_judge_stopped(revoked: _Revoked) -> None:
     assert revoked.first.code == 3
     assert revoked.judge.served.count("401") == ManagedJudge.STOP_AFTER == 3
@@ -398,10 +393,6 @@ def test_rows_lost_to_failed_calls_over_max_failed_share_exit_3_with_the_causes(
     assert run.said("--resume")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the exit-3 message for rows lost to failed calls says 'lost more than 5.0% of their rows' "
-    "but never names --max-failed-share, so the user cannot tell which option sets that bar "
-    "(src/assay/cli/run.py, the 'judge failed:' line)"))
 def test_the_failed_share_message_names_the_option_that_sets_the_bar(
         all_500: _AllFailed) -> None:
     assert all_500.default.code == 3

@@ -161,7 +161,7 @@ def run(
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     if failed:
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
-                  f"{percent(max_failed_share)} of their rows to failed judge calls (see the "
+                  f"{percent(max_failed_share)} (--max-failed-share) of their rows to failed judge calls (see the "
                   f"causes above); exit 3. Fix the cause, then {escape(resume_hint)}",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3)

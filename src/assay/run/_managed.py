@@ -195,6 +195,8 @@ class ManagedJudge:
                     accept: Callable[[JudgeResponse], bool] | None) -> JudgeResponse:
         async def attempt() -> JudgeResponse:
             async with self._sem:
+                if self.stopped is not None:  # stopped while this call waited for a slot
+                    raise self.stopped
                 grant = await self.budget.acquire(self._estimate(request))
                 self.stats.requests += 1
                 try:
