@@ -14,8 +14,10 @@ from typing import Annotated, Any
 import typer
 
 from ..data import parse_mapping
-from ..report import calibration_of, load_calibration, load_inputs, render_report
+from ..report import calibration_of, inputs_for_run, load_calibration, render_report
+from ..errors import AssayError
 from ..run import RunData, load_run
+from ..store import open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption
 
@@ -44,8 +46,8 @@ def report(
     """Write an HTML report of RUN (no network needed to view it) and print its path."""
     with exit_on_errors("\ninterrupted: no report written."):
         data = load_run(run, store or True)
-        source = dataset or data.summary.get("dataset") or data.meta.get("dataset")
-        inputs, note = load_inputs(source, run_dir=run, mapping=parse_mapping(map_ or []))
+        inputs, note = _inputs(data, store, dataset=dataset, run_dir=run,
+                               mapping=parse_mapping(map_ or []))
         other: RunData | None = None
         comparison: dict[str, Any] | None = None
         if compare is not None:
@@ -59,3 +61,20 @@ def report(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(html, encoding="utf-8")
     typer.echo(str(out))
+
+
+def _inputs(data: RunData, store: str | None, *, dataset: Path | None, run_dir: Path,
+            mapping: dict[str, str]) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
+    """The rows' inputs: a ``--dataset`` the user names, else those the run stored (so the
+    report works from any folder), else the dataset file the run recorded."""
+    opened = None
+    try:
+        opened = open_store(store)
+    except AssayError:  # no usable store: the dataset file may still serve
+        opened = None
+    try:
+        return inputs_for_run(data, store=opened, dataset=dataset, run_dir=run_dir,
+                              mapping=mapping or None)
+    finally:
+        if opened is not None:
+            opened.close()
