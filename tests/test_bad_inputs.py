@@ -100,9 +100,6 @@ def _rgz(tmp: Path) -> Path:  # gzip without the .gz name: read by its magic byt
     return p
 
 
-MARKUP = pytest.mark.xfail(
-    reason="cli/_errors.py prints DataError text as Rich markup: a value such as '[/bold]' "
-           "raises MarkupError (fix: rich.markup.escape the message)", strict=False)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 CASES = [
@@ -185,8 +182,7 @@ CASES = [
     Case("duplicate_ids.jsonl", ("line 2, field 'id'", "duplicate id 'a'", "line 1", "Fix:")),
     Case("context_number.jsonl", ("line 1, field 'context'", "got int", "Fix:")),
     Case("answer_number.jsonl", ("line 1, field 'answer'", "got int", "Fix:")),
-    Case("markup_in_values.jsonl", ("line 1, field 'messages[0].role'", "[/bold]"),
-         marks=[MARKUP]),
+    Case("markup_in_values.jsonl", ("line 1, field 'messages[0].role'", "[/bold]")),
     # --- paths
     Case("unknown_extension.txt", ("unknown kind of file", ".txt", "rename")),
     Case("folder.jsonl", ("is a folder", "Fix:"), make=_folder),

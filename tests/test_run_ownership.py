@@ -196,3 +196,22 @@ def test_a_killed_run_releases_its_folder_and_resume_finishes_it(tmp_path: Path)
     assert len(judge.requests) == len(rows) - len(kept)
     assert res.summary["complete"] is True and res.summary["rows_done"] == len(rows)
     assert read_manifest(out).status == "complete"
+
+
+def test_the_folder_is_locked_before_the_dataset_is_read_and_bad_data_leaves_no_folder(
+        tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "answer": }\n', encoding="utf-8")
+    out = tmp_path / "out"
+    got = CliRunner().invoke(app, ["run", str(bad), "--metrics", "f1_score", "--out", str(out),
+                                   "--no-store"])
+    assert got.exit_code == 2 and "bad.jsonl line 1" in got.output
+    assert not out.exists()  # a refused run leaves no empty folder behind
+    held = tmp_path / "held"
+    manifest = RunManifest(dataset=None, dataset_sha256=None, metrics={}, judge=None)
+    with claim_output(held, manifest, resume=False, overwrite=False):
+        # the bad dataset is never read: the lock is named, not the data's problem
+        got = CliRunner().invoke(app, ["run", str(bad), "--metrics", "f1_score", "--out",
+                                       str(held), "--no-store"])
+        assert got.exit_code == 2 and "in use by another assay run" in got.output
+        assert "bad.jsonl" not in got.output

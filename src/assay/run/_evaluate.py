@@ -31,7 +31,7 @@ from ..store import Store
 from ._budget import Budget
 from ._failures import call_failures
 from ._local import LocalEngine
-from ._outdir import OutputClaim, RunManifest, claim_output
+from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
 from ._results import ResultsWriter, is_call_failure, load_finished, reorder_results
@@ -168,57 +168,36 @@ async def evaluate_async(
     unavailable: dict[str, str] = {}
     if embeddings == "local" and (missing := local_embedder_missing()):
         unavailable["semantic_similarity"] = missing
-    source: DatasetStream | list[Row]
-    if isinstance(data, (str, Path)):
-        dataset = str(data)
-        source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
-                               long_fields=long_fields)
-        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        total = source.check(planner.add)  # all data problems, before any judge call
-    else:
-        dataset = "<records>"
-        source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
-                                   long_fields=long_fields)
-        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        planner.add(source)
-        total = len(source)
-    plan = planner.finish()
-    if on_plan is not None:
-        on_plan(plan)
-    uses_judge = any(m.uses_judge for m in plan.metrics)
-    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
-    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
-        bool(embedder_users) and "semantic_similarity" not in unavailable)
-    settings = ScoreSettings(
-        lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
-        max_attempts=max_attempts, max_wait=max_wait,
-        cache_path=(default_cache_path() if cache is True else Path(cache)) if cache else None)
-    runner: LocalEngine | RayEngine
-    if engine == "ray":
-        from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
-
-        runner = RayEngine(plan.metrics, judge=judge if uses_judge else None,
-                           embedder=embeddings if uses_embedder else None, settings=settings,
-                           timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
-                           workers=ray_workers)
-    else:
-        scorer = Scorer(plan.metrics,
-                        judge=make_judge(judge, timeout=timeout) if uses_judge else None,
-                        embedder=(make_embedder(embeddings, timeout=timeout)
-                                  if uses_embedder else None),
-                        settings=settings, budget=Budget(tpm, rpm),
-                        owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
-        runner = LocalEngine(scorer, workers=concurrency * 2)
     out_dir = Path(out) if out else None
+    # Lock the output folder first: a second run on it fails at once, before any reading.
+    claim: OutputClaim | None = lock_output(out_dir) if out_dir is not None else None
+    try:
+        source, dataset, total, plan = _read_and_plan(
+            data, metrics, unavailable=unavailable, mapping=mapping,
+            max_field_chars=max_field_chars, long_fields=long_fields)
+        if on_plan is not None:
+            on_plan(plan)
+        settings = ScoreSettings(
+            lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
+            max_attempts=max_attempts, max_wait=max_wait,
+            cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
+            else None)
+        runner = _make_runner(plan, judge=judge, embeddings=embeddings,
+                              unavailable=unavailable, settings=settings, engine=engine,
+                              timeout=timeout, tpm=tpm, rpm=rpm, ray_address=ray_address,
+                              ray_workers=ray_workers)
+    except BaseException:
+        if claim is not None:
+            claim.release()
+        raise
     results_path = out_dir / "results.jsonl" if out_dir else None
     names = [m.name for m in plan.metrics]
     complete = False
     sink = None
-    claim: OutputClaim | None = None
     try:
-        if out_dir is not None:
+        if claim is not None:
             is_file = isinstance(data, (str, Path))
-            claim = claim_output(out_dir, RunManifest(
+            claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id),
                 resume=resume, overwrite=overwrite)
@@ -238,7 +217,7 @@ async def evaluate_async(
                 "mapping": dict(mapping or {}), "out": str(out_dir) if out_dir else None},
             resume_id=(previous_run.run_id if previous_run is not None
                        and previous_run.status != "complete" else None))
-        if claim is not None and recorder is not None:  # a resume finds the stored run
+        if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
             claim.manifest.run_id = recorder.run_id
             claim.write_manifest()
     except BaseException:
@@ -273,7 +252,8 @@ async def evaluate_async(
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
         summary = _summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
                            complete, safety={"threshold": safety_threshold, "mode": safety_mode},
-                           dataset_sha256=claim.manifest.dataset_sha256 if claim else None)
+                           dataset_sha256=claim.manifest.dataset_sha256
+                           if claim is not None and claim.manifest is not None else None)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
@@ -344,3 +324,58 @@ def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     embedding call left unscored (those are scored again)."""
     return {k: v for k, v in record.items()
             if not (isinstance(v, Mapping) and is_call_failure(v.get("error")))}
+
+
+def _read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
+                   metrics: str | Sequence[str | Metric], *, unavailable: dict[str, str],
+                   mapping: Mapping[str, str] | None, max_field_chars: int,
+                   long_fields: LongFields) -> tuple[DatasetStream | list[Row], str, int, Plan]:
+    """Check the whole dataset (every problem in one DataError, before any judge call) and
+    plan the metrics its fields allow: ``(rows, dataset name, row count, plan)``."""
+    source: DatasetStream | list[Row]
+    if isinstance(data, (str, Path)):
+        dataset = str(data)
+        source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
+                               long_fields=long_fields)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        total = source.check(planner.add)
+    else:
+        dataset = "<records>"
+        source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
+                                   long_fields=long_fields)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        planner.add(source)
+        total = len(source)
+    return source, dataset, total, planner.finish()
+
+
+def _make_runner(plan: Plan, *, judge: str | Judge, embeddings: str | Embedder,
+                 unavailable: dict[str, str], settings: ScoreSettings, engine: str,
+                 timeout: float, tpm: int | None, rpm: int | None, ray_address: str | None,
+                 ray_workers: int | None) -> LocalEngine | RayEngine:
+    """The engine that scores the plan's metrics, with a judge and an embedder only when a
+    metric needs them (a judge made here from a spec is closed by the engine; an instance
+    passed in stays open for its owner)."""
+    uses_judge = any(m.uses_judge for m in plan.metrics)
+    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
+    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
+        bool(embedder_users) and "semantic_similarity" not in unavailable)
+    if engine == "ray":
+        from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
+
+        return RayEngine(plan.metrics, judge=judge if uses_judge else None,
+                         embedder=embeddings if uses_embedder else None, settings=settings,
+                         timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
+                         workers=ray_workers)
+    scorer = Scorer(plan.metrics,
+                    judge=make_judge(judge, timeout=timeout) if uses_judge else None,
+                    embedder=(make_embedder(embeddings, timeout=timeout)
+                              if uses_embedder else None),
+                    settings=settings, budget=Budget(tpm, rpm),
+                    owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
+    return LocalEngine(scorer, workers=_workers(settings))
+
+
+def _workers(settings: ScoreSettings) -> int:
+    """Local worker tasks: twice the judge's concurrency, so a row's metrics overlap."""
+    return settings.concurrency * 2

@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover - Windows: no advisory locks, the manife
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["LOCK_NAME", "MANIFEST_NAME", "OutputClaim", "RunManifest", "claim_output",
-           "read_manifest"]
+           "lock_output", "read_manifest"]
 
 LOCK_NAME = ".assay.lock"
 MANIFEST_NAME = "run.json"
@@ -112,17 +112,39 @@ def read_manifest(folder: Path) -> RunManifest | None:
 
 
 class OutputClaim:
-    """A held output folder: the lock stays until :meth:`release` (or the context's end)."""
+    """A locked output folder: the lock stays until :meth:`release` (or the context's end).
 
-    def __init__(self, folder: Path, manifest: RunManifest, lock_file: IO[str] | None,
-                 previous: RunManifest | None) -> None:
+    Made by :func:`lock_output` before the dataset is read (so a second run on the folder
+    fails at once, however large the dataset); :meth:`begin` then checks that this run may
+    write there and writes its manifest.
+    """
+
+    def __init__(self, folder: Path, lock_file: IO[str] | None, *, created: bool) -> None:
         self.folder = folder
-        self.manifest = manifest
-        self.previous = previous
+        self.previous = read_manifest(folder)
+        self.manifest: RunManifest | None = None
         self._lock_file = lock_file
+        self._created = created
+
+    def begin(self, manifest: RunManifest, *, resume: bool, overwrite: bool) -> None:
+        """Check that this run may write here (see :func:`claim_output`), then record it."""
+        _check_may_write(self.folder, manifest, self.previous, resume=resume,
+                         overwrite=overwrite)
+        if resume and self.previous is not None:
+            manifest.run_id = self.previous.run_id
+            manifest.created = self.previous.created
+        manifest.status = "running"
+        manifest.owner = _owner()
+        self.manifest = manifest
+        if overwrite and not resume:
+            for name in RUN_FILES:
+                (self.folder / name).unlink(missing_ok=True)
+        self.write_manifest()
 
     def write_manifest(self) -> None:
         """Write ``run.json`` atomically (a crash leaves the old one or the new one)."""
+        if self.manifest is None:
+            return
         tmp = self.folder / (MANIFEST_NAME + ".tmp")
         tmp.write_text(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False),
                        encoding="utf-8")
@@ -130,14 +152,26 @@ class OutputClaim:
 
     def finish(self, *, status: str, run_id: str | None) -> None:
         """Record how the run ended (``complete`` or ``interrupted``) and its stored id."""
+        if self.manifest is None:
+            return
         self.manifest.status = status
         self.manifest.run_id = run_id or self.manifest.run_id
         self.write_manifest()
 
     def release(self) -> None:
-        if self._lock_file is not None:
-            self._lock_file.close()  # closing the descriptor drops the flock
-            self._lock_file = None
+        """Drop the lock; a folder this claim created and that holds nothing else goes too
+        (a run refused for bad input leaves no empty folder behind)."""
+        if self._lock_file is None:
+            return
+        self._lock_file.close()  # closing the descriptor drops the flock
+        self._lock_file = None
+        if self._created and self.manifest is None:
+            try:
+                if [p.name for p in self.folder.iterdir()] == [LOCK_NAME]:
+                    (self.folder / LOCK_NAME).unlink()
+                    self.folder.rmdir()
+            except OSError:
+                pass
 
     def __enter__(self) -> Self:
         return self
@@ -147,17 +181,15 @@ class OutputClaim:
         self.release()
 
 
-def claim_output(folder: str | Path, manifest: RunManifest, *, resume: bool,
-                 overwrite: bool) -> OutputClaim:
-    """Lock ``folder`` for a run and check that the run may write there.
+def lock_output(folder: str | Path) -> OutputClaim:
+    """Create and lock ``folder`` without waiting.
 
     Raises:
-        ConfigError: another live process holds the folder (its PID and host are named); the
-            folder holds an earlier run and neither ``resume`` nor ``overwrite`` was given;
-            or ``resume`` was given for a folder whose run scored another dataset, other
-            metrics or another judge (each difference is named). The CLI exits 2 on it.
+        ConfigError: another live process holds it (its PID, host and start are named), or
+            the folder cannot be created or written.
     """
     folder = Path(folder)
+    created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock_file = _lock(folder)
@@ -167,24 +199,27 @@ def claim_output(folder: str | Path, manifest: RunManifest, *, resume: bool,
     except OSError as e:
         raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
                           "Fix: choose another --out folder.") from None
+    return OutputClaim(folder, lock_file, created=created)
+
+
+def claim_output(folder: str | Path, manifest: RunManifest, *, resume: bool,
+                 overwrite: bool) -> OutputClaim:
+    """Lock ``folder`` for a run and check that the run may write there
+    (:func:`lock_output`, then :meth:`OutputClaim.begin`).
+
+    Raises:
+        ConfigError: another live process holds the folder (its PID and host are named); the
+            folder holds an earlier run and neither ``resume`` nor ``overwrite`` was given;
+            or ``resume`` was given for a folder whose run scored another dataset, other
+            metrics or another judge (each difference is named). The CLI exits 2 on it.
+    """
+    claim = lock_output(folder)
     try:
-        previous = read_manifest(folder)
-        _check_may_write(folder, manifest, previous, resume=resume, overwrite=overwrite)
-        if resume and previous is not None:
-            manifest.run_id = previous.run_id
-            manifest.created = previous.created
-        manifest.status = "running"
-        manifest.owner = _owner()
-        claim = OutputClaim(folder, manifest, lock_file, previous)
-        if overwrite and not resume:
-            for name in RUN_FILES:
-                (folder / name).unlink(missing_ok=True)
-        claim.write_manifest()
-        return claim
+        claim.begin(manifest, resume=resume, overwrite=overwrite)
     except BaseException:
-        if lock_file is not None:
-            lock_file.close()
+        claim.release()
         raise
+    return claim
 
 
 def _check_may_write(folder: Path, manifest: RunManifest, previous: RunManifest | None, *,
