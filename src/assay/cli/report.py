@@ -14,8 +14,8 @@ from typing import Annotated, Any
 import typer
 
 from ..data import parse_mapping
-from ..report import calibration_of, inputs_for_run, load_calibration, render_report
 from ..errors import AssayError
+from ..report import calibration_of, inputs_for_run, load_calibration, render_report
 from ..run import RunData, load_run
 from ..store import open_store
 from ._errors import exit_on_errors

@@ -15,7 +15,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
 import openai
 
 from ..errors import ConfigError, JudgeError, JudgeUnavailableError, RetryableJudgeError
@@ -171,6 +170,7 @@ def _is_connect_error(error: BaseException | None) -> bool:
     ``httpx.ConnectError``, or the same class of ``httpx2``, which newer ``openai`` uses.
 
     Example:
+        >>> import httpx
         >>> _is_connect_error(httpx.ConnectError("refused")), _is_connect_error(TimeoutError())
         (True, False)
     """
@@ -184,6 +184,7 @@ def _endpoint(request: Any) -> str | None:
     in the query).
 
     Example:
+        >>> import httpx
         >>> _endpoint(httpx.Request("POST", "https://u:p@h.example/v1/chat/completions?key=s"))
         'https://h.example/v1/chat/completions'
     """

@@ -121,5 +121,5 @@ def _clock(seconds: float) -> str:
         >>> _clock(3725.4)
         '1:02:05'
     """
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
