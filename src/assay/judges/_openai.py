@@ -240,5 +240,5 @@ def _retry_after(response: Any) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
-def _short(e: Exception) -> str:
-    return str(e).replace("\n", " ")[:300]
+def _short(e: BaseException | None) -> str:
+    return "" if e is None else str(e).replace("\n", " ")[:300]

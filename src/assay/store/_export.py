@@ -122,7 +122,8 @@ def flatten(records: Sequence[Mapping[str, Any]], inputs: Inputs | None = None
     for rec in records:
         flat: dict[str, Any] = {"id": _text(rec.get("id"))}
         row = (inputs or {}).get(str(rec.get("id"))) or {}
-        extra = row.get("extra") if isinstance(row.get("extra"), Mapping) else {}
+        found = row.get("extra")
+        extra: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
         for col, name, is_extra in input_cols:
             flat[col] = _text(extra.get(name) if is_extra else row.get(name))
         for m in metrics:

@@ -122,7 +122,7 @@ class Store(RunReader):
                     if taken.first() is not None:
                         continue
                     conn.execute(sa.insert(runs_t).values(id=run_id, **values,
-                                                          **_owned(values["created"])))
+                                                          **_owned(str(values["created"]))))
                     if tag_list:
                         conn.execute(sa.insert(tags_t),
                                      [{"run_id": run_id, "tag": t} for t in tag_list])
