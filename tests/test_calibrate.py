@@ -45,6 +45,9 @@ def test_builtin_metric_against_human_ratings(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "o" / "calibration.json").read_text())
     assert saved["metric"] == "coherence" and saved["reports"]["by-length"]["n_compared"] == 6
     assert (tmp_path / "o" / "confusion-by-length.png").read_bytes()[:4] == b"\x89PNG"
+    again = assay.calibrate(_rated(tmp_path), metric="coherence", out=tmp_path / "o",
+                            judges=[FakeJudge(_by_length, id="by-length")], cache=None)
+    assert again.reports["by-length"] == report  # a rerun replaces its own results folder
 
 
 def test_two_judges_side_by_side_and_unscored_rows(tmp_path: Path) -> None:

@@ -152,8 +152,11 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             name = judge_id if len(versions) == 1 else (
                 _version_label(version, versions)
                 + (f" @ {judge_id}" if len(judges) > 1 else ""))
+            # A rerun replaces each judge's results folder: calibration is "rerun to
+            # continue", and the judge cache answers what was asked before.
             stored = {"kind": "calibration", "run_name": f"calibrate {name}",
-                      "tags": ["calibration", version.name], **evaluate_kwargs}
+                      "tags": ["calibration", version.name], "overwrite": True,
+                      **evaluate_kwargs}
             result = evaluate(data, metrics=[version], judge=judge, mapping=mapping,
                               out=out_dir / _safe(name), **stored)
             by_id = {rec["id"]: rec for rec in result.rows}
