@@ -37,7 +37,8 @@ def run_assay(base_url: str, out: Path, cache: Path, *extra: str) -> float:
     t0 = time.monotonic()
     subprocess.run([sys.executable, "-m", "assay.cli", "run", str(QA50), "--judge",
                     "openai:gpt-4o-mini", "--out", str(out), "--cache", str(cache),
-                    "--no-progress", *extra], check=True, env=env, stdout=subprocess.DEVNULL,
+                    "--no-progress", "--overwrite", *extra], check=True, env=env,
+                   stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     return time.monotonic() - t0
 

@@ -34,7 +34,8 @@ def write_rows(path: Path, n: int) -> None:
 def measure(path: Path, out: Path) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit status) of one child run."""
     cmd = [sys.executable, "-m", "assay.cli", "run", str(path), "--metrics",
-           "f1_score,exact_match", "--no-store", "--no-progress", "--out", str(out)]
+           "f1_score,exact_match", "--no-store", "--no-progress", "--overwrite",
+           "--out", str(out)]
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
