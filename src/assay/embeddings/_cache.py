@@ -21,45 +21,24 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import logging
 import sqlite3
 import struct
 import time
-from pathlib import Path
+
+from .._sqlite_cache import SqliteCache
 
 __all__ = ["EmbeddingCache"]
 
-log = logging.getLogger(__name__)
 
 
-class EmbeddingCache:
+class EmbeddingCache(SqliteCache):
     """Vectors on disk (float32), in the same SQLite file as the judge cache. ``usable`` is
     False once the cache could not be read (the run goes on without it)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._db: sqlite3.Connection | None = None
-        self._writable = True
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                 check_same_thread=False)
-            try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, "
-                           "embedder_id TEXT NOT NULL, vector BLOB NOT NULL, "
-                           "created REAL NOT NULL)")
-                db.execute("SELECT vector FROM embeddings LIMIT 1").fetchall()
-            except BaseException:
-                db.close()
-                raise
-            self._db = db
-        except (OSError, sqlite3.Error) as e:
-            self._give_up(e)
-
-    @property
-    def usable(self) -> bool:
-        return self._db is not None
+    what, items = "embeddings cache", "vectors"
+    table_sql = ("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, "
+                 "embedder_id TEXT NOT NULL, vector BLOB NOT NULL, created REAL NOT NULL)")
+    probe_sql = "SELECT vector FROM embeddings LIMIT 1"
 
     @staticmethod
     def key(embedder_id: str, text: str) -> str:
@@ -88,19 +67,4 @@ class EmbeddingCache:
                 "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?)",
                 [(k, embedder_id, struct.pack(f"<{len(v)}f", *v), now) for k, v in items])
         except sqlite3.Error as e:
-            self._writable = False
-            log.warning("the embeddings cache %s cannot be written (%s): this run reads it but "
-                        "adds no vectors to it. Fix: make it and its folder writable, or pass "
-                        "--cache OTHER.sqlite, or --no-cache.", self.path, e)
-
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-    def _give_up(self, error: BaseException) -> None:
-        log.warning("the embeddings cache %s cannot be used (%s): this run goes on without it, "
-                    "and the file is left as it is. Fix: move it aside (mv %s %s.bad) or delete "
-                    "it to start a fresh cache there, or pass --cache OTHER.sqlite, or "
-                    "--no-cache.", self.path, error, self.path, self.path)
-        self.close()
+            self._read_only(e)
