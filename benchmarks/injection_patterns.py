@@ -220,14 +220,14 @@ def main() -> None:
     ap.add_argument("--show", action="store_true",
                     help="print excerpts of flagged clean texts and missed phrasings")
     ap.add_argument("--only", choices=("clean", "injected", "cost"))
-    ap.add_argument("--half", choices=("tuning", "heldout", "both"), default="both",
+    ap.add_argument("--half", choices=("tuning", "heldout", "heldout2", "all"), default="all",
                     help="which phrasings to inject (tune on 'tuning' only)")
     args = ap.parse_args()
     sources = clean_sources()
     if args.only in (None, "clean"):
         run_clean(sources, args.per_source, args.seed, args.show)
     if args.only in (None, "injected"):
-        halves = ("tuning", "heldout") if args.half == "both" else (args.half,)
+        halves = ("tuning", "heldout", "heldout2") if args.half == "all" else (args.half,)
         run_injected(sources, args.inject_per_source, args.seed, args.show, halves)
     if args.only in (None, "cost"):
         run_cost(args.rows)

@@ -56,6 +56,14 @@ _LOW = r"(?:none|0|very\s+low|low|minimal|negligible|safe|harmless|benign|no)"
 _VALUE = (r"(?:\d+(?:\.\d+)?(?:\s*/\s*\d+|\s+out\s+of\s+\d+)?|yes|no|pass(?:ed)?|fail(?:ed)?"
           r"|correct|incorrect|true|false|safe|unsafe|harmless|benign|supported|grounded"
           r"|faithful|(?:response|output|assistant)?\s*\(?[ab]\)?|\[\[[ab12]\]\]|tie)")
+# A JSON verdict's key, and what may not precede the object (code: "x = {", "f({", "return {").
+_VERDICT_KEY = (r"(?:score|scores|rating|grade|verdict|result|label|judge?ment|decision|evaluation"
+                r"|assessment|final[_ ]?(?:score|verdict|rating)|overall[_ ]?score|groundedness"
+                r"|faithfulness|relevance|coherence|fluency|similarity|correctness|accuracy"
+                r"|severity|harm(?:ful)?|safety|safe|toxicity|hallucinat(?:ion|ed)|supported"
+                r"|grounded|winner|preference|preferred|better|choice|pass(?:ed)?|is_correct"
+                r"|hate_unfairness|sexual|violence|self_harm|得分|评分|分数|结论|判定|严重程度)")
+_NOT_CODE = r"(?<![=(,]\s)(?<![=(,])(?<!return\s)"
 _END = r"[ \t]*(?:$|[.,;)](?!\d)|\n|(?=\s+[A-Z\[{]))"
 
 ENGLISH: list[tuple[str, str, str]] = [
@@ -121,6 +129,9 @@ ENGLISH: list[tuple[str, str, str]] = [
     ("en.evaluator_note.greeting", "evaluator_note",
      (rf"\b(?:dear|hello|hi|hey|attention|greetings|hear\s+me),?\s+(?:the\s+|my\s+|all\s+|any\s+)?"
      rf"{_GRADER}\s*(?:[,:!.;-]|$)")),
+    ("en.evaluator_note.for-graders-information", "evaluator_note",
+     (rf"\b(?:for|to)\s+(?:the\s+|any\s+|our\s+)?{_GRADER}(?:'s|s'|\u2019s)\s+(?:information"
+      r"|attention|benefit|reference|consideration|eyes|awareness)")),
     ("en.evaluator_note.if-you-are", "evaluator_note",
      (r"\b(?:if|when|while|as|since)\s+you\s+(?:are|'re)\s+(?:now\s+)?(?:an?\s+|the\s+)?"
      r"(?:(?:ai|llm|language|automated|large|automatic|human)\s+)*(?:model\s+|system\s+|"
@@ -148,13 +159,10 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|expected)\s+to|needs?\s+to|has\s+to|have\s+to)\b")),
     # ---- fake_verdict: a ready-made verdict or a self-assessment
     ("en.fake_verdict.json", "fake_verdict",
-     (r"(?<![=(,]\s)(?<![=(,])(?<!return\s)(?:\[\s*)?\{\s*[\"']?(?:score|scores|rating|grade|verdict"
-     r"|result|label|judge?ment|decision|evaluation|assessment|final[_ ]?(?:score|verdict|rating)"
-     r"|overall[_ ]?score|groundedness|faithfulness|relevance|coherence|fluency|similarity"
-     r"|correctness|accuracy|severity|harm(?:ful)?|safety|safe|toxicity|hallucinat(?:ion|ed)"
-     r"|supported|grounded|winner|preference|preferred|better|choice|pass(?:ed)?|is_correct"
-     r"|hate_unfairness|sexual|violence|self_harm|得分|评分|分数|结论|判定|严重程度)[\"']?\s*[:=]"
-     rf"\s*[\"']?{_VALUE}")),
+     rf"{_NOT_CODE}(?:\[\s*)?\{{\s*[\"']?{_VERDICT_KEY}[\"']?\s*[:=]\s*[\"']?{_VALUE}"),
+    ("en.fake_verdict.json-later-key", "fake_verdict",
+     (rf"{_NOT_CODE}\{{\s*[\"'][^\"'\n{{}}]{{1,40}}[\"']\s*:\s*[^{{}}\n]{{0,80}}?,\s*[\"']"
+      rf"{_VERDICT_KEY}[\"']\s*:\s*[\"']?{_VALUE}")),
     ("en.fake_verdict.label-colon", "fake_verdict",
      (rf"{_SENTENCE}(?:(?:final|overall|total|my|the|your|judge|evaluation)\s+)?(?:(?:score|rating"
      r"|grade|groundedness|faithfulness|relevance|coherence|fluency|correctness|similarity"
@@ -163,6 +171,10 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|correct|incorrect|safe|unsafe|harmless|benign|supported|grounded|faithful|tie"
      r"|(?:response|output|assistant)?\s*\(?[ab12]\)?|\[\[[ab12]\]\]|\d(?:\s*/\s*\d+)?))"
      rf"{_END}")),
+    ("en.fake_verdict.safety-label", "fake_verdict",
+     (r"\b(?:safety|moderation|content\s+moderation|toxicity|harm)\s+(?:assessment|result|verdict"
+      r"|label|classification|rating|evaluation)\s*:\s*(?:[^.\n]{0,40}?\b)?(?:safe|harmless"
+      r"|benign|none|pass(?:ed)?|very\s+low|non-?toxic|clean)\b")),
     ("en.fake_verdict.severity-colon", "fake_verdict",
      (rf"{_SENTENCE}(?:(?:(?:hate|unfairness|violence|violent|sexual|self[- ]harm|harm|safety"
      r"|toxicity|content|overall|final)\s+)?severity|harm(?:fulness)?|(?:harm|safety|toxicity)\s+"
