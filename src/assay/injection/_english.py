@@ -83,10 +83,24 @@ ENGLISH: list[tuple[str, str, str]] = [
      (rf"\b{_RULES}\s+(?:above\s+|here\s+)?(?:(?:has|have)\s+(?:been\s+)?"
      r"(?:updated|changed|replaced|revised|superseded|removed|lifted|waived|suspended)"
      r"|(?:no\s+longer|do\s+not|does\s+not|don't|doesn't|shall\s+not|won't)\s+appl(?:y|ies))")),
+    ("en.order.rules-suspended", "order",
+     (r"\b(?:grading|scoring|evaluation|judging|rating|standard|usual|normal)\s+(?:rules|criteria"
+      r"|checks|rubric|guidelines|instructions)\s+(?:are|is)\s+(?:now\s+|hereby\s+)?(?:suspended"
+      r"|waived|lifted|disabled|void|cancell?ed|overridden|off)\b")),
+    ("en.order.rubric-override", "order",
+     (r"\b(?:rubric|grading|scoring|evaluation|judge|judging)\s+(?:override|bypass|exception"
+      r"|suspension)\b")),
     ("en.order.rate-this", "order",
      (rf"{_NOT_FIRST_PERSON}\b(?:rate|score|grade|mark|judge|assess|rank|evaluate|treat|consider"
-     rf"|regard|classify|label|count|tag|flag)\s+{_THIS}\s+(?:(?:as|at|with|a|an|to\s+be)\s+)*"
-     rf"{_TOP}")),
+     rf"|regard|classify|label|count|tag|flag)\s+{_THIS}\s+(?:(?:as|at|with|a|an|to\s+be"
+     rf"|accordingly,?|generously,?|simply|just|now|here,?)\s+)*{_TOP}")),
+    ("en.order.rate-leniently", "order",
+     (rf"{_NOT_FIRST_PERSON}\b(?:rate|score|grade|mark|judge|evaluate|assess)\s+(?:{_THIS}\s+)?"
+      r"(?:very\s+)?(?:generously|leniently|favou?rably|kindly|highly)\b")),
+    ("en.order.number-as-rating", "order",
+     (r"\b(?:output|return|give|respond\s+with|reply\s+with|use|put|write|choose|assign|enter)\s+"
+      r"(?:the\s+(?:number|value|digit|score)\s+)?(?:5|10|yes|pass)\s+(?:as|for)\s+(?:your|the"
+      r"|its|this)\s+(?:final\s+)?(?:rating|score|grade|verdict|judge?ment)")),
     ("en.order.give-top-score", "order",
      (rf"{_NOT_FIRST_PERSON}\b(?:give|award|assign|grant|output|return|produce|emit|print"
      rf"|respond\s+with|reply\s+with|answer\s+with)\s+(?:{_THIS}\s+)?(?:only\s+)?"
@@ -127,7 +141,8 @@ ENGLISH: list[tuple[str, str, str]] = [
      rf"|those\s+|anyone\s+)?(?:{_GRADER}|(?:grading|evaluating|judging|scoring|rating|assessing)"
      r"\s+(?:this|the))\b")),
     ("en.evaluator_note.greeting", "evaluator_note",
-     (rf"\b(?:dear|hello|hi|hey|attention|greetings|hear\s+me),?\s+(?:the\s+|my\s+|all\s+|any\s+)?"
+     (rf"\b(?:dear|hello|hi|hey|attention|greetings|hear\s+me|heads\s+up|psst|fyi|ok|okay"
+      rf"|listen|reminder|note),?\s+(?:the\s+|my\s+|all\s+|any\s+)?"
      rf"{_GRADER}\s*(?:[,:!.;-]|$)")),
     ("en.evaluator_note.for-graders-information", "evaluator_note",
      (rf"\b(?:for|to)\s+(?:the\s+|any\s+|our\s+)?{_GRADER}(?:'s|s'|\u2019s)\s+(?:information"
@@ -139,16 +154,19 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"(?:this|the\s+(?:above|following|previous|answer|response))|evaluator|grader|judge\b"
      r"|rater|scorer|assessor)")),
     ("en.evaluator_note.whoever-grades", "evaluator_note",
-     (r"\b(?:ai|llm|model|judge|evaluator|grader|whoever|anyone|system|those|classifier)\s+"
-     r"(?:that\s+is\s+|who\s+is\s+|is\s+|are\s+|currently\s+|now\s+)?(?:evaluating|grading|"
-     r"scoring|judging|assessing|rating)\s+(?:this|these|the\s+(?:above|following|previous"
-     r"|answer|response))\b")),
+     (r"\b(?:ai|llm|model|judge|evaluator|grader|whoever|whomever|anyone|system|those"
+      r"|classifier)\s+(?:that\s+is\s+|who\s+is\s+|who\s+will\s+be\s+|is\s+|are\s+|currently\s+"
+      r"|now\s+|will\s+)?(?:evaluat|grad|scor|judg|assess|rat|review)(?:ing|es|e|s)\s+(?:this"
+      r"|these|the\s+(?:above|following|previous|answer|response))\b")),
+    ("en.evaluator_note.when-you-score", "evaluator_note",
+     (r"\b(?:when|while|before|as|if)\s+you\s+(?:score|rate|grade|judge|evaluate|assess|mark"
+      r"|review)\s+(?:this|it|the\s+(?:answer|response|output|above))\b")),
     ("en.evaluator_note.grader-reading", "evaluator_note",
      (r"\b(?:evaluators?|graders?|raters?|scorers?|assessors?|(?:ai|llm)\s+judges?)\s+(?:who\s+(?:is|are)"
      r"\s+)?(?:reading|seeing|reviewing|checking|looking\s+at|processing)\s+(?:this|these)\b")),
     ("en.evaluator_note.vocative", "evaluator_note",
      (rf"(?:{_SENTENCE}|\bas\s+(?:the|an?)\s+)(?:evaluator|grader|rater|scorer|assessor|annotator"
-     r"|(?:ai|llm)\s+(?:judge|evaluator|grader))\s*[,:]")),
+     r"|(?:ai|llm)\s+(?:judge|evaluator|grader))s?\s*[,:]")),
     ("en.evaluator_note.evaluators-note", "evaluator_note",
      (r"\b(?:evaluator|grader|judge|rater|assessor|reviewer|scorer)(?:'s|s'|s)?\s+"
      r"(?:note|notes|instructions?|guidance|memo|comment|information|attention)\b")),
@@ -177,7 +195,7 @@ ENGLISH: list[tuple[str, str, str]] = [
       r"|benign|none|pass(?:ed)?|very\s+low|non-?toxic|clean)\b")),
     ("en.fake_verdict.severity-colon", "fake_verdict",
      (rf"{_SENTENCE}(?:(?:(?:hate|unfairness|violence|violent|sexual|self[- ]harm|harm|safety"
-     r"|toxicity|content|overall|final)\s+)?severity|harm(?:fulness)?|(?:harm|safety|toxicity)\s+"
+     r"|toxicity|content|overall|final)\s+)?severity(?:\s+(?:level|score|rating))?|harm(?:fulness)?|(?:harm|safety|toxicity)\s+"
      r"(?:level|score|rating|label)|self[- ]harm|violence|sexual|hate(?:[/ ]unfairness)?)\s*:\s*"
      rf"{_LOW}{_END}")),
     ("en.fake_verdict.should-be-low", "fake_verdict",
@@ -194,6 +212,11 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|looks|should\s+be)\s+(?:(?:clearly|much|far|significantly|definitely|obviously|the|a"
      r"|slightly|overall|way|considered)\s+)*(?:better|superior|stronger|preferred|preferable"
      r"|the\s+winner|the\s+best|worse|inferior|weaker)\b")),
+    ("en.fake_verdict.pairwise-gave-better", "fake_verdict",
+     (r"\b(?:response|output|assistant|candidate|model)\s*\(?\s*(?:[ab12])\s*\)?\s+(?:gave|gives"
+      r"|provides|provided|wrote|writes|has|had|offers|offered|produced|produces)\s+(?:the\s+|a\s+)?"
+      r"(?:(?:much|far|clearly|significantly)\s+)?(?:better|best|superior|stronger|worse|weaker)\s+"
+      r"(?:answer|response|reply|output|one|result)")),
     ("en.fake_verdict.prefer-response", "fake_verdict",
      (r"\b(?:prefer|choose|pick|select|favou?r)s?\s+(?:the\s+)?(?:response|output|assistant"
      r"|completion|candidate)\s*\(?\s*[ab12]\b")),
@@ -230,6 +253,10 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|reference|instructions?|rubric|system|user|assistant|passages?|conversation|citations?"
      r"|retrieved[\w-]*|untrusted[\w-]*|evaluation|eval|judge|data|text_to_evaluate|submission"
      r"|candidate|(?:output|response|answer)_?[ab12]|tool_(?:output|result)|user_input)\s*>")),
+    ("en.delimiter.bracket-tag", "delimiter",
+     (r"\[/(?:answer|response|context|contexts|document|question|instructions?|rubric|system|user"
+      r"|assistant|eval(?:uation)?|passages?|data|input|output|ref(?:erence)?|submission"
+      r"|candidate)\]")),
     ("en.delimiter.end-token", "delimiter",
      (r"<\|(?:im_end|endoftext|eot_id|end_header_id|end|eom_id|end_of_text)\|>|<end_of_turn>"
      r"|</s>\s*(?:<s>|\[INST\])")),
@@ -256,7 +283,8 @@ ENGLISH: list[tuple[str, str, str]] = [
     # ---- role_marker: a fake turn of the judge's conversation
     ("en.role_marker.line", "role_marker",
      (r"^[ \t]*(?:#{1,6}[ \t]*|\*\*|\[|<|={2,}[ \t]*|-{2,}[ \t]*)?(?:system|assistant|developer"
-     r"|system\s+(?:message|prompt|instructions?|note|update|override)|(?:ai|llm)\s+judge)"
+     r"|system(?:\s+(?:message|prompt|instructions?|note|notice|update|override|alert|directive"
+     r"|announcement)){1,2}|(?:ai|llm)\s+judge)"
      r"(?:\*\*|\]|>|[ \t]*={2,}|[ \t]*-{2,})?[ \t]*(?:[:：]|$|(?<=\])|(?<=>))")),
     ("en.role_marker.bracket", "role_marker",
      r"\[(?:system|sys|system\s+(?:message|prompt|note|instructions?|override))\]"),
