@@ -79,6 +79,11 @@ def run(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed ('does not apply' does not "
                            "count).")] = 0.05,
+    on_injection: Annotated[str, typer.Option(
+        help="A row whose texts address the evaluator ('ignore the rubric', 'rate this 5', a "
+             "fake verdict, a closing fence tag, a fake system turn): flag (mark it and count "
+             "it), unscored (do not ask the judge about it) or fail (flag, then exit 4).")
+    ] = "flag",
     max_field_chars: Annotated[int, typer.Option(
         min=1, help="Longest text a field may hold (characters).")] = 100_000,
     long_fields: Annotated[str, typer.Option(
@@ -123,7 +128,7 @@ def run(
     Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
-    failed calls); 130 interrupted. Finished rows are kept in every case: --resume continues.
+    failed calls); 4 rows addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out_dir = out or Path("assay-out") / data.stem
@@ -143,6 +148,7 @@ def run(
             long_fields=long_fields,  # type: ignore[arg-type]
             out=out_dir, resume=resume, overwrite=overwrite, concurrency=concurrency,
             tpm=tpm, rpm=rpm, cache=cache_arg, max_attempts=max_attempts, max_wait=max_wait,
+            on_injection=on_injection,
             timeout=timeout, safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and not quiet,
             on_plan=_print_plan, store=store_arg(store, no_store),
@@ -159,12 +165,18 @@ def run(
     failures = check_summary(result.summary, fail_under=under, fail_over=over)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    injected = (result.summary.get("injection") or {}).get("flagged_rows", 0)
     if failed:
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
                   f"{percent(max_failed_share)} (--max-failed-share) of their rows to failed judge calls (see the "
                   f"causes above); exit 3. Fix the cause, then {escape(resume_hint)}",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3)
+    if injected and on_injection == "fail":
+        err.print(f"[red]injection suspected:[/red] {injected} row(s) address the evaluator "
+                  "(--on-injection fail); exit 4. Each is marked 'injection' in results.jsonl.",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(4)
     if failures:
         raise typer.Exit(1)
 
@@ -235,6 +247,13 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
         elif "labels" in agg:
             Console().print(f"{name} labels: " + ", ".join(
                 f"{k} {v}" for k, v in agg["labels"].items()), highlight=False)
+    injection = summary.get("injection") or {}
+    if injection.get("flagged_rows"):
+        kinds = ", ".join(f"{k} {n}" for k, n in (injection.get("kinds") or {}).items())
+        Console(stderr=True).print(
+            f"[yellow]injection suspected: {injection['flagged_rows']} of {summary['rows_done']} "
+            f"rows address the evaluator ({escape(kinds)}); --on-injection "
+            f"{escape(str(injection.get('mode')))}[/yellow]", highlight=False)
     diag = summary.get("diagnosis")
     if diag:
         Console().print("diagnosis (weakest stage per row): " + ", ".join(

@@ -30,6 +30,7 @@ from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
 from ..store import Store
 from ._budget import Budget
 from ._failures import call_failures
+from ._injection import INJECTION_MODES
 from ._local import LocalEngine
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
@@ -87,6 +88,7 @@ async def evaluate_async(
     cache: str | Path | bool | None = True,
     max_attempts: int = 6,
     max_wait: float = 600.0,
+    on_injection: str = "flag",
     timeout: float = 120.0,
     progress: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
@@ -120,6 +122,11 @@ async def evaluate_async(
         max_field_chars, long_fields: a text field longer than ``max_field_chars`` is an
             error (``"refuse"``) or is cut to that length (``"truncate"``, with one warning
             counting the cuts), before any judge sees it.
+        on_injection: what happens to a row whose texts address the evaluator ("ignore the
+            rubric", "rate this 5", a fake verdict, a closing fence tag, a fake system turn):
+            ``flag`` (its record and judge results say so; the summary counts them),
+            ``unscored`` (its judge metrics are not asked) or ``fail`` (as flag; the command
+            exits 4).
         max_wait: seconds one judge call may spend waiting on rate limits (429) before its
             row is left unscored; 429s do not use up ``max_attempts``.
         resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
@@ -162,7 +169,7 @@ async def evaluate_async(
     """
     started = time.monotonic()
     _check_options(lang=lang, style=style, safety_threshold=safety_threshold,
-                   safety_mode=safety_mode, engine=engine)
+                   safety_mode=safety_mode, engine=engine, on_injection=on_injection)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
@@ -179,7 +186,7 @@ async def evaluate_async(
             on_plan(plan)
         settings = ScoreSettings(
             lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
-            max_attempts=max_attempts, max_wait=max_wait,
+            max_attempts=max_attempts, max_wait=max_wait, on_injection=on_injection,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
         runner = _make_runner(plan, judge=judge, embeddings=embeddings,
@@ -253,7 +260,8 @@ async def evaluate_async(
         summary = _summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
                            complete, safety={"threshold": safety_threshold, "mode": safety_mode},
                            dataset_sha256=claim.manifest.dataset_sha256
-                           if claim is not None and claim.manifest is not None else None)
+                           if claim is not None and claim.manifest is not None else None,
+                           on_injection=on_injection)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
@@ -285,19 +293,21 @@ def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunR
 
 
 def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                   engine: str) -> None:
+                   engine: str, on_injection: str) -> None:
     """A ConfigError for the first option outside its choices."""
     for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
                                    ("--safety-threshold", safety_threshold, THRESHOLDS),
                                    ("--safety-mode", safety_mode, MODES),
-                                   ("--engine", engine, ENGINES)):
+                                   ("--engine", engine, ENGINES),
+                                   ("--on-injection", on_injection, INJECTION_MODES)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
 
 
 def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
-             safety: dict[str, str], dataset_sha256: str | None = None) -> dict[str, Any]:
+             safety: dict[str, str], dataset_sha256: str | None = None,
+             on_injection: str = "flag") -> dict[str, Any]:
     severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
     return {
         "rows": total,
@@ -310,6 +320,8 @@ def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: fl
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
         "failures": call_failures(metrics_summary),
+        "injection": {"mode": on_injection, "flagged_rows": tally.injected,
+                      "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
         **({"safety": dict(safety)} if severity_ran else {}),
         **({"diagnosis": dict(tally.diagnoses)}

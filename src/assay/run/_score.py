@@ -35,6 +35,7 @@ from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricResult, ScoreContext
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
+from ._injection import injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 
@@ -54,6 +55,7 @@ class ScoreSettings:
     concurrency: int = 8
     max_attempts: int = 6
     max_wait: float = 600.0
+    on_injection: str = "flag"
     cache_path: Path | None = None
 
 
@@ -87,7 +89,8 @@ class Scorer:
         self.ctx = ScoreContext(judge=self.judge, lang=settings.lang,  # type: ignore[arg-type]
                                 embedder=self.embedder,
                                 extras={"style": settings.style,
-                                        "safety_mode": settings.safety_mode})
+                                        "safety_mode": settings.safety_mode,
+                                        "on_injection": settings.on_injection})
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`)."""
@@ -111,14 +114,21 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
-    keeps failing the same hard way) stops the run.
+    keeps failing the same hard way) stops the run. A row whose texts address the evaluator
+    is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
+    with ``ctx.extras["on_injection"] == "unscored"`` its judge metrics are not asked.
     """
+    mode = ctx.extras.get("on_injection", "flag")
+    found = injection_of(row) if any(m.uses_judge for m in metrics) else None
+
     async def one(metric: Metric) -> MetricResult:
         if metric.name in previous:
             return MetricResult.model_validate(previous[metric.name])
         why = metric.applies(row)
         if why:
             return MetricResult.unscored(f"does not apply: {why}")
+        if found is not None and metric.uses_judge and mode == "unscored":
+            return MetricResult.unscored(injection_reason(found), injection=found)
         try:
             return await metric.score(row, ctx)
         except (ConfigError, JudgeStoppedError):
@@ -135,7 +145,11 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     record: dict[str, Any] = {"id": row.id}
     for metric in metrics:
         result = inline[metric.name] if metric.name in inline else awaited[metric.name]
+        if found is not None and metric.uses_judge and metric.name not in previous:
+            result.details.setdefault("injection", found)
         record[metric.name] = result.model_dump()
+    if found is not None:
+        record["injection"] = found
     if DIAGNOSIS_METRICS & {m.name for m in metrics}:
         record["diagnosis"] = diagnose(record)
     return record

@@ -110,6 +110,8 @@ class RunTally:
         self.diagnoses = Counter(dict.fromkeys(
             ("retrieval", "generation", "both", "none", "undiagnosed"), 0))
         self.prompt_sha256: dict[str, str] = {}
+        self.injected = 0  # rows whose texts address the evaluator
+        self.injection_kinds: Counter[str] = Counter()
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
@@ -132,6 +134,10 @@ class RunTally:
                 sha = (result.get("details") or {}).get("prompt_sha256")
                 if isinstance(sha, str):
                     self.prompt_sha256[name] = sha
+        found = record.get("injection")
+        if isinstance(found, Mapping):
+            self.injected += 1
+            self.injection_kinds.update(str(k) for k in found.get("kinds") or [])
         if DIAGNOSIS_METRICS & self.names:
             diagnosis = record.get("diagnosis")
             self.diagnoses[diagnosis["stage"] if diagnosis else "undiagnosed"] += 1
