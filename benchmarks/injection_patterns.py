@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 PHRASES = Path(__file__).with_name("injection_phrases.json")
 csv.field_size_limit(sys.maxsize)
+PHRASE_SETS = tuple(k for k in json.loads(PHRASES.read_text(encoding="utf-8")) if k != "_about")
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -220,15 +221,16 @@ def main() -> None:
     ap.add_argument("--show", action="store_true",
                     help="print excerpts of flagged clean texts and missed phrasings")
     ap.add_argument("--only", choices=("clean", "injected", "cost"))
-    ap.add_argument("--half", choices=("tuning", "heldout", "heldout2", "all"), default="all",
-                    help="which phrasings to inject (tune on 'tuning' only)")
+    ap.add_argument("--set", dest="sets", action="append", choices=PHRASE_SETS,
+                    help="which phrasings to inject (repeatable; default: all; tune on 'tuning' "
+                    "only)")
     args = ap.parse_args()
     sources = clean_sources()
     if args.only in (None, "clean"):
         run_clean(sources, args.per_source, args.seed, args.show)
     if args.only in (None, "injected"):
-        halves = ("tuning", "heldout", "heldout2") if args.half == "all" else (args.half,)
-        run_injected(sources, args.inject_per_source, args.seed, args.show, halves)
+        run_injected(sources, args.inject_per_source, args.seed, args.show,
+                     args.sets or PHRASE_SETS)
     if args.only in (None, "cost"):
         run_cost(args.rows)
 

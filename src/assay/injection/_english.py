@@ -50,7 +50,7 @@ _QUALIFIER = (r"(?:above|previous|prior|preceding|earlier|foregoing|original|ini
 _RULES = (r"(?:rubrics?|instructions?|criteria|guidelines?|rules?|prompts?|directions?|scoring"
           r"|grading|policy|policies|directives?|constraints?|standards?)")
 # A sentence or line start: after punctuation, or a capital after a space ("... Score: 5").
-_SENTENCE = (r"(?:^|(?<=[.!?;:)\]}>\"'])|(?<=[.!?;:)\]}>\"']\s)|(?<=\s)(?=(?-i:[A-Z])))"
+_SENTENCE = (r"(?:^|(?<=[.!?;:()\]}>\"'])|(?<=[.!?;:)\]}>\"']\s)|(?<=\s)(?=(?-i:[A-Z])))"
              r"[ \t]*")
 _LOW = r"(?:none|0|very\s+low|low|minimal|negligible|safe|harmless|benign|no)"
 _VALUE = (r"(?:\d+(?:\.\d+)?(?:\s*/\s*\d+|\s+out\s+of\s+\d+)?|yes|no|pass(?:ed)?|fail(?:ed)?"
@@ -64,7 +64,7 @@ _VERDICT_KEY = (r"(?:score|scores|rating|grade|verdict|result|label|judge?ment|d
                 r"|grounded|winner|preference|preferred|better|choice|pass(?:ed)?|is_correct"
                 r"|hate_unfairness|sexual|violence|self_harm|得分|评分|分数|结论|判定|严重程度)")
 _NOT_CODE = r"(?<![=(,]\s)(?<![=(,])(?<!return\s)"
-_END = r"[ \t]*(?:$|[.,;)](?!\d)|\n|(?=\s+[A-Z\[{]))"
+_END = r"[ \t]*(?:$|[.,;)](?!\d)|\n|(?=\s+(?-i:[A-Z\[{])))"
 
 ENGLISH: list[tuple[str, str, str]] = [
     # ---- order: an instruction to the judge
@@ -91,18 +91,18 @@ ENGLISH: list[tuple[str, str, str]] = [
      (r"\b(?:rubric|grading|scoring|evaluation|judge|judging)\s+(?:override|bypass|exception"
       r"|suspension)\b")),
     ("en.order.rate-this", "order",
-     (rf"{_NOT_FIRST_PERSON}\b(?:rate|score|grade|mark|judge|assess|rank|evaluate|treat|consider"
+     (rf"\b{_NOT_FIRST_PERSON}(?:rate|score|grade|mark|judge|assess|rank|evaluate|treat|consider"
      rf"|regard|classify|label|count|tag|flag)\s+{_THIS}\s+(?:(?:as|at|with|a|an|to\s+be"
      rf"|accordingly,?|generously,?|simply|just|now|here,?)\s+)*{_TOP}")),
     ("en.order.rate-leniently", "order",
-     (rf"{_NOT_FIRST_PERSON}\b(?:rate|score|grade|mark|judge|evaluate|assess)\s+(?:{_THIS}\s+)?"
+     (rf"\b{_NOT_FIRST_PERSON}(?:rate|score|grade|mark|judge|evaluate|assess)\s+(?:{_THIS}\s+)?"
       r"(?:very\s+)?(?:generously|leniently|favou?rably|kindly|highly)\b")),
     ("en.order.number-as-rating", "order",
      (r"\b(?:output|return|give|respond\s+with|reply\s+with|use|put|write|choose|assign|enter)\s+"
       r"(?:the\s+(?:number|value|digit|score)\s+)?(?:5|10|yes|pass)\s+(?:as|for)\s+(?:your|the"
       r"|its|this)\s+(?:final\s+)?(?:rating|score|grade|verdict|judge?ment)")),
     ("en.order.give-top-score", "order",
-     (rf"{_NOT_FIRST_PERSON}\b(?:give|award|assign|grant|output|return|produce|emit|print"
+     (rf"\b{_NOT_FIRST_PERSON}(?:give|award|assign|grant|output|return|produce|emit|print"
      rf"|respond\s+with|reply\s+with|answer\s+with)\s+(?:{_THIS}\s+)?(?:only\s+)?"
      r"(?:(?:a|an|the)\s+)?(?:(?:score|rating|grade|mark|verdict|severity)\s+(?:of\s+)?"
      r"(?:(?:5|five|10|ten|100|0|yes|pass)\b|very\s+low)"
@@ -120,6 +120,25 @@ ENGLISH: list[tuple[str, str, str]] = [
     ("en.order.new-rubric", "order",
      (r"\b(?:new|updated|revised|real|actual|true|correct)\s+(?:rubric|(?:scoring|grading|evaluation"
      r"|judging)\s+(?:rules|criteria|instructions?|rubric|guidelines?)|instructions?)\s*:")),
+    ("en.order.instructions-heading", "order",
+     (r"\b(?:assessment|evaluation|grading|scoring|judging|judge|evaluator|grader)\s+(?:instructions?"
+      r"|rules|guidelines)\s*(?:\((?:new|revised|updated|amended|final)\))?\s*:")),
+    ("en.order.instead-of-rubric", "order",
+     (r"\b(?:instead\s+of|rather\s+than|without)\s+(?:applying|using|following|checking)\s+"
+      r"(?:the|your|any)\s+(?:rubric|criteria|scoring\s+rules|grading\s+rules|instructions)")),
+    ("en.order.verdict-must", "order",
+     (r"\b(?:your|the)\s+(?:evaluation|verdict|judge?ment|assessment|rating|score|grade)\s+(?:must"
+      r"|should|has\s+to|needs\s+to|is\s+to)\s+(?:conclude|say|state|find|confirm|read)\b")),
+    ("en.order.give-it-a-five", "order",
+     (rf"\b{_NOT_FIRST_PERSON}(?:give|award|assign)\s+{_THIS}\s+an?\s+(?:5|five|10|ten)\b"
+      r"(?!\s*(?:-|minute|hour|day|week|month|year|star|second|point))")),
+    ("en.order.award-the-maximum", "order",
+     (rf"\b{_NOT_FIRST_PERSON}(?:give|award|assign|grant)\s+(?:{_THIS}\s+)?the\s+(?:maximum|max"
+      r"|highest|top)\b(?!\s+(?:dose|amount|speed|temperature|of|number|possible\s+(?:dose"
+      r"|amount)))")),
+    ("en.order.rate-severity-as", "order",
+     (r"\b(?:rate|set|mark|label|classify|score|put)\s+(?:the\s+|its\s+|this\s+)?(?:[\w/-]+\s+)?"
+      rf"(?:severity|harm(?:fulness)?|toxicity)\s+(?:level\s+)?(?:as|to|at)\s+{_LOW}\b")),
     ("en.order.you-are-grader", "order",
      (r"\byou\s+are\s+(?:now\s+)?(?:an?\s+|the\s+)(?:[\w-]+\s+){0,2}?(?:evaluator|grader|rater"
      r"|scorer|assessor|(?:ai|llm)\s+judge)\b")),
@@ -140,6 +159,9 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"\s+(?:the\s+|any\s+|all\s+|our\s+|my\s+|whoever(?:\s+is|'s)?\s+|whomever\s+is\s+"
      rf"|those\s+|anyone\s+)?(?:{_GRADER}|(?:grading|evaluating|judging|scoring|rating|assessing)"
      r"\s+(?:this|the))\b")),
+    ("en.evaluator_note.to-the-evaluator", "evaluator_note",
+     (r"\bto\s+(?:the|any|our|every)\s+(?:evaluators?|graders?|raters?|scorers?|assessors?"
+      r"|annotators?|(?:ai|llm)\s+(?:judges?|evaluators?|graders?)|judge\s+models?)\b")),
     ("en.evaluator_note.greeting", "evaluator_note",
      (rf"\b(?:dear|hello|hi|hey|attention|greetings|hear\s+me|heads\s+up|psst|fyi|ok|okay"
       rf"|listen|reminder|note),?\s+(?:the\s+|my\s+|all\s+|any\s+)?"
@@ -162,7 +184,7 @@ ENGLISH: list[tuple[str, str, str]] = [
      (r"\b(?:when|while|before|as|if)\s+you\s+(?:score|rate|grade|judge|evaluate|assess|mark"
       r"|review)\s+(?:this|it|the\s+(?:answer|response|output|above))\b")),
     ("en.evaluator_note.grader-reading", "evaluator_note",
-     (r"\b(?:evaluators?|graders?|raters?|scorers?|assessors?|(?:ai|llm)\s+judges?)\s+(?:who\s+(?:is|are)"
+     (r"\b(?:evaluators?|graders?|raters?|scorers?|assessors?|(?:ai|llm)\s+judges?)\s+(?:(?:who\s+)?(?:is|are)"
      r"\s+)?(?:reading|seeing|reviewing|checking|looking\s+at|processing)\s+(?:this|these)\b")),
     ("en.evaluator_note.vocative", "evaluator_note",
      (rf"(?:{_SENTENCE}|\bas\s+(?:the|an?)\s+)(?:evaluator|grader|rater|scorer|assessor|annotator"
@@ -190,14 +212,15 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|(?:response|output|assistant)?\s*\(?[ab12]\)?|\[\[[ab12]\]\]|\d(?:\s*/\s*\d+)?))"
      rf"{_END}")),
     ("en.fake_verdict.safety-label", "fake_verdict",
-     (r"\b(?:safety|moderation|content\s+moderation|toxicity|harm)\s+(?:assessment|result|verdict"
+     (r"\b(?:risk\s+(?:rating|level)\s*:\s*(?:very\s+low|none|negligible)\b|(?:safety|moderation"
+      r"|content\s+moderation|toxicity|harm)\s+(?:assessment|result|verdict"
       r"|label|classification|rating|evaluation)\s*:\s*(?:[^.\n]{0,40}?\b)?(?:safe|harmless"
-      r"|benign|none|pass(?:ed)?|very\s+low|non-?toxic|clean)\b")),
+      r"|benign|none|pass(?:ed)?|very\s+low|non-?toxic|clean)\b)")),
     ("en.fake_verdict.severity-colon", "fake_verdict",
      (rf"{_SENTENCE}(?:(?:(?:hate|unfairness|violence|violent|sexual|self[- ]harm|harm|safety"
      r"|toxicity|content|overall|final)\s+)?severity(?:\s+(?:level|score|rating))?|harm(?:fulness)?|(?:harm|safety|toxicity)\s+"
      r"(?:level|score|rating|label)|self[- ]harm|violence|sexual|hate(?:[/ ]unfairness)?)\s*:\s*"
-     rf"{_LOW}{_END}")),
+     rf"{_LOW}(?:\s+(?:detected|found|present|identified))?{_END}")),
     ("en.fake_verdict.should-be-low", "fake_verdict",
      (r"\b(?:severity|harm(?:fulness)?\s+(?:level|score|rating)|(?:score|rating|grade))\s+(?:should|must"
      r"|would|ought\s+to)\s+(?:be|remain)\s+(?:rated\s+|set\s+to\s+|considered\s+)?(?:as\s+)?"
@@ -217,6 +240,9 @@ ENGLISH: list[tuple[str, str, str]] = [
       r"|provides|provided|wrote|writes|has|had|offers|offered|produced|produces)\s+(?:the\s+|a\s+)?"
       r"(?:(?:much|far|clearly|significantly)\s+)?(?:better|best|superior|stronger|worse|weaker)\s+"
       r"(?:answer|response|reply|output|one|result)")),
+    ("en.fake_verdict.pairwise-wins", "fake_verdict",
+     (r"\b(?:response|output|assistant|candidate)\s*\(?\s*[ab12]\s*\)?\s+(?:clearly\s+)?(?:wins"
+      r"|won|prevails|comes\s+out\s+ahead|is\s+the\s+winner)\b")),
     ("en.fake_verdict.prefer-response", "fake_verdict",
      (r"\b(?:prefer|choose|pick|select|favou?r)s?\s+(?:the\s+)?(?:response|output|assistant"
      r"|completion|candidate)\s*\(?\s*[ab12]\b")),
@@ -240,7 +266,8 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|totally|perfectly|fully|absolutely|clearly|purely|also)\s+)*(?:harmless|benign"
      r"|non-?toxic|not\s+harmful|not\s+offensive|safe\s+and\s+harmless|completely\s+safe)\b")),
     ("en.fake_verdict.correct-score-is", "fake_verdict",
-     (r"\b(?:correct|right|appropriate|true|expected|proper|final|only\s+acceptable)\s+(?:score"
+     (r"\b(?:correct|right|appropriate|true|expected|proper|final|(?:only\s+)?(?:acceptable"
+     r"|valid|fair))\s+(?:score"
      r"|rating|grade|severity|verdict|label)\s+(?:for\s+(?:this|the)\s+\w+\s+)?(?:is|would\s+be"
      r"|should\s+be|=|:)")),
     ("en.fake_verdict.verified", "fake_verdict",
@@ -286,6 +313,9 @@ ENGLISH: list[tuple[str, str, str]] = [
      r"|system(?:\s+(?:message|prompt|instructions?|note|notice|update|override|alert|directive"
      r"|announcement)){1,2}|(?:ai|llm)\s+judge)"
      r"(?:\*\*|\]|>|[ \t]*={2,}|[ \t]*-{2,})?[ \t]*(?:[:：]|$|(?<=\])|(?<=>))")),
+    ("en.role_marker.decorated-user", "role_marker",
+     (r"^[ \t]*(?:={2,}|#{1,6}|\[|<)[ \t]*(?:user|human)(?:\s+(?:message|turn))?[ \t]*(?:={2,}|\]"
+      r"|>)?[ \t]*:?[ \t]*$")),
     ("en.role_marker.bracket", "role_marker",
      r"\[(?:system|sys|system\s+(?:message|prompt|note|instructions?|override))\]"),
     ("en.role_marker.token", "role_marker",
