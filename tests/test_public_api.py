@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.judge",
             "assay.metrics.lexical", "assay.metrics.rag", "assay.judges", "assay.run",
             "assay.errors", "assay.compare", "assay.gate", "assay.redteam",
-            "assay.report", "assay.store")
+            "assay.report", "assay.store", "assay.injection")
 
 
 def _module(name: str) -> ModuleType:
