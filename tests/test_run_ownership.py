@@ -215,3 +215,18 @@ def test_the_folder_is_locked_before_the_dataset_is_read_and_bad_data_leaves_no_
                                        str(held), "--no-store"])
         assert got.exit_code == 2 and "in use by another assay run" in got.output
         assert "bad.jsonl" not in got.output
+
+
+def test_a_run_that_fails_before_scoring_leaves_the_folder_as_it_found_it(
+        tmp_path: Path) -> None:
+    data = _write(tmp_path / "d.jsonl", _rows(2))
+    not_a_store = tmp_path / "store.sqlite"
+    not_a_store.write_bytes(b"not a database" * 100)
+    out = tmp_path / "out"
+    got = CliRunner().invoke(app, ["run", str(data), "--metrics", "f1_score", "--out", str(out),
+                                   "--store", str(not_a_store)])
+    assert got.exit_code == 2 and "not a readable SQLite database" in got.output
+    assert not out.exists()  # no run.json saying 'running' for a run that never started
+    again = CliRunner().invoke(app, ["run", str(data), "--metrics", "f1_score", "--out",
+                                     str(out), "--no-store"])
+    assert again.exit_code == 0, again.output  # no --overwrite needed

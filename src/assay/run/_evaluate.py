@@ -230,7 +230,7 @@ async def evaluate_async(
     except BaseException:
         await runner.aclose()
         if claim is not None:
-            claim.release()
+            claim.abandon()
         raise
     try:
         writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None

@@ -158,6 +158,14 @@ class OutputClaim:
         self.manifest.run_id = run_id or self.manifest.run_id
         self.write_manifest()
 
+    def abandon(self) -> None:
+        """The run failed before scoring anything (say, its store would not open): forget
+        it here. A folder that held no run before is left as it was found; then release."""
+        if self.manifest is not None and self.previous is None:
+            (self.folder / MANIFEST_NAME).unlink(missing_ok=True)
+            self.manifest = None
+        self.release()
+
     def release(self) -> None:
         """Drop the lock; a folder this claim created and that holds nothing else goes too
         (a run refused for bad input leaves no empty folder behind)."""
