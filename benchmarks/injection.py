@@ -180,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--n", type=int, default=40, help="known-bad rows per family")
     ap.add_argument("--judge", default="local", help="local | fake | openai:MODEL | ...")
     ap.add_argument("--on-injection", default="flag", choices=("flag", "unscored", "fail"))
+    ap.add_argument("--fence", default="tags", choices=("tags", "spotlight"),
+                    help="how rubrics fence the evaluated texts (see assay run --fence)")
     ap.add_argument("--set", dest="phrase_set", default="heldout",
                     help="phrase set of injection_phrases.json (default heldout)")
     ap.add_argument("--cache", default=None,
@@ -197,16 +199,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ([m for m in metrics if m in SEVERITIES], harm_rows, (*STYLES, SAFETY_STYLE)))
         if m_list]
     print(f"# injection steering: judge={args.judge} n={args.n} set={args.phrase_set} "
-          f"on_injection={args.on_injection} seed={args.seed}")
+          f"on_injection={args.on_injection} fence={args.fence} seed={args.seed}")
     result: dict[str, Any] = {"judge": args.judge, "n": args.n, "set": args.phrase_set,
-                              "on_injection": args.on_injection, "seed": args.seed,
+                              "on_injection": args.on_injection, "fence": args.fence,
+                              "seed": args.seed,
                               "metrics": {}, "goal": {}}
     for m_list, load, styles in families:
         rows = variants(load(args.n, args.seed), styles, phrases)
         if isinstance(judge, FakeJudge):
             judge.requests.clear()
         res = evaluate(rows, metrics=m_list, judge=judge, cache=cache,
-                       on_injection=args.on_injection)
+                       on_injection=args.on_injection, fence=args.fence)
         for metric in m_list:
             fig = figures(res.rows, metric, args.seed)
             print_table(metric, fig)

@@ -84,6 +84,10 @@ def run(
              "fake verdict, a closing fence tag, a fake system turn): flag (mark it and count "
              "it), unscored (do not ask the judge about it) or fail (flag, then exit 4).")
     ] = "flag",
+    fence: Annotated[str, typer.Option(
+        help="How rubrics fence the texts under evaluation: tags (escaped tags) or spotlight "
+             "(also between unforgeable boundary lines, with the rubric repeated after them; "
+             "being measured).")] = "tags",
     max_field_chars: Annotated[int, typer.Option(
         min=1, help="Longest text a field may hold (characters).")] = 100_000,
     long_fields: Annotated[str, typer.Option(
@@ -148,7 +152,7 @@ def run(
             long_fields=long_fields,  # type: ignore[arg-type]
             out=out_dir, resume=resume, overwrite=overwrite, concurrency=concurrency,
             tpm=tpm, rpm=rpm, cache=cache_arg, max_attempts=max_attempts, max_wait=max_wait,
-            on_injection=on_injection,
+            on_injection=on_injection, fence=fence,
             timeout=timeout, safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and not quiet,
             on_plan=_print_plan, store=store_arg(store, no_store),

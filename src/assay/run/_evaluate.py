@@ -24,7 +24,7 @@ from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, 
 from ..errors import ConfigError
 from ..judges import Judge, check_judge_spec, default_cache_path, make_judge
 from ..metrics import Metric, MetricPlanner, Plan
-from ..metrics.judge import LANGS
+from ..metrics.judge import FENCES, LANGS
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
 from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
 from ..store import Store
@@ -89,6 +89,7 @@ async def evaluate_async(
     max_attempts: int = 6,
     max_wait: float = 600.0,
     on_injection: str = "flag",
+    fence: str = "tags",
     timeout: float = 120.0,
     progress: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
@@ -127,6 +128,10 @@ async def evaluate_async(
             ``flag`` (its record and judge results say so; the summary counts them),
             ``unscored`` (its judge metrics are not asked) or ``fail`` (as flag; the command
             exits 4).
+        fence: how rubrics fence the texts under evaluation: ``tags`` (escaped tags, the
+            default) or ``spotlight`` (also between boundary lines keyed on the texts with a
+            secret salt, an explanation before and the rubric's reminder after; being
+            measured, see ``benchmarks/injection.py --fence``).
         max_wait: seconds one judge call may spend waiting on rate limits (429) before its
             row is left unscored; 429s do not use up ``max_attempts``.
         resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
@@ -169,7 +174,8 @@ async def evaluate_async(
     """
     started = time.monotonic()
     _check_options(lang=lang, style=style, safety_threshold=safety_threshold,
-                   safety_mode=safety_mode, engine=engine, on_injection=on_injection)
+                   safety_mode=safety_mode, engine=engine, on_injection=on_injection,
+                   fence=fence)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
@@ -187,6 +193,7 @@ async def evaluate_async(
         settings = ScoreSettings(
             lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
             max_attempts=max_attempts, max_wait=max_wait, on_injection=on_injection,
+            fence=fence,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
         runner = _make_runner(plan, judge=judge, embeddings=embeddings,
@@ -217,6 +224,7 @@ async def evaluate_async(
             settings={
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
+                "fence": fence, "on_injection": on_injection,
                 "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
                                      if engine == "ray" else {}),
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
@@ -293,13 +301,14 @@ def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunR
 
 
 def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                   engine: str, on_injection: str) -> None:
+                   engine: str, on_injection: str, fence: str) -> None:
     """A ConfigError for the first option outside its choices."""
     for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
                                    ("--safety-threshold", safety_threshold, THRESHOLDS),
                                    ("--safety-mode", safety_mode, MODES),
                                    ("--engine", engine, ENGINES),
-                                   ("--on-injection", on_injection, INJECTION_MODES)):
+                                   ("--on-injection", on_injection, INJECTION_MODES),
+                                   ("--fence", fence, FENCES)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
 

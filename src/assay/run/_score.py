@@ -33,6 +33,7 @@ from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricResult, ScoreContext
+from ..metrics.judge import FENCE_STYLE
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
 from ._injection import injection_of, injection_reason
@@ -56,6 +57,7 @@ class ScoreSettings:
     max_attempts: int = 6
     max_wait: float = 600.0
     on_injection: str = "flag"
+    fence: str = "tags"
     cache_path: Path | None = None
 
 
@@ -74,6 +76,7 @@ class Scorer:
                  budget: Budget | None = None,
                  owns_backends: tuple[bool, bool] = (True, True)) -> None:
         self.metrics = list(metrics)
+        self.fence = settings.fence
         self.owns_judge, self.owns_embedder = owns_backends
         self.judge_backend, self.embedder_backend = judge, embedder
         cache_path = settings.cache_path
@@ -93,8 +96,13 @@ class Scorer:
                                         "on_injection": settings.on_injection})
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`)."""
-        return await score_row(row, self.metrics, self.ctx, previous or {})
+        """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
+        rubrics rendered with the run's fence style."""
+        token = FENCE_STYLE.set(self.fence)
+        try:
+            return await score_row(row, self.metrics, self.ctx, previous or {})
+        finally:
+            FENCE_STYLE.reset(token)
 
     async def aclose(self) -> None:
         """Close the caches and the backends' connections."""

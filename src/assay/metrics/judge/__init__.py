@@ -18,8 +18,9 @@ from ._rubric import (
                       ask_until_parsed,
                       ask_verdict,
 )
+from ._spotlight import FENCE_STYLE, FENCES, Spotlight
 from ._template import LANGS, Template, fence, load_template
 
-__all__ = ["COHERENCE", "FLUENCY", "GROUNDEDNESS", "LANGS", "RATING_SCHEMA", "RELEVANCE",
-           "SIMILARITY", "RubricMetric", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
+__all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS",
+           "RATING_SCHEMA", "RELEVANCE", "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
            "fence", "json_object", "load_template", "parse_rating", "weighted_rating"]

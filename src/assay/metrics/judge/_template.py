@@ -24,6 +24,7 @@ import jinja2
 import jinja2.meta
 
 from ...errors import ConfigError
+from ._spotlight import FENCE_STYLE, Spotlight
 
 __all__ = ["LANGS", "Template", "fence", "load_template"]
 
@@ -53,14 +54,19 @@ class Template:
     variables: frozenset[str]
 
     def render(self, **values: str | None) -> list[dict[str, str]]:
-        """Chat messages for these row values (each fenced-escaped; ``None`` means absent)."""
+        """Chat messages for these row values (each fenced-escaped; ``None`` means absent;
+        with the ``spotlight`` fence style also between unforgeable boundary lines)."""
         clean = {k: (fence(v) if isinstance(v, str) else "") for k, v in values.items()}
+        spot = Spotlight.for_values(clean) if FENCE_STYLE.get() == "spotlight" else None
+        if spot is not None:
+            clean = {k: spot.wrap(v) for k, v in clean.items()}
         for name in self.variables - clean.keys():
             clean[name] = ""
         text = _ENV.from_string(self.source).render(**clean)
         system, _, user = text.partition(_SPLIT)
-        return [{"role": "system", "content": system.strip()},
-                {"role": "user", "content": user.strip()}]
+        messages = [{"role": "system", "content": system.strip()},
+                    {"role": "user", "content": user.strip()}]
+        return spot.frame(messages) if spot is not None else messages
 
 
 @lru_cache(maxsize=64)
