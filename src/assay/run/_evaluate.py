@@ -17,31 +17,25 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..data import DatasetStream, LongFields, Row, row_inputs, rows_from_records
-from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, make_embedder
+from ..data import LongFields, Row, row_inputs
+from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..errors import ConfigError
-from ..judges import Judge, check_judge_spec, default_cache_path, make_judge
-from ..metrics import Metric, MetricPlanner, Plan
+from ..judges import Judge, check_judge_spec, default_cache_path
+from ..metrics import Metric, Plan
 from ..metrics.judge import FENCES, LANGS
-from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
-from ..metrics.safety import MODES, THRESHOLDS, SeverityMetric
+from ..metrics.safety import MODES, THRESHOLDS
 from ..store import Store
-from ._budget import Budget
-from ._failures import call_failures
 from ._injection import INJECTION_MODES
-from ._local import LocalEngine
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
 from ._results import ResultsWriter, is_call_failure, load_finished, reorder_results
-from ._score import Scorer, ScoreSettings
+from ._score import ScoreSettings
+from ._setup import make_runner, read_and_plan
 from ._sink import ResultSink
-from ._tally import RunTally
-
-if TYPE_CHECKING:
-    from ._ray import RayEngine
+from ._tally import RunTally, run_summary
 
 __all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
 
@@ -185,7 +179,7 @@ async def evaluate_async(
     # Lock the output folder first: a second run on it fails at once, before any reading.
     claim: OutputClaim | None = lock_output(out_dir) if out_dir is not None else None
     try:
-        source, dataset, total, plan = _read_and_plan(
+        source, dataset, total, plan = read_and_plan(
             data, metrics, unavailable=unavailable, mapping=mapping,
             max_field_chars=max_field_chars, long_fields=long_fields)
         if on_plan is not None:
@@ -196,7 +190,7 @@ async def evaluate_async(
             fence=fence,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
-        runner = _make_runner(plan, judge=judge, embeddings=embeddings,
+        runner = make_runner(plan, judge=judge, embeddings=embeddings,
                               unavailable=unavailable, settings=settings, engine=engine,
                               timeout=timeout, tpm=tpm, rpm=rpm, ray_address=ray_address,
                               ray_workers=ray_workers)
@@ -265,7 +259,7 @@ async def evaluate_async(
         judge_stats, embedder_stats = runner.stats()
         await runner.aclose()
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
-        summary = _summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
+        summary = run_summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
                            complete, safety={"threshold": safety_threshold, "mode": safety_mode},
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
@@ -313,90 +307,8 @@ def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
 
 
-def _summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
-             dataset: str, lang: str, skipped: list[str], complete: bool,
-             safety: dict[str, str], dataset_sha256: str | None = None,
-             on_injection: str = "flag") -> dict[str, Any]:
-    severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
-    return {
-        "rows": total,
-        "rows_done": tally.rows,
-        "complete": complete,
-        "dataset": dataset,
-        "dataset_sha256": dataset_sha256,
-        "metric_versions": {m.name: m.version for m in metrics},
-        "prompt_sha256": dict(tally.prompt_sha256),
-        "lang": lang,
-        "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
-        "failures": call_failures(metrics_summary),
-        "injection": {"mode": on_injection, "flagged_rows": tally.injected,
-                      "kinds": dict(tally.injection_kinds.most_common())},
-        "skipped": skipped,
-        **({"safety": dict(safety)} if severity_ran else {}),
-        **({"diagnosis": dict(tally.diagnoses)}
-           if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
-        "judge": None,
-        "elapsed_s": round(time.monotonic() - started, 3),
-    }
-
-
 def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     """The results of an earlier record that a resume keeps: all but those a failed judge or
     embedding call left unscored (those are scored again)."""
     return {k: v for k, v in record.items()
             if not (isinstance(v, Mapping) and is_call_failure(v.get("error")))}
-
-
-def _read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
-                   metrics: str | Sequence[str | Metric], *, unavailable: dict[str, str],
-                   mapping: Mapping[str, str] | None, max_field_chars: int,
-                   long_fields: LongFields) -> tuple[DatasetStream | list[Row], str, int, Plan]:
-    """Check the whole dataset (every problem in one DataError, before any judge call) and
-    plan the metrics its fields allow: ``(rows, dataset name, row count, plan)``."""
-    source: DatasetStream | list[Row]
-    if isinstance(data, (str, Path)):
-        dataset = str(data)
-        source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
-                               long_fields=long_fields)
-        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        total = source.check(planner.add)
-    else:
-        dataset = "<records>"
-        source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
-                                   long_fields=long_fields)
-        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        planner.add(source)
-        total = len(source)
-    return source, dataset, total, planner.finish()
-
-
-def _make_runner(plan: Plan, *, judge: str | Judge, embeddings: str | Embedder,
-                 unavailable: dict[str, str], settings: ScoreSettings, engine: str,
-                 timeout: float, tpm: int | None, rpm: int | None, ray_address: str | None,
-                 ray_workers: int | None) -> LocalEngine | RayEngine:
-    """The engine that scores the plan's metrics, with a judge and an embedder only when a
-    metric needs them (a judge made here from a spec is closed by the engine; an instance
-    passed in stays open for its owner)."""
-    uses_judge = any(m.uses_judge for m in plan.metrics)
-    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
-    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
-        bool(embedder_users) and "semantic_similarity" not in unavailable)
-    if engine == "ray":
-        from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
-
-        return RayEngine(plan.metrics, judge=judge if uses_judge else None,
-                         embedder=embeddings if uses_embedder else None, settings=settings,
-                         timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
-                         workers=ray_workers)
-    scorer = Scorer(plan.metrics,
-                    judge=make_judge(judge, timeout=timeout) if uses_judge else None,
-                    embedder=(make_embedder(embeddings, timeout=timeout)
-                              if uses_embedder else None),
-                    settings=settings, budget=Budget(tpm, rpm),
-                    owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
-    return LocalEngine(scorer, workers=_workers(settings))
-
-
-def _workers(settings: ScoreSettings) -> int:
-    """Local worker tasks: twice the judge's concurrency, so a row's metrics overlap."""
-    return settings.concurrency * 2

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,8 +27,9 @@ from ..metrics import FieldMetric, Metric, MetricResult
 from ..metrics._base import unscored_reason_key
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
 from ..metrics.safety import SeverityMetric, defect_summary, refusal_of
+from ._failures import call_failures
 
-__all__ = ["ExactSum", "RunTally"]
+__all__ = ["ExactSum", "RunTally", "run_summary"]
 
 
 class ExactSum:
@@ -164,3 +166,32 @@ class RunTally:
 def _is_plain_mean(metric: Metric) -> bool:
     """Whether ``metric`` aggregates with the plain mean (it does not override ``aggregate``)."""
     return isinstance(metric, FieldMetric) and type(metric).aggregate is FieldMetric.aggregate
+
+
+def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
+             dataset: str, lang: str, skipped: list[str], complete: bool,
+             safety: dict[str, str], dataset_sha256: str | None = None,
+             on_injection: str = "flag") -> dict[str, Any]:
+    """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
+    caller once the engine and the store are done)."""
+    severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
+    return {
+        "rows": total,
+        "rows_done": tally.rows,
+        "complete": complete,
+        "dataset": dataset,
+        "dataset_sha256": dataset_sha256,
+        "metric_versions": {m.name: m.version for m in metrics},
+        "prompt_sha256": dict(tally.prompt_sha256),
+        "lang": lang,
+        "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
+        "failures": call_failures(metrics_summary),
+        "injection": {"mode": on_injection, "flagged_rows": tally.injected,
+                      "kinds": dict(tally.injection_kinds.most_common())},
+        "skipped": skipped,
+        **({"safety": dict(safety)} if severity_ran else {}),
+        **({"diagnosis": dict(tally.diagnoses)}
+           if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
+        "judge": None,
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }

@@ -1,0 +1,80 @@
+"""What a run needs before it scores: the checked dataset with its metric plan, and the
+engine that scores it.
+
+Example:
+    >>> source, dataset, total, plan = read_and_plan(
+    ...     [{"answer": "a", "ground_truth": "a"}], "exact_match", unavailable={}, mapping=None,
+    ...     max_field_chars=100_000, long_fields="refuse")
+    >>> dataset, total, [m.name for m in plan.metrics]
+    ('<records>', 1, ['exact_match'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..data import DatasetStream, LongFields, Row, rows_from_records
+from ..embeddings import Embedder, make_embedder
+from ..judges import Judge, make_judge
+from ..metrics import Metric, MetricPlanner, Plan
+from ._budget import Budget
+from ._local import LocalEngine
+from ._score import Scorer, ScoreSettings
+
+if TYPE_CHECKING:
+    from ._ray import RayEngine
+
+__all__ = ["make_runner", "read_and_plan"]
+
+
+def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
+                   metrics: str | Sequence[str | Metric], *, unavailable: dict[str, str],
+                   mapping: Mapping[str, str] | None, max_field_chars: int,
+                   long_fields: LongFields) -> tuple[DatasetStream | list[Row], str, int, Plan]:
+    """Check the whole dataset (every problem in one DataError, before any judge call) and
+    plan the metrics its fields allow: ``(rows, dataset name, row count, plan)``."""
+    source: DatasetStream | list[Row]
+    if isinstance(data, (str, Path)):
+        dataset = str(data)
+        source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
+                               long_fields=long_fields)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        total = source.check(planner.add)
+    else:
+        dataset = "<records>"
+        source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
+                                   long_fields=long_fields)
+        planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
+        planner.add(source)
+        total = len(source)
+    return source, dataset, total, planner.finish()
+
+
+def make_runner(plan: Plan, *, judge: str | Judge, embeddings: str | Embedder,
+                 unavailable: dict[str, str], settings: ScoreSettings, engine: str,
+                 timeout: float, tpm: int | None, rpm: int | None, ray_address: str | None,
+                 ray_workers: int | None) -> LocalEngine | RayEngine:
+    """The engine that scores the plan's metrics, with a judge and an embedder only when a
+    metric needs them (a judge made here from a spec is closed by the engine; an instance
+    passed in stays open for its owner)."""
+    uses_judge = any(m.uses_judge for m in plan.metrics)
+    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
+    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
+        bool(embedder_users) and "semantic_similarity" not in unavailable)
+    if engine == "ray":
+        from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
+
+        return RayEngine(plan.metrics, judge=judge if uses_judge else None,
+                         embedder=embeddings if uses_embedder else None, settings=settings,
+                         timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
+                         workers=ray_workers)
+    scorer = Scorer(plan.metrics,
+                    judge=make_judge(judge, timeout=timeout) if uses_judge else None,
+                    embedder=(make_embedder(embeddings, timeout=timeout)
+                              if uses_embedder else None),
+                    settings=settings, budget=Budget(tpm, rpm),
+                    owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
+    return LocalEngine(scorer, workers=settings.concurrency * 2)  # a row's metrics overlap
+
