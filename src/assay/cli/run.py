@@ -81,9 +81,10 @@ def run(
                            "count).")] = 0.05,
     on_injection: Annotated[str, typer.Option(
         help="A row whose texts address the evaluator ('ignore the rubric', 'rate this 5', a "
-             "fake verdict, a closing fence tag, a fake system turn): flag (mark it and count "
-             "it), unscored (do not ask the judge about it) or fail (flag, then exit 4).")
-    ] = "flag",
+             "fake verdict, a closing fence tag, a fake system turn) is always flagged and "
+             "counted. mask: the judge reads it with those sentences withheld; flag: as it "
+             "is; unscored: its judge metrics are not asked; fail: as mask, then exit 4.")
+    ] = "mask",
     fence: Annotated[str, typer.Option(
         help="How rubrics fence the texts under evaluation: tags (escaped tags) or spotlight "
              "(also between unforgeable boundary lines, with the rubric repeated after them; "

@@ -20,7 +20,10 @@ from ._chinese import CHINESE
 from ._english import ENGLISH
 from ._flag import KINDS, InjectionFlag, excerpt
 
-__all__ = ["USER_KINDS", "scan_row", "scan_text"]
+__all__ = ["BASELINE", "PATTERNS", "USER_KINDS", "scan_row", "scan_text"]
+
+BASELINE = "baseline_model_response"
+"""The column of a pairwise row's other response (kept in ``Row.extra``)."""
 
 USER_KINDS = ("evaluator_note", "fake_verdict", "delimiter")
 """The kinds flagged in text the *user* wrote (``question``, user turns).
@@ -31,9 +34,9 @@ question, so text addressed to it, a ready-made verdict or a forged fence is fla
 """
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
-_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE))
-assert {kind for _, kind, _ in _PATTERNS} == set(KINDS)
+assert {kind for _, kind, _ in PATTERNS} == set(KINDS)
 
 
 def scan_text(text: str, *, field: str) -> list[InjectionFlag]:
@@ -60,7 +63,7 @@ def scan_text(text: str, *, field: str) -> list[InjectionFlag]:
 
 def _scan(text: str, field: str, kinds: Collection[str]) -> list[InjectionFlag]:
     found: list[tuple[int, InjectionFlag]] = []
-    for pid, kind, pattern in _PATTERNS:
+    for pid, kind, pattern in PATTERNS:
         if kind not in kinds:
             continue
         m = pattern.search(text)
@@ -78,12 +81,13 @@ def scan_row(row: Row) -> list[InjectionFlag]:
     gave a list), every assistant turn's content (``assistant turn N``), its citations
     (``assistant turn N citation J``) and tool-call arguments (``assistant turn N tool_call J
     arguments``, when the turn carries OpenAI-style ``tool_calls``), and tool messages
-    (``tool turn N``). N is the index in ``messages``.
+    (``tool turn N``). N is the index in ``messages``. Also a pairwise row's other response,
+    ``baseline_model_response`` (a column kept in ``extra``).
 
     Scanned with :data:`USER_KINDS` only: ``question`` and user turns (``user turn N``).
 
     Not scanned: ``ground_truth`` (the user's own reference), system turns (the app's own
-    prompt) and ``extra``.
+    prompt) and the other columns of ``extra``.
 
     Example:
         >>> from assay.data import Row, Turn
@@ -112,6 +116,9 @@ def _texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
         yield "context", row.context, KINDS
     if row.answer:
         yield "answer", row.answer, KINDS
+    baseline = row.extra.get(BASELINE)
+    if isinstance(baseline, str) and baseline:
+        yield BASELINE, baseline, KINDS
     for i, turn in enumerate(row.messages or []):
         if turn.role == "user":
             yield f"user turn {i}", turn.content, USER_KINDS

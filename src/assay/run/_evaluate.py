@@ -82,7 +82,7 @@ async def evaluate_async(
     cache: str | Path | bool | None = True,
     max_attempts: int = 6,
     max_wait: float = 600.0,
-    on_injection: str = "flag",
+    on_injection: str = "mask",
     fence: str = "tags",
     timeout: float = 120.0,
     progress: bool = False,
@@ -119,9 +119,10 @@ async def evaluate_async(
             counting the cuts), before any judge sees it.
         on_injection: what happens to a row whose texts address the evaluator ("ignore the
             rubric", "rate this 5", a fake verdict, a closing fence tag, a fake system turn):
-            ``flag`` (its record and judge results say so; the summary counts them),
-            ``unscored`` (its judge metrics are not asked) or ``fail`` (as flag; the command
-            exits 4).
+            always flagged (its record and judge results say so; the summary counts them).
+            ``mask`` (default): the judge reads it with the flagged sentences withheld;
+            ``flag``: as it is; ``unscored``: its judge metrics are not asked; ``fail``: as
+            mask, and the command exits 4.
         fence: how rubrics fence the texts under evaluation: ``tags`` (escaped tags, the
             default) or ``spotlight`` (also between boundary lines keyed on the texts with a
             secret salt, an explanation before and the rubric's reminder after; being

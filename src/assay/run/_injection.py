@@ -6,10 +6,17 @@ patterns in English and Chinese). A flagged row's record gets ``injection`` (the
 every judge metric's result on it gets ``details["injection"]``. ``--on-injection`` decides
 what else happens:
 
-- ``flag`` (default): nothing else; the summary counts the flagged rows.
+- ``mask`` (default): the judge reads the row with the flagged sentences withheld
+  (:func:`assay.injection.mask_row`; a forged fence or fake turn with everything after it),
+  so what they say cannot move the score; the row is still scored on the rest. The flags
+  say ``"withheld": true``.
+- ``flag``: nothing else; the judge reads the texts as they are.
 - ``unscored``: the judge metrics of a flagged row are not asked; they are unscored with the
   reason (metrics that call no judge, such as token F1, still score it).
-- ``fail``: as ``flag``, and the command exits 4 after the run when any row was flagged.
+- ``fail``: as ``mask``, and the command exits 4 after the run when any row was flagged.
+
+Every mode flags the row and the summary counts the flagged rows. Metrics that call no judge
+(token F1, BLEU, embeddings) always read the texts as they are.
 
 Example:
     >>> from assay.data import rows_from_records
@@ -28,10 +35,12 @@ from typing import Any
 from ..data import Row
 from ..injection import scan_row
 
-__all__ = ["INJECTION_MODES", "injection_of", "injection_reason"]
+__all__ = ["INJECTION_MODES", "WITHHOLDING_MODES", "injection_of", "injection_reason"]
 
 #: What ``--on-injection`` may say.
-INJECTION_MODES = ("flag", "unscored", "fail")
+INJECTION_MODES = ("mask", "flag", "unscored", "fail")
+#: The modes in which the judge reads a flagged row with the flagged text withheld.
+WITHHOLDING_MODES = ("mask", "fail")
 _KEPT = 5  # flags kept per row (the count says how many there were)
 
 

@@ -31,12 +31,13 @@ from typing import Any
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
+from ..injection import mask_row
 from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricResult, ScoreContext
 from ..metrics.judge import FENCE_STYLE
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
-from ._injection import injection_of, injection_reason
+from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 
@@ -56,7 +57,7 @@ class ScoreSettings:
     concurrency: int = 8
     max_attempts: int = 6
     max_wait: float = 600.0
-    on_injection: str = "flag"
+    on_injection: str = "mask"
     fence: str = "tags"
     cache_path: Path | None = None
 
@@ -124,10 +125,15 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
     keeps failing the same hard way) stops the run. A row whose texts address the evaluator
     is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
-    with ``ctx.extras["on_injection"] == "unscored"`` its judge metrics are not asked.
+    ``ctx.extras["on_injection"]`` says what else: ``"mask"`` and ``"fail"``: its judge
+    metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
     """
-    mode = ctx.extras.get("on_injection", "flag")
+    mode = ctx.extras.get("on_injection", "mask")
     found = injection_of(row) if any(m.uses_judge for m in metrics) else None
+    judged = row
+    if found is not None and mode in WITHHOLDING_MODES:
+        found["withheld"] = True
+        judged = mask_row(row)
 
     async def one(metric: Metric) -> MetricResult:
         if metric.name in previous:
@@ -138,7 +144,7 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         if found is not None and metric.uses_judge and mode == "unscored":
             return MetricResult.unscored(injection_reason(found), injection=found)
         try:
-            return await metric.score(row, ctx)
+            return await metric.score(judged if metric.uses_judge else row, ctx)
         except (ConfigError, JudgeStoppedError):
             raise  # a setting, install or judge problem: stop the run and say how to fix it
         except Exception as e:  # a bug in one metric must not lose the row
