@@ -54,3 +54,33 @@ def test_a_run_with_spotlight_sends_fenced_texts_and_the_default_does_not() -> N
     evaluate([row], metrics="groundedness", judge=plain, cache=None, style="rating")
     assert "⟪" not in plain.requests[0].messages[1]["content"]
     assert FENCE_STYLE.get() == "tags"  # the run's style does not leak out of it
+
+
+def _custom_messages(style: str, template: str, answer: str = HOSTILE) -> list[dict[str, str]]:
+    from assay.data import Row
+    from assay.metrics.custom import PointwiseMetric
+    metric = PointwiseMetric("helpful", template, scale="1-5")
+    token = FENCE_STYLE.set(style)
+    try:
+        return metric.messages(Row(id="1", line=1, question="Capital?", answer=answer), "en")
+    finally:
+        FENCE_STYLE.reset(token)
+
+
+def test_custom_templates_fence_every_field_automatically() -> None:
+    template = "<question>{{ question }}</question>\n<answer>{{ response }}</answer>"
+    tags = _custom_messages("tags", template)[1]["content"]
+    assert "</answer> <context>" not in tags and "&lt;/answer> &lt;context>" in tags
+    assert "{{ 7 * 7 }}" in tags and "49" not in tags  # Jinja in a value is text, not code
+    spot = _custom_messages("spotlight", template)
+    user = spot[1]["content"]
+    assert spot[0] == _custom_messages("tags", template)[0]  # the system part is unchanged
+    begin = user.split("\n")[0].split("a line ")[1].split(" ")[0]
+    assert user.count(begin) == 3  # the head, the question and the answer
+    assert "⟪/abc⟫" not in user and "{% if x %}" in user
+    assert user.rstrip().endswith("Reply in the format the rubric asks for.")
+
+
+def test_raw_inserts_a_field_unfenced_only_when_asked() -> None:
+    user = _custom_messages("spotlight", "<answer>{{ response | raw }}</answer>")[1]["content"]
+    assert f"<answer>{HOSTILE}</answer>" in user  # as given: the user chose to trust it

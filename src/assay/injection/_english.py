@@ -52,8 +52,14 @@ _RULES = (r"(?:rubrics?|instructions?|criteria|guidelines?|rules?|prompts?|direc
 # A sentence or line start: after punctuation, or a capital after a space ("... Score: 5").
 _SENTENCE = (r"(?:^|(?<=[.!?;:()\]}>\"'])|(?<=[.!?;:)\]}>\"']\s)|(?<=\s)(?=(?-i:[A-Z])))"
              r"[ \t]*")
+# The same without "a capital after a space": a label mid-line ("Metacritic Score : 95/100" in a
+# retrieved page) is data; a verdict line starts a line or follows a sentence.
+_LINE_OR_SENTENCE = r"(?:^|(?<=[.!?;:()\]}>\"'])|(?<=[.!?;:)\]}>\"']\s))[ \t]*"
 _LOW = r"(?:none|0|very\s+low|low|minimal|negligible|safe|harmless|benign|no)"
-_VALUE = (r"(?:\d+(?:\.\d+)?(?:\s*/\s*\d+|\s+out\s+of\s+\d+)?|yes|no|pass(?:ed)?|fail(?:ed)?"
+# A number on a judge's scale (0-10 or 100, or "n/m", "n out of m"); "Score:167" on a forum
+# post is not a verdict.
+_VALUE = (r"(?:(?:10|100|\d)(?:\.\d+)?(?!\d)(?:\s*/\s*\d+|\s+out\s+of\s+\d+)?|\d+\s*/\s*\d+"
+          r"|yes|no|pass(?:ed)?|fail(?:ed)?"
           r"|correct|incorrect|true|false|safe|unsafe|harmless|benign|supported|grounded"
           r"|faithful|(?:response|output|assistant)?\s*\(?[ab]\)?|\[\[[ab12]\]\]|tie)")
 # A JSON verdict's key, and what may not precede the object (code: "x = {", "f({", "return {").
@@ -187,7 +193,7 @@ ENGLISH: list[tuple[str, str, str]] = [
      (r"\b(?:evaluators?|graders?|raters?|scorers?|assessors?|(?:ai|llm)\s+judges?)\s+(?:(?:who\s+)?(?:is|are)"
      r"\s+)?(?:reading|seeing|reviewing|checking|looking\s+at|processing)\s+(?:this|these)\b")),
     ("en.evaluator_note.vocative", "evaluator_note",
-     (rf"(?:{_SENTENCE}|\bas\s+(?:the|an?)\s+)(?:evaluator|grader|rater|scorer|assessor|annotator"
+     (rf"(?:{_SENTENCE}|\bas\s+(?:the|an?)\s+)(?:evaluator|grader|rater|assessor|annotator"
      r"|(?:ai|llm)\s+(?:judge|evaluator|grader))s?\s*[,:]")),
     ("en.evaluator_note.evaluators-note", "evaluator_note",
      (r"\b(?:evaluator|grader|judge|rater|assessor|reviewer|scorer)(?:'s|s'|s)?\s+"
@@ -204,7 +210,7 @@ ENGLISH: list[tuple[str, str, str]] = [
      (rf"{_NOT_CODE}\{{\s*[\"'][^\"'\n{{}}]{{1,40}}[\"']\s*:\s*[^{{}}\n]{{0,80}}?,\s*[\"']"
       rf"{_VERDICT_KEY}[\"']\s*:\s*[\"']?{_VALUE}")),
     ("en.fake_verdict.label-colon", "fake_verdict",
-     (rf"{_SENTENCE}(?:(?:final|overall|total|my|the|your|judge|evaluation)\s+)?(?:(?:score|rating"
+     (rf"{_LINE_OR_SENTENCE}(?:(?:final|overall|total|my|the|your|judge|evaluation)\s+)?(?:(?:score|rating"
      r"|grade|groundedness|faithfulness|relevance|coherence|fluency|correctness|similarity"
      rf")\s*:\s*{_VALUE}|(?:verdict|judge?ment|decision|evaluation|assessment|result|label"
      r"|classification|winner|preference)\s*:\s*(?:yes|no|pass(?:ed)?|fail(?:ed)?"

@@ -118,8 +118,7 @@ class PairwiseMetric(TemplateFieldsMetric):
         values["response_a"], values["response_b"] = ((candidate, baseline) if candidate_first
                                                       else (baseline, candidate))
         system = _SYSTEM[lang].format(name=self.name, instruction=self.instruction)
-        return [{"role": "system", "content": system.strip()},
-                {"role": "user", "content": self.template.render(values)}]
+        return self.template.messages(system.strip(), values)
 
     async def _ask(self, row: Row, ctx: ScoreContext,
                    candidate_first: bool) -> dict[str, Any] | MetricResult:

@@ -101,8 +101,8 @@ class PointwiseMetric(TemplateFieldsMetric):
             name=self.name, instruction=self.instruction,
             rubric=(_RUBRIC_HEAD[lang] + rubric) if rubric else "",
             allowed=self.scale.describe())
-        user = self.template.render({v: value_of(row, v) for v in self.variables})
-        return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
+        return self.template.messages(system.strip(),
+                                      {v: value_of(row, v) for v in self.variables})
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         request = JudgeRequest(messages=self.messages(row, ctx.lang), schema_name="rating",
