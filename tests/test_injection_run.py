@@ -98,3 +98,19 @@ def test_cli_counts_flagged_rows_and_fail_exits_4(tmp_path: Path) -> None:
     assert "exit 4" in failed.output
     saved = [json.loads(x) for x in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
     assert [("injection" in r) for r in saved] == [False, True]  # every row kept
+
+
+def test_a_resume_must_treat_flagged_rows_as_the_run_did(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in (CLEAN, STEERED)), encoding="utf-8")
+    out = tmp_path / "out"
+    evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
+             on_injection="flag")
+    assert json.loads((out / "run.json").read_text())["judging"] == {"fence": "tags",
+                                                                     "on_injection": "flag"}
+    with pytest.raises(ConfigError, match="--on-injection: the folder's run used flag, this one mask"):
+        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
+                 resume=True)
+    again = evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
+                     resume=True, on_injection="flag")
+    assert again.summary["rows_done"] == 2

@@ -255,10 +255,16 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
     injection = summary.get("injection") or {}
     if injection.get("flagged_rows"):
         kinds = ", ".join(f"{k} {n}" for k, n in (injection.get("kinds") or {}).items())
+        mode = str(injection.get("mode"))
+        done = {"mask": "the judge did not read the flagged sentences",
+                "fail": "the judge did not read the flagged sentences",
+                "flag": "the judge read them as they are",
+                "unscored": "their judge metrics are unscored"}.get(mode, "")
         Console(stderr=True).print(
             f"[yellow]injection suspected: {injection['flagged_rows']} of {summary['rows_done']} "
-            f"rows address the evaluator ({escape(kinds)}); --on-injection "
-            f"{escape(str(injection.get('mode')))}[/yellow]", highlight=False)
+            f"rows address the evaluator ({escape(kinds)}); {done} (--on-injection "
+            f"{escape(mode)}). Each is marked 'injection' in results.jsonl.[/yellow]",
+            highlight=False)
     diag = summary.get("diagnosis")
     if diag:
         Console().print("diagnosis (weakest stage per row): " + ", ".join(

@@ -208,7 +208,8 @@ async def evaluate_async(
             is_file = isinstance(data, (str, Path))
             claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
-                metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id),
+                metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
+                judging={"fence": fence, "on_injection": on_injection}),
                 resume=resume, overwrite=overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}

@@ -66,6 +66,9 @@ class RunManifest:
     run_id: str | None = None
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     owner: dict[str, Any] = field(default_factory=dict)
+    #: How the judge reads the rows: ``{"fence": ..., "on_injection": ...}`` (None in a
+    #: folder written before it was recorded: not compared).
+    judging: dict[str, str] | None = None
 
     def differences(self, other: RunManifest) -> list[str]:
         """What differs between the run in a folder (``self``) and a resume (``other``).
@@ -78,6 +81,10 @@ class RunManifest:
             metrics: this run adds bleu_score
             metrics: f1_score is version 1 in the folder's run, 2 in this one
             judge: the folder's run used openai:m, this one local
+            >>> c = RunManifest("a.jsonl", "11", {}, None, judging={"on_injection": "flag"})
+            >>> c.differences(RunManifest("a.jsonl", "11", {}, None,
+            ...                           judging={"on_injection": "mask"}))
+            ["--on-injection: the folder's run used flag, this one mask"]
         """
         out = []
         if self.dataset_sha256 != other.dataset_sha256:
@@ -97,6 +104,12 @@ class RunManifest:
         if self.judge != other.judge:
             out.append(f"judge: the folder's run used {self.judge or 'no judge'}, this one "
                        f"{other.judge or 'no judge'}")
+        if self.judging is not None and other.judging is not None:
+            for key in sorted(set(self.judging) | set(other.judging)):
+                was, now = self.judging.get(key), other.judging.get(key)
+                if was != now:
+                    out.append(f"--{key.replace('_', '-')}: the folder's run used {was}, "
+                               f"this one {now}")
         return out
 
 
@@ -247,7 +260,7 @@ def _check_may_write(folder: Path, manifest: RunManifest, previous: RunManifest 
             raise ConfigError(
                 f"--resume: the run in {folder} does not match this one, so it cannot be "
                 "continued:\n" + "\n".join(f"  - {d}" for d in diffs) +
-                "\nFix: run with the same dataset, --metrics and --judge as before, or "
+                "\nFix: run with the same dataset, --metrics, --judge, --fence and --on-injection as before, or "
                 "--out NEW_DIR for a new run (or --overwrite to replace the old one).")
         return
     if has_run and not overwrite:
