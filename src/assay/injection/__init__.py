@@ -14,9 +14,9 @@ Example:
     [('answer', 'evaluator_note'), ('answer', 'order')]
 """
 
-from ._flag import EXCERPT_CHARS, KINDS, InjectionFlag
+from ._flag import EXCERPT_CHARS, KINDS, InjectionFlag, describe
 from ._mask import WITHHELD, mask_row, mask_text
 from ._scan import USER_KINDS, scan_row, scan_text
 
-__all__ = ["EXCERPT_CHARS", "KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "mask_row", "mask_text",
-           "scan_row", "scan_text"]
+__all__ = ["EXCERPT_CHARS", "KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "describe", "mask_row",
+           "mask_text", "scan_row", "scan_text"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-__all__ = ["EXCERPT_CHARS", "KINDS", "InjectionFlag", "excerpt"]
+__all__ = ["EXCERPT_CHARS", "KINDS", "InjectionFlag", "describe", "excerpt"]
 
 KINDS = ("order", "evaluator_note", "fake_verdict", "delimiter", "role_marker")
 """What a flag found:
@@ -90,3 +90,22 @@ def excerpt(text: str, start: int, end: int, *, limit: int = EXCERPT_CHARS) -> s
         hi = min(len(text), end + (room - (start - lo)))
         lo = max(0, hi - limit)
     return _SPACE.sub(" ", text[lo:hi])
+
+
+def describe(found: object) -> str | None:
+    """One line for a record's ``injection`` (as a run writes it), for people; None if absent.
+
+    Example:
+        >>> describe({"count": 2, "kinds": ["fake_verdict", "order"], "withheld": True,
+        ...           "flags": [{"field": "answer"}, {"field": "answer"}]})
+        'fake_verdict, order in answer; withheld from the judge'
+        >>> describe(None) is None
+        True
+    """
+    if not isinstance(found, dict) or not found.get("kinds"):
+        return None
+    fields = sorted({str(f.get("field")) for f in found.get("flags") or []
+                     if isinstance(f, dict)})
+    where = f" in {', '.join(fields)}" if fields else ""
+    what = "; withheld from the judge" if found.get("withheld") else ""
+    return f"{', '.join(str(k) for k in found['kinds'])}{where}{what}"

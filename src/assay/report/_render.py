@@ -30,6 +30,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from ..injection import describe
 from ..run import RunData
 from ._model import (
     Bin,
@@ -167,7 +168,17 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "skipped": [str(s) for s in summary.get("skipped") or []],
         "diagnosis": dict(summary["diagnosis"]) if isinstance(summary.get("diagnosis"),
                                                               Mapping) else None,
+        "injection": _injection_line(summary.get("injection")),
     }
+
+
+def _injection_line(found: object) -> str | None:
+    """The summary's injection count as one line, None when no row was flagged."""
+    if not isinstance(found, Mapping) or not found.get("flagged_rows"):
+        return None
+    kinds = ", ".join(f"{k} {n}" for k, n in (found.get("kinds") or {}).items())
+    return (f"{found['flagged_rows']} row(s) address the evaluator ({kinds}); "
+            f"--on-injection {found.get('mode')}")
 
 
 def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats) -> dict[str, Any]:
@@ -243,6 +254,7 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
             "stage": diagnosis.get("stage") if isinstance(diagnosis, Mapping) else None,
             "diagnosis": ", ".join(f"{k} {fmt(v)}" for k, v in diagnosis.items() if k != "stage")
             if isinstance(diagnosis, Mapping) else None,
+            "injection": describe(rec.get("injection")),
             "inputs": inputs_view(inputs) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..injection import describe
 from ..report import RunStats, find_dataset, load_inputs
 from ..report._model import (
     detail_items,
@@ -191,6 +192,7 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,
         "diagnosis": dict(diagnosis) if isinstance(diagnosis, Mapping) else None,
+        "injection": describe(rec.get("injection")),
         "raw": pretty_json(rec),
     }
 
