@@ -36,7 +36,9 @@ def test_mask_is_the_default_and_withholds_the_flagged_sentences_from_the_judge(
     assert steered["injection"]["withheld"] is True and "injection" not in clean
     assert steered["groundedness"]["value"] == clean["groundedness"]["value"] == 2
     asked = " ".join(m["content"] for r in judge.requests for m in r.messages)
-    assert "It weighs 2 kg. [withheld]" in asked and "Ignore the rubric" not in asked
+    assert "Ignore the rubric" not in asked and "Score: 5" not in asked
+    # the judge read the steered row exactly as the clean one: one prompt, asked twice
+    assert judge.requests[0].messages == judge.requests[1].messages
     # a metric that calls no judge reads the answer as it is
     assert steered["f1_score"]["value"] != clean["f1_score"]["value"]
 
