@@ -20,7 +20,7 @@ from ._chinese import CHINESE
 from ._english import ENGLISH
 from ._flag import KINDS, InjectionFlag, excerpt
 
-__all__ = ["BASELINE", "PATTERNS", "USER_KINDS", "scan_row", "scan_text"]
+__all__ = ["BASELINE", "PATTERNS", "USER_KINDS", "judged_texts", "scan_row", "scan_text"]
 
 BASELINE = "baseline_model_response"
 """The column of a pairwise row's other response (kept in ``Row.extra``)."""
@@ -101,12 +101,20 @@ def scan_row(row: Row) -> list[InjectionFlag]:
         ['assistant turn 1']
     """
     flags: list[InjectionFlag] = []
-    for field, text, kinds in _texts(row):
+    for field, text, kinds in judged_texts(row):
         flags.extend(_scan(text, field, kinds))
     return flags
 
 
-def _texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
+def judged_texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
+    """``(field, text, kinds)`` for every text of ``row`` that :func:`scan_row` scans: the
+    field's name as flags give it, and the kinds looked for there.
+
+    Example:
+        >>> [(f, k == USER_KINDS) for f, _, k in judged_texts(Row(id="1", line=1,
+        ...                                                    question="Q?", answer="A."))]
+        [('question', True), ('answer', False)]
+    """
     if row.question:
         yield "question", row.question, USER_KINDS
     if row.contexts:

@@ -28,6 +28,7 @@ from ..metrics.judge import FENCES, LANGS
 from ..metrics.safety import MODES, THRESHOLDS
 from ..store import Store
 from ._injection import INJECTION_MODES
+from ._injection_check import CHECKS
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
@@ -83,6 +84,7 @@ async def evaluate_async(
     max_attempts: int = 6,
     max_wait: float = 600.0,
     on_injection: str = "mask",
+    injection_check: str = "patterns",
     fence: str = "tags",
     timeout: float = 120.0,
     progress: bool = False,
@@ -123,6 +125,10 @@ async def evaluate_async(
             ``mask`` (default): the judge reads it with the flagged sentences withheld;
             ``flag``: as it is; ``unscored``: its judge metrics are not asked; ``fail``: as
             mask, and the command exits 4.
+        injection_check: how rows are checked for such text: ``patterns`` (English and
+            Chinese patterns, no judge call) or ``judge`` (also one Yes/No judge call per text
+            that no pattern flagged, and one per sentence of a text the judge flags; opt-in,
+            for a local judge where calls are free).
         fence: how rubrics fence the texts under evaluation: ``tags`` (escaped tags, the
             default) or ``spotlight`` (also between boundary lines keyed on the texts with a
             secret salt, an explanation before and the rubric's reminder after; being
@@ -170,7 +176,7 @@ async def evaluate_async(
     started = time.monotonic()
     _check_options(lang=lang, style=style, safety_threshold=safety_threshold,
                    safety_mode=safety_mode, engine=engine, on_injection=on_injection,
-                   fence=fence)
+                   injection_check=injection_check, fence=fence)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
@@ -188,7 +194,7 @@ async def evaluate_async(
         settings = ScoreSettings(
             lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
             max_attempts=max_attempts, max_wait=max_wait, on_injection=on_injection,
-            fence=fence,
+            injection_check=injection_check, fence=fence,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
@@ -209,7 +215,8 @@ async def evaluate_async(
             claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
-                judging={"fence": fence, "on_injection": on_injection}),
+                judging={"fence": fence, "on_injection": on_injection,
+                         "injection_check": injection_check}),
                 resume=resume, overwrite=overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
@@ -221,7 +228,7 @@ async def evaluate_async(
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
                 "fence": fence, "on_injection": on_injection,
-                "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
+                "injection_check": injection_check, "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
                                      if engine == "ray" else {}),
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,
@@ -265,7 +272,7 @@ async def evaluate_async(
                            complete, safety={"threshold": safety_threshold, "mode": safety_mode},
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
-                           on_injection=on_injection)
+                           on_injection=on_injection, injection_check=injection_check)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
@@ -297,13 +304,14 @@ def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunR
 
 
 def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                   engine: str, on_injection: str, fence: str) -> None:
+                   engine: str, on_injection: str, injection_check: str, fence: str) -> None:
     """A ConfigError for the first option outside its choices."""
     for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
                                    ("--safety-threshold", safety_threshold, THRESHOLDS),
                                    ("--safety-mode", safety_mode, MODES),
                                    ("--engine", engine, ENGINES),
                                    ("--on-injection", on_injection, INJECTION_MODES),
+                                   ("--injection-check", injection_check, CHECKS),
                                    ("--fence", fence, FENCES)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")

@@ -105,7 +105,7 @@ class RunManifest:
             out.append(f"judge: the folder's run used {self.judge or 'no judge'}, this one "
                        f"{other.judge or 'no judge'}")
         if self.judging is not None and other.judging is not None:
-            for key in sorted(set(self.judging) | set(other.judging)):
+            for key in sorted(set(self.judging) & set(other.judging)):
                 was, now = self.judging.get(key), other.judging.get(key)
                 if was != now:
                     out.append(f"--{key.replace('_', '-')}: the folder's run used {was}, "
