@@ -21,28 +21,20 @@ from typing import Any
 
 from ..data import LongFields, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
-from ..errors import ConfigError
 from ..judges import Judge, check_judge_spec, default_cache_path
 from ..metrics import Metric, Plan
-from ..metrics.judge import FENCES, LANGS
-from ..metrics.safety import MODES, THRESHOLDS
 from ..store import Store
-from ._injection import INJECTION_MODES
-from ._injection_check import CHECKS
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
 from ._results import ResultsWriter, is_call_failure, load_finished, reorder_results
 from ._score import ScoreSettings
-from ._setup import make_runner, read_and_plan
+from ._setup import ENGINES, STYLES, check_options, make_runner, read_and_plan
 from ._sink import ResultSink
 from ._tally import RunTally, run_summary
 
 __all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
 
-STYLES = ("auto", "rating", "verdict")
-#: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
-ENGINES = ("local", "ray")
 
 log = logging.getLogger("assay")
 
@@ -174,7 +166,7 @@ async def evaluate_async(
         ConfigError: a bad option or a missing install.
     """
     started = time.monotonic()
-    _check_options(lang=lang, style=style, safety_threshold=safety_threshold,
+    check_options(lang=lang, style=style, safety_threshold=safety_threshold,
                    safety_mode=safety_mode, engine=engine, on_injection=on_injection,
                    injection_check=injection_check, fence=fence)
     check_judge_spec(judge)
@@ -301,21 +293,6 @@ def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunR
     """The run's entry in the run store (``None`` when the run is not recorded)."""
     run_store = open_run_store(store)
     return RunRecorder.start(run_store, **run) if run_store is not None else None
-
-
-def _check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                   engine: str, on_injection: str, injection_check: str, fence: str) -> None:
-    """A ConfigError for the first option outside its choices."""
-    for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
-                                   ("--safety-threshold", safety_threshold, THRESHOLDS),
-                                   ("--safety-mode", safety_mode, MODES),
-                                   ("--engine", engine, ENGINES),
-                                   ("--on-injection", on_injection, INJECTION_MODES),
-                                   ("--injection-check", injection_check, CHECKS),
-                                   ("--fence", fence, FENCES)):
-        if value not in choices:
-            raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
-
 
 def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     """The results of an earlier record that a resume keeps: all but those a failed judge or

@@ -17,16 +17,49 @@ from typing import TYPE_CHECKING, Any
 
 from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
+from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric, MetricPlanner, Plan
+from ..metrics.judge import FENCES, LANGS
+from ..metrics.safety import MODES, THRESHOLDS
 from ._budget import Budget
+from ._injection import INJECTION_MODES
+from ._injection_check import CHECKS
 from ._local import LocalEngine
 from ._score import Scorer, ScoreSettings
 
 if TYPE_CHECKING:
     from ._ray import RayEngine
 
-__all__ = ["make_runner", "read_and_plan"]
+__all__ = ["ENGINES", "STYLES", "check_options", "make_runner", "read_and_plan"]
+
+#: How judge metrics ask: a 1-5 rating, a Yes/No verdict, or the judge's better one.
+STYLES = ("auto", "rating", "verdict")
+#: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
+ENGINES = ("local", "ray")
+
+
+def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
+                  engine: str, on_injection: str, injection_check: str, fence: str) -> None:
+    """A ConfigError for the first option outside its choices.
+
+    Example:
+        >>> check_options(lang="en", style="auto", safety_threshold="medium",
+        ...               safety_mode="combined", engine="local", on_injection="ignore",
+        ...               injection_check="patterns", fence="tags")
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got --on-injection 'ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
+    """
+    for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
+                                   ("--safety-threshold", safety_threshold, THRESHOLDS),
+                                   ("--safety-mode", safety_mode, MODES),
+                                   ("--engine", engine, ENGINES),
+                                   ("--on-injection", on_injection, INJECTION_MODES),
+                                   ("--injection-check", injection_check, CHECKS),
+                                   ("--fence", fence, FENCES)):
+        if value not in choices:
+            raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
 
 
 def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
