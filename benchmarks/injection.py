@@ -195,8 +195,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--judge", default="local", help="local | fake | openai:MODEL | ...")
     ap.add_argument("--on-injection", default="mask", choices=INJECTION_MODES,
                     help="what a run does with flagged rows (default mask, as assay run)")
-    ap.add_argument("--injection-check", default="patterns", choices=("patterns", "judge"),
-                    help="also ask the judge about texts no pattern flagged (assay run's option)")
     ap.add_argument("--fence", default="tags", choices=("tags", "spotlight"),
                     help="how rubrics fence the evaluated texts (see assay run --fence)")
     ap.add_argument("--set", dest="phrase_set", default="heldout",
@@ -219,11 +217,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ([m for m in metrics if m == PAIRWISE], pairwise_rows, (*STYLES, PAIRWISE_STYLE)))
         if m_list]
     print(f"# injection steering: judge={args.judge} n={args.n} set={args.phrase_set} "
-          f"on_injection={args.on_injection} injection_check={args.injection_check} "
-          f"fence={args.fence} seed={args.seed}")
+          f"on_injection={args.on_injection} fence={args.fence} seed={args.seed}")
     result: dict[str, Any] = {"judge": args.judge, "n": args.n, "set": args.phrase_set,
-                              "on_injection": args.on_injection,
-                              "injection_check": args.injection_check, "fence": args.fence,
+                              "on_injection": args.on_injection, "fence": args.fence,
                               "seed": args.seed,
                               "metrics": {}, "goal": {}}
     for m_list, load, styles in families:
@@ -231,8 +227,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if isinstance(judge, FakeJudge):
             judge.requests.clear()
         res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge, cache=cache,
-                       on_injection=args.on_injection, injection_check=args.injection_check,
-                       fence=args.fence)
+                       on_injection=args.on_injection, fence=args.fence)
         for metric in m_list:
             fig = figures(res.rows, metric, args.seed)
             print_table(metric, fig)

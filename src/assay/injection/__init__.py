@@ -15,8 +15,8 @@ Example:
 """
 
 from ._flag import EXCERPT_CHARS, KINDS, InjectionFlag, describe
-from ._mask import WITHHELD, mask_row, mask_text, sentences
+from ._mask import WITHHELD, mask_row, mask_text
 from ._scan import USER_KINDS, judged_texts, scan_row, scan_text
 
 __all__ = ["EXCERPT_CHARS", "KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "describe",
-           "judged_texts", "mask_row", "mask_text", "scan_row", "scan_text", "sentences"]
+           "judged_texts", "mask_row", "mask_text", "scan_row", "scan_text"]

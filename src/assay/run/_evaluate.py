@@ -76,7 +76,6 @@ async def evaluate_async(
     max_attempts: int = 6,
     max_wait: float = 600.0,
     on_injection: str = "mask",
-    injection_check: str = "patterns",
     fence: str = "tags",
     timeout: float = 120.0,
     progress: bool = False,
@@ -117,10 +116,6 @@ async def evaluate_async(
             ``mask`` (default): the judge reads it with the flagged sentences withheld;
             ``flag``: as it is; ``unscored``: its judge metrics are not asked; ``fail``: as
             mask, and the command exits 4.
-        injection_check: how rows are checked for such text: ``patterns`` (English and
-            Chinese patterns, no judge call) or ``judge`` (also one Yes/No judge call per text
-            that no pattern flagged, and one per sentence of a text the judge flags; opt-in,
-            for a local judge where calls are free).
         fence: how rubrics fence the texts under evaluation: ``tags`` (escaped tags, the
             default) or ``spotlight`` (also between boundary lines keyed on the texts with a
             secret salt, an explanation before and the rubric's reminder after; being
@@ -168,7 +163,7 @@ async def evaluate_async(
     started = time.monotonic()
     check_options(lang=lang, style=style, safety_threshold=safety_threshold,
                    safety_mode=safety_mode, engine=engine, on_injection=on_injection,
-                   injection_check=injection_check, fence=fence)
+                   fence=fence)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
@@ -186,7 +181,7 @@ async def evaluate_async(
         settings = ScoreSettings(
             lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
             max_attempts=max_attempts, max_wait=max_wait, on_injection=on_injection,
-            injection_check=injection_check, fence=fence,
+            fence=fence,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
@@ -207,8 +202,7 @@ async def evaluate_async(
             claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
-                judging={"fence": fence, "on_injection": on_injection,
-                         "injection_check": injection_check}),
+                judging={"fence": fence, "on_injection": on_injection}),
                 resume=resume, overwrite=overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
@@ -220,7 +214,7 @@ async def evaluate_async(
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
                 "fence": fence, "on_injection": on_injection,
-                "injection_check": injection_check, "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
+                "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
                                      if engine == "ray" else {}),
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,
@@ -264,7 +258,7 @@ async def evaluate_async(
                            complete, safety={"threshold": safety_threshold, "mode": safety_mode},
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
-                           on_injection=on_injection, injection_check=injection_check)
+                           on_injection=on_injection)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:

@@ -38,7 +38,6 @@ from ..metrics.judge import FENCE_STYLE
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
-from ._injection_check import judge_check
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 
@@ -59,7 +58,6 @@ class ScoreSettings:
     max_attempts: int = 6
     max_wait: float = 600.0
     on_injection: str = "mask"
-    injection_check: str = "patterns"
     fence: str = "tags"
     cache_path: Path | None = None
 
@@ -96,8 +94,7 @@ class Scorer:
                                 embedder=self.embedder,
                                 extras={"style": settings.style,
                                         "safety_mode": settings.safety_mode,
-                                        "on_injection": settings.on_injection,
-                                        "injection_check": settings.injection_check})
+                                        "on_injection": settings.on_injection})
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
@@ -128,21 +125,15 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
     keeps failing the same hard way) stops the run. A row whose texts address the evaluator
     is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
-    With ``ctx.extras["injection_check"] == "judge"`` the judge is also asked about the
-    texts no pattern flagged (see :mod:`._injection_check`). ``ctx.extras["on_injection"]``
-    says what else: ``"mask"`` and ``"fail"``: its judge
+    ``ctx.extras["on_injection"]`` says what else: ``"mask"`` and ``"fail"``: its judge
     metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
     """
     mode = ctx.extras.get("on_injection", "mask")
-    asks = any(m.uses_judge and m.name not in previous for m in metrics)
     found = injection_of(row) if any(m.uses_judge for m in metrics) else None
-    withhold: dict[str, list[str]] = {}
-    if asks and ctx.extras.get("injection_check") == "judge" and ctx.judge is not None:
-        found, withhold = await judge_check(row, ctx, found)
     judged = row
     if found is not None and mode in WITHHOLDING_MODES:
         found["withheld"] = True
-        judged = mask_row(row, withhold)
+        judged = mask_row(row)
 
     async def one(metric: Metric) -> MetricResult:
         if metric.name in previous:

@@ -24,7 +24,6 @@ from ..metrics.judge import FENCES, LANGS
 from ..metrics.safety import MODES, THRESHOLDS
 from ._budget import Budget
 from ._injection import INJECTION_MODES
-from ._injection_check import CHECKS
 from ._local import LocalEngine
 from ._score import Scorer, ScoreSettings
 
@@ -40,13 +39,13 @@ ENGINES = ("local", "ray")
 
 
 def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                  engine: str, on_injection: str, injection_check: str, fence: str) -> None:
+                  engine: str, on_injection: str, fence: str) -> None:
     """A ConfigError for the first option outside its choices.
 
     Example:
         >>> check_options(lang="en", style="auto", safety_threshold="medium",
         ...               safety_mode="combined", engine="local", on_injection="ignore",
-        ...               injection_check="patterns", fence="tags")
+        ...               fence="tags")
         Traceback (most recent call last):
         ...
         assay.errors.ConfigError: Got --on-injection 'ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
@@ -56,7 +55,6 @@ def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: 
                                    ("--safety-mode", safety_mode, MODES),
                                    ("--engine", engine, ENGINES),
                                    ("--on-injection", on_injection, INJECTION_MODES),
-                                   ("--injection-check", injection_check, CHECKS),
                                    ("--fence", fence, FENCES)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")

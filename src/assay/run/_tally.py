@@ -171,7 +171,7 @@ def _is_plain_mean(metric: Metric) -> bool:
 def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
              safety: dict[str, str], dataset_sha256: str | None = None,
-             on_injection: str = "mask", injection_check: str = "patterns") -> dict[str, Any]:
+             on_injection: str = "mask") -> dict[str, Any]:
     """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
     caller once the engine and the store are done)."""
     severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
@@ -186,8 +186,7 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
         "failures": call_failures(metrics_summary),
-        "injection": {"mode": on_injection, "check": injection_check,
-                      "flagged_rows": tally.injected,
+        "injection": {"mode": on_injection, "flagged_rows": tally.injected,
                       "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
         **({"safety": dict(safety)} if severity_ran else {}),
