@@ -103,14 +103,13 @@ def mask_row(row: Row) -> Row:
 
 
 def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
-    matches = [(kind, m) for _, kind, pattern in PATTERNS if kind in kinds
-               for m in pattern.finditer(text)]
+    matches = [(kind, m, _opening(text, m.start(), m.end()))
+               for _, kind, pattern in PATTERNS if kind in kinds for m in pattern.finditer(text)]
     # Matches that open a sentence of their own: a match inside the same sentence is cut
     # back to the nearest of them, not to the sentence's start.
-    anchors = [a for _, m in matches if (a := _opening(text, m.start(), m.end())) is not None]
+    anchors = [opening for _, _, opening in matches if opening is not None]
     spans = []
-    for kind, m in matches:
-        start = _opening(text, m.start(), m.end())
+    for kind, m, start in matches:
         if start is None:
             start = max([_sentence_start(text, m.start()),
                          *(a for a in anchors if a <= m.start())])
