@@ -60,7 +60,7 @@ from injection_patterns import DATA, PHRASES, _jsonl, bootstrap
 from assay import evaluate, load_metric_file
 from assay.judges import FakeJudge
 from assay.metrics import Metric, get_metric
-from assay.run import INJECTION_MODES
+from assay.run import DETECTORS, INJECTION_MODES
 
 SEVERITIES = ("hate_unfairness", "sexual", "violence", "self_harm")
 QUALITY = ("groundedness", "relevance", "coherence", "similarity", "faithfulness")
@@ -197,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     help="what a run does with flagged rows (default mask, as assay run)")
     ap.add_argument("--fence", default="tags", choices=("tags", "spotlight"),
                     help="how rubrics fence the evaluated texts (see assay run --fence)")
+    ap.add_argument("--injection-detector", default="learned", choices=DETECTORS,
+                    help="what finds injections (default learned, as assay run)")
     ap.add_argument("--set", dest="phrase_set", default="heldout",
                     help="phrase set of injection_phrases.json (default heldout)")
     ap.add_argument("--cache", default=None,
@@ -217,17 +219,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ([m for m in metrics if m == PAIRWISE], pairwise_rows, (*STYLES, PAIRWISE_STYLE)))
         if m_list]
     print(f"# injection steering: judge={args.judge} n={args.n} set={args.phrase_set} "
-          f"on_injection={args.on_injection} fence={args.fence} seed={args.seed}")
+          f"on_injection={args.on_injection} fence={args.fence} "
+          f"detector={args.injection_detector} seed={args.seed}")
     result: dict[str, Any] = {"judge": args.judge, "n": args.n, "set": args.phrase_set,
                               "on_injection": args.on_injection, "fence": args.fence,
-                              "seed": args.seed,
+                              "injection_detector": args.injection_detector, "seed": args.seed,
                               "metrics": {}, "goal": {}}
     for m_list, load, styles in families:
         rows = variants(load(args.n, args.seed), styles, phrases)
         if isinstance(judge, FakeJudge):
             judge.requests.clear()
         res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge, cache=cache,
-                       on_injection=args.on_injection, fence=args.fence)
+                       on_injection=args.on_injection, fence=args.fence,
+                       injection_detector=args.injection_detector)
         for metric in m_list:
             fig = figures(res.rows, metric, args.seed)
             print_table(metric, fig)

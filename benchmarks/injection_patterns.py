@@ -15,8 +15,9 @@ prompts scanned as the ``question`` field, where only ``assay.injection.USER_KIN
   summaries (answer); ``diasafety``: dialogue replies (answer); ``instructions``: PandaLM and
   LLMBar instructions, many of which ask to rate, grade or compare texts (question).
 
-Each source gives at most ``--per-source`` texts (a seeded sample). Goal: flag rate <= 0.02
-overall and per source.
+Each source gives at most ``--per-source`` texts (a seeded sample) of its ``test`` part
+(:func:`split_of`: the quarter the learned detector never trained or calibrated on). Goal: flag
+rate <= 0.02 overall and per source.
 
 Injected texts: ``--inject-per-source`` clean texts of each answer/context source, each with every
 phrasing of every style of ``benchmarks/injection_phrases.json`` appended (in the answer, or in
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import random
 import statistics
@@ -123,6 +125,15 @@ def clean_sources() -> dict[str, list[tuple[str, str]]]:
     return {k: [(f, t) for f, t in dict.fromkeys(v) if isinstance(t, str) and t.strip()] for k, v in src.items()}
 
 
+def split_of(text: str) -> str:
+    """Which part of the clean texts ``text`` falls in, by its hash: ``train`` (half), on which
+    ``injection_train.py`` fits the learned detector; ``calibrate`` (a quarter), on which it
+    sets the threshold; ``test`` (a quarter), never seen by it: the clean rates are measured
+    there."""
+    bucket = hashlib.sha256(text.encode("utf-8")).digest()[0] % 4
+    return ("train", "train", "calibrate", "test")[bucket]
+
+
 def _row(field: str, text: str) -> Row:
     if field == "context":
         return Row(id="x", line=1, contexts=[text], context=text)
@@ -148,6 +159,7 @@ def run_clean(sources: dict[str, list[tuple[str, str]]], per_source: int, seed: 
     pooled: list[float] = []
     for name, items in sources.items():
         rng = random.Random(f"{seed}:{name}")
+        items = [(f, t) for f, t in items if split_of(t) == "test"]
         sample = rng.sample(items, min(per_source, len(items)))
         hits = []
         for field, text in sample:

@@ -178,7 +178,7 @@ def test_clean_rows_have_no_flags() -> None:
 
 def test_public_names_and_pattern_ids() -> None:
     assert sorted(injection.__all__) == sorted(
-        ["EXCERPT_CHARS", "KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "describe", "judged_texts", "mask_row",
+        ["EXCERPT_CHARS", "KINDS", "PATTERN_KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "describe", "judged_texts", "mask_row",
          "mask_text", "scan_row", "scan_text"])
     assert all(hasattr(injection, n) for n in injection.__all__)
     assert isinstance(scan_text("Score: 5", field="a")[0], InjectionFlag)

@@ -108,8 +108,12 @@ def test_a_resume_must_treat_flagged_rows_as_the_run_did(tmp_path: Path) -> None
     out = tmp_path / "out"
     evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
              on_injection="flag")
-    assert json.loads((out / "run.json").read_text())["judging"] == {"fence": "tags",
-                                                                     "on_injection": "flag"}
+    assert json.loads((out / "run.json").read_text())["judging"] == {
+        "fence": "tags", "on_injection": "flag", "injection_detector": "learned"}
+    with pytest.raises(ConfigError, match="--injection-detector: the folder's run used learned, "
+                                          "this one patterns"):
+        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
+                 resume=True, on_injection="flag", injection_detector="patterns")
     with pytest.raises(ConfigError, match="--on-injection: the folder's run used flag, this one mask"):
         evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
                  resume=True)

@@ -85,6 +85,10 @@ def run(
              "counted. mask: the judge reads it with those sentences withheld; flag: as it "
              "is; unscored: its judge metrics are not asked; fail: as mask, then exit 4.")
     ] = "mask",
+    injection_detector: Annotated[str, typer.Option(
+        help="What finds text addressed to the evaluator: learned (patterns, and a learned "
+             "sentence classifier for wording they miss) or patterns (the patterns only).")
+    ] = "learned",
     fence: Annotated[str, typer.Option(
         help="How rubrics fence the texts under evaluation: tags (escaped tags) or spotlight "
              "(also between unforgeable boundary lines, with the rubric repeated after them; "
@@ -153,7 +157,7 @@ def run(
             long_fields=long_fields,  # type: ignore[arg-type]
             out=out_dir, resume=resume, overwrite=overwrite, concurrency=concurrency,
             tpm=tpm, rpm=rpm, cache=cache_arg, max_attempts=max_attempts, max_wait=max_wait,
-            on_injection=on_injection, fence=fence,
+            on_injection=on_injection, fence=fence, injection_detector=injection_detector,
             timeout=timeout, safety_threshold=safety_threshold, safety_mode=safety_mode,
             progress=progress and not quiet,
             on_plan=_print_plan, store=store_arg(store, no_store),

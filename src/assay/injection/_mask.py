@@ -31,7 +31,8 @@ from collections.abc import Collection
 from assay.data import Row
 
 from ._flag import KINDS
-from ._scan import BASELINE, PATTERNS, USER_KINDS
+from ._learned import addressed_spans
+from ._scan import BASELINE, LEARNED, PATTERN_KINDS, PATTERNS, USER_KINDS
 
 __all__ = ["WITHHELD", "mask_row", "mask_text"]
 
@@ -62,10 +63,10 @@ def mask_text(text: str, kinds: Collection[str] = KINDS) -> str:
     return text if text.strip() or not original.strip() else WITHHELD
 
 
-def mask_row(row: Row) -> Row:
+def mask_row(row: Row, *, learned: bool = True) -> Row:
     """A copy of ``row`` with evaluator-directed text withheld from every text a judge reads
     (the row itself is unchanged; ``ground_truth``, system turns and the other columns of
-    ``extra`` are kept).
+    ``extra`` are kept). ``learned=False``: only what the patterns match.
 
     Example:
         >>> row = Row(id="1", line=1, question="Capital?", context="Paris is the capital.",
@@ -75,26 +76,27 @@ def mask_row(row: Row) -> Row:
         >>> mask_row(row).context == row.context and row.answer.endswith("rate it 5.")
         True
     """
+    every = KINDS if learned else PATTERN_KINDS
     update: dict[str, object] = {}
     if row.question:
         update["question"] = mask_text(row.question, USER_KINDS)
     if row.context:
-        update["context"] = mask_text(row.context)
+        update["context"] = mask_text(row.context, every)
     if row.contexts:
-        update["contexts"] = [mask_text(chunk) for chunk in row.contexts]
+        update["contexts"] = [mask_text(chunk, every) for chunk in row.contexts]
     if row.answer:
-        update["answer"] = mask_text(row.answer)
+        update["answer"] = mask_text(row.answer, every)
     baseline = row.extra.get(BASELINE)
     if isinstance(baseline, str) and baseline:
-        update["extra"] = {**row.extra, BASELINE: mask_text(baseline)}
+        update["extra"] = {**row.extra, BASELINE: mask_text(baseline, every)}
     if row.messages:
         turns = []
         for turn in row.messages:
             if turn.role == "system":
                 turns.append(turn)
                 continue
-            kinds = USER_KINDS if turn.role == "user" else KINDS
-            citations = [c.model_copy(update={"content": mask_text(c.content)})
+            kinds = USER_KINDS if turn.role == "user" else every
+            citations = [c.model_copy(update={"content": mask_text(c.content, every)})
                          for c in turn.citations]
             turns.append(turn.model_copy(update={"content": mask_text(turn.content, kinds),
                                                  "citations": citations}))
@@ -116,6 +118,9 @@ def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
         end = len(text) if kind in _TO_THE_END else _sentence_end(
             text, max(_object_end(text, m.start(), m.end()), start))
         spans.append((start, end))
+    if LEARNED in kinds:  # sentences no pattern matched (a pattern's span is cut more finely)
+        spans += [(a, b) for a, b in addressed_spans(text)
+                  if not any(m.start() < b and a < m.end() for _, m, _ in matches)]
     return spans
 
 

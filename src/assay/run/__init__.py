@@ -8,11 +8,11 @@ Example:
 
 from ._budget import Budget, Grant
 from ._evaluate import EvalResult, evaluate, evaluate_async
-from ._injection import INJECTION_MODES
+from ._injection import DETECTORS, INJECTION_MODES
 from ._load import RunData, load_run, load_run_dir
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 
-__all__ = ["INJECTION_MODES", "Budget", "EmbeddingStats", "EvalResult", "Grant", "JudgeStats", "ManagedEmbedder",
+__all__ = ["DETECTORS", "INJECTION_MODES", "Budget", "EmbeddingStats", "EvalResult", "Grant", "JudgeStats", "ManagedEmbedder",
            "ManagedJudge", "RetryPolicy", "RunData",
            "evaluate", "evaluate_async", "load_run", "load_run_dir"]

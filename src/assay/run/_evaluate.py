@@ -77,6 +77,7 @@ async def evaluate_async(
     max_wait: float = 600.0,
     on_injection: str = "mask",
     fence: str = "tags",
+    injection_detector: str = "learned",
     timeout: float = 120.0,
     progress: bool = False,
     on_plan: Callable[[Plan], None] | None = None,
@@ -120,6 +121,9 @@ async def evaluate_async(
             default) or ``spotlight`` (also between boundary lines keyed on the texts with a
             secret salt, an explanation before and the rubric's reminder after; being
             measured, see ``benchmarks/injection.py --fence``).
+        injection_detector: what finds text addressed to the evaluator: ``learned`` (default:
+            the patterns and a learned sentence classifier for wording they miss) or
+            ``patterns`` (the patterns only).
         max_wait: seconds one judge call may spend waiting on rate limits (429) before its
             row is left unscored; 429s do not use up ``max_attempts``.
         resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
@@ -163,7 +167,7 @@ async def evaluate_async(
     started = time.monotonic()
     check_options(lang=lang, style=style, safety_threshold=safety_threshold,
                    safety_mode=safety_mode, engine=engine, on_injection=on_injection,
-                   fence=fence)
+                   fence=fence, injection_detector=injection_detector)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
@@ -181,7 +185,7 @@ async def evaluate_async(
         settings = ScoreSettings(
             lang=lang, style=style, safety_mode=safety_mode, concurrency=concurrency,
             max_attempts=max_attempts, max_wait=max_wait, on_injection=on_injection,
-            fence=fence,
+            fence=fence, injection_detector=injection_detector,
             cache_path=(default_cache_path() if cache is True else Path(cache)) if cache
             else None)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
@@ -202,7 +206,8 @@ async def evaluate_async(
             claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
-                judging={"fence": fence, "on_injection": on_injection}),
+                judging={"fence": fence, "on_injection": on_injection,
+                         "injection_detector": injection_detector}),
                 resume=resume, overwrite=overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
@@ -214,7 +219,7 @@ async def evaluate_async(
                 "lang": lang, "style": style, "concurrency": concurrency, "tpm": tpm,
                 "rpm": rpm, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
                 "fence": fence, "on_injection": on_injection,
-                "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
+                "injection_detector": injection_detector, "engine": engine, **({"ray_workers": getattr(runner, "workers", None)}
                                      if engine == "ray" else {}),
                 "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
                 "embeddings": embeddings if isinstance(embeddings, str) else None,

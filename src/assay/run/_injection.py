@@ -35,19 +35,21 @@ from typing import Any
 from ..data import Row
 from ..injection import scan_row
 
-__all__ = ["INJECTION_MODES", "WITHHOLDING_MODES", "injection_of", "injection_reason"]
+__all__ = ["DETECTORS", "INJECTION_MODES", "WITHHOLDING_MODES", "injection_of", "injection_reason"]
 
 #: What ``--on-injection`` may say.
 INJECTION_MODES = ("mask", "flag", "unscored", "fail")
+#: What ``--injection-detector`` may say: the patterns and the learned detector, or the patterns.
+DETECTORS = ("learned", "patterns")
 #: The modes in which the judge reads a flagged row with the flagged text withheld.
 WITHHOLDING_MODES = ("mask", "fail")
 _KEPT = 5  # flags kept per row (the count says how many there were)
 
 
-def injection_of(row: Row) -> dict[str, Any] | None:
+def injection_of(row: Row, *, learned: bool = True) -> dict[str, Any] | None:
     """``{"count", "kinds", "flags": [...]}`` for a row whose texts address the evaluator,
-    else None."""
-    flags = scan_row(row)
+    else None (``learned``: also ask the learned detector)."""
+    flags = scan_row(row, learned=learned)
     if not flags:
         return None
     kinds = sorted({f.kind for f in flags})

@@ -59,6 +59,7 @@ class ScoreSettings:
     max_wait: float = 600.0
     on_injection: str = "mask"
     fence: str = "tags"
+    injection_detector: str = "learned"
     cache_path: Path | None = None
 
 
@@ -94,7 +95,8 @@ class Scorer:
                                 embedder=self.embedder,
                                 extras={"style": settings.style,
                                         "safety_mode": settings.safety_mode,
-                                        "on_injection": settings.on_injection})
+                                        "on_injection": settings.on_injection,
+                                        "injection_detector": settings.injection_detector})
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
@@ -125,15 +127,17 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
     keeps failing the same hard way) stops the run. A row whose texts address the evaluator
     is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
-    ``ctx.extras["on_injection"]`` says what else: ``"mask"`` and ``"fail"``: its judge
+    ``ctx.extras["injection_detector"]`` says what finds it (``learned``, the default, or
+    ``patterns``); ``ctx.extras["on_injection"]`` says what else: ``"mask"`` and ``"fail"``: its judge
     metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
     """
     mode = ctx.extras.get("on_injection", "mask")
-    found = injection_of(row) if any(m.uses_judge for m in metrics) else None
+    learned = ctx.extras.get("injection_detector", "learned") == "learned"
+    found = injection_of(row, learned=learned) if any(m.uses_judge for m in metrics) else None
     judged = row
     if found is not None and mode in WITHHOLDING_MODES:
         found["withheld"] = True
-        judged = mask_row(row)
+        judged = mask_row(row, learned=learned)
 
     async def one(metric: Metric) -> MetricResult:
         if metric.name in previous:

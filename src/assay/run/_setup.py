@@ -23,7 +23,7 @@ from ..metrics import Metric, MetricPlanner, Plan
 from ..metrics.judge import FENCES, LANGS
 from ..metrics.safety import MODES, THRESHOLDS
 from ._budget import Budget
-from ._injection import INJECTION_MODES
+from ._injection import DETECTORS, INJECTION_MODES
 from ._local import LocalEngine
 from ._score import Scorer, ScoreSettings
 
@@ -39,7 +39,8 @@ ENGINES = ("local", "ray")
 
 
 def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                  engine: str, on_injection: str, fence: str) -> None:
+                  engine: str, on_injection: str, fence: str,
+                  injection_detector: str = "learned") -> None:
     """A ConfigError for the first option outside its choices.
 
     Example:
@@ -55,7 +56,8 @@ def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: 
                                    ("--safety-mode", safety_mode, MODES),
                                    ("--engine", engine, ENGINES),
                                    ("--on-injection", on_injection, INJECTION_MODES),
-                                   ("--fence", fence, FENCES)):
+                                   ("--fence", fence, FENCES),
+                                   ("--injection-detector", injection_detector, DETECTORS)):
         if value not in choices:
             raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
 

@@ -1,0 +1,166 @@
+"""Train the learned injection detector and write its weights (issue 16).
+
+Fits ``assay.injection``'s sentence classifier (a logistic regression over the hashed
+features of ``assay.injection._learned.features``) and writes
+``src/assay/injection/learned.npz``:
+
+- injected sentences: every sentence of the phrasings of ``injection_phrases.json`` sets
+  ``--train-sets`` (not ``heldout5``, the test), plus ``--synth`` sentences drawn from
+  ``injection_synth.injected``;
+- clean sentences: the sentences of up to ``--per-source`` answer and context texts of each
+  source of ``injection_patterns.clean_sources()`` in the ``train`` part of
+  ``injection_patterns.split_of`` (user prompts are not used: the detector does not scan them),
+  plus ``injection_synth.look_alikes``;
+- the threshold: the lowest score at which, averaged over sources, ``--clean-rate`` of the
+  texts of the ``calibrate`` part are flagged (a text is flagged when any sentence is).
+
+Then it prints what it caught of the ``--test-set`` phrasings (per style, alone and with the
+patterns, bootstrap 95% CI over phrasings) and the share of ``test``-part clean texts it flags
+per source. Seeded: the same data gives the same weights.
+
+    .venv/bin/python benchmarks/injection_train.py            # about 2 minutes, no judge
+    .venv/bin/python benchmarks/injection_train.py --dry-run  # measure, write nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.append(str(Path(__file__).resolve().parent))
+
+from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
+from injection_synth import injected, look_alikes
+from sklearn.linear_model import LogisticRegression
+
+from assay.injection import _learned, scan_text
+
+TRAIN_SETS = ("tuning", "heldout", "heldout2", "heldout3", "heldout4")
+PRUNE = 0.01  # smaller coefficients are not stored: 1.1M -> 0.14M, the same flags
+
+
+def sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in _learned.sentence_spans(text)]
+
+
+def clean_part(part: str, per_source: int, seed: int) -> dict[str, list[str]]:
+    """Up to ``per_source`` answer/context texts of each source in ``part``, seeded."""
+    out = {}
+    for name, items in clean_sources().items():
+        texts = [t for f, t in items if f != "question" and split_of(t) == part]
+        rng = random.Random(f"{seed}:{part}:{name}")
+        out[name] = rng.sample(texts, min(per_source, len(texts)))
+    return out
+
+
+def text_scores(coef: np.ndarray, intercept: float, texts: list[str]) -> np.ndarray:
+    """Each text's highest probability over the pieces the detector scores (sentences and
+    their tails, ``_learned.piece_spans``; 0 for a text with none)."""
+    feats = _learned.features()
+    out = np.zeros(len(texts))
+    for i, text in enumerate(texts):
+        ss = [text[a:b] for a, b in _learned.piece_spans(text)]
+        if ss:
+            logits = feats.transform(ss) @ coef + intercept
+            out[i] = 1 / (1 + np.exp(-np.max(logits)))
+    return out
+
+
+def balanced_threshold(per_source: list[np.ndarray], rate: float) -> float:
+    """The lowest threshold at which the mean over sources of the share of texts scoring above
+    it is at most ``rate`` (so a large, easy source cannot hide a hard one)."""
+    for t in sorted({float(s) for scores in per_source for s in scores}):
+        if statistics.fmean(float(np.mean(scores > t)) for scores in per_source) <= rate:
+            return t
+    return 1.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train-sets", default=",".join(TRAIN_SETS))
+    ap.add_argument("--test-set", default="heldout5")
+    ap.add_argument("--synth", type=int, default=12_000)
+    ap.add_argument("--per-source", type=int, default=4_000)
+    ap.add_argument("--clean-rate", type=float, default=0.003)
+    ap.add_argument("--C", type=float, default=4.0)
+    ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--dry-run", action="store_true", help="measure, do not write the weights")
+    ap.add_argument("--out", type=Path, default=_learned.WEIGHTS,
+                    help="where to write the weights (default: the shipped file)")
+    ap.add_argument("--show", action="store_true",
+                    help="print missed test phrasings (do not use on the test set you report)")
+    args = ap.parse_args()
+    phrases = json.loads(PHRASES.read_text(encoding="utf-8"))
+    train_sets = args.train_sets.split(",")
+    assert args.test_set not in train_sets, "the test set must not be trained on"
+
+    pos = [s for k in train_sets for style in phrases[k].values() for p in style
+           for s in sentences(p)]
+    pos += [s for t in injected(args.synth, seed=args.seed) for s in sentences(t)]
+    neg = [s for texts in clean_part("train", args.per_source, args.seed).values()
+           for t in texts for s in sentences(t)]
+    neg += [s for t in look_alikes(args.synth // 4, seed=args.seed) for s in sentences(t)]
+    print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)} and "
+          f"{args.synth} synthetic), {len(neg)} clean sentences")
+    model = LogisticRegression(C=args.C, class_weight="balanced", max_iter=3000)
+    model.fit(_learned.features().transform(pos + neg), [1] * len(pos) + [0] * len(neg))
+    coef = model.coef_[0].astype(np.float32)
+    coef[np.abs(coef) < PRUNE] = 0.0
+    intercept = float(model.intercept_[0])
+
+    calibrate = clean_part("calibrate", args.per_source, args.seed)
+    threshold = balanced_threshold(
+        [text_scores(coef, intercept, texts) for texts in calibrate.values() if texts],
+        args.clean_rate)
+    print(f"threshold {threshold:.4f}: flags {args.clean_rate} of the calibration texts "
+          f"({sum(len(t) for t in calibrate.values())}), averaged over sources")
+
+    test = clean_part("test", args.per_source, args.seed)
+    print("\n## Clean test-part texts flagged by the learned detector (n, rate [95% CI])")
+    pooled: list[float] = []
+    for name, texts in test.items():
+        hits = [float(s > threshold) for s in text_scores(coef, intercept, texts)]
+        pooled += hits
+        if hits:
+            lo, hi = bootstrap(hits, seed=args.seed)
+            print(f"{name:18s} n={len(hits):5d} rate={statistics.fmean(hits):.4f} "
+                  f"[{lo:.4f}, {hi:.4f}]")
+    lo, hi = bootstrap(pooled, seed=args.seed)
+    print(f"{'ALL':18s} n={len(pooled):5d} rate={statistics.fmean(pooled):.4f} "
+          f"[{lo:.4f}, {hi:.4f}]")
+
+    print(f"\n## {args.test_set} phrasings caught (never trained on): learned alone, "
+          "patterns or learned")
+    alone_all: list[float] = []
+    for style, texts in phrases[args.test_set].items():
+        scores = text_scores(coef, intercept, texts)
+        alone = [float(s > threshold) for s in scores]
+        either = [float(a or bool(scan_text(f"Paris is big. {p}", field="answer", learned=False)))
+                  for a, p in zip(alone, texts, strict=True)]
+        alone_all += alone
+        if args.show:
+            for hit, score, p in zip(either, scores, texts, strict=True):
+                if not hit:
+                    print(f"    MISS {score:.2f} {p!r}")
+        print(f"{style:15s} learned {statistics.fmean(alone):.2f}  with patterns "
+              f"{statistics.fmean(either):.2f} [{bootstrap(either, seed=args.seed)[0]:.2f}, "
+              f"{bootstrap(either, seed=args.seed)[1]:.2f}]")
+    print(f"{'ALL':15s} learned {statistics.fmean(alone_all):.2f}")
+
+    if args.dry_run:
+        return
+    index = np.flatnonzero(coef).astype(np.int32)
+    np.savez_compressed(args.out, index=index, value=coef[index].astype(np.float16),
+                        intercept=np.float64(intercept), threshold=np.float64(threshold))
+    print(f"\nwrote {args.out} ({len(index)} coefficients, "
+          f"{args.out.stat().st_size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()
