@@ -1,8 +1,9 @@
 """Train the learned injection detector and write its weights (issue 16).
 
-Fits ``assay.injection``'s sentence classifier (a logistic regression over the hashed
-features of ``assay.injection._learned.features``) and writes
-``src/assay/injection/learned.npz``:
+Fits ``assay.injection``'s sentence classifier (a logistic regression over the hashed,
+binary, L2-normalised character and word n-grams of ``assay.injection._learned``), keeps each
+training n-gram with its weight (the run-time detector needs no hashing and no scikit-learn),
+and writes ``src/assay/injection/learned.npz``:
 
 - injected sentences: every sentence of the phrasings of ``injection_phrases.json`` sets
   ``--train-sets`` (not ``heldout5``, the test), plus ``--synth`` sentences drawn from
@@ -37,16 +38,48 @@ sys.path.append(str(Path(__file__).resolve().parent))
 
 from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
 from injection_synth import injected, look_alikes
+from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from assay.injection import _learned, scan_text
+from assay.injection._learned import Weights, char_ngrams, word_ngrams
+from assay.injection._pieces import sentence_spans
 
 TRAIN_SETS = ("tuning", "heldout", "heldout2", "heldout3", "heldout4")
-PRUNE = 0.01  # smaller coefficients are not stored: 1.1M -> 0.14M, the same flags
+PRUNE = 0.02  # n-grams with a smaller weight are not stored (the same flags, a third the size)
+N_FEATURES = 2**20  # hash buckets per n-gram family while fitting
 
 
 def sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in _learned.sentence_spans(text)]
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def hashers() -> list[HashingVectorizer]:
+    """The fitting features: the detector's own n-grams (``_learned.char_ngrams`` and
+    ``word_ngrams``), hashed, binary, L2-normalised per family."""
+    return [HashingVectorizer(analyzer=lambda t, f=f: list(f(t)), n_features=N_FEATURES,
+                              alternate_sign=False, binary=True)
+            for f in (char_ngrams, word_ngrams)]
+
+
+def fit(pos: list[str], neg: list[str], c: float) -> Weights:
+    """Fit on hashed features, then keep each training n-gram with its bucket's weight."""
+    from scipy.sparse import hstack
+
+    hs = hashers()
+    x = hstack([h.transform(pos + neg) for h in hs]).tocsr()
+    model = LogisticRegression(C=c, class_weight="balanced", max_iter=3000)
+    model.fit(x, [1] * len(pos) + [0] * len(neg))
+    coef = model.coef_[0]
+    tables: list[dict[str, float]] = []
+    for k, (h, grams_of) in enumerate(zip(hs, (char_ngrams, word_ngrams), strict=True)):
+        grams = sorted({g for s in pos + neg for g in grams_of(s)})
+        buckets = HashingVectorizer(analyzer=lambda g: [g], n_features=N_FEATURES,
+                                    alternate_sign=False).transform(grams).indices
+        weights = coef[k * N_FEATURES + buckets]
+        tables.append({g: float(w) for g, w in zip(grams, weights, strict=True)
+                       if abs(w) >= PRUNE})
+    return Weights(tables[0], tables[1], intercept=float(model.intercept_[0]), threshold=1.0)
 
 
 def clean_part(part: str, per_source: int, seed: int) -> dict[str, list[str]]:
@@ -59,17 +92,11 @@ def clean_part(part: str, per_source: int, seed: int) -> dict[str, list[str]]:
     return out
 
 
-def text_scores(coef: np.ndarray, intercept: float, texts: list[str]) -> np.ndarray:
+def text_scores(weights: Weights, texts: list[str]) -> np.ndarray:
     """Each text's highest probability over the pieces the detector scores (sentences and
-    their tails, ``_learned.piece_spans``; 0 for a text with none)."""
-    feats = _learned.features()
-    out = np.zeros(len(texts))
-    for i, text in enumerate(texts):
-        ss = [text[a:b] for a, b in _learned.piece_spans(text)]
-        if ss:
-            logits = feats.transform(ss) @ coef + intercept
-            out[i] = 1 / (1 + np.exp(-np.max(logits)))
-    return out
+    their tails, ``_pieces.piece_spans``; 0 for a text with none), as a run scores it."""
+    return np.array([max((p for _, _, p in _learned.piece_scores(t, weights)), default=0.0)
+                     for t in texts])
 
 
 def balanced_threshold(per_source: list[np.ndarray], rate: float) -> float:
@@ -108,16 +135,13 @@ def main() -> None:
     neg += [s for t in look_alikes(args.synth // 4, seed=args.seed) for s in sentences(t)]
     print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)} and "
           f"{args.synth} synthetic), {len(neg)} clean sentences")
-    model = LogisticRegression(C=args.C, class_weight="balanced", max_iter=3000)
-    model.fit(_learned.features().transform(pos + neg), [1] * len(pos) + [0] * len(neg))
-    coef = model.coef_[0].astype(np.float32)
-    coef[np.abs(coef) < PRUNE] = 0.0
-    intercept = float(model.intercept_[0])
+    weights = fit(pos, neg, args.C)
 
     calibrate = clean_part("calibrate", args.per_source, args.seed)
     threshold = balanced_threshold(
-        [text_scores(coef, intercept, texts) for texts in calibrate.values() if texts],
+        [text_scores(weights, texts) for texts in calibrate.values() if texts],
         args.clean_rate)
+    weights.threshold = threshold
     print(f"threshold {threshold:.4f}: flags {args.clean_rate} of the calibration texts "
           f"({sum(len(t) for t in calibrate.values())}), averaged over sources")
 
@@ -125,7 +149,7 @@ def main() -> None:
     print("\n## Clean test-part texts flagged by the learned detector (n, rate [95% CI])")
     pooled: list[float] = []
     for name, texts in test.items():
-        hits = [float(s > threshold) for s in text_scores(coef, intercept, texts)]
+        hits = [float(s > threshold) for s in text_scores(weights, texts)]
         pooled += hits
         if hits:
             lo, hi = bootstrap(hits, seed=args.seed)
@@ -139,7 +163,7 @@ def main() -> None:
           "patterns or learned")
     alone_all: list[float] = []
     for style, texts in phrases[args.test_set].items():
-        scores = text_scores(coef, intercept, texts)
+        scores = text_scores(weights, texts)
         alone = [float(s > threshold) for s in scores]
         either = [float(a or bool(scan_text(f"Paris is big. {p}", field="answer", learned=False)))
                   for a, p in zip(alone, texts, strict=True)]
@@ -155,11 +179,14 @@ def main() -> None:
 
     if args.dry_run:
         return
-    index = np.flatnonzero(coef).astype(np.int32)
-    np.savez_compressed(args.out, index=index, value=coef[index].astype(np.float16),
-                        intercept=np.float64(intercept), threshold=np.float64(threshold))
-    print(f"\nwrote {args.out} ({len(index)} coefficients, "
-          f"{args.out.stat().st_size / 1e6:.1f} MB)")
+    np.savez_compressed(
+        args.out, char_keys=np.frombuffer("\n".join(weights.chars).encode(), dtype=np.uint8),
+        char_weights=np.array(list(weights.chars.values()), dtype=np.float32),
+        word_keys=np.frombuffer("\n".join(weights.words).encode(), dtype=np.uint8),
+        word_weights=np.array(list(weights.words.values()), dtype=np.float32),
+        intercept=np.float64(weights.intercept), threshold=np.float64(threshold))
+    print(f"\nwrote {args.out} ({len(weights.chars)} character and {len(weights.words)} word "
+          f"n-grams, {args.out.stat().st_size / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":

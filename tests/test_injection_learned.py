@@ -3,11 +3,12 @@ clean text is not, and ``learned=False`` gives the patterns alone."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from sklearn.feature_extraction.text import CountVectorizer
 
 from assay.data import Row
 from assay.injection import KINDS, PATTERN_KINDS, _learned, mask_row, mask_text, scan_row, scan_text
+from assay.injection._pieces import MAX_TAILS, piece_spans, sentence_spans
 
 ANSWER = "The tower is in Berlin. It was built in 1889."
 # Written for this test, in wording no pattern holds (checked by the first test).
@@ -64,15 +65,30 @@ def test_the_question_is_not_read_by_the_learned_detector() -> None:
 
 def test_sentence_spans_skip_headings_code_and_fragments() -> None:
     text = "Output:\nresult = {\"score\": 5}\nreturn score\nOK.\nThe tower is tall."
-    assert [text[a:b] for a, b in _learned.sentence_spans(text)] == ["The tower is tall."]
+    assert [text[a:b] for a, b in sentence_spans(text)] == ["The tower is tall."]
+
+
+def test_a_long_sentence_scores_only_its_last_tails() -> None:
+    text = "Anna met Bob and Carl in Dover, then Ed, Fay and Gus drove to Hull and back home."
+    tails = [text[a:b] for a, b in piece_spans(text)][1:]
+    assert len(tails) == MAX_TAILS
+    assert all(len(t.split()) >= 5 for t in tails) and tails[-1].startswith("Gus")
+
+
+@pytest.mark.parametrize("text", [*UNSEEN, *CLEAN, "Hi  there,\tWORLD! x_y 3.5 a-b", "é 中文 ok"])
+def test_the_ngrams_are_scikit_learns(text: str) -> None:
+    """The weights were fitted on these n-grams; scikit-learn's analyzers define them."""
+    chars = CountVectorizer(analyzer="char_wb", ngram_range=_learned.CHAR_RANGE).build_analyzer()
+    words = CountVectorizer(analyzer="word", ngram_range=_learned.WORD_RANGE).build_analyzer()
+    assert _learned.char_ngrams(text) == set(chars(text))
+    assert _learned.word_ngrams(text) == set(words(text))
 
 
 def test_shipped_weights_load_and_give_probabilities() -> None:
-    model = _learned._model()
-    assert 0.0 < model.threshold < 1.0
-    assert np.count_nonzero(model.coef) > 10_000
-    probs = model.score([UNSEEN[0], CLEAN[0]])
-    assert probs[0] > model.threshold > probs[1]
+    weights = _learned._shipped()
+    assert 0.0 < weights.threshold < 1.0
+    assert len(weights.chars) > 10_000 and len(weights.words) > 1_000
+    assert weights.probability(UNSEEN[0]) > weights.threshold > weights.probability(CLEAN[0])
     assert set(KINDS) - set(PATTERN_KINDS) == {"addressed"}
 
 
