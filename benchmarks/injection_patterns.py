@@ -11,9 +11,12 @@ prompts scanned as the ``question`` field, where only ``assay.injection.USER_KIN
 - ``xstest``: model completions (answer) and prompts (question);
 - ``jbb``: JailbreakBench target responses (answer); ``jailbreak_prompts``: JailbreakBench
   attack prompts and the Self-Reminder templates (question);
-- ``hanna``: stories (answer); ``summeval``: news articles (context); ``faithbench``: LLM
-  summaries (answer); ``diasafety``: dialogue replies (answer); ``instructions``: PandaLM and
-  LLMBar instructions, many of which ask to rate, grade or compare texts (question).
+- ``hanna``: stories (answer); ``summeval``: news articles (context) and their summaries
+  (answer); ``faithbench``: LLM summaries (answer) and their sources (context); ``qags``:
+  CNN/DM and XSum summaries (answer) and articles (context); ``begin``: knowledge-grounded
+  dialogue responses (answer) and their knowledge (context); ``diasafety``: dialogue replies
+  (answer); ``instructions``: PandaLM and LLMBar instructions, many of which ask to rate,
+  grade or compare texts (question).
 
 Each source gives at most ``--per-source`` texts (a seeded sample) of its ``test`` part
 (:func:`split_of`: the quarter the learned detector never trained or calibrated on). Goal: flag
@@ -65,9 +68,9 @@ def _jsonl(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _csv(path: Path) -> Iterator[dict]:
+def _csv(path: Path, delimiter: str = ",") -> Iterator[dict]:
     with path.open(encoding="utf-8", newline="") as f:
-        yield from csv.DictReader(f)
+        yield from csv.DictReader(f, delimiter=delimiter)
 
 
 def _last_assistant(transcript: str) -> str:
@@ -114,8 +117,19 @@ def clean_sources() -> dict[str, list[tuple[str, str]]]:
     src["hanna"] = [("answer", r["story"]) for r in _jsonl(DATA / "hanna/hanna_shared.jsonl")]
     src["summeval"] = [("context", a) for a in dict.fromkeys(
         r["article"] for r in _jsonl(DATA / "summeval/summeval_shared.jsonl"))]
-    src["faithbench"] = [("answer", r["summary"]) for r in
-                         _jsonl(DATA / "faithbench/faithbench_shared.jsonl")]
+    fb = list(_jsonl(DATA / "faithbench/faithbench_shared.jsonl"))
+    src["faithbench"] = [("answer", r["summary"]) for r in fb]
+    src["faithbench"] += [("context", r["source"]) for r in fb]
+    src["summeval"] += [("answer", r["summary"]) for r in
+                        _jsonl(DATA / "summeval/summeval_shared.jsonl")]
+    for name in ("cnndm", "xsum"):
+        qags = list(_jsonl(DATA / "qags" / f"qags_{name}_shared.jsonl"))
+        src.setdefault("qags", []).extend(
+            [("answer", r["system_output"]) for r in qags] + [("context", r["source"]) for r in qags])
+    for name in ("begin_dev_wow_shared", "begin_dev_tc", "begin_dev_cmu"):
+        rows = list(_csv(DATA / "begin" / f"{name}.tsv", delimiter="\t"))
+        src.setdefault("begin", []).extend(
+            [("answer", r["response"]) for r in rows] + [("context", r["knowledge"]) for r in rows])
     src["diasafety"] = [("answer", r["response"]) for p in ("test.json", "val.json")
                         for r in json.loads((DATA / "diasafety" / p).read_text(encoding="utf-8"))]
     src["instructions"] = [("question", r["instruction"] + "\n" + r["input"]) for r in

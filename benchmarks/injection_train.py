@@ -13,7 +13,8 @@ and writes ``src/assay/injection/learned.npz``:
   ``injection_patterns.split_of`` (user prompts are not used: the detector does not scan them),
   plus ``injection_synth.look_alikes``;
 - the threshold: the lowest score at which, averaged over sources, ``--clean-rate`` of the
-  texts of the ``calibrate`` part are flagged (a text is flagged when any sentence is).
+  answers of the ``calibrate`` part are flagged (a text is flagged when any piece is; the
+  detector reads what the app wrote, not retrieved text).
 
 Then it prints what it caught of the ``--test-set`` phrasings (per style, alone and with the
 patterns, bootstrap 95% CI over phrasings) and the share of ``test``-part clean texts it flags
@@ -82,11 +83,13 @@ def fit(pos: list[str], neg: list[str], c: float) -> Weights:
     return Weights(tables[0], tables[1], intercept=float(model.intercept_[0]), threshold=1.0)
 
 
-def clean_part(part: str, per_source: int, seed: int) -> dict[str, list[str]]:
-    """Up to ``per_source`` answer/context texts of each source in ``part``, seeded."""
+def clean_part(part: str, per_source: int, seed: int,
+               fields: tuple[str, ...] = ("answer",)) -> dict[str, list[str]]:
+    """Up to ``per_source`` texts of ``fields`` of each source in ``part``, seeded (answers:
+    what the detector reads in a run)."""
     out = {}
     for name, items in clean_sources().items():
-        texts = [t for f, t in items if f != "question" and split_of(t) == part]
+        texts = [t for f, t in items if f in fields and split_of(t) == part]
         rng = random.Random(f"{seed}:{part}:{name}")
         out[name] = rng.sample(texts, min(per_source, len(texts)))
     return out
@@ -130,7 +133,8 @@ def main() -> None:
     pos = [s for k in train_sets for style in phrases[k].values() for p in style
            for s in sentences(p)]
     pos += [s for t in injected(args.synth, seed=args.seed) for s in sentences(t)]
-    neg = [s for texts in clean_part("train", args.per_source, args.seed).values()
+    neg = [s for texts in clean_part("train", args.per_source, args.seed,
+                                     ("answer", "context")).values()
            for t in texts for s in sentences(t)]
     neg += [s for t in look_alikes(args.synth // 4, seed=args.seed) for s in sentences(t)]
     print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)} and "
@@ -146,7 +150,7 @@ def main() -> None:
           f"({sum(len(t) for t in calibrate.values())}), averaged over sources")
 
     test = clean_part("test", args.per_source, args.seed)
-    print("\n## Clean test-part texts flagged by the learned detector (n, rate [95% CI])")
+    print("\n## Clean test-part answers flagged by the learned detector (n, rate [95% CI])")
     pooled: list[float] = []
     for name, texts in test.items():
         hits = [float(s > threshold) for s in text_scores(weights, texts)]

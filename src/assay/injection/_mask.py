@@ -81,9 +81,9 @@ def mask_row(row: Row, *, learned: bool = True) -> Row:
     if row.question:
         update["question"] = mask_text(row.question, USER_KINDS)
     if row.context:
-        update["context"] = mask_text(row.context, every)
+        update["context"] = mask_text(row.context, PATTERN_KINDS)
     if row.contexts:
-        update["contexts"] = [mask_text(chunk, every) for chunk in row.contexts]
+        update["contexts"] = [mask_text(chunk, PATTERN_KINDS) for chunk in row.contexts]
     if row.answer:
         update["answer"] = mask_text(row.answer, every)
     baseline = row.extra.get(BASELINE)
@@ -95,8 +95,8 @@ def mask_row(row: Row, *, learned: bool = True) -> Row:
             if turn.role == "system":
                 turns.append(turn)
                 continue
-            kinds = USER_KINDS if turn.role == "user" else every
-            citations = [c.model_copy(update={"content": mask_text(c.content, every)})
+            kinds = {"user": USER_KINDS, "tool": PATTERN_KINDS}.get(turn.role, every)
+            citations = [c.model_copy(update={"content": mask_text(c.content, PATTERN_KINDS)})
                          for c in turn.citations]
             turns.append(turn.model_copy(update={"content": mask_text(turn.content, kinds),
                                                  "citations": citations}))

@@ -108,6 +108,11 @@ def scan_row(row: Row, *, learned: bool = True) -> list[InjectionFlag]:
     (``tool turn N``). N is the index in ``messages``. Also a pairwise row's other response,
     ``baseline_model_response`` (a column kept in ``extra``).
 
+    The learned detector (kind ``addressed``) reads what the app wrote: the answer, assistant
+    turns, tool-call arguments and the pairwise baseline. Retrieved text (contexts, citations,
+    tool results) is long and written by others: the patterns alone read it, so a clean page
+    cannot cost a false flag per sentence.
+
     Scanned with :data:`USER_KINDS` only: ``question`` and user turns (``user turn N``).
 
     Not scanned: ``ground_truth`` (the user's own reference), system turns (the app's own
@@ -144,9 +149,9 @@ def judged_texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
         yield "question", row.question, USER_KINDS
     if row.contexts:
         for i, chunk in enumerate(row.contexts):
-            yield f"contexts[{i}]", chunk, KINDS
+            yield f"contexts[{i}]", chunk, PATTERN_KINDS
     elif row.context:
-        yield "context", row.context, KINDS
+        yield "context", row.context, PATTERN_KINDS
     if row.answer:
         yield "answer", row.answer, KINDS
     baseline = row.extra.get(BASELINE)
@@ -156,11 +161,11 @@ def judged_texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
         if turn.role == "user":
             yield f"user turn {i}", turn.content, USER_KINDS
         elif turn.role == "tool":
-            yield f"tool turn {i}", turn.content, KINDS
+            yield f"tool turn {i}", turn.content, PATTERN_KINDS
         elif turn.role == "assistant":
             yield f"assistant turn {i}", turn.content, KINDS
             for j, citation in enumerate(turn.citations):
-                yield f"assistant turn {i} citation {j}", citation.content, KINDS
+                yield f"assistant turn {i} citation {j}", citation.content, PATTERN_KINDS
             for j, arguments in enumerate(_tool_arguments(turn)):
                 yield f"assistant turn {i} tool_call {j} arguments", arguments, KINDS
 
