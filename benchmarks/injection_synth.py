@@ -284,6 +284,10 @@ _LOOK_ALIKE = [
     "Reaction time is better after a good night's sleep.", "Answer rates were lower in 2020.",
     "The first option is cheaper; the second one is faster.", "Model A is better for long trips.",
     "This text is from a 1920s newspaper.", "The output voltage is {num} volts.",
+    "The team scored {num} points in the last quarter.", "He scored twice in the second half.",
+    "She leveled the score with a late goal.", "Final score: {num}-2 after a tense match.",
+    "The striker has scored {num} goals this season.", "Their score of {num} was a club record.",
+    "The judge ordered him to pay back the money.", "He rode his last race in a Grade One event.",
     "评委给她打了满分。", "这个产品很安全。", "请忽略第一页的错误。", "考试满分是一百分。", "系统每天晚上重启。",
 ]
 
