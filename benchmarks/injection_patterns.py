@@ -191,11 +191,12 @@ def run_clean(sources: dict[str, list[tuple[str, str]]], per_source: int, seed: 
 
 
 def run_injected(sources: dict[str, list[tuple[str, str]]], per_source: int, seed: int,
-                 show: bool, halves: Sequence[str]) -> None:
+                 show: bool, halves: Sequence[str],
+                 fields: Sequence[str] = ("answer", "context")) -> None:
     phrases = json.loads(PHRASES.read_text(encoding="utf-8"))
     base: list[tuple[str, str, str]] = []
     for name, items in sources.items():
-        usable = [(f, t) for f, t in items if f in ("answer", "context")]
+        usable = [(f, t) for f, t in items if f in fields]
         if not usable:
             continue
         rng = random.Random(f"{seed}:inject:{name}")
@@ -247,6 +248,9 @@ def main() -> None:
     ap.add_argument("--show", action="store_true",
                     help="print excerpts of flagged clean texts and missed phrasings")
     ap.add_argument("--only", choices=("clean", "injected", "cost"))
+    ap.add_argument("--inject-into", default="answer,context",
+                    help="the fields injected texts come from: answer (what the learned "
+                    "detector reads), context (the patterns only), or both")
     ap.add_argument("--set", dest="sets", action="append", choices=PHRASE_SETS,
                     help="which phrasings to inject (repeatable; default: all; tune on 'tuning' "
                     "only)")
@@ -256,7 +260,7 @@ def main() -> None:
         run_clean(sources, args.per_source, args.seed, args.show)
     if args.only in (None, "injected"):
         run_injected(sources, args.inject_per_source, args.seed, args.show,
-                     args.sets or PHRASE_SETS)
+                     args.sets or PHRASE_SETS, args.inject_into.split(","))
     if args.only in (None, "cost"):
         run_cost(args.rows)
 

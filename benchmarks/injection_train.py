@@ -27,6 +27,7 @@ per source. Seeded: the same data gives the same weights.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -83,12 +84,17 @@ def fit(pos: list[str], neg: list[str], c: float) -> Weights:
     return Weights(tables[0], tables[1], intercept=float(model.intercept_[0]), threshold=1.0)
 
 
+@functools.cache
+def _sources() -> dict[str, list[tuple[str, str]]]:
+    return clean_sources()
+
+
 def clean_part(part: str, per_source: int, seed: int,
                fields: tuple[str, ...] = ("answer",)) -> dict[str, list[str]]:
     """Up to ``per_source`` texts of ``fields`` of each source in ``part``, seeded (answers:
     what the detector reads in a run)."""
     out = {}
-    for name, items in clean_sources().items():
+    for name, items in _sources().items():
         texts = [t for f, t in items if f in fields and split_of(t) == part]
         rng = random.Random(f"{seed}:{part}:{name}")
         out[name] = rng.sample(texts, min(per_source, len(texts)))
@@ -128,7 +134,9 @@ def main() -> None:
     args = ap.parse_args()
     phrases = json.loads(PHRASES.read_text(encoding="utf-8"))
     train_sets = args.train_sets.split(",")
-    assert args.test_set not in train_sets, "the test set must not be trained on"
+    if args.test_set in train_sets:
+        ap.error(f"--test-set {args.test_set} is in --train-sets: the test set must not be "
+                 "trained on")
 
     pos = [s for k in train_sets for style in phrases[k].values() for p in style
            for s in sentences(p)]
