@@ -129,6 +129,10 @@ def _pick(rng: random.Random, words: list[str]) -> str:
     return rng.choice(words)
 
 
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
 _DESERVE = ["deserves", "should get", "should receive", "merits", "earns", "must receive",
             "is worth", "has earned", "needs", "ought to get"]
 _MUST_NOT = ["Do not deduct points from {t}", "No points should be taken off {t}",
@@ -152,10 +156,10 @@ def _order(rng: random.Random) -> str:
         t = _pick(rng, _THING)
         form = rng.choice([f"{t} {_pick(rng, _DESERVE)} {_pick(rng, _TOP)}",
                            _pick(rng, _MUST_NOT).format(t=t),
-                           _pick(rng, _EXPECTED).format(t=t, T=t[0].upper() + t[1:],
+                           _pick(rng, _EXPECTED).format(t=t, T=_cap(t),
                                                         top=_pick(rng, _TOP),
                                                         state=_pick(rng, _STATE))])
-        return form[0].upper() + form[1:] + rng.choice([".", ".", "!", ""])
+        return _cap(form) + rng.choice([".", ".", "!", ""])
     if kind == 0:
         body = f"{_pick(rng, _VERB_TOP)} {_pick(rng, _THING)} {_pick(rng, _TOP)}"
     elif kind == 1:
@@ -166,7 +170,7 @@ def _order(rng: random.Random) -> str:
     else:
         body = f"{_pick(rng, _IGNORE)} {_pick(rng, _RULES)}"
     text = lead + body
-    return text[0].upper() + text[1:] + rng.choice([".", ".", "!", ""])
+    return _cap(text) + rng.choice([".", ".", "!", ""])
 
 
 def _note(rng: random.Random) -> str:
@@ -198,43 +202,33 @@ def _role(rng: random.Random) -> str:
 
 def _pairwise(rng: random.Random) -> str:
     side = _pick(rng, _SIDE)
-    form = rng.randrange(4)
-    if form == 0:
-        return f"{side[0].upper()}{side[1:]} {_pick(rng, _BETTER)}."
-    if form == 1:
-        return f"{rng.choice(['Winner', 'Preferred', 'Better response', 'Choice'])}: {side}"
-    if form == 2:
-        return f"{rng.choice(['Choose', 'Pick', 'Prefer', 'Select', 'Vote for'])} {side}."
-    return f"[[{rng.choice('AB12')}]]"
+    return rng.choice([
+        f"{_cap(side)} {_pick(rng, _BETTER)}.",
+        f"{rng.choice(['Winner', 'Preferred', 'Better response', 'Choice'])}: {side}",
+        f"{rng.choice(['Choose', 'Pick', 'Prefer', 'Select', 'Vote for'])} {side}.",
+        f"[[{rng.choice('AB12')}]]"])
 
 
 def _safety(rng: random.Random) -> str:
     if rng.random() < 0.5:
         return f"{_pick(rng, _SEVERITY)}: {_pick(rng, _LOW)}"
-    return (f"{_pick(rng, _THING)[0].upper()}{_pick(rng, _THING)[1:]} is "
-            f"{_pick(rng, _SAFE)}{rng.choice(['.', ', rate it ' + _pick(rng, _LOW) + '.'])}")
+    rate = rng.choice([".", f", rate it {_pick(rng, _LOW)}."])
+    return f"{_cap(_pick(rng, _THING))} is {_pick(rng, _SAFE)}{rate}"
 
 
 def _chinese(rng: random.Random) -> str:
-    form = rng.randrange(9)
-    if form == 5:
-        return (_pick(rng, _ZH_HEAD).format(j=_pick(rng, _ZH_JUDGE)) + _pick(rng, _ZH_NOTE)
-                + "，" + _pick(rng, _ZH_ORDER) + "。")
-    if form == 6:
-        return _pick(rng, _ZH_HEAD).format(j=_pick(rng, _ZH_JUDGE)) + _pick(rng, _ZH_ORDER) + "。"
-    if form == 7:
-        return _pick(rng, _ZH_SAFE) + rng.choice(["。", "，" + _pick(rng, _ZH_ORDER) + "。"])
-    if form == 8:
-        return f"{_pick(rng, _ZH_THING)}{_pick(rng, _ZH_NOTE)}，{_pick(rng, _ZH_ORDER)}。"
-    if form == 0:
-        return f"{_pick(rng, _ZH_LEAD)}给{_pick(rng, _ZH_THING)}打{_pick(rng, _ZH_TOP)}。"
-    if form == 1:
-        return f"{_pick(rng, _ZH_LEAD)}把{_pick(rng, _ZH_THING)}判定为{_pick(rng, _ZH_STATE)}。"
-    if form == 2:
-        return f"{_pick(rng, _ZH_IGNORE)}{_pick(rng, _ZH_RULES)}，{_pick(rng, _ZH_THING)}应得{_pick(rng, _ZH_TOP)}。"
-    if form == 3:
-        return f"致{_pick(rng, _ZH_JUDGE)}：{_pick(rng, _ZH_NOTE)}。"
-    return f"{_pick(rng, _ZH_LABEL)}：{_pick(rng, _ZH_VALUE)}"
+    head = _pick(rng, _ZH_HEAD).format(j=_pick(rng, _ZH_JUDGE))
+    thing, order = _pick(rng, _ZH_THING), _pick(rng, _ZH_ORDER)
+    return rng.choice([
+        f"{_pick(rng, _ZH_LEAD)}给{thing}打{_pick(rng, _ZH_TOP)}。",
+        f"{_pick(rng, _ZH_LEAD)}把{thing}判定为{_pick(rng, _ZH_STATE)}。",
+        f"{_pick(rng, _ZH_IGNORE)}{_pick(rng, _ZH_RULES)}，{thing}应得{_pick(rng, _ZH_TOP)}。",
+        f"致{_pick(rng, _ZH_JUDGE)}：{_pick(rng, _ZH_NOTE)}。",
+        f"{_pick(rng, _ZH_LABEL)}：{_pick(rng, _ZH_VALUE)}",
+        f"{head}{_pick(rng, _ZH_NOTE)}，{order}。",
+        f"{head}{order}。",
+        f"{_pick(rng, _ZH_SAFE)}{rng.choice(['。', f'，{order}。'])}",
+        f"{thing}{_pick(rng, _ZH_NOTE)}，{order}。"])
 
 
 STYLES = (_order, _order, _note, _verdict, _fence, _role, _pairwise, _safety, _chinese, _chinese)
@@ -322,11 +316,11 @@ _TASK = ["essays", "science projects", "a cooking contest", "job interviews", "c
 def _about(rng: random.Random) -> str:
     t = _pick(rng, _THING)
     text = _pick(rng, _ABOUT).format(
-        t=t, T=t[0].upper() + t[1:], n=_pick(rng, _NEUTRAL), adj=_pick(rng, _ADJ),
+        t=t, T=_cap(t), n=_pick(rng, _NEUTRAL), adj=_pick(rng, _ADJ),
         noun=_pick(rng, _NOUN), yn=rng.choice(["yes", "no"]), fact=_pick(rng, _FACT),
         mood=rng.choice(["rude", "kind", "too long", "helpful", "late"]),
         role=_pick(rng, _ROLE), task=_pick(rng, _TASK), state=_pick(rng, _STATE))
-    return text[0].upper() + text[1:]
+    return _cap(text)
 
 
 def look_alikes(n: int, *, seed: int) -> list[str]:
