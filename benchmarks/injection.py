@@ -60,6 +60,7 @@ from injection_patterns import DATA, PHRASES, _jsonl, bootstrap
 from assay import evaluate, load_metric_file
 from assay.judges import FakeJudge
 from assay.metrics import Metric, get_metric
+from assay.metrics.judge import FENCES
 from assay.run import DETECTORS, INJECTION_MODES
 
 SEVERITIES = ("hate_unfairness", "sexual", "violence", "self_harm")
@@ -195,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--judge", default="local", help="local | fake | openai:MODEL | ...")
     ap.add_argument("--on-injection", default="mask", choices=INJECTION_MODES,
                     help="what a run does with flagged rows (default mask, as assay run)")
-    ap.add_argument("--fence", default="tags", choices=("tags", "spotlight"),
+    ap.add_argument("--fence", default="tags", choices=FENCES,
                     help="how rubrics fence the evaluated texts (see assay run --fence)")
     ap.add_argument("--injection-detector", default="learned", choices=DETECTORS,
                     help="what finds injections (default learned, as assay run)")

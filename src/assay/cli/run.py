@@ -90,9 +90,10 @@ def run(
              "sentence classifier for wording they miss) or patterns (the patterns only).")
     ] = "learned",
     fence: Annotated[str, typer.Option(
-        help="How rubrics fence the texts under evaluation: tags (escaped tags) or spotlight "
-             "(also between unforgeable boundary lines, with the rubric repeated after them; "
-             "being measured).")] = "tags",
+        help="How rubrics fence the texts under evaluation: tags (escaped tags), spotlight "
+             "(also between unforgeable boundary lines, with the rubric repeated after them) or "
+             "datamark (spotlight, and every space of each text written as a mark; see "
+             "docs/benchmarks.md for what each does on the embedded judge).")] = "tags",
     max_field_chars: Annotated[int, typer.Option(
         min=1, help="Longest text a field may hold (characters).")] = 100_000,
     long_fields: Annotated[str, typer.Option(

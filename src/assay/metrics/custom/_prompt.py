@@ -94,9 +94,11 @@ class UserTemplate:
             >>> msgs[1]["content"].startswith("Each text to grade below sits between a line")
             True
         """
+        style = FENCE_STYLE.get()
         spotlight = (Spotlight.for_values({k: fence(v) if isinstance(v, str) else v
-                                           for k, v in values.items()})
-                     if FENCE_STYLE.get() == "spotlight" else None)
+                                           for k, v in values.items()},
+                                          datamark=style == "datamark")
+                     if style in ("spotlight", "datamark") else None)
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": self.render(values, spotlight)}]
         return spotlight.frame(messages) if spotlight else messages

@@ -57,7 +57,9 @@ class Template:
         """Chat messages for these row values (each fenced-escaped; ``None`` means absent;
         with the ``spotlight`` fence style also between unforgeable boundary lines)."""
         clean = {k: (fence(v) if isinstance(v, str) else "") for k, v in values.items()}
-        spot = Spotlight.for_values(clean) if FENCE_STYLE.get() == "spotlight" else None
+        style = FENCE_STYLE.get()
+        spot = (Spotlight.for_values(clean, datamark=style == "datamark")
+                if style in ("spotlight", "datamark") else None)
         if spot is not None:
             clean = {k: spot.wrap(v) for k, v in clean.items()}
         for name in self.variables - clean.keys():
