@@ -71,10 +71,18 @@ def scan_text(text: str, *, field: str, learned: bool = True) -> list[InjectionF
 
 
 def _scan(text: str, field: str, kinds: Collection[str]) -> list[InjectionFlag]:
-    found = _matches(text, field, kinds)
+    found: list[tuple[int, InjectionFlag]] = []
+    matched: list[tuple[int, int]] = []  # every pattern match, for the learned detector
+    for pid, kind, pattern in PATTERNS:
+        if kind not in kinds:
+            continue
+        spans = [m.span() for m in pattern.finditer(text)]
+        if spans:
+            start, end = spans[0]
+            found.append((start, InjectionFlag(field=field, kind=kind, pattern=pid,
+                                               excerpt=excerpt(text, start, end))))
+            matched += spans
     if LEARNED in kinds:
-        matched = [(m.start(), m.end()) for _, kind, pattern in PATTERNS if kind in kinds
-                   for m in pattern.finditer(text)]
         for start, end in addressed_spans(text):
             if not any(a < end and start < b for a, b in matched):
                 found.append((start, InjectionFlag(field=field, kind=LEARNED,
@@ -83,19 +91,6 @@ def _scan(text: str, field: str, kinds: Collection[str]) -> list[InjectionFlag]:
                 break
     found.sort(key=lambda pair: pair[0])
     return [flag for _, flag in found]
-
-
-def _matches(text: str, field: str,
-             kinds: Collection[str]) -> list[tuple[int, InjectionFlag]]:
-    found: list[tuple[int, InjectionFlag]] = []
-    for pid, kind, pattern in PATTERNS:
-        if kind not in kinds:
-            continue
-        m = pattern.search(text)
-        if m is not None:
-            found.append((m.start(), InjectionFlag(field=field, kind=kind, pattern=pid,
-                                                   excerpt=excerpt(text, m.start(), m.end()))))
-    return found
 
 
 def scan_row(row: Row, *, learned: bool = True) -> list[InjectionFlag]:
