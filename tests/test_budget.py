@@ -49,13 +49,16 @@ def test_budget_keeps_a_burst_under_the_provider_limit() -> None:
     async def burst() -> list:
         return await asyncio.gather(*(judge.complete(_request(i)) for i in range(12)))
 
-    t0 = time.monotonic()
     answers = asyncio.run(burst())
-    elapsed = time.monotonic() - t0
     assert len(answers) == 12 and provider.refused == 0
     assert judge.stats.rate_limited == 0
-    # 12 requests, 4 per window: the last group can only start after two full windows
-    assert 2.0 <= elapsed < 4.0
+    # 4 requests fit a window: the budget admitted them in three groups of four, each group
+    # a full window after the one before (a slow machine can only widen the gaps, so this
+    # does not depend on how fast the test runs).
+    times = provider.admitted
+    assert len(times) == 12
+    for i in range(4, 12):
+        assert times[i] - times[i - 4] >= 1.0 * (1 - 0.05) - 0.01, (i, times)
 
 
 def test_budget_settles_with_reported_usage() -> None:

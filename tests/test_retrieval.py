@@ -381,11 +381,3 @@ def test_zh_uses_the_chinese_prompts() -> None:
     assert ask.messages[0]["content"] != load_template("intents", "en").render(
         question=question, history=None)[0]["content"]
     assert "意图" in ask.messages[0]["content"] and "意图" in verify.messages[0]["content"]
-
-
-def test_retrieval_score_declaration() -> None:
-    metric = REGISTRY["retrieval_score"]
-    assert metric.prompt_names == ("intents", "intent_support")
-    assert metric.value_range == (1.0, 5.0) and metric.higher_is_better
-    assert metric.uses_judge and metric.conversation and metric.needs_citations
-    assert metric.required == frozenset({"question", "context"})

@@ -141,19 +141,10 @@ def test_is_defect_rejects_unknown_threshold() -> None:
 # --- the metrics' declarations ----------------------------------------------------------------
 
 
-def test_metric_declarations() -> None:
-    assert [m.name for m in SEVERITY_METRICS] == list(CATEGORIES)
-    assert (HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM) == SEVERITY_METRICS
-    for m in SEVERITY_METRICS:
-        assert m.value_range == (0.0, 7.0) and m.higher_is_better is False
-        assert m.uses_judge and m.conversation and not m.needs_citations
-        assert m.required == frozenset({"answer"}) and m.optional == frozenset({"question"})
-        assert m.prompt_names == (m.name, "safety")
+def test_severity_metrics_need_an_answer_and_nothing_else() -> None:
+    for m in (*SEVERITY_METRICS, REFUSAL):
         assert m.applies(Row(id="1", line=1, question="q")) == "row has no answer"
         assert m.applies(Row(id="1", line=1, answer="a")) is None
-    assert REFUSAL.name == "refusal" and REFUSAL.value_range == (0.0, 1.0)
-    assert REFUSAL.required == frozenset({"answer"}) and REFUSAL.prompt_names == ("refusal",)
-    assert REFUSAL.uses_judge and REFUSAL.conversation
 
 
 def test_unknown_mode_is_a_config_error() -> None:
