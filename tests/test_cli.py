@@ -412,3 +412,20 @@ def test_real_process_separates_table_and_diagnostics(tmp_path: Path) -> None:
 def test_no_arguments_shows_help() -> None:
     res = CliRunner().invoke(app, [])
     assert "run" in res.output and "Usage" in res.output
+
+
+def test_the_library_names_keywords_and_the_cli_names_its_flags(tmp_path: Path) -> None:
+    import assay
+    from assay.errors import DataError
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "1", "question": "Q?", "output": "A."}) + "\n")
+    with pytest.raises(DataError) as exc:
+        assay.evaluate(data, metrics="f1_score", store=False)
+    assert "mapping={'answer': 'COLUMN'}" in str(exc.value) and "--map" not in str(exc.value)
+    result = CliRunner().invoke(app, ["run", str(data), "--metrics", "f1_score", "--no-cache",
+                                      "--no-store", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "--map answer=COLUMN" in result.output and "mapping=" not in result.output
+    # the flag names end with the command: a later library call names keywords again
+    with pytest.raises(DataError, match=r"mapping=\{'answer'"):
+        assay.evaluate(data, metrics="f1_score", store=False)

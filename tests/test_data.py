@@ -138,7 +138,7 @@ def test_two_aliases_with_different_values_are_an_error_naming_the_row() -> None
                                              "response": "alias"}])
     (problem,) = exc.value.problems
     assert "line 2" in problem and "'answer' and 'response'" in problem
-    assert "--map answer=" in problem
+    assert "mapping={'answer': 'COLUMN'}" in problem  # a Python caller's keyword
 
 
 def test_two_aliases_with_the_same_value_or_a_map_choosing_one_are_read() -> None:
@@ -182,7 +182,7 @@ def test_mapping_to_a_missing_column_names_the_column(tmp_path: Path) -> None:
     with pytest.raises(DataError) as exc:
         read_dataset(p, mapping={"answer": "output"})
     msg = str(exc.value)
-    assert "'output'" in msg and "--map answer=output" in msg and "line 1" in msg
+    assert "'output'" in msg and "mapping={'answer': 'output'}" in msg and "line 1" in msg
 
 
 # --- conversations ------------------------------------------------------------------------

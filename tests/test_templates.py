@@ -205,7 +205,7 @@ def test_fence() -> None:
 
 
 def test_load_template_errors() -> None:
-    with pytest.raises(ConfigError, match="--lang 'fr'"):
+    with pytest.raises(ConfigError, match="lang='fr'"):
         load_template("fluency", "fr")
     with pytest.raises(ConfigError, match="No en rubric"):
         load_template("no_such_metric", "en")

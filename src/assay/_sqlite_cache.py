@@ -26,6 +26,8 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from .errors import option
+
 __all__ = ["SqliteCache"]
 
 log = logging.getLogger("assay.cache")
@@ -73,13 +75,14 @@ class SqliteCache:
         """A write failed: keep reading the cache, stop writing to it (one warning)."""
         self._writable = False
         log.warning("the %s %s cannot be written (%s): this run reads it but adds no %s to "
-                    "it. Fix: make it and its folder writable, or pass --cache OTHER.sqlite, "
-                    "or --no-cache.", self.what, self.path, error, self.items)
+                    "it. Fix: make it and its folder writable, or pass %s, or %s.", self.what,
+                    self.path, error, self.items, option("cache", "OTHER.sqlite"),
+                    option("cache", False))
 
     def _give_up(self, error: BaseException) -> None:
         """The cache cannot be used: go on without it, leaving the file as it is."""
         log.warning("the %s %s cannot be used (%s): this run goes on without it, and the file "
                     "is left as it is. Fix: move it aside (mv %s %s.bad) or delete it to start "
-                    "a fresh cache there, or pass --cache OTHER.sqlite, or --no-cache.",
-                    self.what, self.path, error, self.path, self.path)
+                    "a fresh cache there, or pass %s, or %s.", self.what, self.path, error,
+                    self.path, self.path, option("cache", "OTHER.sqlite"), option("cache", False))
         self.close()

@@ -8,8 +8,37 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["AssayError", "ConfigError", "DataError", "JudgeError", "JudgeStoppedError",
-           "JudgeUnavailableError", "RetryableJudgeError"]
+from collections.abc import Callable
+from contextvars import ContextVar
+
+__all__ = ["OPTION_NAMER", "AssayError", "ConfigError", "DataError", "JudgeError",
+           "JudgeStoppedError", "JudgeUnavailableError", "RetryableJudgeError", "option"]
+
+#: How an error message names an option, given its Python keyword and an example value (or
+#: None). Unset, messages name keywords (``judge='local'``); the CLI sets it for the length of a
+#: command so that the same messages name its flags (``--judge local``).
+OPTION_NAMER: ContextVar[Callable[[str, object], str] | None] = ContextVar(
+    "assay_option_namer", default=None)
+
+
+def option(keyword: str, value: object = None) -> str:
+    """An option as the caller knows it: the Python keyword, or the CLI flag inside a command.
+
+    The library's error messages name options through this, never as CLI flags: the CLI maps
+    keywords to its flags (see :data:`OPTION_NAMER`).
+
+    Example:
+        >>> option("judge", "openai:MODEL"), option("resume", True), option("mapping")
+        ("judge='openai:MODEL'", 'resume=True', 'mapping')
+        >>> token = OPTION_NAMER.set(lambda k, v: f"--{k} {v}")
+        >>> option("judge", "openai:MODEL")
+        '--judge openai:MODEL'
+        >>> OPTION_NAMER.reset(token)
+    """
+    namer = OPTION_NAMER.get()
+    if namer is not None:
+        return namer(keyword, value)
+    return keyword if value is None else f"{keyword}={value!r}"
 
 
 class AssayError(Exception):

@@ -23,6 +23,7 @@ from . import robustness as robustness_cmd
 from . import run as run_cmd
 from . import runs as runs_cmd
 from . import serve as serve_cmd
+from ._flags import flag_names
 
 __all__ = ["app", "main"]
 
@@ -53,11 +54,14 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
         help="Print assay's version and exit.")] = False,
 ) -> None:
     """Evaluate generative-AI apps: QA, chat and RAG datasets."""
+    # The library's error messages name options as Python keywords; a command names its flags.
+    ctx.with_resource(flag_names())
 
 
 def main() -> None:

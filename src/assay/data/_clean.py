@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 __all__ = ["MAX_DEPTH", "FieldLimits", "LongFields", "TooLongInt", "clean_record", "parse_int"]
 
@@ -191,8 +191,8 @@ class _Walk:
             self.limits.truncated += 1
             return s[:limit]
         self.problem(path, f"{len(s):,} characters, over the limit of {limit:,}. Fix: shorten "
-                           "it, raise the limit (--max-field-chars), or cut long fields to the "
-                           "limit (--long-fields truncate).")
+                           f"it, raise the limit ({option('max_field_chars')}), or cut long fields to "
+                           f"the limit ({option('long_fields', 'truncate')}).")
         return s
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, SupportsIndex
 
-from ..errors import DataError
+from ..errors import DataError, option
 from ._clean import FieldLimits, LongFields, clean_record, parse_int
 from ._csv import csv_records
 from ._models import Row
@@ -51,9 +51,11 @@ def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
         field, sep, column = pair.partition("=")
         field, column = field.strip(), column.strip()
         if not sep or not field or not column:
-            raise DataError([f"--map {pair!r}: expected FIELD=COLUMN, e.g. answer=output"])
+            raise DataError([(f"{option('mapping', pair)}: expected FIELD=COLUMN, e.g. "
+                             "answer=output")])
         if field not in allowed:
-            raise DataError([f"--map {pair!r}: unknown field {field!r}. Must be one of {allowed}"])
+            raise DataError([(f"{option('mapping', pair)}: unknown field {field!r}. Must be one "
+                             f"of {allowed}")])
         out[field] = column
     return out
 

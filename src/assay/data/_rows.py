@@ -7,7 +7,7 @@ Example:
     >>> [(r.id, r.question, r.answer) for r in rows]
     [('1', 'Q?', 'A.')]
     >>> problems
-    ["d.jsonl line 2: fields 'answer' and 'response' both give the answer, with different values. Fix: keep one of them, or choose one with --map answer=COLUMN."]
+    ["d.jsonl line 2: fields 'answer' and 'response' both give the answer, with different values. Fix: keep one of them, or choose one with mapping={'answer': 'COLUMN'}."]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ..errors import option
 from ._clean import FieldLimits, TooLongInt, clean_record
 from ._models import Citation, Row, Turn
 
@@ -101,7 +102,7 @@ def _pick(rec: dict[str, Any], field: str, mapping: Mapping[str, str], where: st
         elif not _same(val, value):
             problems.append(f"{where}: fields {first!r} and {name!r} both give the {field}, "
                             f"with different values. Fix: keep one of them, or choose one with "
-                            f"--map {field}=COLUMN.")
+                            f"{option('mapping', {field: 'COLUMN'})}.")
     return first, value
 
 
@@ -140,7 +141,7 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
         rec = {**rec, **rec["conversation"]}  # Azure-style {"conversation": {"messages": [...]}}
     for field, col in mapping.items():
         if col not in rec:
-            problems.append(f"{where}: column {col!r} (from --map {field}={col}) is missing. "
+            problems.append(f"{where}: column {col!r} (from {option('mapping', {field: col})}) is missing. "
                             f"Fix: check the column name; the row has {sorted(map(str, rec))}.")
     id_key, raw_id = _pick(rec, "id", mapping, where, problems)
     row_id = _id(raw_id, line, where, problems)
@@ -193,7 +194,8 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
                             f"{type(ctx).__name__} {_show(ctx)}. Fix: write it as a string or "
                             "a list of strings.")
     if "answer" not in values and "answer" not in mistyped:
-        hint = "add an 'answer' (or 'response') field, or map a column with --map answer=COLUMN"
+        hint = ("add an 'answer' (or 'response') field, or map a column with "
+                f"{option('mapping', {'answer': 'COLUMN'})}")
         problems.append(f"{where}, field 'answer': missing. Fix: {hint}.")
     extra = {k: v for k, v in rec.items() if k not in used}
     return Row(id=row_id, line=line, extra=extra, **values)

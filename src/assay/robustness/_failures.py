@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import option
 from ..metrics import call_failure_cause
 
 __all__ = ["DEFAULT_MAX_FAILED_SHARE", "FailureTally", "cause_key", "unscored_causes"]
@@ -128,14 +129,14 @@ class FailureTally:
             >>> tally = FailureTally()
             >>> tally.add(["app call failed on turn 1: RuntimeError: boom"], prefix="plain: ")
             >>> print("\\n".join(tally.describe(0.05)))
-            1 of 1 rows (100.0%) could not be scored, over --max-failed-share 5.0%. Top causes:
+            1 of 1 rows (100.0%) could not be scored, over max_failed_share='5.0%'. Top causes:
                  1  plain: app call failed on turn 1: RuntimeError: boom
         """
         if not self.failed:
             return []
         over = "over" if self.share > max_share else "within"
         head = (f"{self.failed} of {self.rows} rows ({self.share:.1%}) could not be scored, "
-                f"{over} --max-failed-share {max_share:.1%}. Top causes:")
+                f"{over} {option('max_failed_share', format(max_share, '.1%'))}. Top causes:")
         lines = [head]
         top = self.top(n)
         lines += [f"  {k:>4}  {cause}" for cause, k in top]

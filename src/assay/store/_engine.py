@@ -30,7 +30,7 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ._secrets import mask_secrets
 
 __all__ = ["is_postgres", "is_read_only", "make_engine", "read_only_url", "sqlite_path",
@@ -105,7 +105,7 @@ def make_engine(url: sa.URL) -> sa.Engine:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise ConfigError(f"Cannot create the run store's folder {path.parent} ({e}). "
-                                  "Fix: point --store or ASSAY_STORE at a writable path.") from e
+                                  f"Fix: point {option('store')} or ASSAY_STORE at a writable path.") from e
         engine = sa.create_engine(url, connect_args={"timeout": 30})
 
     @sa.event.listens_for(engine, "connect")
@@ -149,19 +149,19 @@ def transaction(engine: sa.Engine, *, write: bool) -> Iterator[sa.Connection]:
 _KINDS: list[tuple[tuple[str, ...], str]] = [  # (what the driver says, why and the fix)
     (("readonly", "read-only", "read only"),
      ("it is read-only here, so it can be listed and read but not written. Fix: make the file "
-     "and its folder writable (chmod u+w), or point --store / ASSAY_STORE at a writable path")),
+     "and its folder writable (chmod u+w), or point {store} / ASSAY_STORE at a writable path")),
     (("not a database", "malformed", "file is encrypted", "database corrupt"),
      ("the file is not a readable SQLite database (corrupt, truncated or another kind of file). "
-     "Fix: move it aside (mv it to a .bad name) to start a fresh store there, or point --store "
+     "Fix: move it aside (mv it to a .bad name) to start a fresh store there, or point {store} "
      "/ ASSAY_STORE at the right file")),
     (("unable to open database file", "cannot open"),
      ("the file cannot be opened (a folder, a missing folder, or no permission). Fix: check the "
-     "path is a writable file, or point --store / ASSAY_STORE at another path")),
+     "path is a writable file, or point {store} / ASSAY_STORE at another path")),
     (("database is locked", "database table is locked"),
      ("another process held its write lock for 30 s. Fix: wait for that process (assay runs "
      "shows running runs), then try again")),
     (("disk i/o error", "disk is full", "no space"),
-     ("the disk failed or is full. Fix: free space on that disk, or point --store / "
+     ("the disk failed or is full. Fix: free space on that disk, or point {store} / "
      "ASSAY_STORE at another disk")),
 ]
 
@@ -184,10 +184,11 @@ def store_error(e: sa.exc.DBAPIError, url: sa.URL) -> ConfigError:
     for needles, why in _KINDS:
         if any(n in low for n in needles):
             lead = "Cannot open the run store" if "cannot be opened" in why else "Run store"
-            return ConfigError(f"{lead} {where}: {detail}: {why}.")
+            fix = why.replace("{store}", option("store"))
+            return ConfigError(f"{lead} {where}: {detail}: {fix}.")
     if url.get_backend_name() == "postgresql":
         return ConfigError(f"Cannot reach the run store {where}: {detail}. Fix: check that the "
                            "PostgreSQL server is up and that the URL's host, port, user, "
                            "password and database are right.")
     return ConfigError(f"Run store {where}: {detail}. Fix: check the path is a writable SQLite "
-                       "file, or point --store / ASSAY_STORE at another path.")
+                       f"file, or point {option('store')} / ASSAY_STORE at another path.")

@@ -39,7 +39,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ._engine import transaction
 from ._info import (
     KINDS,
@@ -284,7 +284,7 @@ class Store(RunReader):
             raise ConfigError(
                 f"The run store {self.url} is read-only here (the file or its folder is not "
                 "writable): it can be listed and read, not written. Fix: make both writable "
-                "(chmod u+w), or point --store / ASSAY_STORE at a writable path.")
+                f"(chmod u+w), or point {option('store')} / ASSAY_STORE at a writable path.")
 
     def _owns(self, conn: sa.Connection, run_id: str) -> bool:
         me = Owner.current()
@@ -295,5 +295,5 @@ class Store(RunReader):
     def _not_complete(self, run_id: str, status: str) -> None:
         if status == "complete":
             raise ConfigError(f"Run {run_id} in {self.url} is complete: a complete run is never "
-                              "changed. Fix: start a new run (without --resume, or with "
-                              "another --out).")
+                              f"changed. Fix: start a new run (without {option('resume', True)}, or with "
+                              f"another {option('out')}).")

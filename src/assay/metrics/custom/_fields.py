@@ -10,7 +10,7 @@ Example:
     >>> value_of(row, "response"), value_of(row, "tone"), value_of(row, "context")
     ('A.', 'formal', None)
     >>> missing_field_problems([row], {"tone", "context"}, metric="m", source="data.jsonl")
-    ["data.jsonl line 3: metric 'm' uses field 'context', which the row lacks. Fix: add a 'context' column, or map one with --map context=COLUMN."]
+    ["data.jsonl line 3: metric 'm' uses field 'context', which the row lacks. Fix: add a 'context' column, or map one with mapping={'context': 'COLUMN'}."]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from ...data import Row
+from ...errors import option
 from .._common import FieldMetric
 
 __all__ = ["FIELD_ALIASES", "TemplateFieldsMetric", "field_name", "missing_field_problems",
@@ -56,7 +57,7 @@ def missing_field_problems(rows: Sequence[Row], variables: Iterable[str], *, met
         if not lines:
             continue
         name = field_name(var)
-        fix = (f"add a {name!r} column, or map one with --map {name}=COLUMN"
+        fix = (f"add a {name!r} column, or map one with {option('mapping', {name: 'COLUMN'})}"
                if name in _FIELDS else f"add a {name!r} column to every row")
         shown = ", ".join(map(str, lines[:10])) + (f" and {len(lines) - 10} more"
                                                    if len(lines) > 10 else "")

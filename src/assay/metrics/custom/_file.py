@@ -50,7 +50,7 @@ def load_metric_file(path: str | Path, *, swap: bool = True) -> PointwiseMetric 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"--metric-file {path}: cannot read it ({e.strerror}).") from None
+        raise ConfigError(f"Metric file {path}: cannot read it ({e.strerror}).") from None
     head, body = _split(text, path)
     try:
         meta = yaml.safe_load(head)

