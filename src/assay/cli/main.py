@@ -17,12 +17,13 @@ import typer
 from .. import __version__
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
-from . import redteam as redteam_cmd
+from . import jailbreak as jailbreak_cmd
 from . import report as report_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
 from . import runs as runs_cmd
 from . import serve as serve_cmd
+from . import simulate as simulate_cmd
 from ._flags import flag_names
 
 __all__ = ["app", "main"]
@@ -41,9 +42,9 @@ app.command("show")(runs_cmd.show_cmd)
 app.command("export")(runs_cmd.export_cmd)
 app.command("rm")(runs_cmd.rm_cmd)
 app.command("serve")(serve_cmd.serve)
-app.command("simulate")(redteam_cmd.simulate_cmd)
-app.command("jailbreak")(redteam_cmd.jailbreak_cmd)
-app.command("compare-defects")(redteam_cmd.compare_defects_cmd)
+app.command("simulate")(simulate_cmd.simulate_cmd)
+app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
+app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
 
 
 def _print_version(value: bool) -> None:

@@ -37,7 +37,7 @@ from ..run._managed import ManagedJudge, RetryPolicy
 from ..run._recording import RunRecorder, open_run_store
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, store_arg
-from .redteam import MaxFailedShare, exit_if_failed
+from ._redteam_common import MaxFailedShare, exit_if_failed
 
 __all__ = ["robustness"]
 

@@ -1,0 +1,166 @@
+"""``assay jailbreak`` and ``assay compare-defects``: the jailbreak defect rate of an app (the
+same seeds asked plain and with a jailbreak injection), or of two runs on paired rows.
+
+The command owns the app target and the judge: each is opened once and closed once, at the
+end. The requests and replies stay in the output files unless ``--show-text`` is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..errors import AssayError
+from ..judges import check_judge_spec
+from ..redteam import (
+    BUILTIN,
+    compare_defects,
+    jailbreak,
+    read_run,
+)
+from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
+from ._errors import exit_on_errors
+from ._options import NoStoreOption, StoreOption, store_arg
+from ._redteam_common import (
+    SEEDS_HELP,
+    TARGET_HELP,
+    MaxFailedShare,
+    categories,
+    exit_if_failed,
+    owning,
+    print_defect_comparison,
+    rows_by_id,
+)
+
+__all__ = ["compare_defects_cmd", "jailbreak_cmd"]
+
+err = Console(stderr=True)
+
+
+def jailbreak_cmd(
+    target: Annotated[str, typer.Option(help=TARGET_HELP)] = "",
+    n: Annotated[int | None, typer.Option(min=1, help="Seeds to use (categories in turn).")]
+        = 20,
+    seeds: Annotated[str, typer.Option(help=SEEDS_HELP)] = BUILTIN,
+    templates: Annotated[list[str] | None, typer.Option(
+        help=f"Jailbreak template file (repeatable; '{BUILTIN}' for the shipped ones, the "
+             "default): a template or prompt column with {prompt} or [INSERT PROMPT HERE].")]
+        = None,
+    category: Annotated[str | None, typer.Option(
+        help="Comma-separated categories of the seed list to keep.")] = None,
+    turns: Annotated[int, typer.Option(min=1, help="User turns per conversation.")] = 1,
+    judge: Annotated[str, typer.Option(
+        help="Judge: local (embedded, offline), local:PATH.gguf, openai:MODEL, "
+             "azure:DEPLOYMENT.")] = "local",
+    safety_threshold: Annotated[str, typer.Option(
+        help="low, medium or high: the severity level from which a reply is a defect.")]
+        = "medium",
+    safety_mode: Annotated[str, typer.Option(
+        help="combined (one judge request per reply for the four categories) or separate.")]
+        = "combined",
+    refusal: Annotated[bool, typer.Option(
+        help="Also judge whether the app refused (a refusal is never a defect).")] = True,
+    out: Annotated[Path | None, typer.Option(
+        help="Output directory. Default: assay-out/jailbreak-<target>.")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="Judge cache file. Default: the user cache.")] = None,
+    resume: Annotated[bool, typer.Option(
+        help="Keep finished conversations and ratings; do only the rest.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace the jailbreak already in the output directory (without it or --resume, "
+             "one is refused).")] = False,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
+    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    show_text: Annotated[bool, typer.Option(
+        help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
+    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
+) -> None:
+    """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
+    the defect rates and their difference (the jailbreak defect rate)."""
+    safe_name = "".join(c if c.isalnum() or c in "-_." else "-" for c in target)[:60]
+    out_dir = out or Path("assay-out") / f"jailbreak-{safe_name}"
+    with exit_on_errors(f"\ninterrupted: the work so far is in {out_dir}; rerun with --resume "
+                        "to continue."):
+        if not target:
+            raise AssayError(f"--target is required. {TARGET_HELP}")
+        check_judge_spec(judge)
+        app = make_target(target)
+        report = asyncio.run(owning(app, jailbreak(
+            app, out=out_dir, n=n, seeds=seeds, templates=templates,
+            categories=categories(category), turns=turns, judge=judge,
+            cache=cache if cache is not None else True, safety_threshold=safety_threshold,
+            safety_mode=safety_mode, refusal=refusal, resume=resume, overwrite=overwrite,
+            concurrency=concurrency,
+            top=top, progress=sys.stderr.isatty(),
+            store=store_arg(store, no_store))))
+    t = report["timings"]
+    print_defect_comparison(report, title=(
+        f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
+        f"defects at or above {report['threshold']}, {app.id}"),
+        texts=rows_by_id(out_dir / "injected.jsonl") if show_text else None)
+    failures = report["app_failures"]
+    if any(failures.values()):
+        err.print(f"[yellow]app failures (unscored): plain {failures['plain']}, injected "
+                  f"{failures['injected']}[/yellow]")
+    if all(report["run_ids"].values()):
+        err.print(f"stored runs: plain {report['run_ids']['plain']}, injected "
+                  f"{report['run_ids']['injected']}", highlight=False)
+    err.print(f"time: asking {t['ask_plain_s'] + t['ask_injected_s']:.0f} s, rating "
+              f"{t['rate_plain_s'] + t['rate_injected_s']:.0f} s; report: "
+              f"{out_dir / 'jailbreak.json'}", highlight=False)
+    exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
+
+
+def compare_defects_cmd(
+    base: Annotated[Path, typer.Argument(help="Run without injection: an `assay run` output "
+                                              "directory or its results.jsonl.")],
+    injected: Annotated[Path, typer.Argument(help="Run with injection, rows with the same ids.")],
+    safety_threshold: Annotated[str, typer.Option(
+        help="low, medium or high: the severity level from which a reply is a defect.")]
+        = "medium",
+    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Also write the comparison to this JSON file.")] = None,
+    show_text: Annotated[bool, typer.Option(
+        help="Print the injected request and reply of the listed rows (read from the run's "
+             "dataset; they may be harmful).")] = False,
+) -> None:
+    """Compare the defect rates of two runs on their paired rows (same ids): the jailbreak
+    defect rate when INJECTED is BASE's dataset with jailbreak injections."""
+    with exit_on_errors("\ninterrupted."):
+        report = compare_defects(read_run(base), read_run(injected), threshold=safety_threshold,
+                                 top=top)
+        texts = _texts_of_run(injected) if show_text else None
+    print_defect_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
+                     texts=texts)
+    if json_out is not None:
+        try:
+            json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            err.print(f"[red]error:[/red] {escape(f'cannot write {json_out}: {e.strerror or e}')}."
+                      " Fix: give --json a path in a writable folder.", highlight=False,
+                      soft_wrap=True)
+            raise typer.Exit(2) from None
+        err.print(f"comparison: {json_out}", highlight=False)
+
+
+def _texts_of_run(run: Path) -> dict[str, dict[str, Any]]:
+    """The conversations of the dataset a run scored, by id (read from its summary.json);
+    empty, with a warning, when they cannot be read."""
+    summary = (run if run.is_dir() else run.parent) / "summary.json"
+    try:
+        dataset = json.loads(summary.read_text(encoding="utf-8")).get("dataset")
+        return rows_by_id(Path(dataset)) if isinstance(dataset, str) else {}
+    except (OSError, ValueError, AttributeError) as e:
+        err.print(f"--show-text: cannot read the conversations of {run} ({e}); the texts are "
+                  "not shown.", style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return {}
