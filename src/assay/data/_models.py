@@ -73,3 +73,21 @@ class Row(BaseModel):
     def assistant_turns(self) -> list[tuple[int, Turn]]:
         """(index, turn) of every assistant turn of a conversation; empty for QA rows."""
         return [(i, t) for i, t in enumerate(self.messages or []) if t.role == "assistant"]
+
+    def request_before(self, turn: int) -> int | None:
+        """Index of the last user message before message ``turn`` (what that turn answers),
+        or None when no user spoke first.
+
+        Example:
+            >>> row = Row(id="1", line=1, messages=[Turn(role="user", content="Hi"),
+            ...     Turn(role="assistant", content="Hello"), Turn(role="assistant", content="?")])
+            >>> row.request_before(1), row.request_before(2), row.request_before(0)
+            (0, 0, None)
+        """
+        messages = self.messages or []
+        return next((j for j in range(turn - 1, -1, -1) if messages[j].role == "user"), None)
+
+    def user_request(self, turn: int) -> str | None:
+        """The text of :meth:`request_before` ``turn``, or None."""
+        j = self.request_before(turn)
+        return None if j is None or self.messages is None else self.messages[j].content

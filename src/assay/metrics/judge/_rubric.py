@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from ...errors import JudgeError
 from ...judges import JudgeRequest, JudgeResponse
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._turns import mean_of_turns, score_turns
 from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
 from ._template import load_template
 from ._verdict import p_yes, parse_verdict, scale_probability
@@ -165,32 +165,21 @@ class RubricMetric(FieldMetric):
                             details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
-        messages = row.messages or []
         jobs: list[tuple[int, dict[str, str | None]]] = []
         for i, turn in row.assistant_turns():
             if self.needs_citations and not turn.citations:
                 continue
-            question = next((m.content for m in reversed(messages[:i]) if m.role == "user"), None)
             context = "\n\n".join(
                 f"[{c.id or j + 1}] {c.title + ': ' if c.title else ''}{c.content}"
                 for j, c in enumerate(turn.citations)) or None
-            jobs.append((i, {"question": question, "answer": turn.content, "context": context}))
+            jobs.append((i, {"question": row.user_request(i), "answer": turn.content,
+                             "context": context}))
         if not jobs:
             return MetricResult.unscored("conversation has no assistant turn to score")
-        results = await asyncio.gather(*(self._rate(v, ctx) for _, v in jobs))
-        turns = [{"turn": i, "value": r.value, "weighted": r.weighted, "reason": r.reason,
-                  "error": r.error} for (i, _), r in zip(jobs, results)]
-        scored = [r for r in results if r.value is not None]
-        details = {"turns": turns}
-        if not scored:
-            return MetricResult.unscored("no assistant turn could be scored", **details)
-        value = sum(r.value for r in scored if r.value is not None) / len(scored)
-        weights = [r.weighted for r in scored if r.weighted is not None]
-        worst = min(scored, key=lambda r: r.value or 0.0)
-        return MetricResult(value=round(value, 4),
-                            weighted=round(sum(weights) / len(weights), 4) if weights else None,
-                            reason=f"mean of {len(scored)} of {len(jobs)} assistant turns; "
-                                   f"lowest: {worst.reason}", details=details)
+        scored = await score_turns(jobs, lambda values: self._rate(values, ctx))
+        turns = [{"turn": t.turn, "value": t.result.value, "weighted": t.result.weighted,
+                  "reason": t.result.reason, "error": t.result.error} for t in scored]
+        return mean_of_turns(scored, {"turns": turns})
 
 
 class ConversationRelevance(RubricMetric):
@@ -204,9 +193,9 @@ class ConversationRelevance(RubricMetric):
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
         messages = row.messages or []
         turns = row.assistant_turns()
-        jobs = []
+        jobs: list[tuple[int, tuple[dict[str, str | None], str]]] = []
         for n, (i, turn) in enumerate(turns):
-            user = next((j for j in range(i - 1, -1, -1) if messages[j].role == "user"), None)
+            user = row.request_before(i)
             if user is None:
                 continue
             history = "\n".join(f"{m.role}: {m.content}" for m in messages[:user]) or None
@@ -217,20 +206,14 @@ class ConversationRelevance(RubricMetric):
             if row.ground_truth and n == len(turns) - 1:
                 values["ground_truth"] = row.ground_truth
                 variant = "conversation_gt"
-            jobs.append((i, values, variant))
+            jobs.append((i, (values, variant)))
         if not jobs:
             return MetricResult.unscored("conversation has no assistant turn after a user turn")
-        results = await asyncio.gather(*(self._rate(v, ctx, variant) for _, v, variant in jobs))
-        turn_details = [{"turn": i, "rubric": variant, "value": r.value, "reason": r.reason,
-                         "error": r.error} for (i, _, variant), r in zip(jobs, results)]
-        scored = [r.value for r in results if r.value is not None]
-        if not scored:
-            return MetricResult.unscored("no assistant turn could be scored",
-                                         turns=turn_details)
-        worst = min((r for r in results if r.value is not None), key=lambda r: r.value or 0.0)
-        return MetricResult(value=round(sum(scored) / len(scored), 4),
-                            reason=f"mean of {len(scored)} of {len(jobs)} assistant turns; "
-                                   f"lowest: {worst.reason}", details={"turns": turn_details})
+        scored = await score_turns(jobs, lambda job: self._rate(job[0], ctx, job[1]))
+        turn_details = [{"turn": t.turn, "rubric": variant, "value": t.result.value,
+                         "reason": t.result.reason, "error": t.result.error}
+                        for t, (_, (_, variant)) in zip(scored, jobs)]
+        return mean_of_turns(scored, {"turns": turn_details})
 
 
 GROUNDEDNESS = RubricMetric("groundedness", {"context", "answer"}, optional={"question"},

@@ -18,12 +18,12 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._turns import first_unscored_turn, score_turns
 from ..judge import ask_verdict, load_template
 
 __all__ = ["REFUSAL", "RefusalMetric"]
@@ -66,28 +66,25 @@ class RefusalMetric(FieldMetric):
                             reason=reason, details=details)
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
-        messages = row.messages or []
-        jobs: list[tuple[int, str | None, str]] = []
-        for i, turn in row.assistant_turns():
-            request = next((m.content for m in reversed(messages[:i]) if m.role == "user"), None)
-            jobs.append((i, request, turn.content))
+        jobs = [(i, (row.user_request(i), turn.content)) for i, turn in row.assistant_turns()]
         if not jobs:
             return MetricResult.unscored("conversation has no assistant turn to judge")
-        results = await asyncio.gather(*(self._verdict(q, a, ctx) for _, q, a in jobs))
-        turns = [{"turn": i, "refused": None if r.value is None else r.value == 1.0,
-                  "p_yes": r.weighted, "reason": r.reason, "error": r.error}
-                 for (i, _, _), r in zip(jobs, results)]
-        for (i, _, _), r in zip(jobs, results):
-            if r.value is None:  # a share over some turns would misstate the conversation
-                return MetricResult.unscored(f"assistant turn {i} could not be judged: {r.error}",
-                                             turns=turns)
-        refused = [i for (i, _, _), r in zip(jobs, results) if r.value == 1.0]
-        weights = [r.weighted for r in results if r.weighted is not None]
+        scored = await score_turns(jobs, lambda qa: self._verdict(qa[0], qa[1], ctx))
+        turns = [{"turn": t.turn,
+                  "refused": None if t.result.value is None else t.result.value == 1.0,
+                  "p_yes": t.result.weighted, "reason": t.result.reason, "error": t.result.error}
+                 for t in scored]
+        # a share over some turns would misstate the conversation
+        unscored = first_unscored_turn(scored, "judged", turns=turns)
+        if unscored is not None:
+            return unscored
+        refused = [t.turn for t in scored if t.result.value == 1.0]
+        weights = [t.result.weighted for t in scored if t.result.weighted is not None]
         return MetricResult(
-            value=round(len(refused) / len(results), 4),
-            weighted=round(sum(weights) / len(weights), 4) if len(weights) == len(results)
+            value=round(len(refused) / len(scored), 4),
+            weighted=round(sum(weights) / len(weights), 4) if len(weights) == len(scored)
             else None,
-            reason=f"{len(refused)} of {len(results)} assistant turns refused",
+            reason=f"{len(refused)} of {len(scored)} assistant turns refused",
             details={"refused_turns": refused, "turns": turns})
 
 

@@ -27,7 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._turns import first_unscored_turn, score_turns
 from ..judge import Template, ask_until_parsed, load_template
 from ._defects import defect_summary, severity_level
 from ._parse import (
@@ -154,31 +154,28 @@ class SeverityMetric(FieldMetric):
                             details={"level": severity_level(severity), **details})
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext, mode: str) -> MetricResult:
-        messages = row.messages or []
-        jobs: list[tuple[int, str | None, str]] = []
-        for i, turn in row.assistant_turns():
-            request = next((m.content for m in reversed(messages[:i]) if m.role == "user"), None)
-            jobs.append((i, request, turn.content))
+        jobs = [(i, (row.user_request(i), turn.content)) for i, turn in row.assistant_turns()]
         base = {"category": self.category, "mode": mode}
         if not jobs:
             return MetricResult.unscored("conversation has no assistant turn to rate", **base)
-        results = await asyncio.gather(*(self._rate(q, a, ctx, mode) for _, q, a in jobs))
-        turns = [{"turn": i, "severity": r.value, "weighted": r.weighted,
-                  "level": r.details.get("level"), "reason": r.reason, "error": r.error}
-                 for (i, _, _), r in zip(jobs, results)]
-        for (i, _, _), r in zip(jobs, results):
-            if r.value is None:  # never guess the worst turn from the others
-                return MetricResult.unscored(f"assistant turn {i} could not be rated: {r.error}",
-                                             turns=turns, **base)
-        n, worst = max(enumerate(results), key=lambda x: (x[1].value or 0.0, -x[0]))
-        severity = worst.value or 0.0
-        weights = [r.weighted for r in results if r.weighted is not None]
+        scored = await score_turns(jobs, lambda qa: self._rate(qa[0], qa[1], ctx, mode))
+        turns = [{"turn": t.turn, "severity": t.result.value, "weighted": t.result.weighted,
+                  "level": t.result.details.get("level"), "reason": t.result.reason,
+                  "error": t.result.error} for t in scored]
+        # never guess the worst turn from the others
+        unscored = first_unscored_turn(scored, "rated", turns=turns, **base)
+        if unscored is not None:
+            return unscored
+        worst = max(scored, key=lambda t: (t.result.value or 0.0, -t.turn))
+        severity = worst.result.value or 0.0
+        weights = [t.result.weighted for t in scored if t.result.weighted is not None]
         return MetricResult(
             value=severity,
-            weighted=max(weights) if len(weights) == len(results) else None,
-            reason=f"worst of {len(results)} assistant turns (turn {jobs[n][0]}): {worst.reason}",
-            details={"level": severity_level(severity), **base, "worst_turn": jobs[n][0],
-                     "prompt_sha256": worst.details.get("prompt_sha256"), "turns": turns})
+            weighted=max(weights) if len(weights) == len(scored) else None,
+            reason=f"worst of {len(scored)} assistant turns (turn {worst.turn}): "
+                   f"{worst.result.reason}",
+            details={"level": severity_level(severity), **base, "worst_turn": worst.turn,
+                     "prompt_sha256": worst.result.details.get("prompt_sha256"), "turns": turns})
 
     def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]:
         """The mean severity, and the defect summary at the default threshold ``medium``."""

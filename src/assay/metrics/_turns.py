@@ -1,0 +1,74 @@
+"""Scoring a conversation turn by turn: every assistant turn scored concurrently, then one
+result for the conversation (the mean of the scored turns, or a rule of the metric's own).
+
+Example:
+    >>> import asyncio
+    >>> async def rate(text: str) -> MetricResult:
+    ...     return MetricResult(value=float(len(text)), reason=f"{len(text)} characters")
+    >>> turns = asyncio.run(score_turns([(1, "ab"), (3, "abcd")], rate))
+    >>> [(t.turn, t.result.value) for t in turns]
+    [(1, 2.0), (3, 4.0)]
+    >>> mean_of_turns(turns, details={}).value
+    3.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ._base import MetricResult
+
+__all__ = ["ScoredTurn", "first_unscored_turn", "mean_of_turns", "score_turns"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ScoredTurn:
+    """One assistant turn's result: ``turn`` is its index in the row's messages."""
+
+    turn: int
+    result: MetricResult
+
+
+async def score_turns(jobs: Sequence[tuple[int, T]],
+                      score: Callable[[T], Awaitable[MetricResult]]) -> list[ScoredTurn]:
+    """Score each ``(turn index, payload)`` with ``score``, all at once; results in turn order."""
+    results = await asyncio.gather(*(score(payload) for _, payload in jobs))
+    return [ScoredTurn(turn, result) for (turn, _), result in zip(jobs, results)]
+
+
+def first_unscored_turn(scored: Sequence[ScoredTurn], verb: str,
+                        **details: Any) -> MetricResult | None:
+    """The conversation's unscored result when any turn is unscored (for metrics whose value
+    needs every turn: the worst turn, a share of turns), else None.
+
+    Example:
+        >>> turns = [ScoredTurn(1, MetricResult(value=1.0)),
+        ...          ScoredTurn(3, MetricResult.unscored("judge call failed: HTTP 500"))]
+        >>> first_unscored_turn(turns, "rated").error
+        'assistant turn 3 could not be rated: judge call failed: HTTP 500'
+    """
+    for t in scored:
+        if t.result.value is None:
+            return MetricResult.unscored(
+                f"assistant turn {t.turn} could not be {verb}: {t.result.error}", **details)
+    return None
+
+
+def mean_of_turns(turns: Sequence[ScoredTurn], details: dict[str, Any]) -> MetricResult:
+    """The mean of the scored turns (and of their weighted scores), with the lowest turn's
+    reason; unscored when no turn was scored. ``details`` goes into the result as it is."""
+    scored = [t.result for t in turns if t.result.value is not None]
+    if not scored:
+        return MetricResult.unscored("no assistant turn could be scored", **details)
+    values = [r.value for r in scored if r.value is not None]
+    weights = [r.weighted for r in scored if r.weighted is not None]
+    worst = min(scored, key=lambda r: r.value or 0.0)
+    return MetricResult(value=round(sum(values) / len(values), 4),
+                        weighted=round(sum(weights) / len(weights), 4) if weights else None,
+                        reason=f"mean of {len(scored)} of {len(turns)} assistant turns; "
+                               f"lowest: {worst.reason}", details=details)
