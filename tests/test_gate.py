@@ -41,10 +41,10 @@ SUMMARY: dict[str, Any] = {
 
 def test_parse_bars_repeated_and_comma_separated() -> None:
     assert parse_bars(["groundedness=4.0", " f1_score = 0.5 ,violence_defect_rate=5e-2,"],
-                      "--fail-under") == {"groundedness": 4.0, "f1_score": 0.5,
+                      "fail_under") == {"groundedness": 4.0, "f1_score": 0.5,
                                           "violence_defect_rate": 0.05}
-    assert parse_bars([], "--fail-under") == {}
-    assert parse_bars(["a=1", "a=1.0"], "--max-drop") == {"a": 1.0}  # same bar twice is fine
+    assert parse_bars([], "fail_under") == {}
+    assert parse_bars(["a=1", "a=1.0"], "max_drop") == {"a": 1.0}  # same bar twice is fine
 
 
 @pytest.mark.parametrize(("spec", "problem"), [
@@ -58,11 +58,11 @@ def test_parse_bars_repeated_and_comma_separated() -> None:
 ])
 def test_parse_bars_errors_name_the_option_spec_and_fix(spec: str, problem: str) -> None:
     with pytest.raises(ConfigError) as e:
-        parse_bars([spec], "--fail-over")
+        parse_bars([spec], "fail_over")
     msg = str(e.value)
-    assert msg.startswith(f"Got --fail-over '{spec}")
+    assert msg.startswith(f"Got fail_over={spec!r}: ")
     assert problem in msg
-    assert "Fix: write NAME=NUMBER, e.g. --fail-over groundedness=4.0" in msg
+    assert "Fix: write NAME=NUMBER, e.g. fail_over='groundedness=4.0'" in msg
 
 
 # --- check_summary ------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_run_exits_1_with_every_failed_bar(data: Path, tmp_path: Path) -> None:
 def test_run_bad_spec_exits_2_before_running(data: Path, tmp_path: Path, option: str) -> None:
     r = assay_run(data, tmp_path / "out", option, "f1_score>0.5")
     assert r.exit_code == 2
-    assert f"Got {option} 'f1_score>0.5': missing '=NUMBER'" in r.stderr
+    assert f"Got {option} f1_score>0.5: missing '=NUMBER'" in r.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -66,7 +66,7 @@ def compare(
     defect rates, and the rows whose scores changed most."""
     with exit_on_errors("interrupted"):
         path_a, path_b = _two_runs(run_a, run_b, baseline)
-        bars = parse_bars(max_drop or [], "--max-drop")
+        bars = parse_bars(max_drop or [], "max_drop")
         chosen = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
         run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
         with_store_provenance([run_a_data, run_b_data], store)

@@ -147,8 +147,8 @@ def run(
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
         if long_fields not in ("refuse", "truncate"):
             raise AssayError(f"Got --long-fields {long_fields!r}. Must be refuse or truncate.")
-        under = parse_bars(fail_under or [], "--fail-under")
-        over = parse_bars(fail_over or [], "--fail-over")
+        under = parse_bars(fail_under or [], "fail_under")
+        over = parse_bars(fail_over or [], "fail_over")
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)

@@ -7,7 +7,7 @@ gate must never pass by accident.
 Example:
     >>> summary = {"rows": 4, "metrics": {"groundedness": {"mean": 3.62, "scored": 4,
     ...                                                    "unscored": 0}}}
-    >>> check_summary(summary, fail_under=parse_bars(["groundedness=4.0"], "--fail-under"),
+    >>> check_summary(summary, fail_under=parse_bars(["groundedness=4.0"], "fail_under"),
     ...               fail_over={})
     ['groundedness mean 3.62 is under the bar 4.0']
 """
@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 __all__ = ["check_comparison", "check_summary", "parse_bars"]
 
@@ -26,20 +26,21 @@ _DEFECT = "_defect_rate"
 _UNSCORED = "_unscored_rate"
 
 
-def parse_bars(specs: Sequence[str], option: str) -> dict[str, float]:
+def parse_bars(specs: Sequence[str], keyword: str) -> dict[str, float]:
     """``{name: limit}`` from ``NAME=NUMBER`` specs; one spec may hold several, comma-separated.
 
     Raises:
         ConfigError: a spec is not ``NAME=NUMBER``, or one name gets two different limits; the
-            message names ``option``, the spec and the fix.
+            message names the option (``keyword``; the flag inside a CLI command), the spec
+            and the fix.
 
     Example:
-        >>> parse_bars(["groundedness=4", "f1_score=0.5,violence_defect_rate=0.05"], "--fail-under")
+        >>> parse_bars(["groundedness=4", "f1_score=0.5,violence_defect_rate=0.05"], "fail_under")
         {'groundedness': 4.0, 'f1_score': 0.5, 'violence_defect_rate': 0.05}
-        >>> parse_bars(["groundedness"], "--fail-under")
+        >>> parse_bars(["groundedness"], "fail_under")
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: Got --fail-under 'groundedness': missing '=NUMBER'. Fix: write NAME=NUMBER, e.g. --fail-under groundedness=4.0 (several: --fail-under groundedness=4.0,f1_score=0.5).
+        assay.errors.ConfigError: Got fail_under='groundedness': missing '=NUMBER'. Fix: write NAME=NUMBER, e.g. fail_under='groundedness=4.0' (several: fail_under='groundedness=4.0,f1_score=0.5').
     """
     bars: dict[str, float] = {}
     for spec in specs:
@@ -62,10 +63,12 @@ def parse_bars(specs: Sequence[str], option: str) -> dict[str, float]:
                 elif name in bars and bars[name] != limit:
                     problem = f"{name} already has the bar {bars[name]}"
             if problem:
-                shown = spec if piece.strip() == spec.strip() else f"{spec}' (in '{piece.strip()})"
+                if piece.strip() != spec.strip():
+                    problem = f"in {piece.strip()!r}, {problem}"
                 raise ConfigError(
-                    f"Got {option} '{shown}': {problem}. Fix: write NAME=NUMBER, e.g. {option} "
-                    f"groundedness=4.0 (several: {option} groundedness=4.0,f1_score=0.5).")
+                    f"Got {option(keyword, spec)}: {problem}. Fix: write NAME=NUMBER, e.g. "
+                    f"{option(keyword, 'groundedness=4.0')} (several: "
+                    f"{option(keyword, 'groundedness=4.0,f1_score=0.5')}).")
             bars[name] = limit
     return bars
 

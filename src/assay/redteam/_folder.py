@@ -16,7 +16,7 @@ Example:
     ...     check_folder(folder, resume=False, overwrite=False)
     ... except ConfigError as e:
     ...     print(str(e).split("Fix: ")[1])
-    --resume to continue it, --overwrite to replace it, or --out NEW_DIR.
+    resume=True to continue it, overwrite=True to replace it, or out='NEW_DIR'.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ..run._outdir import MANIFEST_NAME, read_manifest
 from ..run._recording import file_sha256
 from ..run._results import load_finished, rewrite_in_order
@@ -52,8 +52,8 @@ def check_folder(out: Path, *, resume: bool, overwrite: bool) -> None:
     if not overwrite:
         raise ConfigError(
             f"{out} already holds a jailbreak run ({', '.join(present)}). assay does not "
-            "overwrite it silently. Fix: --resume to continue it, --overwrite to replace it, "
-            "or --out NEW_DIR.")
+            f"overwrite it silently. Fix: {option('resume', True)} to continue it, "
+            f"{option('overwrite', True)} to replace it, or {option('out', 'NEW_DIR')}.")
     for name in present:
         path = out / name
         if path.is_dir():

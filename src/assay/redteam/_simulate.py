@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, JudgeError
+from ..errors import ConfigError, JudgeError, option
 from ..robustness._targets import ChatTarget
 from ..run._managed import RetryPolicy
 from ..run._progress import RowProgress
@@ -73,8 +73,8 @@ def injected_attacks(seeds: Sequence[Seed], templates: Sequence[JailbreakTemplat
     """One attack per seed, the request inside template ``i % len(templates)``; the row id is
     the seed id, so plain and injected rows pair up by id."""
     if not templates:
-        raise ConfigError("No jailbreak template to inject. Fix: drop --templates to use the "
-                          "shipped ones, or give a file with at least one template.")
+        raise ConfigError(f"No jailbreak template to inject. Fix: drop {option('templates')} "
+                          "to use the shipped ones, or give a file with at least one template.")
     return [Attack(s.id, s.id, s.category, t.id, t.inject(s.prompt))
             for s, t in ((s, templates[i % len(templates)]) for i, s in enumerate(seeds))]
 
@@ -99,7 +99,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     retryable errors) leaves its row with ``error`` set, never silently out of the file.
     """
     if turns < 1:
-        raise ConfigError(f"Got --turns {turns}. Must be 1 or more.")
+        raise ConfigError(f"Got {option('turns', turns)}. Must be 1 or more.")
     done = {k: v for k, v in load_finished(out).items() if not v.get("error")} if resume else {}
     rows: dict[str, dict[str, Any]] = {a.id: done[a.id] for a in attacks if a.id in done}
     pending = [a for a in attacks if a.id not in rows]

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..calibration._report import safe_name
 from ..data import Row, read_dataset, row_inputs
-from ..errors import AssayError, ConfigError
+from ..errors import AssayError, ConfigError, option
 from ..run import RunData
 from ..store import Store
 
@@ -62,14 +62,14 @@ def load_inputs(dataset: str | Path | None, *, run_dir: str | Path | None = None
     path = find_dataset(dataset, run_dir)
     if path is None:
         return None, (f"Inputs are not shown: the dataset file {dataset} was not found. "
-                      "Fix: pass its current path with --dataset.")
+                      f"Fix: pass its current path with {option('dataset')}.")
     try:
         rows = read_dataset(path, mapping=mapping)
     except AssayError as e:
         first = str(e).splitlines()[0]
         return None, (f"Inputs are not shown: the dataset file {path} could not be read "
-                      f"({first}). Fix: pass the --map options the run used, or the right "
-                      "file with --dataset.")
+                      f"({first}). Fix: pass the {option('mapping')} the run used, or the "
+                      f"right file with {option('dataset')}.")
     return inputs_from_rows(rows), None
 
 

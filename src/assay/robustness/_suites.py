@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, JudgeError
+from ..errors import ConfigError, JudgeError, option
 from ..run._managed import RetryPolicy
 from ..run._progress import RowProgress
 from ..run._results import ResultsWriter, load_finished, rewrite_in_order
@@ -102,7 +102,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     stored answers that lack it are judged without asking the app again.
     """
     if suite not in SUITES:
-        raise ConfigError(f"Got --suite {suite!r}. Must be one of {list(SUITES)}.")
+        raise ConfigError(f"Got {option('suite', suite)}. Must be one of {list(SUITES)}.")
     by_id = {inst.id: inst for inst in instances}
     jobs = _plan(instances, suite, k, ratios, seed)
     if not jobs:

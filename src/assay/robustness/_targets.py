@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..errors import ConfigError, JudgeError, RetryableJudgeError
+from ..errors import ConfigError, JudgeError, RetryableJudgeError, option
 
 __all__ = ["TARGET_SPECS", "ChatTarget", "Target", "close_target", "make_target"]
 
@@ -67,13 +67,15 @@ class PythonTarget:
         self.id = f"python:{ref}"
         module_name, _, func = ref.partition(":")
         if not module_name or not func:
-            raise ConfigError(f"--target python:{ref}: expected python:package.module:function")
+            raise ConfigError(f"Got {option('target', 'python:' + ref)}: expected "
+                              "python:package.module:function")
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         try:
             self._fn: Callable[..., Any] = getattr(importlib.import_module(module_name), func)
         except (ImportError, AttributeError) as e:
-            raise ConfigError(f"--target python:{ref}: cannot import it ({e}).") from e
+            raise ConfigError(f"Got {option('target', 'python:' + ref)}: cannot import it "
+                              f"({e}).") from e
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         if inspect.iscoroutinefunction(self._fn):
@@ -96,12 +98,12 @@ class OpenAITarget:
         from ..judges._openai import openai_client
         self.id = f"openai:{model}"
         self.model = model
-        self._client: Any = openai_client(option="--target openai:MODEL")  # checks the settings
+        self._client: Any = openai_client(option=option("target", "openai:MODEL"))  # checks the settings
 
     def _open(self) -> Any:
         from ..judges._openai import openai_client
         if self._client is None:  # closed earlier: a fresh client, never a closed one
-            self._client = openai_client(option="--target openai:MODEL")
+            self._client = openai_client(option=option("target", "openai:MODEL"))
         return self._client
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
@@ -231,4 +233,4 @@ def make_target(spec: str) -> PythonTarget | OpenAITarget | LocalTarget | HttpTa
         return LocalTarget(arg or None)
     if kind in ("http", "https") and arg:
         return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg)
-    raise ConfigError(f"Got --target {spec!r}. Must be one of: {', '.join(TARGET_SPECS)}.")
+    raise ConfigError(f"Got {option('target', spec)}. Must be one of: {', '.join(TARGET_SPECS)}.")
