@@ -38,8 +38,8 @@ def test_import_assay_loads_no_heavy_library() -> None:
 @pytest.mark.parametrize("code", [
     "from assay import evaluate, calibrate, make_judge, get_metric, load_metric_file",
     "import assay.judges, assay.embeddings, assay.metrics, assay.run",
-    "import assay; assay.evaluate([{'answer': 'Paris', 'ground_truth': 'Paris'}], "
-    "metrics='f1_score,groundedness', judge=assay.FakeJudge(), cache=None)",
+    ("import assay; assay.evaluate([{'answer': 'Paris', 'ground_truth': 'Paris'}], "
+     "metrics='f1_score,groundedness', judge=assay.FakeJudge(), cache=None)"),
 ])
 def test_public_api_loads_heavy_libraries_only_when_used(code: str) -> None:
     assert _loaded_after(code) == []

@@ -137,8 +137,12 @@ class Judge(Protocol):
     """
 
     id: str
-    max_concurrency: int | None
-    capabilities: JudgeCapabilities
+
+    @property
+    def max_concurrency(self) -> int | None: ...
+
+    @property
+    def capabilities(self) -> JudgeCapabilities: ...
 
     async def complete(self, request: JudgeRequest, *,
                        accept: Accept | None = None) -> JudgeResponse: ...

@@ -158,7 +158,6 @@ class ManagedJudge:
     async def aclose(self) -> None:
         """Nothing: the wrapper does not own the backend (its owner, e.g. the Scorer that
         made it from a spec, closes it)."""
-        return
 
     def _estimate(self, request: JudgeRequest) -> int:
         seen = self._completion_seen[-50:]
