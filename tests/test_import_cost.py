@@ -38,6 +38,7 @@ def test_import_assay_loads_no_heavy_library() -> None:
 @pytest.mark.parametrize("code", [
     "from assay import evaluate, calibrate, make_judge, get_metric, load_metric_file",
     "import assay.judges, assay.embeddings, assay.metrics, assay.run",
+    "import assay.cli.main, assay.robustness, assay.redteam, assay.calibration",
     ("import assay; assay.evaluate([{'answer': 'Paris', 'ground_truth': 'Paris'}], "
      "metrics='f1_score,groundedness', judge=assay.FakeJudge(), cache=None)"),
 ])

@@ -20,11 +20,12 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError, JudgeError, RetryableJudgeError
+
+if TYPE_CHECKING:  # imported when an HTTP target first posts, not with assay
+    import httpx
 
 __all__ = ["TARGET_SPECS", "ChatTarget", "Target", "close_target", "make_target"]
 
@@ -187,6 +188,8 @@ class HttpTarget:
             await client.aclose()
 
     async def _post(self, body: Any) -> str:
+        import httpx
+
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=120)
         try:
