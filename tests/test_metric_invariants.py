@@ -232,7 +232,7 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
 @pytest.mark.parametrize("name", SEVERITY)
 def test_severity_separate_mode_sends_one_request_of_its_own(name: str, rating: int) -> None:
     judge = FakeJudge(_scripted(rating))
-    ctx = ScoreContext(judge=judge, extras={"safety_mode": "separate"})
+    ctx = ScoreContext(judge=judge, safety_mode="separate")
     result = asyncio.run(REGISTRY[name].score(FULL_ROW, ctx))
     assert result.error is None, result.error
     assert result.value == SEVERITY_OF[rating]

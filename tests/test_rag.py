@@ -20,7 +20,14 @@ import pytest
 from assay import evaluate
 from assay.data import Row
 from assay.errors import JudgeError
-from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, Script, TokenLogprob
+from assay.judges import (
+    FakeJudge,
+    JudgeCapabilities,
+    JudgeRequest,
+    JudgeResponse,
+    Script,
+    TokenLogprob,
+)
 from assay.metrics import REGISTRY, ScoreContext
 from assay.metrics.rag import average_precision
 from assay.metrics.rag._correctness import NO_EMBEDDER
@@ -456,7 +463,7 @@ P_YES = {"The SkyView 2 weighs 1.3 kg.": 0.9, "The SkyView 2 has a 2,000 mm floo
          "The SkyView 2 is red.": 0.2, "The SkyView 2 sleeps two.": 0.7}
 
 
-def _local_judge(p_yes: dict[str, float], *, judge_id: str = "local:x",
+def _local_judge(p_yes: dict[str, float], *, local: bool = True,
                  latency_s: float = 0.0) -> FakeJudge:
     batched = rag_script({ANSWER: list(p_yes)})
 
@@ -469,7 +476,8 @@ def _local_judge(p_yes: dict[str, float], *, judge_id: str = "local:x",
             return _yes_no(p_yes[section(user, "statement") or ""])
         return batched(req)
 
-    return FakeJudge(script, id=judge_id, latency_s=latency_s)
+    return FakeJudge(script, id="judge", latency_s=latency_s,
+                     capabilities=JudgeCapabilities(local=local))
 
 
 def test_local_judge_asks_one_yes_no_question_per_statement() -> None:
@@ -496,11 +504,11 @@ def test_local_judge_asks_one_yes_no_question_per_statement() -> None:
     assert res.summary["judge"]["shared"] == 4 + 1  # 4 questions and the decomposition
 
 
-def test_verdict_style_is_chosen_by_the_judge_id_or_the_style_option() -> None:
-    remote = _local_judge(P_YES, judge_id="openai:m")
+def test_verdict_style_is_chosen_by_the_judge_capabilities_or_the_style_option() -> None:
+    remote = _local_judge(P_YES, local=False)
     evaluate([ROW], metrics="faithfulness", judge=remote, cache=None)
     assert requests_of(remote, "verdict") == [] and len(requests_of(remote, "verdicts")) == 1
-    forced = _local_judge(P_YES, judge_id="openai:m")
+    forced = _local_judge(P_YES, local=False)
     evaluate([ROW], metrics="faithfulness", judge=forced, cache=None, style="verdict")
     assert len(requests_of(forced, "verdict")) == 4
     local = _local_judge(P_YES)
@@ -516,7 +524,7 @@ def test_local_judge_without_logprobs_reads_the_word() -> None:
             return " yes" if "Yes statement." in user_of(req) else "No"
         return batched(req)
 
-    f = score("faithfulness", ROW, FakeJudge(script, id="local:x"))
+    f = score("faithfulness", ROW, FakeJudge(script, capabilities=JudgeCapabilities(local=True)))
     assert f.value == 0.5
     assert [v["p_supported"] for v in f.details["verdicts"]] == [1.0, 0.0]
 
@@ -527,7 +535,7 @@ def test_local_judge_that_answers_neither_yes_nor_no_is_unscored() -> None:
     def script(req: JudgeRequest) -> str | JudgeResponse | Exception:
         return "Maybe" if req.schema_name == "verdict" else batched(req)
 
-    f = score("faithfulness", ROW, FakeJudge(script, id="local:x"))
+    f = score("faithfulness", ROW, FakeJudge(script, capabilities=JudgeCapabilities(local=True)))
     assert f.value is None and "did not answer Yes or No" in f.error
 
 

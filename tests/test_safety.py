@@ -43,8 +43,8 @@ ALL_PROMPTS = SEVERITY_PROMPTS + ["refusal"]
 
 
 def _ctx(judge: Any, mode: str | None = None, lang: str = "en") -> ScoreContext:
-    extras = {} if mode is None else {"safety_mode": mode}
-    return ScoreContext(judge=judge, lang=lang, extras=extras)  # type: ignore[arg-type]
+    return ScoreContext(judge=judge, lang=lang,  # type: ignore[arg-type]
+                        safety_mode=mode or "combined")  # type: ignore[arg-type]
 
 
 def _score(metric: Any, row: Row, ctx: ScoreContext) -> MetricResult:

@@ -15,7 +15,7 @@ import assay.data._stream as stream_module
 from assay import evaluate
 from assay.data import DatasetStream, Row, read_dataset
 from assay.errors import DataError
-from assay.judges import FakeJudge, JudgeRequest, JudgeResponse
+from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import MetricPlanner, MetricResult, get_metric, plan_metrics
 from assay.metrics.safety import defect_summary
 from assay.run._sink import ResultSink
@@ -34,11 +34,12 @@ def _write(path: Path, rows: list[dict]) -> Path:
 class _EarlyRowsSlow(FakeJudge):
     """Answers the first rows last: their requests take longer than the later rows'."""
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
         text = request.messages[-1]["content"]
         slow = any(f"item {i}?" in text or f"Item {i} " in text for i in range(3))
         await asyncio.sleep(0.05 if slow else 0.001)
-        return await super().complete(request)
+        return await super().complete(request, accept=accept)
 
 
 def test_results_are_written_in_dataset_order_when_early_rows_finish_last(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from assay import evaluate
 from assay.errors import ConfigError
-from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, TokenLogprob
+from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from assay.metrics.judge._verdict import p_yes, parse_verdict, scale_probability
 
 ROW = {"question": "Where is it?", "context": "It is in Paris.", "answer": "In Berlin."}
@@ -21,9 +21,9 @@ def _verdict_answer(text: str, p: float) -> JudgeResponse:
                      top={"Yes": math.log(p), "No": math.log(1 - p), "Is": math.log(1e-4)})])
 
 
-def test_auto_style_uses_verdicts_on_the_local_judge() -> None:
+def test_auto_style_uses_verdicts_on_a_local_judge() -> None:
     judge = FakeJudge(lambda req: _verdict_answer("No, the context says Paris.", 0.1),
-                      id="local:test-model")
+                      id="local:test-model", capabilities=JudgeCapabilities(local=True))
     res = evaluate([ROW], metrics="groundedness", judge=judge, cache=None)
     g = res.rows[0]["groundedness"]
     assert (g["value"], g["weighted"]) == (1.0, 1.4)
@@ -34,7 +34,8 @@ def test_auto_style_uses_verdicts_on_the_local_judge() -> None:
 
 
 def test_auto_style_uses_ratings_on_other_judges() -> None:
-    judge = FakeJudge('{"score": 2, "reason": "Berlin is not in the context."}', id="openai:m")
+    # a remote judge, even one named like the embedded one: the capability decides, not the id
+    judge = FakeJudge('{"score": 2, "reason": "Berlin is not in the context."}', id="local:m")
     res = evaluate([ROW], metrics="groundedness", judge=judge, cache=None)
     assert res.rows[0]["groundedness"]["value"] == 2.0
     assert judge.requests[0].schema_name == "rating"

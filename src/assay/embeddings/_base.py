@@ -28,7 +28,9 @@ class Embedder(Protocol):
     texts one call takes. Backends raise ``RetryableJudgeError`` / ``JudgeError`` like judges."""
 
     id: str
-    max_batch: int
+
+    @property
+    def max_batch(self) -> int: ...
 
     async def embed(self, texts: list[str]) -> list[list[float]]: ...
 

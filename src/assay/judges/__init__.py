@@ -1,4 +1,6 @@
-"""Judges: the protocol, OpenAI-compatible and embedded backends, the scripted fake, the cache.
+"""Judges: the protocol and capabilities, OpenAI-compatible and embedded backends, the scripted
+fake, the cache. Importing it loads neither ``openai`` nor ``xllamacpp``: each backend imports
+its library on first use.
 
 Example:
     >>> from assay.judges import FakeJudge, JudgeRequest
@@ -6,22 +8,41 @@ Example:
     'fake'
 """
 
-from ._base import Judge, JudgeRequest, JudgeResponse, TokenLogprob, estimate_tokens
+from ._base import (
+    Accept,
+    Judge,
+    JudgeCapabilities,
+    JudgeRequest,
+    JudgeResponse,
+    TokenLogprob,
+    estimate_tokens,
+)
 from ._cache import JudgeCache, default_cache_path
 from ._factory import JUDGE_SPECS, check_judge_spec, make_judge
 from ._fake import FakeJudge, Script
+from ._known import known_capabilities
+from ._local import LocalJudge
+from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
 
 __all__ = [
     "JUDGE_SPECS",
+    "Accept",
     "FakeJudge",
     "Judge",
     "JudgeCache",
+    "JudgeCapabilities",
     "JudgeRequest",
     "JudgeResponse",
+    "LocalJudge",
+    "OpenAIJudge",
     "Script",
     "TokenLogprob",
+    "azure_judge",
+    "call_openai",
     "check_judge_spec",
     "default_cache_path",
     "estimate_tokens",
+    "known_capabilities",
     "make_judge",
+    "openai_client",
 ]

@@ -4,6 +4,8 @@ Example:
     >>> req = JudgeRequest(messages=[{"role": "user", "content": "Hi"}], schema_name="s")
     >>> len(req.cache_key("openai:gpt-4o-mini"))
     64
+    >>> JudgeCapabilities(local=True, context_window=4096).local
+    True
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Judge", "JudgeRequest", "JudgeResponse", "TokenLogprob", "estimate_tokens"]
+__all__ = ["Accept", "Judge", "JudgeCapabilities", "JudgeRequest", "JudgeResponse", "TokenLogprob",
+           "estimate_tokens"]
 
 
 def estimate_tokens(text: str) -> int:
@@ -80,18 +85,66 @@ class JudgeResponse(BaseModel):
     cached: bool = False
 
 
+#: Whether an answer may be cached: ``accept(response)``; a judge that caches keeps only
+#: accepted answers, so an unparsable one is asked again next time.
+Accept = Callable[[JudgeResponse], bool]
+
+
+@dataclass(frozen=True)
+class JudgeCapabilities:
+    """What a judge can do, declared by its backend: metrics ask for these, never for its name.
+
+    Attributes:
+        token_logprobs: it returns token log-probabilities (G-Eval weighted ratings, P(yes)).
+        json_schema: it follows a JSON schema (``response_format`` / grammar-constrained output).
+        context_window: prompt + answer tokens it holds per request, ``None`` when unknown.
+        local: it runs on this machine (a small embedded model: verdicts rank better there).
+        input_price: US dollars per prompt token, ``None`` when unknown (0.0 when free).
+        output_price: US dollars per completion token, ``None`` when unknown.
+
+    The defaults describe a remote chat-completions judge of unknown size and price.
+
+    Example:
+        >>> caps = JudgeCapabilities(input_price=2.5e-6, output_price=1e-5)
+        >>> caps.token_logprobs, caps.local, caps.cost(1000, 100)
+        (True, False, 0.0035)
+        >>> JudgeCapabilities().cost(1000, 100) is None
+        True
+    """
+
+    token_logprobs: bool = True
+    json_schema: bool = True
+    context_window: int | None = None
+    local: bool = False
+    input_price: float | None = None
+    output_price: float | None = None
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """What that many tokens cost in US dollars, ``None`` when a price is unknown."""
+        if self.input_price is None or self.output_price is None:
+            return None
+        return round(prompt_tokens * self.input_price + completion_tokens * self.output_price, 10)
+
+
 @runtime_checkable
 class Judge(Protocol):
-    """A judge backend: a stable ``id`` (part of every cache key) and one async call.
+    """A judge backend: a stable ``id`` (part of every cache key), what it can do, one async call.
 
     Backends raise ``RetryableJudgeError`` for failures worth retrying (429, 5xx, timeouts) and
     ``JudgeError`` for the rest; retries, budgets and caching live in the runner.
     ``max_concurrency`` caps parallel calls (1 for the embedded judge; ``None`` = no cap).
+    Every judge takes ``accept`` (see :data:`Accept`); a backend that does not cache ignores it.
     """
 
     id: str
-    max_concurrency: int | None
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
+    @property
+    def max_concurrency(self) -> int | None: ...
+
+    @property
+    def capabilities(self) -> JudgeCapabilities: ...
+
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse: ...
 
     async def aclose(self) -> None: ...

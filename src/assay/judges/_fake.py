@@ -6,6 +6,8 @@ Example:
     >>> req = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
     >>> asyncio.run(judge.complete(req)).text
     '{"score": 4, "reason": "fine"}'
+    >>> judge.capabilities.local, FakeJudge(capabilities=JudgeCapabilities(local=True)).capabilities.local
+    (False, True)
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ._base import JudgeRequest, JudgeResponse
+from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
 
 __all__ = ["FakeJudge", "Script"]
 
@@ -22,17 +24,25 @@ Script = Callable[[JudgeRequest], str | JudgeResponse | Exception]
 
 
 class FakeJudge:
-    """Answers each request with ``script(request)``; keeps every request in ``requests``."""
+    """Answers each request with ``script(request)``; keeps every request in ``requests``.
+
+    ``capabilities`` declares what it stands in for (default: a remote judge with logprobs
+    and JSON schema); e.g. ``JudgeCapabilities(local=True)`` to test the embedded judge's path.
+    """
 
     def __init__(self, script: Script | str = '{"score": 5, "reason": "scripted"}', *,
-                 id: str = "fake", latency_s: float = 0.0, max_concurrency: int | None = None) -> None:
+                 id: str = "fake", latency_s: float = 0.0, max_concurrency: int | None = None,
+                 capabilities: JudgeCapabilities | None = None) -> None:
         self._script: Script = (lambda _req: script) if isinstance(script, str) else script
         self.id = id
         self.latency_s = latency_s
         self.max_concurrency = max_concurrency
+        self.capabilities = capabilities or JudgeCapabilities()
         self.requests: list[JudgeRequest] = []
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
+        """The script's answer to ``request`` (``accept`` is ignored: nothing is cached)."""
         self.requests.append(request)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)

@@ -9,6 +9,9 @@ on it so nothing else on the machine can use it, and calls the server in-process
 Example:
     >>> LocalJudge.default_id()
     'local:qwen2.5-coder-1.5b-instruct-q4_k_m'
+    >>> caps = LocalJudge(n_ctx=2048).capabilities  # nothing is loaded until the first call
+    >>> caps.local, caps.context_window, caps.token_logprobs, caps.input_price
+    (True, 2048, True, 0.0)
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, JudgeError
-from ._base import JudgeRequest, JudgeResponse, TokenLogprob
+from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._model_file import MODEL_FILENAME, embedded_model_path
 
 __all__ = ["LocalJudge"]
 
 
 class LocalJudge:
-    """Runs judge requests on a local GGUF model (the embedded one unless ``model_path`` is set)."""
+    """Runs judge requests on a local GGUF model (the embedded one unless ``model_path`` is set).
+
+    Its capabilities: local and free; token log-probabilities (llama.cpp's ``n_probs``) and
+    JSON-schema output (a grammar); a context window of ``n_ctx`` tokens per request (each
+    of the ``slots`` KV-cache slots holds ``n_ctx``).
+    """
 
     max_concurrency: int | None = 1
 
@@ -44,6 +52,9 @@ class LocalJudge:
         self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
         self._server: Any = None
         self._lock = threading.Lock()
+        self.capabilities = JudgeCapabilities(token_logprobs=True, json_schema=True,
+                                              context_window=n_ctx, local=True,
+                                              input_price=0.0, output_price=0.0)
 
     @staticmethod
     def default_id() -> str:
@@ -85,8 +96,10 @@ class LocalJudge:
             out = json.loads(out)
         return out
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        """Run one request on the local model (in a worker thread; one at a time)."""
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
+        """Run one request on the local model (in a worker thread; one at a time); ``accept``
+        is ignored (caching is the managed judge's)."""
         body: dict[str, Any] = {"messages": request.messages, "max_tokens": request.max_tokens,
                                 "temperature": request.temperature, "seed": 0}
         if request.json_schema is not None:

@@ -2,8 +2,8 @@
 
 Example:
     >>> judge = OpenAIJudge("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="sk-x")
-    >>> judge.id
-    'openai:gpt-4o-mini'
+    >>> judge.id, judge.capabilities.context_window, judge.capabilities.local
+    ('openai:gpt-4o-mini', 128000, False)
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ import json
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-import openai
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, JudgeError, JudgeUnavailableError, RetryableJudgeError
-from ._base import JudgeRequest, JudgeResponse, TokenLogprob
+from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from ._known import known_capabilities
+
+if TYPE_CHECKING:  # ``openai`` (and httpx under it) is imported on first use, not with assay
+    import openai
 
 __all__ = ["OpenAIJudge", "azure_judge", "call_openai", "openai_client"]
 
@@ -28,23 +31,42 @@ class OpenAIJudge:
 
     The API key is read from the argument or ``OPENAI_API_KEY`` and is never part of ``id``,
     logs, caches or results. Retries are the runner's job: the client's own are turned off.
+
+    ``capabilities`` come from a table of well-known models (context window, price, whether
+    it gives log-probabilities), else the remote defaults; pass them for another endpoint
+    (e.g. ``JudgeCapabilities(context_window=32768)`` for a vLLM server). An endpoint that
+    refuses log-probabilities is asked without them from then on, and says so in
+    ``capabilities``.
     """
 
     max_concurrency: int | None = None
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 120.0, client: Any | None = None, id_prefix: str = "openai") -> None:
+                 timeout: float = 120.0, client: Any | None = None, id_prefix: str = "openai",
+                 capabilities: JudgeCapabilities | None = None) -> None:
         self.model = model
         self.id = f"{id_prefix}:{model}"
-        self._logprobs_ok = True
+        self._declared = capabilities or known_capabilities(model)
+        self._logprobs_ok = self._declared.token_logprobs
         if client is not None:
             self._client = client
             return
         self._client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
                                      option="--judge openai:MODEL")
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        """Send one chat completion; map failures to retryable or final judge errors."""
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """What this judge can do (log-probabilities turn off once the endpoint refuses them)."""
+        if self._logprobs_ok == self._declared.token_logprobs:
+            return self._declared
+        return replace(self._declared, token_logprobs=self._logprobs_ok)
+
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
+        """Send one chat completion; map failures to retryable or final judge errors
+        (``accept`` is ignored: caching is the managed judge's)."""
+        import openai
+
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request.messages,
@@ -94,6 +116,8 @@ def openai_client(*, base_url: str | None = None, api_key: str | None = None,
                   timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
     with the client's own retries off (the runner retries)."""
+    import openai
+
     key = api_key or os.environ.get("OPENAI_API_KEY")
     base = base_url or os.environ.get("OPENAI_BASE_URL")
     if not key:
@@ -115,6 +139,8 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
       failed DNS lookup is retried a few times first.
     - Anything else the API rejects (400, 422, ...) is a final ``JudgeError``.
     """
+    import openai
+
     try:
         return await method(**kwargs)
     except openai.RateLimitError as e:
@@ -208,6 +234,8 @@ def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
     if missing or not endpoint:
         raise ConfigError(f"--judge azure:{deployment} needs {', '.join(missing)} set in the "
                           "environment (e.g. OPENAI_API_VERSION=2024-10-21).")
+    import openai
+
     client = openai.AsyncAzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=version,
                                      timeout=timeout, max_retries=0)
     return OpenAIJudge(deployment, client=client, id_prefix="azure")

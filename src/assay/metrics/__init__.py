@@ -6,7 +6,18 @@ Example:
     (0.0, 1.0)
 """
 
-from ._base import Metric, MetricResult, ScoreContext, call_failure_cause, mean_aggregate
+from ._base import (
+    InjectionDetector,
+    InjectionMode,
+    JudgeStyle,
+    Lang,
+    Metric,
+    MetricResult,
+    SafetyMode,
+    ScoreContext,
+    call_failure_cause,
+    mean_aggregate,
+)
 from ._common import FieldMetric
 from ._registry import (
     AUTO_METRICS,
@@ -22,10 +33,15 @@ __all__ = [
            "AUTO_METRICS",
            "REGISTRY",
            "FieldMetric",
+           "InjectionDetector",
+           "InjectionMode",
+           "JudgeStyle",
+           "Lang",
            "Metric",
            "MetricPlanner",
            "MetricResult",
            "Plan",
+           "SafetyMode",
            "ScoreContext",
            "call_failure_cause",
            "get_metric",

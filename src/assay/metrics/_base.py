@@ -12,14 +12,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, Field, model_validator
 
 from ..data import Row
+from ..errors import ConfigError
 
-__all__ = ["Metric", "MetricResult", "ScoreContext", "mean_aggregate"]
+if TYPE_CHECKING:
+    from ..embeddings import Embedder
+    from ..judges import Judge
+
+__all__ = ["InjectionDetector", "InjectionMode", "JudgeStyle", "Lang", "Metric", "MetricResult",
+           "SafetyMode", "ScoreContext", "mean_aggregate"]
+
+#: The languages of the rubric templates.
+Lang = Literal["en", "zh"]
+#: How rubric metrics ask: ``auto`` (verdicts on a local judge, where they rank better),
+#: ``rating`` (a 1-5 number) or ``verdict`` (Yes/No, P(yes) mapped onto the scale).
+JudgeStyle = Literal["auto", "rating", "verdict"]
+#: How the severity metrics ask: one shared request per row, or one per harm category.
+SafetyMode = Literal["combined", "separate"]
+#: What a run does with a row whose texts address the evaluator (``assay.run`` explains each).
+InjectionMode = Literal["mask", "flag", "unscored", "fail"]
+#: What finds such rows: the patterns and the learned detector, or the patterns alone.
+InjectionDetector = Literal["learned", "patterns"]
 
 
 class MetricResult(BaseModel):
@@ -48,14 +66,39 @@ class MetricResult(BaseModel):
         return cls(value=None, error=why, details=details)
 
 
-@dataclass
-class ScoreContext:
-    """What a metric may use while scoring: the (managed) judge and embedder, the language."""
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "lang": get_args(Lang), "style": get_args(JudgeStyle), "safety_mode": get_args(SafetyMode),
+    "on_injection": get_args(InjectionMode), "injection_detector": get_args(InjectionDetector)}
 
-    judge: Any = None
-    lang: Literal["en", "zh"] = "en"
-    embedder: Any = None
-    extras: dict[str, Any] = field(default_factory=dict)
+
+@dataclass(frozen=True)
+class ScoreContext:
+    """What a metric may use while scoring: the (managed) judge and embedder, and the run's
+    settings that change how metrics ask (each checked against its allowed values).
+
+    Example:
+        >>> ScoreContext(style="verdict").safety_mode
+        'combined'
+        >>> ScoreContext(style="both")
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got style='both'. Must be one of ['auto', 'rating', 'verdict'].
+    """
+
+    judge: Judge | None = None
+    lang: Lang = "en"
+    embedder: Embedder | None = None
+    style: JudgeStyle = "auto"
+    safety_mode: SafetyMode = "combined"
+    on_injection: InjectionMode = "mask"
+    injection_detector: InjectionDetector = "learned"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            choices = _CHOICES.get(f.name)
+            value = getattr(self, f.name)
+            if choices is not None and value not in choices:
+                raise ConfigError(f"Got {f.name}={value!r}. Must be one of {list(choices)}.")
 
 
 #: A conversation metric wraps a turn's reason: "assistant turn 2 could not be rated: ...".

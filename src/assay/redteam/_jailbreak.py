@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..judges import Judge, JudgeRequest, JudgeResponse, make_judge
+from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness import ChatTarget, FailureTally, unscored_causes
 from ..run._evaluate import evaluate_async
@@ -72,9 +72,11 @@ class _Lent:
         self._judge = judge
         self.id = judge.id
         self.max_concurrency = judge.max_concurrency
+        self.capabilities = judge.capabilities
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        return await self._judge.complete(request)
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
+        return await self._judge.complete(request, accept=accept)
 
     async def aclose(self) -> None:
         return None

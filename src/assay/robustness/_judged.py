@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..judges import Judge
 from ..metrics import MetricResult, ScoreContext
 from ..metrics.judge import ask_verdict, load_template
 
 __all__ = ["judge_rejection"]
 
 
-async def judge_rejection(judge: Any, question: str, response: str,
+async def judge_rejection(judge: Judge, question: str, response: str,
                           lang: str) -> dict[str, Any]:
     """``{"rejected_judge": bool, "rejected_judge_reason": str[, "rejected_judge_p": float]}``,
     or ``{"judge_error": reason}`` when the judge gave no usable verdict."""

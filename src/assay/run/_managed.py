@@ -9,6 +9,8 @@ Example:
     >>> req = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
     >>> asyncio.run(judge.complete(req)).text, judge.stats.requests
     ('{"score": 3, "reason": "ok"}', 1)
+    >>> judge.capabilities == judge.backend.capabilities  # what the backend declares
+    True
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import TypeVar
 
 from ..errors import JudgeError, JudgeStoppedError, JudgeUnavailableError, RetryableJudgeError
-from ..judges import Judge, JudgeCache, JudgeRequest, JudgeResponse
+from ..judges import Accept, Judge, JudgeCache, JudgeCapabilities, JudgeRequest, JudgeResponse
 from ._budget import Budget
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
@@ -143,6 +145,20 @@ class ManagedJudge:
         self._hard: tuple[tuple[str, int | None], int] | None = None  # (kind, status), count
         self.stopped: JudgeStoppedError | None = None
 
+    @property
+    def max_concurrency(self) -> int | None:
+        """The backend's cap (this wrapper applies it, with the run's own)."""
+        return self.backend.max_concurrency
+
+    @property
+    def capabilities(self) -> JudgeCapabilities:
+        """The backend's capabilities: the wrapper adds caching and retries, not abilities."""
+        return self.backend.capabilities
+
+    async def aclose(self) -> None:
+        """Nothing: the wrapper does not own the backend (its owner, e.g. the Scorer that
+        made it from a spec, closes it)."""
+
     def _estimate(self, request: JudgeRequest) -> int:
         seen = self._completion_seen[-50:]
         completion = (max(seen) if seen else request.max_tokens // 2)
@@ -157,7 +173,7 @@ class ManagedJudge:
             self.stats.retries += 1
 
     async def complete(self, request: JudgeRequest, *,
-                       accept: Callable[[JudgeResponse], bool] | None = None) -> JudgeResponse:
+                       accept: Accept | None = None) -> JudgeResponse:
         """Answer from the cache, or call the backend within budget, retrying what may pass.
 
         Raises:
@@ -192,7 +208,7 @@ class ManagedJudge:
             del self._inflight[key]
 
     async def _send(self, request: JudgeRequest, key: str,
-                    accept: Callable[[JudgeResponse], bool] | None) -> JudgeResponse:
+                    accept: Accept | None) -> JudgeResponse:
         async def attempt() -> JudgeResponse:
             async with self._sem:
                 if self.stopped is not None:  # stopped while this call waited for a slot

@@ -59,6 +59,14 @@ class ManagedEmbedder:
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
+    @property
+    def max_batch(self) -> int:
+        """The backend's batch size (the wrapper batches texts across rows up to it)."""
+        return self.backend.max_batch
+
+    async def aclose(self) -> None:
+        """Nothing: the wrapper does not own the backend (its owner closes it)."""
+
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """Vectors for ``texts``, in order (from the cache where possible).
 

@@ -26,14 +26,23 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import Metric, MetricResult, ScoreContext
+from ..metrics import (
+    InjectionDetector,
+    InjectionMode,
+    JudgeStyle,
+    Lang,
+    Metric,
+    MetricResult,
+    SafetyMode,
+    ScoreContext,
+)
 from ..metrics.judge import FENCE_STYLE
 from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
@@ -91,12 +100,12 @@ class Scorer:
                       if judge is not None else None)
         self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry)
                          if embedder is not None else None)
-        self.ctx = ScoreContext(judge=self.judge, lang=settings.lang,  # type: ignore[arg-type]
-                                embedder=self.embedder,
-                                extras={"style": settings.style,
-                                        "safety_mode": settings.safety_mode,
-                                        "on_injection": settings.on_injection,
-                                        "injection_detector": settings.injection_detector})
+        self.ctx = ScoreContext(  # checks each setting against its allowed values
+            judge=self.judge, embedder=self.embedder, lang=cast(Lang, settings.lang),
+            style=cast(JudgeStyle, settings.style),
+            safety_mode=cast(SafetyMode, settings.safety_mode),
+            on_injection=cast(InjectionMode, settings.on_injection),
+            injection_detector=cast(InjectionDetector, settings.injection_detector))
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
@@ -127,12 +136,12 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
     keeps failing the same hard way) stops the run. A row whose texts address the evaluator
     is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
-    ``ctx.extras["injection_detector"]`` says what finds it (``learned``, the default, or
-    ``patterns``); ``ctx.extras["on_injection"]`` says what else: ``"mask"`` and ``"fail"``: its judge
+    ``ctx.injection_detector`` says what finds it (``learned``, the default, or
+    ``patterns``); ``ctx.on_injection`` says what else: ``"mask"`` and ``"fail"``: its judge
     metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
     """
-    mode = ctx.extras.get("on_injection", "mask")
-    learned = ctx.extras.get("injection_detector", "learned") == "learned"
+    mode = ctx.on_injection
+    learned = ctx.injection_detector == "learned"
     found = injection_of(row, learned=learned) if any(m.uses_judge for m in metrics) else None
     judged = row
     if found is not None and mode in WITHHOLDING_MODES:

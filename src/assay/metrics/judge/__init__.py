@@ -17,6 +17,7 @@ from ._rubric import (
                       ask_judge,
                       ask_until_parsed,
                       ask_verdict,
+                      prefers_verdicts,
 )
 from ._spotlight import FENCE_STYLE, FENCES, Spotlight
 from ._template import LANGS, Template, fence, load_template
@@ -25,4 +26,4 @@ from ._verdict import p_yes, parse_verdict
 __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS",
            "RATING_SCHEMA", "RELEVANCE", "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
            "fence", "json_object", "load_template", "p_yes", "parse_rating", "parse_verdict",
-           "weighted_rating"]
+           "prefers_verdicts", "weighted_rating"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...data import Row
 from ...errors import JudgeError
-from ...judges import JudgeRequest, JudgeResponse
+from ...judges import Accept, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from .._turns import mean_of_turns, score_turns
@@ -35,19 +35,31 @@ __all__ = [
     "RubricMetric",
     "ask_judge",
     "ask_until_parsed",
+    "prefers_verdicts",
 ]
 
 
-async def ask_judge(judge: Any, request: JudgeRequest,
-                    accept: Callable[[JudgeResponse], bool]) -> JudgeResponse:
-    """Call ``judge`` (a managed judge takes ``accept``: only accepted answers are cached)."""
-    complete = judge.complete
-    try:
-        return await complete(request, accept=accept)
-    except TypeError as e:
-        if "accept" not in str(e):
-            raise
-        return await complete(request)  # a bare backend, e.g. in a doctest
+def prefers_verdicts(capabilities: JudgeCapabilities) -> bool:
+    """Whether ``style="auto"`` asks this judge Yes/No verdicts rather than 1-5 ratings: a
+    local judge is a small embedded model, which ranks answers far better by P(yes) of one
+    token than by the number it writes (README, "How it judges groundedness").
+
+    Example:
+        >>> prefers_verdicts(JudgeCapabilities(local=True)), prefers_verdicts(JudgeCapabilities())
+        (True, False)
+    """
+    return capabilities.local
+
+
+async def ask_judge(judge: Judge | None, request: JudgeRequest, accept: Accept) -> JudgeResponse:
+    """Call ``judge``; a judge that caches keeps only the answers ``accept`` takes.
+
+    Raises:
+        JudgeError: no judge was given (the metric needs one), or the call failed.
+    """
+    if judge is None:
+        raise JudgeError("this metric needs a judge, and none was given")
+    return await judge.complete(request, accept=accept)
 
 
 async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
@@ -117,14 +129,13 @@ class RubricMetric(FieldMetric):
     def style_for(self, ctx: ScoreContext) -> str:
         """``verdict`` (P(yes) mapped to 1-5) or ``rating`` (a 1-5 number) for this run.
 
-        ``auto`` uses verdicts on the embedded judge for metrics that have a verdict rubric,
-        where they measured better, and ratings everywhere else.
+        ``auto`` uses verdicts on a judge that :func:`prefers_verdicts` (a local one) for
+        metrics that have a verdict rubric, where they measured better, and ratings elsewhere.
         """
-        style = ctx.extras.get("style", "auto")
-        if style == "auto":
-            judge_id = str(getattr(ctx.judge, "id", ""))
-            return "verdict" if self.verdict and judge_id.startswith("local:") else "rating"
-        return "verdict" if style == "verdict" and self.verdict else "rating"
+        if ctx.style == "auto":
+            local = ctx.judge is not None and prefers_verdicts(ctx.judge.capabilities)
+            return "verdict" if self.verdict and local else "rating"
+        return "verdict" if ctx.style == "verdict" and self.verdict else "rating"
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.kind == "conversation":

@@ -2,7 +2,7 @@
 
 One decomposition request per text (identical requests from several metrics of a row are
 answered once: by the cache, or by the call already in flight) and one verification request per
-(statements, source) pair. On the embedded judge, each statement is instead checked by its own
+(statements, source) pair. On a local (embedded) judge, each statement is instead checked by its own
 one-token Yes/No question, whose probability ranks far better on a small model; the source
 comes first so its KV cache is reused across the statements.
 
@@ -19,7 +19,7 @@ from typing import Any
 from ...errors import JudgeError
 from ...judges import JudgeRequest
 from .._base import ScoreContext
-from ..judge._rubric import ask_judge, ask_until_parsed
+from ..judge._rubric import ask_judge, ask_until_parsed, prefers_verdicts
 from ..judge._template import load_template
 from ..judge._verdict import p_yes
 from ._json import json_list, text_list
@@ -109,10 +109,11 @@ async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -
 
 
 def _verdict_style(ctx: ScoreContext) -> bool:
-    style = ctx.extras.get("style", "auto")
-    if style == "auto":
-        return str(getattr(ctx.judge, "id", "")).startswith("local:")
-    return style == "verdict"
+    """One Yes/No question per statement (``verdict``, or ``auto`` on a judge that prefers
+    verdicts: a local one) rather than one batched verification request."""
+    if ctx.style == "auto":
+        return ctx.judge is not None and prefers_verdicts(ctx.judge.capabilities)
+    return ctx.style == "verdict"
 
 
 async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[Verdict]:

@@ -1,7 +1,7 @@
 """Severity of harmful content per category (hate and unfairness, sexual, violence, self-harm),
 rated 0-7 by the judge; lower is better.
 
-Two modes, chosen per run by ``ctx.extras["safety_mode"]``:
+Two modes, chosen per run by ``ctx.safety_mode``:
 
 - ``combined`` (default): every category's metric sends the *identical* request, rendered from
   ``prompts/safety/v1``, which asks for all four severities in one JSON answer; each metric reads
@@ -19,7 +19,7 @@ Example:
     >>> from assay.metrics import ScoreContext
     >>> row = Row(id="1", line=1, question="How do I sharpen a knife?", answer="Use a whetstone.")
     >>> judge = FakeJudge('{"severity": 1, "reason": "Kitchen safety advice."}')
-    >>> ctx = ScoreContext(judge=judge, extras={"safety_mode": "separate"})
+    >>> ctx = ScoreContext(judge=judge, safety_mode="separate")
     >>> r = asyncio.run(VIOLENCE.score(row, ctx))
     >>> r.value, r.details["level"], r.details["mode"]
     (1.0, 'Very low', 'separate')
@@ -28,12 +28,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
-from .._base import MetricResult, ScoreContext, mean_aggregate
+from .._base import MetricResult, SafetyMode, ScoreContext, mean_aggregate
 from .._common import FieldMetric
 from .._turns import first_unscored_turn, score_turns
 from ..judge import Template, ask_until_parsed, load_template
@@ -52,7 +52,7 @@ __all__ = ["COMBINED_PROMPT", "HATE_UNFAIRNESS", "MODES", "SELF_HARM", "SEVERITY
            "VIOLENCE", "SeverityMetric", "combined_request", "safety_mode"]
 
 #: How the severity metrics ask the judge: one shared request per row, or one per category.
-MODES = ("combined", "separate")
+MODES: tuple[str, ...] = get_args(SafetyMode)
 #: The prompt folder of the combined request.
 COMBINED_PROMPT = "safety"
 _MAX_TOKENS_ONE = 160
@@ -61,18 +61,17 @@ _TOP_LOGPROBS = 10  # enough alternatives to see most of the eight digits
 
 
 def safety_mode(ctx: ScoreContext) -> str:
-    """``combined`` or ``separate``, from ``ctx.extras["safety_mode"]`` (default ``combined``).
+    """``combined`` or ``separate``: ``ctx.safety_mode`` (checked when the context is made).
 
     Example:
-        >>> safety_mode(ScoreContext(extras={"safety_mode": "both"}))
+        >>> safety_mode(ScoreContext(safety_mode="separate"))
+        'separate'
+        >>> safety_mode(ScoreContext(safety_mode="both"))  # type: ignore[arg-type]
         Traceback (most recent call last):
         ...
         assay.errors.ConfigError: Got safety_mode='both'. Must be one of ['combined', 'separate'].
     """
-    mode = ctx.extras.get("safety_mode", "combined")
-    if mode not in MODES:
-        raise ConfigError(f"Got safety_mode={mode!r}. Must be one of {list(MODES)}.")
-    return str(mode)
+    return ctx.safety_mode
 
 
 def combined_request(question: str | None, answer: str | None,

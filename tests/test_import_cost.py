@@ -1,0 +1,51 @@
+"""``import assay`` loads no heavy optional library: each is imported where it is used.
+
+Each check runs in a fresh interpreter (this test process has imported plenty already) and
+reads ``sys.modules``: a behaviour check, not a timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+#: Libraries that cost seconds to import or are optional extras (issue 17, item 5).
+HEAVY = ("openai", "httpx", "httpx2", "xllamacpp", "ray", "sklearn", "scipy", "pandas",
+         "pyarrow", "onnxruntime")
+
+
+def _loaded_after(code: str) -> list[str]:
+    """The HEAVY top-level packages in ``sys.modules`` after running ``code`` in a new Python."""
+    probe = (f"{code}\nimport sys, json\n"
+             f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r})))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, timeout=120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_assay_loads_no_heavy_library() -> None:
+    assert _loaded_after("import assay") == []
+
+
+@pytest.mark.parametrize("code", [
+    "from assay import evaluate, calibrate, make_judge, get_metric, load_metric_file",
+    "import assay.judges, assay.embeddings, assay.metrics, assay.run",
+    "import assay.cli.main, assay.robustness, assay.redteam, assay.calibration",
+    ("import assay; assay.evaluate([{'answer': 'Paris', 'ground_truth': 'Paris'}], "
+     "metrics='f1_score,groundedness', judge=assay.FakeJudge(), cache=None)"),
+])
+def test_public_api_loads_heavy_libraries_only_when_used(code: str) -> None:
+    assert _loaded_after(code) == []
+
+
+def test_the_probe_sees_a_library_that_was_imported() -> None:
+    """The check above can fail: ``sys.modules`` shows a library once something imports it."""
+    assert "openai" in _loaded_after("import assay, openai")
