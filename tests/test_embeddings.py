@@ -140,7 +140,7 @@ def test_auto_skips_semantic_similarity_without_the_local_embedder(monkeypatch) 
 
 
 def test_bad_embeddings_spec() -> None:
-    with pytest.raises(ConfigError, match="--embeddings"):
+    with pytest.raises(ConfigError, match="Got embeddings='bogus'"):
         evaluate([{"answer": "a", "ground_truth": "a"}], metrics="f1_score", embeddings="bogus")
 
 

@@ -7,7 +7,7 @@ Example:
 
 from __future__ import annotations
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ._base import Embedder
 
 __all__ = ["EMBEDDER_SPECS", "check_embedder_spec", "make_embedder"]
@@ -22,7 +22,7 @@ def check_embedder_spec(spec: str | Embedder) -> None:
     kind, _, arg = spec.partition(":")
     if spec == "local" or (kind == "openai" and arg):
         return
-    raise ConfigError(f"Got --embeddings {spec!r}. Must be one of: {', '.join(EMBEDDER_SPECS)}.")
+    raise ConfigError(f"Got {option('embeddings', spec)}. Must be one of: {', '.join(EMBEDDER_SPECS)}.")
 
 
 def make_embedder(spec: str | Embedder, *, timeout: float = 120.0) -> Embedder:

