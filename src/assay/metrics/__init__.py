@@ -8,28 +8,35 @@ Example:
 
 from ._base import Metric, MetricResult, ScoreContext, call_failure_cause, mean_aggregate
 from ._common import FieldMetric
+from ._plugins import METRICS_GROUP, MetricInfo, MetricRegistry, metric_kind
 from ._registry import (
     AUTO_METRICS,
     REGISTRY,
     MetricPlanner,
     Plan,
     get_metric,
+    list_metrics,
     plan_metrics,
     register,
 )
 
 __all__ = [
-           "AUTO_METRICS",
-           "REGISTRY",
-           "FieldMetric",
-           "Metric",
-           "MetricPlanner",
-           "MetricResult",
-           "Plan",
-           "ScoreContext",
-           "call_failure_cause",
-           "get_metric",
-           "mean_aggregate",
-           "plan_metrics",
-           "register",
+    "AUTO_METRICS",
+    "METRICS_GROUP",
+    "REGISTRY",
+    "FieldMetric",
+    "Metric",
+    "MetricInfo",
+    "MetricPlanner",
+    "MetricRegistry",
+    "MetricResult",
+    "Plan",
+    "ScoreContext",
+    "call_failure_cause",
+    "get_metric",
+    "list_metrics",
+    "mean_aggregate",
+    "metric_kind",
+    "plan_metrics",
+    "register",
 ]
