@@ -138,7 +138,11 @@ class MetricRegistry(Mapping[str, Metric]):
         if source is None:
             module = type(metric).__module__
             source = "built-in" if module.startswith("assay.") else f"registered by {module}"
+        if source != "built-in":  # assay's own metrics register at import: no scan then
+            self._discover()
         taken = self._sources.get(name) or (self._plugins or {}).get(name, None)
+        if taken is None and name in self._refused:
+            taken = self._refused[name][0]
         if taken is not None and not replace:
             owner = taken.source if isinstance(taken, Plugin) else taken
             raise ConfigError(f"Metric {name!r} is already registered ({owner}). Pass "
@@ -150,6 +154,14 @@ class MetricRegistry(Mapping[str, Metric]):
         self._metrics[name] = metric
         self._sources[name] = source
         return metric
+
+    def unregister(self, name: str) -> None:
+        """Remove the metric registered as ``name`` (a plugin of that name, if installed, is
+        found again on the next lookup); a KeyError if there is none."""
+        del self._metrics[name], self._sources[name]
+        if name not in self._loaded and self._plugins is not None:
+            self._plugins = None
+        self._loaded.discard(name)
 
     def _discover(self) -> dict[str, Plugin]:
         if self._plugins is None:
