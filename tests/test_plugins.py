@@ -9,6 +9,7 @@ import json
 import sys
 import tomllib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,22 +47,32 @@ def _forget_example() -> None:
         del sys.modules[name]
 
 
+@contextmanager
+def example_plugin_installed(site: Path) -> Iterator[Path]:
+    """The example plugin visible as an install makes it visible: its dist-info (written from
+    its pyproject.toml) in ``site`` and its sources, both on sys.path; the registry forgets
+    every plugin before and after (docs/plugins.md's commands run inside this too)."""
+    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
+    _dist_info(site, project["name"], project["version"], project["entry-points"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(EXAMPLE / "src"))
+        mp.syspath_prepend(str(site))
+        _forget_example()
+        REGISTRY.forget_plugins()
+        try:
+            yield site
+        finally:
+            REGISTRY.forget_plugins()
+            _forget_example()
+
+
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory on sys.path holding the example plugin's dist-info (as its pyproject.toml
-    declares it) and its sources; the registry forgets every plugin before and after."""
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
-    site = tmp_path / "site"
-    _dist_info(site, project["name"], project["version"], project["entry-points"])
-    monkeypatch.syspath_prepend(str(EXAMPLE / "src"))
-    monkeypatch.syspath_prepend(str(site))
+    """A directory on sys.path holding the example plugin's dist-info; more can be added."""
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
-    _forget_example()
-    REGISTRY.forget_plugins()
-    yield site
-    REGISTRY.forget_plugins()
-    _forget_example()
+    with example_plugin_installed(tmp_path / "site") as site:
+        yield site
 
 
 def _data(tmp_path: Path) -> Path:
