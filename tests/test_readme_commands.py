@@ -175,6 +175,7 @@ def doc_commands() -> list[DocCommand]:
     found: list[DocCommand] = []
     for doc in DOCS:
         lines = doc.read_text(encoding="utf-8").splitlines()
+        name = doc.relative_to(ROOT)
         i = 0
         while i < len(lines):
             fence = re.match(r"^\s*```\s*([\w+-]*)", lines[i])
@@ -186,7 +187,6 @@ def doc_commands() -> list[DocCommand]:
             while end < len(lines) and not lines[end].strip().startswith("```"):
                 end += 1
             block = lines[start:end]
-            name = doc.relative_to(ROOT)
             if lang in ("yaml", "yml"):
                 steps = [(n, s) for n, s in _yaml_steps(block) if _command_text(s)]
                 for k, (n, text) in enumerate(steps):
