@@ -215,3 +215,9 @@ def test_register_refuses_a_taken_name_unless_replacing_on_purpose(site: Path) -
     REGISTRY.unregister("answer_length")
     assert get_metric("answer_length").name == "answer_length"
     assert REGISTRY.source("answer_length") == "assay-answer-length 0.1.0"
+
+
+def test_a_run_without_the_plugin_metric_does_not_import_it(site: Path, tmp_path: Path) -> None:
+    code, output, _ = _run(tmp_path, "--metrics", "f1_score")
+    assert code == 0, output
+    assert MODULE not in sys.modules
