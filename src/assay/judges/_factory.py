@@ -59,7 +59,7 @@ def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
     if not (isinstance(getattr(judge, "id", None), str) and hasattr(judge, "complete")):
         raise plugin.error(f"gives a {type(judge).__name__}, not a judge (it needs an id and "
                            "an async complete(request))")
-    return judge  # type: ignore[no-any-return]
+    return judge
 
 
 def check_judge_spec(spec: str | Judge) -> None:

@@ -82,7 +82,7 @@ def _as_metric(obj: object, plugin: Plugin) -> Metric:
     factory returns; a ConfigError naming the plugin otherwise."""
     if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Metric)):
         try:
-            obj = obj()  # type: ignore[operator]
+            obj = obj()
         except Exception as e:  # noqa: BLE001 - the plugin's own code failed
             raise plugin.error(f"failed to build its metric ({type(e).__name__}: {e})") from None
     missing = [m for m in _MEMBERS if not hasattr(obj, m)]

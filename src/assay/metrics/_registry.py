@@ -74,7 +74,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            ContextRecall(),
            AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL):
-    register(_m)  # type: ignore[arg-type]
+    register(_m)
 
 
 def get_metric(name: str) -> Metric:
