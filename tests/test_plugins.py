@@ -221,3 +221,18 @@ def test_a_run_without_the_plugin_metric_does_not_import_it(site: Path, tmp_path
     code, output, _ = _run(tmp_path, "--metrics", "f1_score")
     assert code == 0, output
     assert MODULE not in sys.modules
+
+
+def test_unregistering_a_code_metric_keeps_imported_plugins(site: Path) -> None:
+    class Extra(FieldMetric):
+        name = "extra_metric"
+
+        async def score(self, row: object, ctx: object) -> MetricResult:
+            return MetricResult(value=1.0)
+
+    plugin_metric = get_metric("answer_length")
+    register(Extra())
+    REGISTRY.unregister("extra_metric")
+    assert "extra_metric" not in REGISTRY
+    assert get_metric("answer_length") is plugin_metric  # not refused as its own rival
+    assert REGISTRY.refusal("answer_length") is None

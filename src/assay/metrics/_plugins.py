@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,8 +165,10 @@ class MetricRegistry(Mapping[str, Metric]):
 
     def _discover(self) -> dict[str, Plugin]:
         if self._plugins is None:
-            self._plugins, refused = scan_plugins(self.group, taken=self._sources,
-                                                  what="metric")
+            # a plugin imported before a new scan (see unregister) is not its own rival
+            taken = {n: s for n, s in self._sources.items() if n not in self._loaded}
+            plugins, refused = scan_plugins(self.group, taken=taken, what="metric")
+            self._plugins = {n: p for n, p in plugins.items() if n not in self._loaded}
             self._refused.update(refused)
         return self._plugins
 
@@ -243,11 +245,11 @@ class MetricRegistry(Mapping[str, Metric]):
             except ConfigError:
                 pass
 
-    def values(self) -> Any:
+    def values(self) -> ValuesView[Metric]:
         self.load_all()
         return self._metrics.values()
 
-    def items(self) -> Any:
+    def items(self) -> ItemsView[str, Metric]:
         self.load_all()
         return self._metrics.items()
 
@@ -255,7 +257,7 @@ class MetricRegistry(Mapping[str, Metric]):
         """Every metric, plugins imported, in registration order; then the refused names."""
         self.load_all()
         out = [MetricInfo(name, self._sources[name], metric_kind(m), tuple(sorted(m.required)),
-                          tuple(m.value_range), str(m.version))  # type: ignore[arg-type]
+                          (m.value_range[0], m.value_range[1]), str(m.version))
                for name, m in self._metrics.items()]
         out += [MetricInfo(name, source, "broken", error=why)
                 for name, (source, why) in self._refused.items()]
