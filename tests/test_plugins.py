@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.errors import ConfigError
-from assay.judges import make_judge
+from assay.judges import check_judge_spec, make_judge
 from assay.metrics import REGISTRY, FieldMetric, MetricResult, get_metric, plan_metrics, register
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "plugin"
@@ -236,3 +236,18 @@ def test_unregistering_a_code_metric_keeps_imported_plugins(site: Path) -> None:
     assert "extra_metric" not in REGISTRY
     assert get_metric("answer_length") is plugin_metric  # not refused as its own rival
     assert REGISTRY.refusal("answer_length") is None
+
+
+def test_a_judge_prefix_is_checked_without_import_and_a_broken_one_names_its_dist(
+        site: Path) -> None:
+    _dist_info(site, "assay-ghost", "0.4", {"assay.judges": {
+        "ghost": "assay_no_such_judge:make", "notcallable": "os:sep"}})
+    check_judge_spec("constant:4")  # known from the entry point alone
+    assert MODULE not in sys.modules
+    with pytest.raises(ConfigError) as exc:
+        make_judge("ghost:model-x")
+    assert "assay-ghost 0.4" in str(exc.value) and "entry point ghost" in str(exc.value)
+    with pytest.raises(ConfigError, match="gives a str, not a judge factory"):
+        make_judge("notcallable")
+    with pytest.raises(ConfigError, match=r"Must be one of: .*constant:\.\.\."):
+        make_judge("nosuch:x")
