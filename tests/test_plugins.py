@@ -6,6 +6,8 @@ own pyproject.toml, and its ``src`` on ``sys.path``), then used through the CLI 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -251,3 +253,24 @@ def test_a_judge_prefix_is_checked_without_import_and_a_broken_one_names_its_dis
         make_judge("notcallable")
     with pytest.raises(ConfigError, match=r"Must be one of: .*constant:\.\.\."):
         make_judge("nosuch:x")
+
+
+_COUNT_SCANS = """
+import importlib.metadata as metadata
+scans = []
+real = metadata.entry_points
+metadata.entry_points = lambda **kw: (str(kw.get("group")).startswith("assay")
+                                      and scans.append(kw["group"])) or real(**kw)
+import assay, assay.cli.main
+print(scans)
+assay.get_metric("f1_score")
+assay.get_metric("exact_match")
+print(scans)
+"""
+
+
+def test_import_reads_no_entry_points_and_the_first_lookup_reads_them_once() -> None:
+    done = subprocess.run([sys.executable, "-c", _COUNT_SCANS], capture_output=True,
+                          text=True, timeout=120, check=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.stdout.splitlines() == ["[]", "['assay.metrics']"]
