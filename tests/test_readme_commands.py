@@ -35,6 +35,9 @@ The rules that turn a written command into the one that runs, in this order:
    a file an earlier command of its block writes (``--out``) runs that command first; a YAML
    workflow step first runs the steps before it, all in the same folder.
 
+5. **The example plugin** of ``examples/plugin`` is visible to the commands of docs/plugins.md,
+   as ``pip install -e examples/plugin`` makes it (``tests/test_plugins.py``).
+
 A command must exit 0, except as :data:`EXIT_ALLOWED` says (with its reason). A command that
 uses an option assay does not have fails with a message that names it, so an option
 documented before it is built shows up as exactly that.
@@ -53,6 +56,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +67,7 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.store import open_store
 from conftest import FakeJudgeServer
+from test_plugins import example_plugin_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -170,6 +175,7 @@ def doc_commands() -> list[DocCommand]:
     found: list[DocCommand] = []
     for doc in DOCS:
         lines = doc.read_text(encoding="utf-8").splitlines()
+        name = doc.relative_to(ROOT)
         i = 0
         while i < len(lines):
             fence = re.match(r"^\s*```\s*([\w+-]*)", lines[i])
@@ -181,7 +187,6 @@ def doc_commands() -> list[DocCommand]:
             while end < len(lines) and not lines[end].strip().startswith("```"):
                 end += 1
             block = lines[start:end]
-            name = doc.relative_to(ROOT)
             if lang in ("yaml", "yml"):
                 steps = [(n, s) for n, s in _yaml_steps(block) if _command_text(s)]
                 for k, (n, text) in enumerate(steps):
@@ -406,7 +411,10 @@ def test_documented_command_runs(command: DocCommand, judge: FakeJudgeServer,
     if help_reason is None and "--resume" in argv:
         _interrupted([a for a in argv if a != "--resume"], env, tmp_path,
                      request.getfixturevalue("slow_judge"))
-    result = _ok(argv, env, tmp_path, command.where, command.text)
+    plugin = (example_plugin_installed(tmp_path / "site")
+              if command.where.startswith("docs/plugins.md") else nullcontext())
+    with plugin:
+        result = _ok(argv, env, tmp_path, command.where, command.text)
     if help_reason is not None:
         assert "Usage:" in result.output
 

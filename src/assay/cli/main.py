@@ -18,6 +18,7 @@ from .. import __version__
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import jailbreak as jailbreak_cmd
+from . import metrics as metrics_cmd
 from . import report as report_cmd
 from . import robustness as robustness_cmd
 from . import run as run_cmd
@@ -45,6 +46,7 @@ app.command("serve")(serve_cmd.serve)
 app.command("simulate")(simulate_cmd.simulate_cmd)
 app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
 app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
+app.command("metrics")(metrics_cmd.metrics_cmd)
 
 
 def _print_version(value: bool) -> None:

@@ -1,5 +1,8 @@
 """Turn a ``--judge`` spec into a judge backend.
 
+Other distributions add judges through the ``assay.judges`` entry-point group: the entry point
+named ``PREFIX`` is a factory that gets the rest of a ``PREFIX:REST`` spec and returns a Judge.
+
 Example:
     >>> make_judge("fake").id
     'fake'
@@ -7,13 +10,56 @@ Example:
 
 from __future__ import annotations
 
-from ..errors import ConfigError
+from .._entry_points import Plugin, scan_plugins
+from ..errors import AssayError, ConfigError
 from ._base import Judge
 from ._fake import FakeJudge
 
-__all__ = ["JUDGE_SPECS", "make_judge"]
+__all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "make_judge"]
 
 JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "azure:DEPLOYMENT")
+#: The entry-point group of judge plugins; the built-in prefixes below cannot be claimed.
+JUDGES_GROUP = "assay.judges"
+_BUILTIN_PREFIXES = ("local", "openai", "azure", "fake")
+
+
+def _judge_plugins() -> tuple[dict[str, Plugin], dict[str, tuple[str, str]]]:
+    """The judge plugins by prefix (nothing imported), and the refused prefixes: one claiming
+    a built-in prefix, or two claiming the same one."""
+    return scan_plugins(JUDGES_GROUP, what="judge",
+                        taken=dict.fromkeys(_BUILTIN_PREFIXES, "built-in"))
+
+
+def _plugin_for(kind: str) -> Plugin | None:
+    """The judge plugin for a spec's prefix, None if there is none; a ConfigError naming both
+    claimants when the prefix is refused (a clash)."""
+    plugins, refused = _judge_plugins()
+    if kind in refused:
+        raise ConfigError(refused[kind][1])
+    return plugins.get(kind)
+
+
+def _unknown_spec(spec: str) -> ConfigError:
+    specs = JUDGE_SPECS + tuple(f"{name}:..." for name in sorted(_judge_plugins()[0]))
+    return ConfigError(f"Got --judge {spec!r}. Must be one of: {', '.join(specs)}.")
+
+
+def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
+    """What the plugin's factory builds for the rest of the spec, checked to be a judge."""
+    factory = plugin.load()
+    if not callable(factory):
+        raise plugin.error(f"gives a {type(factory).__name__}, not a judge factory")
+    try:
+        judge = factory(arg)
+    except AssayError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the plugin's own code failed
+        raise plugin.error(f"failed to build a judge for {arg!r} ({type(e).__name__}: {e})"
+                           ) from None
+    if not (isinstance(getattr(judge, "id", None), str) and hasattr(judge, "complete")):
+        raise plugin.error(f"gives a {type(judge).__name__}, not a judge (it needs an id and "
+                           "an async complete(request))")
+    return judge
 
 
 def check_judge_spec(spec: str | Judge) -> None:
@@ -25,19 +71,24 @@ def check_judge_spec(spec: str | Judge) -> None:
     if not isinstance(spec, str):
         return
     kind, _, arg = spec.partition(":")
+    if _plugin_for(kind) is not None:
+        return
     if kind in ("local", "fake") or (kind in ("openai", "azure") and arg):
         return
-    raise ConfigError(f"Got --judge {spec!r}. Must be one of: {', '.join(JUDGE_SPECS)}.")
+    raise _unknown_spec(spec)
 
 
 def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
     """``local`` (the embedded model), ``local:PATH.gguf``, ``openai:MODEL``, ``azure:DEPLOYMENT``.
 
     A Judge instance is returned unchanged; ``fake`` is the scripted test judge.
+    ``PREFIX:REST`` with a judge plugin named ``PREFIX`` calls its factory with ``REST``.
     """
     if not isinstance(spec, str):
         return spec
     kind, _, arg = spec.partition(":")
+    if (plugin := _plugin_for(kind)) is not None:
+        return _plugin_judge(plugin, arg)
     if kind == "local":
         from ._local import LocalJudge
         return LocalJudge(arg or None)
@@ -49,4 +100,4 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
         return azure_judge(arg, timeout=timeout)
     if kind == "fake":
         return FakeJudge()
-    raise ConfigError(f"Got --judge {spec!r}. Must be one of: {', '.join(JUDGE_SPECS)}.")
+    raise _unknown_spec(spec)

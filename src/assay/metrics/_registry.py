@@ -1,5 +1,8 @@
 """The metric registry (one name = registry key, result column and CLI name) and the planner.
 
+Built-ins are registered here the same way as plugins; plugins of the ``assay.metrics``
+entry-point group join on the first lookup (see ``_plugins``).
+
 Example:
     >>> from assay.data import Row
     >>> rows = [Row(id="1", line=1, question="Q?", answer="A.", context="C.")]
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from ..data import Row
 from ..errors import ConfigError, DataError
 from ._base import Metric
+from ._plugins import MetricInfo, MetricRegistry
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
@@ -31,10 +35,11 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "plan_metrics",
-           "register", "similar_metric_names", "unknown_metrics_error"]
+__all__ = ["AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "list_metrics",
+           "plan_metrics", "register", "similar_metric_names", "unknown_metrics_error"]
 
-REGISTRY: dict[str, Metric] = {}
+#: Every metric by name: built-ins, metrics registered in code, entry-point plugins.
+REGISTRY = MetricRegistry()
 
 #: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
 AUTO_METRICS = (
@@ -47,12 +52,21 @@ AUTO_METRICS = (
 )
 
 
-def register(metric: Metric) -> Metric:
-    """Add a metric to the registry (built-ins are registered the same way as plugins)."""
-    if not metric.name.isidentifier():
-        raise ConfigError(f"Got metric name {metric.name!r}. Must be a Python identifier.")
-    REGISTRY[metric.name] = metric
-    return metric
+def register(metric: Metric, *, replace: bool = False) -> Metric:
+    """Add a metric to the registry (built-ins are registered the same way).
+
+    A name already taken (built-in, registered or a plugin's) is a ConfigError, unless
+    ``replace`` says the replacement is on purpose.
+
+    Example:
+        >>> from assay.metrics.lexical import F1Score
+        >>> try:
+        ...     register(F1Score())
+        ... except ConfigError as e:
+        ...     str(e).split(". ")[0]
+        "Metric 'f1_score' is already registered (built-in)"
+    """
+    return REGISTRY.register(metric, replace=replace)
 
 
 for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
@@ -60,7 +74,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            ContextRecall(),
            AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL):
-    register(_m)  # type: ignore[arg-type]
+    register(_m)
 
 
 def get_metric(name: str) -> Metric:
@@ -75,10 +89,25 @@ def get_metric(name: str) -> Metric:
         ...     str(e).splitlines()[0]
         "Unknown metric 'fluncy' (did you mean fluency?)."
     """
+    refused = REGISTRY.refusal(name)
+    if refused is not None:
+        raise refused
     try:
         return REGISTRY[name]
     except KeyError:
         raise unknown_metrics_error([name]) from None
+
+
+def list_metrics() -> list[MetricInfo]:
+    """Every metric with its source, kind, required fields, range and version; a plugin that
+    is refused or cannot be imported is listed with its error (``kind`` ``broken``).
+
+    Example:
+        >>> info = next(i for i in list_metrics() if i.name == "rouge_l")
+        >>> info.source, info.kind, info.required, info.value_range
+        ('built-in', 'lexical', ('answer', 'ground_truth'), (0.0, 1.0))
+    """
+    return REGISTRY.infos()
 
 
 def similar_metric_names(name: str, known: Iterable[str] | None = None) -> list[str]:
@@ -161,10 +190,13 @@ class MetricPlanner:
         self.source = source
         self.auto = isinstance(metrics, str) and metrics.strip() == "auto"
         if self.auto:
-            self.candidates = [REGISTRY[name] for name in AUTO_METRICS]
+            self.candidates = [get_metric(name) for name in AUTO_METRICS]
         else:
             names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
                      else list(metrics))
+            for name in names:
+                if isinstance(name, str) and (refused := REGISTRY.refusal(name)) is not None:
+                    raise refused
             unknown = [n for n in names if isinstance(n, str) and n and n not in REGISTRY]
             if unknown:
                 raise unknown_metrics_error(unknown)
