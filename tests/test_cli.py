@@ -316,7 +316,7 @@ def test_bogus_judge_exits_2_listing_allowed_specs(tmp_path: Path) -> None:
                   "--out", out)
     assert res.exit_code == 2
     msg = _flat(res.stderr)
-    assert "'bogus'" in msg
+    assert "Got --judge bogus." in msg
     for spec in JUDGE_SPECS:
         assert spec in msg, spec
     assert res.stdout == ""

@@ -18,13 +18,14 @@ from ._base import (
     estimate_tokens,
 )
 from ._cache import JudgeCache, default_cache_path
-from ._factory import JUDGE_SPECS, check_judge_spec, make_judge
+from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
 from ._fake import FakeJudge, Script
 from ._known import known_capabilities
 from ._local import LocalJudge
 from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
 
 __all__ = [
+    "JUDGES_GROUP",
     "JUDGE_SPECS",
     "Accept",
     "FakeJudge",
@@ -42,6 +43,7 @@ __all__ = [
     "check_judge_spec",
     "default_cache_path",
     "estimate_tokens",
+    "judge_protocol_gaps",
     "known_capabilities",
     "make_judge",
     "openai_client",

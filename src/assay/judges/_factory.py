@@ -10,12 +10,14 @@ Example:
 
 from __future__ import annotations
 
+import inspect
+
 from .._entry_points import Plugin, scan_plugins
-from ..errors import AssayError, ConfigError
+from ..errors import AssayError, ConfigError, option
 from ._base import Judge
 from ._fake import FakeJudge
 
-__all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "make_judge"]
+__all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "check_judge_spec", "judge_protocol_gaps", "make_judge"]
 
 JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "azure:DEPLOYMENT")
 #: The entry-point group of judge plugins; the built-in prefixes below cannot be claimed.
@@ -41,7 +43,7 @@ def _plugin_for(kind: str) -> Plugin | None:
 
 def _unknown_spec(spec: str) -> ConfigError:
     specs = JUDGE_SPECS + tuple(f"{name}:..." for name in sorted(_judge_plugins()[0]))
-    return ConfigError(f"Got --judge {spec!r}. Must be one of: {', '.join(specs)}.")
+    return ConfigError(f"Got {option('judge', spec)}. Must be one of: {', '.join(specs)}.")
 
 
 def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
@@ -56,10 +58,40 @@ def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
     except Exception as e:  # noqa: BLE001 - the plugin's own code failed
         raise plugin.error(f"failed to build a judge for {arg!r} ({type(e).__name__}: {e})"
                            ) from None
-    if not (isinstance(getattr(judge, "id", None), str) and hasattr(judge, "complete")):
-        raise plugin.error(f"gives a {type(judge).__name__}, not a judge (it needs an id and "
-                           "an async complete(request))")
+    missing = judge_protocol_gaps(judge)
+    if missing:
+        raise plugin.error(f"gives a {type(judge).__name__}, not a judge: it lacks "
+                           f"{', '.join(missing)} (see assay.judges.Judge)")
     return judge
+
+
+def judge_protocol_gaps(judge: object) -> list[str]:
+    """What ``judge`` lacks of the :class:`Judge` protocol (empty when it is a judge).
+
+    Example:
+        >>> from assay.judges import FakeJudge
+        >>> judge_protocol_gaps(FakeJudge("x"))
+        []
+        >>> class Bare:
+        ...     id = "bare"
+        ...     async def complete(self, request): ...
+        >>> judge_protocol_gaps(Bare())
+        ['max_concurrency', 'capabilities', 'aclose()', "the keyword 'accept' of complete()"]
+    """
+    gaps = [] if isinstance(getattr(judge, "id", None), str) else ["a string id"]
+    gaps += [name for name in ("max_concurrency", "capabilities") if not hasattr(judge, name)]
+    gaps += [f"{name}()" for name in ("complete", "aclose")
+             if not callable(getattr(judge, name, None))]
+    complete = getattr(judge, "complete", None)
+    if callable(complete):
+        try:
+            params = inspect.signature(complete).parameters
+        except (TypeError, ValueError):
+            params = {}
+        takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        if "accept" not in params and not takes_kwargs:
+            gaps.append("the keyword 'accept' of complete()")
+    return gaps
 
 
 def check_judge_spec(spec: str | Judge) -> None:

@@ -3,7 +3,6 @@
 Example:
     >>> import asyncio
     >>> from assay.data import Row
-from assay.errors import ConfigError
     >>> row = Row(id="1", line=1, answer="It weighs 1.3 kg packed.")
     >>> asyncio.run(AnswerLength(limit=4).score(row, None)).value
     0.8
@@ -13,7 +12,7 @@ from __future__ import annotations
 
 from assay.data import Row
 from assay.errors import ConfigError
-from assay.judges import JudgeRequest, JudgeResponse
+from assay.judges import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
 from assay.metrics import FieldMetric, MetricResult, ScoreContext
 
 __all__ = ["AnswerLength", "ConstantJudge", "constant_judge"]
@@ -52,12 +51,16 @@ class ConstantJudge:
     """
 
     max_concurrency: int | None = None
+    #: What the judge can do: no token probabilities, runs in-process, costs nothing.
+    capabilities = JudgeCapabilities(token_logprobs=False, json_schema=False, local=True,
+                                     input_price=0.0, output_price=0.0)
 
     def __init__(self, score: int) -> None:
         self.score = score
         self.id = f"constant:{score}"
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
         text = f'{{"score": {self.score}, "reason": "constant judge"}}'
         return JudgeResponse(text=text, model=self.id)
 
