@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..judges._openai import call_openai, openai_client
+from ..judges import call_openai, openai_client
 
 __all__ = ["OpenAIEmbedder"]
 

@@ -93,19 +93,19 @@ class OpenAITarget:
     """A chat model behind an OpenAI-compatible endpoint, with a plain RAG prompt."""
 
     def __init__(self, model: str) -> None:
-        from ..judges._openai import openai_client
+        from ..judges import openai_client
         self.id = f"openai:{model}"
         self.model = model
         self._client: Any = openai_client(option="--target openai:MODEL")  # checks the settings
 
     def _open(self) -> Any:
-        from ..judges._openai import openai_client
+        from ..judges import openai_client
         if self._client is None:  # closed earlier: a fresh client, never a closed one
             self._client = openai_client(option="--target openai:MODEL")
         return self._client
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
-        from ..judges._openai import call_openai
+        from ..judges import call_openai
         docs = "\n".join(passages)
         resp = await call_openai(self._open().chat.completions.create, model=self.model,
                                  temperature=0.0, max_tokens=256, messages=[
@@ -115,7 +115,7 @@ class OpenAITarget:
         return resp.choices[0].message.content or ""
 
     async def reply(self, messages: Messages) -> str:
-        from ..judges._openai import call_openai
+        from ..judges import call_openai
         resp = await call_openai(self._open().chat.completions.create, model=self.model,
                                  temperature=0.0, max_tokens=512, messages=messages)
         return resp.choices[0].message.content or ""
@@ -131,7 +131,7 @@ class LocalTarget:
     """The embedded model (or ``local:PATH.gguf``) as the app under test, with the RAG prompt."""
 
     def __init__(self, model_path: str | None = None) -> None:
-        from ..judges._local import LocalJudge
+        from ..judges import LocalJudge
         self._model = LocalJudge(model_path)
         self.id = self._model.id
 
