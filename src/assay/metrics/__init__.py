@@ -6,8 +6,24 @@ Example:
     (0.0, 1.0)
 """
 
-from ._base import Metric, MetricResult, ScoreContext, call_failure_cause, mean_aggregate
+from ._base import (
+    Metric,
+    MetricResult,
+    ScoreContext,
+    call_failure_cause,
+    mean_aggregate,
+    unscored_reason_key,
+)
 from ._common import FieldMetric
+from ._family import (
+    FamilyTally,
+    MetricFamily,
+    families_for,
+    family_options,
+    register_family,
+    registered_families,
+    summary_notes,
+)
 from ._registry import (
     AUTO_METRICS,
     REGISTRY,
@@ -21,15 +37,23 @@ from ._registry import (
 __all__ = [
            "AUTO_METRICS",
            "REGISTRY",
+           "FamilyTally",
            "FieldMetric",
            "Metric",
+           "MetricFamily",
            "MetricPlanner",
            "MetricResult",
            "Plan",
            "ScoreContext",
            "call_failure_cause",
+           "families_for",
+           "family_options",
            "get_metric",
            "mean_aggregate",
            "plan_metrics",
            "register",
+           "register_family",
+           "registered_families",
+           "summary_notes",
+           "unscored_reason_key",
 ]

@@ -33,9 +33,8 @@ from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import Metric, MetricResult, ScoreContext
+from ..metrics import Metric, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
-from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
@@ -168,6 +167,6 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         record[metric.name] = result.model_dump()
     if found is not None:
         record["injection"] = found
-    if DIAGNOSIS_METRICS & {m.name for m in metrics}:
-        record["diagnosis"] = diagnose(record)
+    for family in families_for(metrics):  # e.g. the RAG family's stage diagnosis
+        record.update(family.row_details(record))
     return record

@@ -1,0 +1,141 @@
+"""Metric families: how a family of metrics (RAG, safety, a plugin's own) adds to a run's
+records and summary, without the runner, the report or the web UI naming it.
+
+A family is any object with the :class:`MetricFamily` members. The built-in families register
+themselves when their package is imported; a plugin calls :func:`register_family`, or gives
+its metric a ``family`` attribute. The runner asks :func:`families_for` which families cover
+the run's metrics, adds each family's :meth:`~MetricFamily.row_details` to every record, feeds
+every record to the family's :meth:`~MetricFamily.tally`, and merges that tally's sections
+(with the run's options) into ``summary.json``. The report and the web UI show :func:`summary_notes`.
+
+Example:
+    >>> from assay.metrics import families_for, get_metric
+    >>> [f.name for f in families_for([get_metric("faithfulness"), get_metric("violence")])]
+    ['rag', 'safety']
+    >>> families_for([get_metric("f1_score")])
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ._base import Metric
+
+__all__ = ["FamilyTally", "MetricFamily", "families_for", "family_options", "register_family",
+           "registered_families", "summary_notes"]
+
+
+@runtime_checkable
+class FamilyTally(Protocol):
+    """A family's running view of one run: fed every record, then asked for its sections."""
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one row's record (``{"id", <metric>: result dict, ..., <row details>}``)."""
+        ...
+
+    def metric_sections(self, options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        """``{metric: {key: value}}`` to add to those metrics' aggregates in the summary, with
+        the run's ``options`` (``{keyword of assay.evaluate: value}``)."""
+        ...
+
+    def summary_section(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Top-level keys the family adds to ``summary.json`` (may be empty)."""
+        ...
+
+
+@runtime_checkable
+class MetricFamily(Protocol):
+    """What a family of metrics contributes to a run, beyond each metric's own aggregate.
+
+    ``options``: the run options the family reads, each with its allowed values (the runner
+    checks them before a run starts).
+    """
+
+    name: str
+    options: Mapping[str, tuple[str, ...]]
+
+    def covers(self, metric: Metric) -> bool:
+        """Whether ``metric`` belongs to the family."""
+        ...
+
+    def row_details(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Keys to add to a row's record once its metrics are scored (may be empty)."""
+        ...
+
+    def tally(self, metrics: Sequence[Metric]) -> FamilyTally:
+        """A fresh tally for a run of ``metrics`` (all of the run's, the family's and others)."""
+        ...
+
+    def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
+        """``{heading: text}`` lines that describe the family's sections of ``summary``, for
+        the report and the web UI (empty when the summary has none)."""
+        ...
+
+
+_FAMILIES: list[MetricFamily] = []
+
+
+def register_family(family: MetricFamily) -> MetricFamily:
+    """Add ``family`` to the families the runner, the report and the web UI consult (a family
+    registered again under the same name replaces the earlier one). Returns it.
+
+    Example:
+        >>> register_family(registered_families()[0]) is registered_families()[0]
+        True
+    """
+    for i, known in enumerate(_FAMILIES):
+        if known.name == family.name:
+            _FAMILIES[i] = family
+            return family
+    _FAMILIES.append(family)
+    return family
+
+
+def registered_families() -> list[MetricFamily]:
+    """Every registered family, in registration order.
+
+    Example:
+        >>> [f.name for f in registered_families()][:2]
+        ['rag', 'safety']
+    """
+    return list(_FAMILIES)
+
+
+def families_for(metrics: Iterable[Metric]) -> list[MetricFamily]:
+    """The families that cover at least one of ``metrics``: registered ones in registration
+    order, then any a metric names in its own ``family`` attribute."""
+    metrics = list(metrics)
+    found = [f for f in _FAMILIES if any(f.covers(m) for m in metrics)]
+    for metric in metrics:
+        own = getattr(metric, "family", None)
+        if own is not None and all(own.name != f.name for f in found):
+            found.append(own)
+    return found
+
+
+def family_options() -> dict[str, tuple[str, ...]]:
+    """Every run option a registered family reads, with its allowed values.
+
+    Example:
+        >>> family_options()["safety_threshold"]
+        ('low', 'medium', 'high')
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for family in _FAMILIES:
+        out.update(family.options)
+    return out
+
+
+def summary_notes(summary: Mapping[str, Any]) -> dict[str, str]:
+    """``{heading: text}`` from every registered family's :meth:`~MetricFamily.notes`.
+
+    Example:
+        >>> summary_notes({"safety": {"threshold": "high", "mode": "combined"}})
+        {'Safety': 'threshold high, mode combined'}
+    """
+    out: dict[str, str] = {}
+    for family in _FAMILIES:
+        out.update(family.notes(summary))
+    return out
