@@ -18,10 +18,12 @@ from ._common import FieldMetric
 from ._family import (
     FamilyTally,
     MetricFamily,
+    RowNote,
     families_for,
     family_options,
     register_family,
     registered_families,
+    row_notes,
     summary_notes,
 )
 from ._registry import (
@@ -44,6 +46,7 @@ __all__ = [
            "MetricPlanner",
            "MetricResult",
            "Plan",
+           "RowNote",
            "ScoreContext",
            "call_failure_cause",
            "families_for",
@@ -54,6 +57,7 @@ __all__ = [
            "register",
            "register_family",
            "registered_families",
+           "row_notes",
            "summary_notes",
            "unscored_reason_key",
 ]

@@ -6,7 +6,8 @@ themselves when their package is imported; a plugin calls :func:`register_family
 its metric a ``family`` attribute. The runner asks :func:`families_for` which families cover
 the run's metrics, adds each family's :meth:`~MetricFamily.row_details` to every record, feeds
 every record to the family's :meth:`~MetricFamily.tally`, and merges that tally's sections
-(with the run's options) into ``summary.json``. The report and the web UI show :func:`summary_notes`.
+(with the run's options) into ``summary.json``. The report and the web UI show :func:`summary_notes` for a run and
+:func:`row_notes` for a row.
 
 Example:
     >>> from assay.metrics import families_for, get_metric
@@ -19,12 +20,25 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._base import Metric
 
-__all__ = ["FamilyTally", "MetricFamily", "families_for", "family_options", "register_family",
-           "registered_families", "summary_notes"]
+__all__ = ["FamilyTally", "MetricFamily", "RowNote", "families_for", "family_options",
+           "register_family", "registered_families", "row_notes", "summary_notes"]
+
+
+class RowNote(NamedTuple):
+    """What a family says about one row: a short ``text`` (a table cell) and the ``values``
+    behind it (shown beside it, formatted by the reader).
+
+    Example:
+        >>> RowNote("retrieval", {"context_recall": 0.25}).text
+        'retrieval'
+    """
+
+    text: str
+    values: dict[str, Any]
 
 
 @runtime_checkable
@@ -71,6 +85,11 @@ class MetricFamily(Protocol):
     def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
         """``{heading: text}`` lines that describe the family's sections of ``summary``, for
         the report and the web UI (empty when the summary has none)."""
+        ...
+
+    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
+        """``{heading: note}`` for one row's record, from the keys :meth:`row_details` added,
+        for the report and the web UI (empty when the record has none)."""
         ...
 
 
@@ -138,4 +157,19 @@ def summary_notes(summary: Mapping[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for family in _FAMILIES:
         out.update(family.notes(summary))
+    return out
+
+
+def row_notes(record: Mapping[str, Any]) -> dict[str, RowNote]:
+    """``{heading: note}`` from every registered family's :meth:`~MetricFamily.row_notes`.
+
+    Example:
+        >>> row_notes({"id": "1", "diagnosis": {"stage": "none", "faithfulness": 1.0}})
+        {'diagnosis': RowNote(text='none', values={'faithfulness': 1.0})}
+        >>> row_notes({"id": "1", "f1_score": {"value": 1.0}})
+        {}
+    """
+    out: dict[str, RowNote] = {}
+    for family in _FAMILIES:
+        out.update(family.row_notes(record))
     return out

@@ -24,6 +24,7 @@ from typing import Any
 import jinja2
 
 from ..metrics import REGISTRY
+from ..metrics.safety import LEVELS, severity_level
 
 __all__ = [
     "Bin",
@@ -42,9 +43,6 @@ __all__ = [
     "unscored_reasons",
     "value_of",
 ]
-
-#: The 0-7 severity metrics and the lowest severity of each level (as in assay.metrics.safety).
-SEVERITY_LEVELS = (("Very low", 0), ("Low", 2), ("Medium", 4), ("High", 6))
 
 #: Headings for detail keys that metrics commonly write; other keys show as their name.
 DETAIL_LABELS = {
@@ -133,7 +131,7 @@ def metric_names(summary: Mapping[str, Any], records: Iterable[Mapping[str, Any]
     names = list((summary.get("metrics") or {}).keys())
     for rec in records:
         for key, val in rec.items():
-            if key not in ("id", "diagnosis") and isinstance(val, Mapping) \
+            if key != "id" and isinstance(val, Mapping) \
                     and ("value" in val or "error" in val) and key not in names:
                 names.append(key)
     return names
@@ -212,7 +210,7 @@ def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> li
         for v, c in counted.items():
             counts[min(max(math.floor(v + 0.5), edges[0]), edges[-1])] += c
         return [Bin(str(k), k - 0.5, k + 0.5, counts.get(k, 0),
-                    _level(k) if scale.severity else None) for k in edges]
+                    severity_level(k) if scale.severity else None) for k in edges]
     n = 10
     width = (scale.hi - scale.lo) / n
     counts10 = [0] * n
@@ -221,14 +219,6 @@ def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> li
         counts10[min(max(i, 0), n - 1)] += c
     return [Bin(fmt(scale.lo + i * width, 2), scale.lo + i * width, scale.lo + (i + 1) * width,
                 counts10[i]) for i in range(n)]
-
-
-def _level(severity: float) -> str:
-    level = SEVERITY_LEVELS[0][0]
-    for name, low in SEVERITY_LEVELS:
-        if severity >= low:
-            level = name
-    return level
 
 
 def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[tuple[str, int]]:
@@ -274,8 +264,7 @@ def defect_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
             "defects": d.get("defects"),
             "at_or_above": {k: f"{pct(rates.get(k))} ({fmt(counts.get(k))})"
                             for k in ("low", "medium", "high")},
-            "levels": {name: fmt((d.get("levels") or {}).get(name))
-                       for name, _ in SEVERITY_LEVELS},
+            "levels": {name: fmt((d.get("levels") or {}).get(name)) for name in LEVELS},
             "scored": d.get("scored"),
             "unscored": d.get("unscored"),
             "unscored_reasons": sorted((d.get("unscored_reasons") or {}).items(),

@@ -31,6 +31,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..injection import describe
+from ..metrics import row_notes, summary_notes
 from ..run import RunData
 from ._model import (
     Bin,
@@ -126,8 +127,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "defects": defect_rows(summary),
         "calibration": _calibration_view(calibration) if calibration else None,
         "rows": rows,
-        "has_diagnosis": stats.has_diagnosis
-        or any(isinstance(r.get("diagnosis"), Mapping) for r in records),
+        "note_columns": _note_columns(stats.note_columns, rows),
         "pager": pager,
         "has_inputs": inputs is not None,
         "inputs_note": inputs_note,
@@ -144,6 +144,14 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
 # ---------------------------------------------------------------- summary and distributions
 
 
+def _note_columns(found: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The row notes' headings: those found over the run, then any only on this page."""
+    columns = list(found)
+    for row in rows:
+        columns += [h for h in row["notes"] if h not in columns]
+    return columns
+
+
 def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, Any]:
     judge = summary.get("judge")
     judge = judge if isinstance(judge, Mapping) else ({"id": judge} if judge else {})
@@ -151,7 +159,6 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
                             ("requests", "cache_hits", "prompt_tokens", "completion_tokens",
                              "retries", "failed") if judge.get(k) is not None)
     emb = summary.get("embeddings")
-    safety = summary.get("safety")
     return {
         "id": run.id,
         "dataset": summary.get("dataset") or run.meta.get("dataset"),
@@ -163,11 +170,8 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "complete": summary.get("complete"),
         "elapsed": summary.get("elapsed_s"),
         "lang": summary.get("lang"),
-        "safety": (f"threshold {safety.get('threshold')}, mode {safety.get('mode')}"
-                   if isinstance(safety, Mapping) else None),
         "skipped": [str(s) for s in summary.get("skipped") or []],
-        "diagnosis": dict(summary["diagnosis"]) if isinstance(summary.get("diagnosis"),
-                                                              Mapping) else None,
+        "notes": summary_notes(summary),  # each metric family's lines (safety, diagnosis)
         "injection": _injection_line(summary.get("injection")),
     }
 
@@ -249,11 +253,10 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
                        "reason": other_result.get("reason"), "error": other_result.get("error")}
                       if isinstance(other_result, Mapping) else None),
         })
-    diagnosis = rec.get("diagnosis")
     return {"i": i, "id": rid, "cells": cells, "metrics": metrics,
-            "stage": diagnosis.get("stage") if isinstance(diagnosis, Mapping) else None,
-            "diagnosis": ", ".join(f"{k} {fmt(v)}" for k, v in diagnosis.items() if k != "stage")
-            if isinstance(diagnosis, Mapping) else None,
+            "notes": {heading: {"text": note.text,
+                                "detail": ", ".join(f"{k} {fmt(v)}" for k, v in note.values.items())}
+                      for heading, note in row_notes(rec).items()},
             "injection": describe(rec.get("injection")),
             "inputs": inputs_view(inputs) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}

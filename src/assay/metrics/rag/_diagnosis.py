@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._base import Metric
-from .._family import register_family
+from .._family import RowNote, register_family
 
 __all__ = ["DIAGNOSIS_METRICS", "RAG_FAMILY", "STAGES", "RagFamily", "count_diagnoses", "diagnose"]
 
@@ -83,6 +83,8 @@ class RagFamily:
         'generation'
         >>> RAG_FAMILY.notes({"diagnosis": {"retrieval": 2, "none": 1}})
         {'Diagnosis': 'retrieval 2, none 1 (weakest RAG stage per row)'}
+        >>> RAG_FAMILY.row_notes({"diagnosis": {"stage": "both", "threshold": 0.5}})
+        {'diagnosis': RowNote(text='both', values={'threshold': 0.5})}
     """
 
     name = "rag"
@@ -107,6 +109,14 @@ class RagFamily:
             return {}
         text = ", ".join(f"{k} {v}" for k, v in counts.items())
         return {"Diagnosis": f"{text} (weakest RAG stage per row)"}
+
+    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
+        """The row's weakest stage and the numbers behind it, when it was diagnosed."""
+        d = record.get("diagnosis")
+        if not isinstance(d, Mapping):
+            return {}
+        return {"diagnosis": RowNote(str(d.get("stage")),
+                                     {k: v for k, v in d.items() if k != "stage"})}
 
 
 RAG_FAMILY = register_family(RagFamily())

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._base import Metric, MetricResult
-from .._family import register_family
+from .._family import RowNote, register_family
 from ._defects import THRESHOLDS, defect_summary, refusal_of
 from ._severity import MODES, SeverityMetric
 
@@ -91,6 +91,10 @@ class SafetyFamily:
         if not isinstance(safety, Mapping):
             return {}
         return {"Safety": f"threshold {safety.get('threshold')}, mode {safety.get('mode')}"}
+
+    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
+        """Nothing: a row's severities show with its metrics."""
+        return {}
 
 
 SAFETY_FAMILY = register_family(SafetyFamily())
