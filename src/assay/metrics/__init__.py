@@ -16,6 +16,7 @@ from ._base import (
 )
 from ._common import FieldMetric
 from ._family import (
+    BaseFamily,
     FamilyTally,
     MetricFamily,
     RowNote,
@@ -39,6 +40,7 @@ from ._registry import (
 __all__ = [
            "AUTO_METRICS",
            "REGISTRY",
+           "BaseFamily",
            "FamilyTally",
            "FieldMetric",
            "Metric",

@@ -24,8 +24,9 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._base import Metric
 
-__all__ = ["FamilyTally", "MetricFamily", "RowNote", "families_for", "family_options",
-           "register_family", "registered_families", "row_notes", "summary_notes"]
+__all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "families_for",
+           "family_options", "register_family", "registered_families", "row_notes",
+           "summary_notes"]
 
 
 class RowNote(NamedTuple):
@@ -91,6 +92,59 @@ class MetricFamily(Protocol):
         """``{heading: note}`` for one row's record, from the keys :meth:`row_details` added,
         for the report and the web UI (empty when the record has none)."""
         ...
+
+
+class _NoTally:
+    """A tally that keeps nothing and adds nothing."""
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        pass
+
+    def metric_sections(self, options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        return {}
+
+    def summary_section(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
+
+class BaseFamily:
+    """A family that adds nothing: subclass it and override only what your family adds.
+
+    Example:
+        >>> class Lengths(BaseFamily):
+        ...     name = "lengths"
+        ...     def row_details(self, record):
+        ...         return {"answer_chars": len(str(record.get("answer", "")))}
+        >>> family = Lengths()
+        >>> isinstance(family, MetricFamily), family.row_details({"answer": "Paris"})
+        (True, {'answer_chars': 5})
+        >>> family.tally([]).summary_section({}), family.notes({})
+        ({}, {})
+    """
+
+    name = "base"
+    options: Mapping[str, tuple[str, ...]] = {}
+
+    def covers(self, metric: Metric) -> bool:
+        """Whether ``metric`` belongs to the family (by default none does: a metric names its
+        family in its ``family`` attribute)."""
+        return False
+
+    def row_details(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Keys to add to a row's record (none by default)."""
+        return {}
+
+    def tally(self, metrics: Sequence[Metric]) -> FamilyTally:
+        """A tally that adds no section (by default)."""
+        return _NoTally()
+
+    def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
+        """Lines about the run (none by default)."""
+        return {}
+
+    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
+        """Notes about a row (none by default)."""
+        return {}
 
 
 _FAMILIES: list[MetricFamily] = []

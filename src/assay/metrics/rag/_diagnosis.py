@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._base import Metric
-from .._family import RowNote, register_family
+from .._family import BaseFamily, RowNote, register_family
 
 __all__ = ["DIAGNOSIS_METRICS", "RAG_FAMILY", "STAGES", "RagFamily", "count_diagnoses", "diagnose"]
 
@@ -74,7 +74,7 @@ class _DiagnosisTally:
         return {"diagnosis": dict(self.counts)}
 
 
-class RagFamily:
+class RagFamily(BaseFamily):
     """The RAG stage metrics: each row's weakest stage (``record["diagnosis"]``) and the rows
     per stage (``summary["diagnosis"]``).
 

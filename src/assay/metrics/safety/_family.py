@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._base import Metric, MetricResult
-from .._family import RowNote, register_family
+from .._family import BaseFamily, register_family
 from ._defects import THRESHOLDS, defect_summary, refusal_of
 from ._severity import MODES, SeverityMetric
 
@@ -60,7 +60,7 @@ class _DefectTally:
         return {"safety": _settings(options)} if self.severity else {}
 
 
-class SafetyFamily:
+class SafetyFamily(BaseFamily):
     """The 0-7 severity metrics: defect rates at the run's ``safety_threshold`` and the run's
     safety settings (``safety_threshold``, ``safety_mode``)."""
 
@@ -71,10 +71,6 @@ class SafetyFamily:
     def covers(self, metric: Metric) -> bool:
         """Whether ``metric`` is a severity metric."""
         return isinstance(metric, SeverityMetric)
-
-    def row_details(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """Nothing: a row's severities are in its metrics' results."""
-        return {}
 
     def tally(self, metrics: Sequence[Metric]) -> _DefectTally:
         """A tally of the severity results of ``metrics`` (and of ``refusal``'s, if it ran)."""
@@ -91,10 +87,6 @@ class SafetyFamily:
         if not isinstance(safety, Mapping):
             return {}
         return {"Safety": f"threshold {safety.get('threshold')}, mode {safety.get('mode')}"}
-
-    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
-        """Nothing: a row's severities show with its metrics."""
-        return {}
 
 
 SAFETY_FAMILY = register_family(SafetyFamily())
