@@ -12,6 +12,7 @@ Example:
     True
 """
 
+from ._details import detail_items, inputs_view
 from ._load import (
     calibration_of,
     find_dataset,
@@ -21,9 +22,7 @@ from ._load import (
     load_inputs,
 )
 from ._model import (
-    detail_items,
     fmt,
-    inputs_view,
     metric_names,
     pretty_json,
     scale_of,
