@@ -1,5 +1,6 @@
 """What the HTML report shows, computed from a run: scales, histograms, unscored reasons,
-defect tables and readable per-metric details. Plain data; the template only lays it out.
+and defect tables (a metric's details are in ``_details``). Plain data; the template only
+lays it out.
 
 Example:
     >>> scale = scale_of("coherence", [1.0, 4.0, 4.5])
