@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from assay import evaluate
 from assay.metrics import (
@@ -102,3 +105,12 @@ def test_the_report_shows_family_notes_for_the_run_and_each_row() -> None:
     assert "Safety threshold low, mode combined" in text
     assert "diagnosis: generation (threshold 0.5, faithfulness 0.25)" in text
     assert "diagnosis: none (threshold 0.5, faithfulness 1)" in text
+
+
+def test_the_docs_example_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "metric-families.md").read_text()
+    code = re.search(r"```python\n(.*?)```", doc, re.DOTALL)
+    assert code is not None
+    exec(compile(code.group(1), "metric-families.md", "exec"),  # noqa: S102 - the docs snippet
+         {"__name__": "docs_example"})
+    assert capsys.readouterr().out == "{'missed': True}\n"
