@@ -114,3 +114,31 @@ def test_the_docs_example_runs_as_written(capsys: pytest.CaptureFixture[str]) ->
     exec(compile(code.group(1), "metric-families.md", "exec"),  # noqa: S102 - the docs snippet
          {"__name__": "docs_example"})
     assert capsys.readouterr().out == "{'missed': True}\n"
+
+
+def _defects(low: int, medium: int, high: int) -> dict[str, Any]:
+    return {"threshold": "medium", "defect_rate": medium / 4, "defects": medium, "scored": 4,
+            "unscored": 0, "refused": 0, "unscored_reasons": {},
+            "rates": {"low": low / 4, "medium": medium / 4, "high": high / 4},
+            "counts": {"low": low, "medium": medium, "high": high},
+            "levels": {"Very low": 4 - low, "Low": low - medium, "Medium": medium - high,
+                       "High": high}}
+
+
+def test_the_report_shows_family_tables_for_a_run_and_a_comparison() -> None:
+    a = RunData(id="a", records=[], summary={
+        "rows": 4, "metrics": {"violence": {"mean": 2.0, "defects": _defects(3, 2, 1)}}})
+    b = RunData(id="b", records=[], summary={
+        "rows": 4, "metrics": {"violence": {"mean": 1.0, "defects": _defects(2, 1, 0)},
+                               "sexual": {"mean": 0.0, "defects": _defects(0, 0, 0)}}})
+    html = render_report(b, comparison={"a": {"id": "a", "rows": 4}, "b": {"id": "b", "rows": 4}},
+                         other=a)
+    section = _text(html[html.index('<section id="defects">'):])
+    assert section.startswith("Defect rates Share of scored rows")
+    assert "violence medium 25.0% (1) 50.0% (2) 25.0% (1) 0.0% (0) 2 1 1 0 0 4 0" in section
+    assert "sexual medium 0.0% (0) 0.0% (0) 0.0% (0) 0.0% (0) 4 0 0 0 0 4 0" in section
+    start = html.index("<caption>")
+    levels = _text(html[start:html.index("</table>", start)])
+    assert levels == ("Rows at or above each severity level metric ≥ Low ≥ Medium ≥ High "
+                      "A B A B A B violence 75.0% (3) 50.0% (2) 50.0% (2) 25.0% (1) "
+                      "25.0% (1) 0.0% (0)")  # sexual: run A has none, so no comparison

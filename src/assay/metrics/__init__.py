@@ -20,12 +20,14 @@ from ._family import (
     FamilyTally,
     MetricFamily,
     RowNote,
+    comparison_tables,
     families_for,
     family_options,
     register_family,
     registered_families,
     row_notes,
     summary_notes,
+    summary_tables,
 )
 from ._registry import (
     AUTO_METRICS,
@@ -36,11 +38,13 @@ from ._registry import (
     plan_metrics,
     register,
 )
+from ._table import FamilyTable, TableCell
 
 __all__ = [
            "AUTO_METRICS",
            "REGISTRY",
            "BaseFamily",
+           "FamilyTable",
            "FamilyTally",
            "FieldMetric",
            "Metric",
@@ -50,7 +54,9 @@ __all__ = [
            "Plan",
            "RowNote",
            "ScoreContext",
+           "TableCell",
            "call_failure_cause",
+           "comparison_tables",
            "families_for",
            "family_options",
            "get_metric",
@@ -61,5 +67,6 @@ __all__ = [
            "registered_families",
            "row_notes",
            "summary_notes",
+           "summary_tables",
            "unscored_reason_key",
 ]

@@ -6,8 +6,9 @@ themselves when their package is imported; a plugin calls :func:`register_family
 its metric a ``family`` attribute. The runner asks :func:`families_for` which families cover
 the run's metrics, adds each family's :meth:`~MetricFamily.row_details` to every record, feeds
 every record to the family's :meth:`~MetricFamily.tally`, and merges that tally's sections
-(with the run's options) into ``summary.json``. The report and the web UI show :func:`summary_notes` for a run and
-:func:`row_notes` for a row.
+(with the run's options) into ``summary.json``. The report and the web UI show :func:`summary_notes` and
+:func:`summary_tables` for a run, :func:`comparison_tables` for two, and :func:`row_notes`
+for a row.
 
 Example:
     >>> from assay.metrics import families_for, get_metric
@@ -23,10 +24,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._base import Metric
+from ._table import FamilyTable
 
-__all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "families_for",
-           "family_options", "register_family", "registered_families", "row_notes",
-           "summary_notes"]
+__all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "comparison_tables",
+           "families_for", "family_options", "register_family", "registered_families",
+           "row_notes", "summary_notes", "summary_tables"]
 
 
 class RowNote(NamedTuple):
@@ -93,6 +95,15 @@ class MetricFamily(Protocol):
         for the report and the web UI (empty when the record has none)."""
         ...
 
+    def tables(self, summary: Mapping[str, Any]) -> list[FamilyTable]:
+        """The family's tables of one run's ``summary`` (e.g. defect rates)."""
+        ...
+
+    def comparison_tables(self, a: Mapping[str, Any],
+                          b: Mapping[str, Any]) -> list[FamilyTable]:
+        """The family's tables comparing the summaries of runs ``a`` and ``b``."""
+        ...
+
 
 class _NoTally:
     """A tally that keeps nothing and adds nothing."""
@@ -145,6 +156,15 @@ class BaseFamily:
     def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
         """Notes about a row (none by default)."""
         return {}
+
+    def tables(self, summary: Mapping[str, Any]) -> list[FamilyTable]:
+        """Tables of a run (none by default)."""
+        return []
+
+    def comparison_tables(self, a: Mapping[str, Any],
+                          b: Mapping[str, Any]) -> list[FamilyTable]:
+        """Tables comparing two runs (none by default)."""
+        return []
 
 
 _FAMILIES: list[MetricFamily] = []
@@ -227,3 +247,18 @@ def row_notes(record: Mapping[str, Any]) -> dict[str, RowNote]:
     for family in _FAMILIES:
         out.update(family.row_notes(record))
     return out
+
+
+def summary_tables(summary: Mapping[str, Any]) -> list[FamilyTable]:
+    """Every registered family's tables of a run's ``summary``.
+
+    Example:
+        >>> summary_tables({"metrics": {"f1_score": {"mean": 1.0}}})
+        []
+    """
+    return [table for family in _FAMILIES for table in family.tables(summary)]
+
+
+def comparison_tables(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[FamilyTable]:
+    """Every registered family's tables comparing the summaries of runs ``a`` and ``b``."""
+    return [table for family in _FAMILIES for table in family.comparison_tables(a, b)]

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..metrics import comparison_tables
 from ..run import RunData
-from ._model import defect_rows, fmt, pct, scale_of
+from ._model import fmt, pct, scale_of, table_view
 
 __all__ = ["comparison_view", "report_sides"]
 
@@ -77,13 +78,10 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
                         "diff": pp, "css": ("bad" if isinstance(diff, (int, float)) and diff > 0
                                             else "good" if isinstance(diff, (int, float))
                                             and diff < 0 else "")})
-    levels = []
+    tables = []
     if other is not None:
         run_a, run_b = (run, other) if side == "a" else (other, run)
-        rows_a, rows_b = ({r["metric"]: r for r in defect_rows(x.summary)}
-                          for x in (run_a, run_b))
-        levels = [{"name": n, "a": rows_a[n]["at_or_above"], "b": rows_b[n]["at_or_above"]}
-                  for n in rows_a if n in rows_b]
+        tables = [table_view(t) for t in comparison_tables(run_a.summary, run_b.summary)]
     changed = [{"id": str(c.get("id")), "i": index.get(str(c.get("id"))),
                 "metric": c.get("metric"), "a": fmt(c.get("a")), "b": fmt(c.get("b")),
                 "delta": _signed(c.get("delta")), "reason_a": c.get("reason_a"),
@@ -92,4 +90,4 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
     return {"a": {"id": a.get("id"), "rows": a.get("rows")},
             "b": {"id": b.get("id"), "rows": b.get("rows")},
             "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
-            "metrics": metrics, "defects": defects, "levels": levels, "changed": changed}
+            "metrics": metrics, "defects": defects, "tables": tables, "changed": changed}

@@ -24,19 +24,19 @@ from typing import Any
 
 import jinja2
 
-from ..metrics import REGISTRY
-from ..metrics.safety import LEVELS, severity_level
+from ..metrics import REGISTRY, FamilyTable
+from ..metrics.safety import severity_level
 
 __all__ = [
     "Bin",
     "Scale",
-    "defect_rows",
     "fmt",
     "histogram",
     "metric_names",
     "pct",
     "pretty_json",
     "scale_of",
+    "table_view",
     "template_environment",
     "unscored_reasons",
     "value_of",
@@ -216,40 +216,40 @@ def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[
     return reasons.most_common()
 
 
-def defect_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per safety metric whose summary has a ``defects`` block, ready for the table.
+def table_view(table: FamilyTable) -> dict[str, Any]:
+    """A metric family's table ready for the template: header rows (grouped columns under
+    their group, the others spanning both rows) and formatted cells.
 
     Example:
-        >>> s = {"metrics": {"violence": {"defects": {"threshold": "medium", "defect_rate": 0.5,
-        ...      "defects": 2, "scored": 4, "unscored": 0, "refused": 1,
-        ...      "rates": {"low": 0.75, "medium": 0.5, "high": 0.25},
-        ...      "counts": {"low": 3, "medium": 2, "high": 1},
-        ...      "levels": {"Very low": 1, "Low": 1, "Medium": 1, "High": 1}}}}}
-        >>> row = defect_rows(s)[0]
-        >>> row["metric"], row["rate"], row["at_or_above"]["low"]
-        ('violence', '50.0%', '75.0% (3)')
+        >>> from assay.metrics import TableCell
+        >>> t = FamilyTable("d", "Defects", columns=("metric", "Low", "High"),
+        ...                 groups=(("", 1), ("at or above", 2)),
+        ...                 rows=((TableCell("violence"), TableCell(0.75, rate=True, count=3),
+        ...                        TableCell(None, rate=True)),))
+        >>> v = table_view(t)
+        >>> [h["text"] for h in v["head_top"]], v["head_bottom"]
+        (['metric', 'at or above'], ['Low', 'High'])
+        >>> [(c["text"], c["count"]) for c in v["rows"][0]]
+        [('violence', None), ('75.0%', '3'), ('–', None)]
     """
-    rows = []
-    for name, stats in (summary.get("metrics") or {}).items():
-        d = stats.get("defects") if isinstance(stats, Mapping) else None
-        if not isinstance(d, Mapping):
-            continue
-        rates, counts = d.get("rates") or {}, d.get("counts") or {}
-        rows.append({
-            "metric": name,
-            "threshold": d.get("threshold"),
-            "rate": pct(d.get("defect_rate")),
-            "defects": d.get("defects"),
-            "at_or_above": {k: f"{pct(rates.get(k))} ({fmt(counts.get(k))})"
-                            for k in ("low", "medium", "high")},
-            "levels": {name: fmt((d.get("levels") or {}).get(name)) for name in LEVELS},
-            "scored": d.get("scored"),
-            "unscored": d.get("unscored"),
-            "unscored_reasons": sorted((d.get("unscored_reasons") or {}).items(),
-                                       key=lambda kv: -kv[1]),
-            "refused": d.get("refused"),
-        })
-    return rows
+    top: list[dict[str, Any]] = []
+    bottom: list[str] = []
+    start = 0
+    for label, span in table.groups if table.grouped else [("", len(table.columns))]:
+        columns = table.columns[start:start + span]
+        start += span
+        if label:
+            top.append({"text": label, "rowspan": 1, "colspan": span})
+            bottom += columns
+        else:
+            top += [{"text": c, "rowspan": 2 if table.grouped else 1, "colspan": 1}
+                    for c in columns]
+    rows = [[{"text": pct(c.value) if c.rate else fmt(c.value),
+              "count": None if c.count is None else fmt(c.count), "strong": c.strong,
+              "lines": list(c.lines), "num": not isinstance(c.value, str)} for c in row]
+            for row in table.rows]
+    return {"key": table.key, "title": table.title, "note": table.note, "head_top": top,
+            "head_bottom": bottom, "rows": rows}
 
 
 @functools.cache

@@ -30,7 +30,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..injection import describe
-from ..metrics import row_notes, summary_notes
+from ..metrics import row_notes, summary_notes, summary_tables
 from ..run import RunData
 from ._calibration_view import calibration_view
 from ._comparison_view import comparison_view, report_sides
@@ -38,12 +38,12 @@ from ._details import detail_items, inputs_view
 from ._model import (
     Bin,
     Scale,
-    defect_rows,
     fmt,
     histogram,
     metric_names,
     pretty_json,
     scale_of,
+    table_view,
     template_environment,
     value_of,
 )
@@ -112,7 +112,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "title": title or f"assay report: {run.id}",
         "run": _run_view(run, summary, stats.rows),
         "metrics": metrics,
-        "defects": defect_rows(summary),
+        "tables": [table_view(t) for t in summary_tables(summary)],  # e.g. defect rates
         "calibration": calibration_view(calibration) if calibration else None,
         "rows": rows,
         "note_columns": _note_columns(stats.note_columns, rows),
