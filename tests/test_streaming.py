@@ -107,7 +107,7 @@ def test_run_tally_equals_each_metric_aggregate_whatever_the_order() -> None:
         tally = RunTally(metrics)
         for rec in order:
             tally.add(rec)
-        got = tally.metrics("high")
+        got = tally.metrics({"safety_threshold": "high"})
         for name, agg in expected.items():
             reasons = got[name].pop("unscored_reasons")
             assert got[name] == agg, name

@@ -9,8 +9,8 @@ Example:
 """
 
 from ._calibrate import CalibrationResult, HumanScale, calibrate, human_scale
-from ._report import comparison_table, confusion_png, write_calibration
+from ._report import comparison_table, confusion_png, safe_name, write_calibration
 from ._stats import agreement_stats
 
 __all__ = ["CalibrationResult", "HumanScale", "agreement_stats", "calibrate",
-           "comparison_table", "confusion_png", "human_scale", "write_calibration"]
+           "comparison_table", "confusion_png", "human_scale", "safe_name", "write_calibration"]

@@ -32,8 +32,7 @@ from ..errors import ConfigError, DataError
 from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
-from ..run import evaluate
-from ..run._recording import open_run_store
+from ..run import evaluate, open_run_store
 from ._report import write_calibration
 from ._stats import agreement_stats
 

@@ -33,8 +33,7 @@ from ..robustness import (
     summarize,
     write_summary,
 )
-from ..run._managed import ManagedJudge, RetryPolicy
-from ..run._recording import RunRecorder, open_run_store
+from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, store_arg
 from ._redteam_common import MaxFailedShare, exit_if_failed

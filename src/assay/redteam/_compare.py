@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..metrics._base import MetricResult
+from ..metrics import MetricResult
 from ..metrics.safety import CATEGORIES, defect_summary, refusal_of
-from ..run._results import load_finished
+from ..run import load_finished
 
 __all__ = ["ANY", "compare_defects", "read_run"]
 

@@ -28,9 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..errors import ConfigError, option
-from ..run._outdir import MANIFEST_NAME, read_manifest
-from ..run._recording import file_sha256
-from ..run._results import load_finished, rewrite_in_order
+from ..run import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
 
 __all__ = ["SIDES", "accept_new_conversations", "answered", "check_folder", "forget"]
 

@@ -41,7 +41,7 @@ from typing import Any
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness import ChatTarget, FailureTally, unscored_causes
-from ..run._evaluate import evaluate_async
+from ..run import evaluate_async
 from ..store import Store
 from ._compare import compare_defects
 from ._folder import SIDES, accept_new_conversations, answered, check_folder, forget

@@ -38,10 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, JudgeError, option
-from ..robustness._targets import ChatTarget
-from ..run._managed import RetryPolicy
-from ..run._progress import RowProgress
-from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ..robustness import ChatTarget
+from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
 from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
 
 __all__ = ["Attack", "injected_attacks", "looks_like_refusal", "plain_attacks", "simulate"]

@@ -12,6 +12,7 @@ Example:
     True
 """
 
+from ._details import detail_items, inputs_view
 from ._load import (
     calibration_of,
     find_dataset,
@@ -20,9 +21,18 @@ from ._load import (
     load_calibration,
     load_inputs,
 )
+from ._model import (
+    fmt,
+    metric_names,
+    pretty_json,
+    scale_of,
+    template_environment,
+    value_of,
+)
 from ._render import render_report
 from ._stats import MetricStats, Pager, RunStats
 
-__all__ = ["MetricStats", "Pager", "RunStats", "calibration_of", "find_dataset",
-           "inputs_for_run", "inputs_from_rows", "load_calibration", "load_inputs",
-           "render_report"]
+__all__ = ["MetricStats", "Pager", "RunStats", "calibration_of", "detail_items", "find_dataset",
+           "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view", "load_calibration",
+           "load_inputs", "metric_names", "pretty_json", "render_report", "scale_of",
+           "template_environment", "value_of"]

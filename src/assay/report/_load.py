@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..calibration._report import safe_name
+from ..calibration import safe_name
 from ..data import Row, read_dataset, row_inputs
 from ..errors import AssayError, ConfigError, option
 from ..run import RunData

@@ -1,5 +1,6 @@
 """What the HTML report shows, computed from a run: scales, histograms, unscored reasons,
-defect tables and readable per-metric details. Plain data; the template only lays it out.
+and defect tables (a metric's details are in ``_details``). Plain data; the template only
+lays it out.
 
 Example:
     >>> scale = scale_of("coherence", [1.0, 4.0, 4.5])
@@ -18,53 +19,28 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jinja2
 
-from ..metrics import REGISTRY
+from ..metrics import REGISTRY, FamilyTable
+from ..metrics.safety import severity_level
 
 __all__ = [
     "Bin",
-    "DetailItem",
     "Scale",
-    "defect_rows",
-    "detail_items",
     "fmt",
     "histogram",
-    "inputs_view",
     "metric_names",
     "pct",
     "pretty_json",
     "scale_of",
+    "table_view",
     "template_environment",
     "unscored_reasons",
     "value_of",
 ]
-
-#: The 0-7 severity metrics and the lowest severity of each level (as in assay.metrics.safety).
-SEVERITY_LEVELS = (("Very low", 0), ("Low", 2), ("Medium", 4), ("High", 6))
-
-#: Headings for detail keys that metrics commonly write; other keys show as their name.
-DETAIL_LABELS = {
-    "ungrounded": "Ungrounded statements",
-    "verdicts": "Statement verdicts",
-    "intents": "Intents",
-    "turns": "Per-turn results",
-    "missing": "Missing ground-truth statements",
-    "false_positives": "Unsupported statements (false positives)",
-    "false_negatives": "Missing statements (false negatives)",
-    "level": "Severity level",
-    "worst_turn": "Worst turn",
-    "raw_answer": "Judge's raw answer",
-}
-#: Detail keys shown first, in this order (the evidence people look for).
-DETAIL_FIRST = ("ungrounded", "level", "intents", "turns", "verdicts", "missing",
-                "false_positives", "false_negatives")
-#: Detail keys shown last, muted (provenance rather than evidence).
-DETAIL_LAST = ("prompt_sha256", "raw_answer")
-
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A number for a table cell: integers plainly, others to ``digits`` decimals without
@@ -133,7 +109,7 @@ def metric_names(summary: Mapping[str, Any], records: Iterable[Mapping[str, Any]
     names = list((summary.get("metrics") or {}).keys())
     for rec in records:
         for key, val in rec.items():
-            if key not in ("id", "diagnosis") and isinstance(val, Mapping) \
+            if key != "id" and isinstance(val, Mapping) \
                     and ("value" in val or "error" in val) and key not in names:
                 names.append(key)
     return names
@@ -212,7 +188,7 @@ def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> li
         for v, c in counted.items():
             counts[min(max(math.floor(v + 0.5), edges[0]), edges[-1])] += c
         return [Bin(str(k), k - 0.5, k + 0.5, counts.get(k, 0),
-                    _level(k) if scale.severity else None) for k in edges]
+                    severity_level(k) if scale.severity else None) for k in edges]
     n = 10
     width = (scale.hi - scale.lo) / n
     counts10 = [0] * n
@@ -221,14 +197,6 @@ def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> li
         counts10[min(max(i, 0), n - 1)] += c
     return [Bin(fmt(scale.lo + i * width, 2), scale.lo + i * width, scale.lo + (i + 1) * width,
                 counts10[i]) for i in range(n)]
-
-
-def _level(severity: float) -> str:
-    level = SEVERITY_LEVELS[0][0]
-    for name, low in SEVERITY_LEVELS:
-        if severity >= low:
-            level = name
-    return level
 
 
 def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[tuple[str, int]]:
@@ -248,147 +216,40 @@ def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[
     return reasons.most_common()
 
 
-def defect_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per safety metric whose summary has a ``defects`` block, ready for the table.
+def table_view(table: FamilyTable) -> dict[str, Any]:
+    """A metric family's table ready for the template: header rows (grouped columns under
+    their group, the others spanning both rows) and formatted cells.
 
     Example:
-        >>> s = {"metrics": {"violence": {"defects": {"threshold": "medium", "defect_rate": 0.5,
-        ...      "defects": 2, "scored": 4, "unscored": 0, "refused": 1,
-        ...      "rates": {"low": 0.75, "medium": 0.5, "high": 0.25},
-        ...      "counts": {"low": 3, "medium": 2, "high": 1},
-        ...      "levels": {"Very low": 1, "Low": 1, "Medium": 1, "High": 1}}}}}
-        >>> row = defect_rows(s)[0]
-        >>> row["metric"], row["rate"], row["at_or_above"]["low"]
-        ('violence', '50.0%', '75.0% (3)')
+        >>> from assay.metrics import TableCell
+        >>> t = FamilyTable("d", "Defects", columns=("metric", "Low", "High"),
+        ...                 groups=(("", 1), ("at or above", 2)),
+        ...                 rows=((TableCell("violence"), TableCell(0.75, rate=True, count=3),
+        ...                        TableCell(None, rate=True)),))
+        >>> v = table_view(t)
+        >>> [h["text"] for h in v["head_top"]], v["head_bottom"]
+        (['metric', 'at or above'], ['Low', 'High'])
+        >>> [(c["text"], c["count"]) for c in v["rows"][0]]
+        [('violence', None), ('75.0%', '3'), ('–', None)]
     """
-    rows = []
-    for name, stats in (summary.get("metrics") or {}).items():
-        d = stats.get("defects") if isinstance(stats, Mapping) else None
-        if not isinstance(d, Mapping):
-            continue
-        rates, counts = d.get("rates") or {}, d.get("counts") or {}
-        rows.append({
-            "metric": name,
-            "threshold": d.get("threshold"),
-            "rate": pct(d.get("defect_rate")),
-            "defects": d.get("defects"),
-            "at_or_above": {k: f"{pct(rates.get(k))} ({fmt(counts.get(k))})"
-                            for k in ("low", "medium", "high")},
-            "levels": {name: fmt((d.get("levels") or {}).get(name))
-                       for name, _ in SEVERITY_LEVELS},
-            "scored": d.get("scored"),
-            "unscored": d.get("unscored"),
-            "unscored_reasons": sorted((d.get("unscored_reasons") or {}).items(),
-                                       key=lambda kv: -kv[1]),
-            "refused": d.get("refused"),
-        })
-    return rows
-
-
-@dataclass
-class DetailItem:
-    """One entry of a metric's details, classified for display.
-
-    ``kind`` is ``scalar`` (``text``, with ``css`` for verdict-like values), ``list`` (``items``: strings), ``table`` (``columns``
-    and ``rows`` of (text, css class) cells) or ``json`` (``text``: indented JSON).
-    """
-
-    key: str
-    label: str
-    kind: str
-    text: str = ""
-    items: list[str] = field(default_factory=list)
-    columns: list[str] = field(default_factory=list)
-    rows: list[list[tuple[str, str]]] = field(default_factory=list)
-    css: str = ""
-    muted: bool = False
-    highlight: bool = False
-    collapsed: bool = False
-
-
-_GOOD = {"supported", "yes", "true", "none", "very low"}
-_BAD = {"contradicted", "unsupported", "not supported", "no", "false", "medium", "high", "both"}
-_WARN = {"not_verifiable", "low", "retrieval", "generation"}
-#: Detail keys that list what went wrong: highlighted; a full ``verdicts`` list beside one is
-#: shown collapsed.
-_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives")
-_VERDICT_COLUMNS = {"verdict", "supported", "useful", "level", "stage", "correct"}
-
-
-def _cell(column: str, value: Any) -> tuple[str, str]:
-    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
-        text = ", ".join(fmt(v) for v in value)
-    elif isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    else:
-        text = fmt(value)
-    css = ""
-    if column in _VERDICT_COLUMNS:
-        low = text.lower()
-        css = "good" if low in _GOOD else "bad" if low in _BAD else "warn" if low in _WARN else ""
-    return text, css
-
-
-def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
-    """A metric's ``details`` made readable: lists of records as tables, lists of strings as
-    lists, scalars as text, anything else as indented JSON; the usual evidence first.
-
-    Example:
-        >>> items = detail_items({"prompt_sha256": "ab12", "ungrounded": [
-        ...     {"statement": "It is red.", "verdict": "contradicted", "reason": "green"}]})
-        >>> [(i.label, i.kind) for i in items]
-        [('Ungrounded statements', 'table'), ('prompt sha256', 'scalar')]
-        >>> items[0].rows[0]
-        [('It is red.', ''), ('contradicted', 'bad'), ('green', '')]
-    """
-    if not details:
-        return []
-    keys = list(details)
-    order = ([k for k in DETAIL_FIRST if k in details]
-             + [k for k in keys if k not in DETAIL_FIRST and k not in DETAIL_LAST]
-             + [k for k in DETAIL_LAST if k in details])
-    out = []
-    for key in order:
-        value = details[key]
-        label = DETAIL_LABELS.get(key, key.replace("_", " "))
-        item = DetailItem(key=key, label=label, kind="scalar", muted=key in DETAIL_LAST,
-                          highlight=key in _PROBLEMS and bool(value),
-                          collapsed=key == "verdicts" and any(k in details for k in _PROBLEMS))
-        if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-            columns: list[str] = []
-            for v in value:
-                columns += [c for c in v if c not in columns]
-            item.kind, item.columns = "table", columns
-            item.rows = [[_cell(c, v.get(c)) for c in columns] for v in value]
-        elif isinstance(value, list) and all(not isinstance(v, (Mapping, list)) for v in value):
-            item.kind, item.items = "list", [fmt(v) for v in value]
-            if not value:
-                item.kind, item.text = "scalar", "none"
-        elif isinstance(value, (Mapping, list)):
-            item.kind, item.text = "json", pretty_json(value)
-        elif key.endswith("sha256") and isinstance(value, str) and len(value) > 16:
-            item.text = value[:12] + "…"
+    top: list[dict[str, Any]] = []
+    bottom: list[str] = []
+    start = 0
+    for label, span in table.groups if table.grouped else [("", len(table.columns))]:
+        columns = table.columns[start:start + span]
+        start += span
+        if label:
+            top.append({"text": label, "rowspan": 1, "colspan": span})
+            bottom += columns
         else:
-            item.text, item.css = _cell(key, value)
-        out.append(item)
-    return out
-
-
-def inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """Every input field a row view reads (None where the row has none), ready for a template."""
-    contexts = inputs.get("contexts")
-    return {
-        "question": inputs.get("question"),
-        "context": None if contexts else inputs.get("context"),
-        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
-        "answer": inputs.get("answer"),
-        "ground_truth": inputs.get("ground_truth"),
-        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
-                      "citations": [{"id": c.get("id"), "title": c.get("title"),
-                                     "content": c.get("content")}
-                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
-                     for t in inputs.get("messages") or [] if isinstance(t, Mapping)],
-    }
+            top += [{"text": c, "rowspan": 2 if table.grouped else 1, "colspan": 1}
+                    for c in columns]
+    rows = [[{"text": pct(c.value) if c.rate else fmt(c.value),
+              "count": None if c.count is None else fmt(c.count), "strong": c.strong,
+              "lines": list(c.lines), "num": not isinstance(c.value, str)} for c in row]
+            for row in table.rows]
+    return {"key": table.key, "title": table.title, "note": table.note, "head_top": top,
+            "head_bottom": bottom, "rows": rows}
 
 
 @functools.cache

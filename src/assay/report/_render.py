@@ -24,43 +24,32 @@ import base64
 import hashlib
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from ..injection import describe
+from ..metrics import row_notes, summary_notes, summary_tables
 from ..run import RunData
+from ._calibration_view import calibration_view
+from ._comparison_view import comparison_view, report_sides
+from ._details import detail_items, inputs_view
 from ._model import (
     Bin,
     Scale,
-    defect_rows,
-    detail_items,
     fmt,
     histogram,
-    inputs_view,
     metric_names,
-    pct,
     pretty_json,
     scale_of,
+    table_view,
     template_environment,
     value_of,
 )
 from ._stats import MetricStats, Pager, RunStats
 
 __all__ = ["render_report"]
-
-#: Figures of a calibration report, in display order: (label, key).
-CALIBRATION_FIGURES = (
-    ("rows", "n_rows"), ("compared", "n_compared"), ("unscored", "unscored"),
-    ("no human label", "no_human"), ("balanced accuracy", "balanced_accuracy"),
-    ("class-weighted F1", "class_weighted_f1"), ("exact agreement", "exact_agreement"),
-    ("Cohen's kappa", "cohen_kappa"), ("kappa weights", "kappa_weights"),
-    ("Spearman", "spearman"), ("Kendall tau", "kendall"), ("within one", "within_one"),
-    ("positive label", "positive_label"), ("TPR", "tpr"), ("TNR", "tnr"), ("FPR", "fpr"),
-    ("FNR", "fnr"),
-)
 
 def _environment() -> jinja2.Environment:
     return template_environment("assay.report")
@@ -101,7 +90,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         stats = RunStats.of(summary, records)
     names = list(stats.names)
     names += [n for n in metric_names({}, records) if n not in stats.metrics]
-    side, other_label = _sides(run, comparison, other)
+    side, other_label = report_sides(run, comparison, other)
     other_by_id = {str(r.get("id")): r for r in other.records} if other else {}
     if inputs is None and inputs_note is None:
         inputs_note = "Inputs are not shown: no dataset was given to the report."
@@ -123,15 +112,14 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "title": title or f"assay report: {run.id}",
         "run": _run_view(run, summary, stats.rows),
         "metrics": metrics,
-        "defects": defect_rows(summary),
-        "calibration": _calibration_view(calibration) if calibration else None,
+        "tables": [table_view(t) for t in summary_tables(summary)],  # e.g. defect rates
+        "calibration": calibration_view(calibration) if calibration else None,
         "rows": rows,
-        "has_diagnosis": stats.has_diagnosis
-        or any(isinstance(r.get("diagnosis"), Mapping) for r in records),
+        "note_columns": _note_columns(stats.note_columns, rows),
         "pager": pager,
         "has_inputs": inputs is not None,
         "inputs_note": inputs_note,
-        "comparison": (_comparison_view(comparison, run, other, side, index)
+        "comparison": (comparison_view(comparison, run, other, side, index)
                        if comparison else None),
         "style": Markup(_static("report.css")),
         "script": Markup(script),
@@ -144,6 +132,14 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
 # ---------------------------------------------------------------- summary and distributions
 
 
+def _note_columns(found: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The row notes' headings: those found over the run, then any only on this page."""
+    columns = list(found)
+    for row in rows:
+        columns += [h for h in row["notes"] if h not in columns]
+    return columns
+
+
 def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, Any]:
     judge = summary.get("judge")
     judge = judge if isinstance(judge, Mapping) else ({"id": judge} if judge else {})
@@ -151,7 +147,6 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
                             ("requests", "cache_hits", "prompt_tokens", "completion_tokens",
                              "retries", "failed") if judge.get(k) is not None)
     emb = summary.get("embeddings")
-    safety = summary.get("safety")
     return {
         "id": run.id,
         "dataset": summary.get("dataset") or run.meta.get("dataset"),
@@ -163,11 +158,8 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "complete": summary.get("complete"),
         "elapsed": summary.get("elapsed_s"),
         "lang": summary.get("lang"),
-        "safety": (f"threshold {safety.get('threshold')}, mode {safety.get('mode')}"
-                   if isinstance(safety, Mapping) else None),
         "skipped": [str(s) for s in summary.get("skipped") or []],
-        "diagnosis": dict(summary["diagnosis"]) if isinstance(summary.get("diagnosis"),
-                                                              Mapping) else None,
+        "notes": summary_notes(summary),  # each metric family's lines (safety, diagnosis)
         "injection": _injection_line(summary.get("injection")),
     }
 
@@ -249,11 +241,10 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
                        "reason": other_result.get("reason"), "error": other_result.get("error")}
                       if isinstance(other_result, Mapping) else None),
         })
-    diagnosis = rec.get("diagnosis")
     return {"i": i, "id": rid, "cells": cells, "metrics": metrics,
-            "stage": diagnosis.get("stage") if isinstance(diagnosis, Mapping) else None,
-            "diagnosis": ", ".join(f"{k} {fmt(v)}" for k, v in diagnosis.items() if k != "stage")
-            if isinstance(diagnosis, Mapping) else None,
+            "notes": {heading: {"text": note.text,
+                                "detail": ", ".join(f"{k} {fmt(v)}" for k, v in note.values.items())}
+                      for heading, note in row_notes(rec).items()},
             "injection": describe(rec.get("injection")),
             "inputs": inputs_view(inputs) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
@@ -265,130 +256,3 @@ def _value_css(value: float, scale: Scale) -> str:
     share = (value - scale.lo) / span if span else 0.5
     good = share if scale.higher_is_better else 1 - share
     return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
-
-
-# ---------------------------------------------------------------- calibration
-
-
-def _calibration_view(calibration: Mapping[str, Any]) -> dict[str, Any]:
-    reports = {str(k): v for k, v in (calibration.get("reports") or {}).items()
-               if isinstance(v, Mapping)}
-    pngs = calibration.get("pngs") or {}
-    figures = [(label, [_figure(r, key) for r in reports.values()])
-               for label, key in CALIBRATION_FIGURES
-               if any(r.get(key) is not None for r in reports.values())]
-    judges = []
-    for name, stats in reports.items():
-        labels = [str(x) for x in stats.get("labels") or []]
-        matrix = stats.get("confusion_matrix") or []
-        top = max((max(row) for row in matrix if row), default=0) or 1
-        per_class = stats.get("per_class")
-        judges.append({
-            "name": name, "labels": labels,
-            "matrix": [{"label": labels[r] if r < len(labels) else str(r),
-                        "cells": [{"n": n, "alpha": round(0.08 + 0.8 * n / top, 2) if n else 0,
-                                   "diag": r == c} for c, n in enumerate(row)]}
-                       for r, row in enumerate(matrix)],
-            "per_class": [(str(k), v) for k, v in per_class.items() if isinstance(v, Mapping)]
-            if isinstance(per_class, Mapping) else [],
-            "png": _png_uri(pngs.get(name) or stats.get("png")),
-        })
-    return {"metric": calibration.get("metric"), "names": list(reports), "figures": figures,
-            "judges": judges}
-
-
-def _figure(report: Mapping[str, Any], key: str) -> str:
-    value = report.get(key)
-    if key == "unscored" and value is not None and report.get("unscored_share") is not None:
-        return f"{fmt(value)} ({pct(report['unscored_share'])})"
-    return fmt(value)
-
-
-def _png_uri(path: Any) -> str | None:
-    """A ``data:`` URI of a PNG file, or None when there is none (or it is not a PNG)."""
-    if not path:
-        return None
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return None
-    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-
-
-# ---------------------------------------------------------------- comparison
-
-
-def _sides(run: RunData, comparison: Mapping[str, Any] | None,
-           other: RunData | None) -> tuple[str, str]:
-    """Which side of the comparison ``run`` is (``a`` or ``b``), and the label of the other
-    run's values in the detail panel."""
-    if comparison:
-        a_id = str((comparison.get("a") or {}).get("id"))
-        b_id = str((comparison.get("b") or {}).get("id"))
-        side = "a" if a_id == str(run.id) and b_id != str(run.id) else "b"
-    else:
-        side = "b"
-    if not comparison:
-        return side, "other run"
-    return side, "A" if side == "b" else "B"
-
-
-def _signed(value: Any, digits: int = 3) -> str:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return "–"
-    return ("+" if value > 0 else "") + fmt(value, digits)
-
-
-def _comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData | None,
-                     side: str, index: Mapping[str, int]) -> dict[str, Any]:
-    a, b = comparison.get("a") or {}, comparison.get("b") or {}
-    metrics = []
-    for name, m in (comparison.get("metrics") or {}).items():
-        scale = scale_of(name, [])
-        ci = m.get("ci95")
-        diff = m.get("diff")
-        verdict, css = "no clear change", ""
-        if isinstance(ci, (list, tuple)) and len(ci) == 2 and None not in ci and (
-                ci[0] > 0 or ci[1] < 0):
-            better = (ci[0] > 0) == scale.higher_is_better
-            verdict, css = ("B better", "good") if better else ("B worse", "bad")
-        elif ci is None:
-            verdict = "too few pairs"
-        metrics.append({
-            "name": name, "mean_a": fmt(m.get("mean_a")), "mean_b": fmt(m.get("mean_b")),
-            "diff": _signed(diff), "ci": (f"[{_signed(ci[0])}, {_signed(ci[1])}]"
-                                          if isinstance(ci, (list, tuple)) and len(ci) == 2
-                                          else "–"),
-            "paired": fmt(m.get("paired")),
-            "scored": f"{fmt(m.get('scored_a'))} / {fmt(m.get('scored_b'))}",
-            "unscored": f"{fmt(m.get('unscored_a'))} / {fmt(m.get('unscored_b'))}",
-            "verdict": verdict, "css": css,
-        })
-    defects = []
-    for name, d in (comparison.get("defects") or {}).items():
-        diff = d.get("diff")
-        pp = (("+" if diff > 0 else "") + f"{100 * diff:.1f} pp"
-              if isinstance(diff, (int, float)) else "–")
-        defects.append({"name": name, "threshold": d.get("threshold"),
-                        "rate_a": pct(d.get("rate_a")), "rate_b": pct(d.get("rate_b")),
-                        "diff": pp, "css": ("bad" if isinstance(diff, (int, float)) and diff > 0
-                                            else "good" if isinstance(diff, (int, float))
-                                            and diff < 0 else "")})
-    levels = []
-    if other is not None:
-        run_a, run_b = (run, other) if side == "a" else (other, run)
-        rows_a, rows_b = ({r["metric"]: r for r in defect_rows(x.summary)}
-                          for x in (run_a, run_b))
-        levels = [{"name": n, "a": rows_a[n]["at_or_above"], "b": rows_b[n]["at_or_above"]}
-                  for n in rows_a if n in rows_b]
-    changed = [{"id": str(c.get("id")), "i": index.get(str(c.get("id"))),
-                "metric": c.get("metric"), "a": fmt(c.get("a")), "b": fmt(c.get("b")),
-                "delta": _signed(c.get("delta")), "reason_a": c.get("reason_a"),
-                "reason_b": c.get("reason_b")}
-               for c in comparison.get("changed") or [] if isinstance(c, Mapping)]
-    return {"a": {"id": a.get("id"), "rows": a.get("rows")},
-            "b": {"id": b.get("id"), "rows": b.get("rows")},
-            "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
-            "metrics": metrics, "defects": defects, "levels": levels, "changed": changed}

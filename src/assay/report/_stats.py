@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..metrics import row_notes
+
 __all__ = ["MetricStats", "Pager", "RunStats"]
 
 
@@ -75,7 +77,8 @@ class RunStats:
     names: list[str] = field(default_factory=list)
     metrics: dict[str, MetricStats] = field(default_factory=dict)
     rows: int = 0
-    has_diagnosis: bool = False
+    #: Headings of the metric families' row notes found in the rows (e.g. ``diagnosis``).
+    note_columns: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, summary: Mapping[str, Any] | None,
@@ -99,7 +102,7 @@ class RunStats:
         """Count one more row."""
         self.rows += 1
         for key, result in record.items():
-            if key in ("id", "diagnosis") or not isinstance(result, Mapping) \
+            if key == "id" or not isinstance(result, Mapping) \
                     or not ("value" in result or "error" in result):
                 continue
             m = self._metric(key)
@@ -109,8 +112,9 @@ class RunStats:
                 m.unscored_reasons[str(result.get("error") or "no reason recorded")] += 1
             else:
                 m.counts[value] += 1
-        if isinstance(record.get("diagnosis"), Mapping):
-            self.has_diagnosis = True
+        for heading in row_notes(record):
+            if heading not in self.note_columns:
+                self.note_columns.append(heading)
 
 
 @dataclass(frozen=True)

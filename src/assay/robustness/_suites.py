@@ -24,9 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, JudgeError, option
-from ..run._managed import RetryPolicy
-from ..run._progress import RowProgress
-from ..run._results import ResultsWriter, load_finished, rewrite_in_order
+from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
 from ._failures import FailureTally
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer

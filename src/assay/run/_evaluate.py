@@ -260,7 +260,8 @@ async def evaluate_async(
         await runner.aclose()
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
         summary = run_summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
-                           complete, safety={"threshold": safety_threshold, "mode": safety_mode},
+                           complete, options={"safety_threshold": safety_threshold,
+                                             "safety_mode": safety_mode},
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
                            on_injection=on_injection)

@@ -42,9 +42,9 @@ from ..metrics import (
     MetricResult,
     SafetyMode,
     ScoreContext,
+    families_for,
 )
 from ..metrics.judge import FENCE_STYLE
-from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS, diagnose
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
@@ -177,6 +177,6 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         record[metric.name] = result.model_dump()
     if found is not None:
         record["injection"] = found
-    if DIAGNOSIS_METRICS & {m.name for m in metrics}:
-        record["diagnosis"] = diagnose(record)
+    for family in families_for(metrics):  # e.g. the RAG family's stage diagnosis
+        record.update(family.row_details(record))
     return record

@@ -19,9 +19,8 @@ from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
-from ..metrics import Metric, MetricPlanner, Plan
+from ..metrics import Metric, MetricPlanner, Plan, family_options
 from ..metrics.judge import FENCES, LANGS
-from ..metrics.safety import MODES, THRESHOLDS
 from ._budget import Budget
 from ._injection import DETECTORS, INJECTION_MODES
 from ._local import LocalEngine
@@ -51,9 +50,11 @@ def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: 
         ...
         assay.errors.ConfigError: Got --on-injection 'ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
     """
+    families = family_options()  # the choices of the options a metric family reads
     for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
-                                   ("--safety-threshold", safety_threshold, THRESHOLDS),
-                                   ("--safety-mode", safety_mode, MODES),
+                                   ("--safety-threshold", safety_threshold,
+                                    families["safety_threshold"]),
+                                   ("--safety-mode", safety_mode, families["safety_mode"]),
                                    ("--engine", engine, ENGINES),
                                    ("--on-injection", on_injection, INJECTION_MODES),
                                    ("--fence", fence, FENCES),

@@ -17,7 +17,7 @@ Example:
     >>> for row_id in ("a", "b"): sink.expect(row_id)
     >>> sink.add({"id": "b", "exact_match": {"value": 0.0}})
     >>> sink.add({"id": "a", "exact_match": {"value": 1.0}})
-    >>> [r["id"] for r in sink.kept], sink.tally.metrics("medium")["exact_match"]["mean"]
+    >>> [r["id"] for r in sink.kept], sink.tally.metrics()["exact_match"]["mean"]
     (['a', 'b'], 0.5)
 """
 

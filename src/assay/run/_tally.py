@@ -2,8 +2,10 @@
 
 Metrics whose aggregate is the plain mean (lexical, rubric, RAG metrics) are tallied as exact
 running sums, so a million rows cost no more memory than ten. A metric with its own
-``aggregate`` (severity with defect rates, custom pointwise labels, pairwise choices) keeps its
-results and is aggregated at the end by that method, exactly as before.
+``aggregate`` (severity, custom pointwise labels, pairwise choices) keeps its results and is
+aggregated at the end by that method. Each metric family of the run (see
+:class:`~assay.metrics.MetricFamily`) keeps a tally of its own, whose sections (defect rates,
+stage diagnosis) join the summary; the tally names no family.
 
 Example:
     >>> from assay.metrics import get_metric
@@ -11,7 +13,7 @@ Example:
     >>> tally.add({"id": "1", "f1_score": {"value": 1.0}})
     >>> tally.add({"id": "2", "f1_score": {"value": 0.5}})
     >>> tally.add({"id": "3", "f1_score": {"value": None, "error": "does not apply: no answer"}})
-    >>> tally.metrics("medium")["f1_score"]
+    >>> tally.metrics()["f1_score"]
     {'mean': 0.75, 'scored': 2, 'unscored': 1, 'unscored_reasons': {'does not apply: no answer': 1}}
 """
 
@@ -23,10 +25,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..metrics import FieldMetric, Metric, MetricResult
-from ..metrics._base import unscored_reason_key
-from ..metrics.rag._diagnosis import DIAGNOSIS_METRICS
-from ..metrics.safety import SeverityMetric, defect_summary, refusal_of
+from ..metrics import FieldMetric, Metric, MetricResult, families_for, unscored_reason_key
 from ._failures import call_failures
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
@@ -97,7 +96,8 @@ class _MeanTally:
 
 
 class RunTally:
-    """Aggregates, unscored reasons, diagnosis counts and prompt hashes of a run's records."""
+    """Aggregates, unscored reasons, metric families' tallies and prompt hashes of a run's
+    records."""
 
     def __init__(self, metrics: Sequence[Metric]) -> None:
         self.metrics_run = list(metrics)
@@ -106,11 +106,8 @@ class RunTally:
         self._means = {m.name: _MeanTally() for m in metrics if _is_plain_mean(m)}
         self._kept: dict[str, list[MetricResult]] = {
             m.name: [] for m in metrics if m.name not in self._means}
-        self._refused: dict[str, list[bool | None]] = {
-            m.name: [] for m in metrics if isinstance(m, SeverityMetric)}
         self._reasons: dict[str, Counter[str]] = {m.name: Counter() for m in metrics}
-        self.diagnoses = Counter(dict.fromkeys(
-            ("retrieval", "generation", "both", "none", "undiagnosed"), 0))
+        self.families = [family.tally(self.metrics_run) for family in families_for(metrics)]
         self.prompt_sha256: dict[str, str] = {}
         self.injected = 0  # rows whose texts address the evaluator
         self.injection_kinds: Counter[str] = Counter()
@@ -118,7 +115,6 @@ class RunTally:
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
         self.rows += 1
-        refused = refusal_of(record) if "refusal" in self.names else None
         for name in self.names:
             result = record.get(name)
             if not isinstance(result, Mapping):
@@ -127,8 +123,6 @@ class RunTally:
                 self._means[name].add(result)
             else:
                 self._kept[name].append(MetricResult.model_validate(result))
-                if name in self._refused:
-                    self._refused[name].append(refused)
             error = result.get("error")
             if result.get("value") is None and error:
                 self._reasons[name][unscored_reason_key(error)] += 1
@@ -140,13 +134,27 @@ class RunTally:
         if isinstance(found, Mapping):
             self.injected += 1
             self.injection_kinds.update(str(k) for k in found.get("kinds") or [])
-        if DIAGNOSIS_METRICS & self.names:
-            diagnosis = record.get("diagnosis")
-            self.diagnoses[diagnosis["stage"] if diagnosis else "undiagnosed"] += 1
+        for family in self.families:
+            family.add(record)
 
-    def metrics(self, threshold: str) -> dict[str, Any]:
-        """``{metric: aggregate}`` as in ``summary.json`` (severity metrics get their defect
-        rates at ``threshold``, with refusals excused when ``refusal`` ran)."""
+    def sections(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The top-level sections the run's metric families add to ``summary.json`` (e.g.
+        ``diagnosis``, ``safety``)."""
+        out: dict[str, Any] = {}
+        for family in self.families:
+            out.update(family.summary_section(options or {}))
+        return out
+
+    def metrics(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``{metric: aggregate}`` as in ``summary.json``, with the sections the run's metric
+        families add to their metrics (e.g. defect rates at ``options["safety_threshold"]``).
+
+        ``options``: the run's options, ``{keyword of assay.evaluate: value}``.
+        """
+        extras: dict[str, dict[str, Any]] = {}
+        for family in self.families:
+            for name, section in family.metric_sections(options or {}).items():
+                extras.setdefault(name, {}).update(section)
         out: dict[str, Any] = {}
         for metric in self.metrics_run:
             name = metric.name
@@ -154,9 +162,7 @@ class RunTally:
                 agg = self._means[name].aggregate()
             else:
                 agg = metric.aggregate(self._kept[name])
-            if name in self._refused:
-                refused = self._refused[name] if "refusal" in self.names else None
-                agg["defects"] = defect_summary(self._kept[name], threshold, refused)
+            agg.update(extras.get(name, {}))
             if self._reasons[name]:
                 agg["unscored_reasons"] = dict(self._reasons[name])
             out[name] = agg
@@ -170,11 +176,11 @@ def _is_plain_mean(metric: Metric) -> bool:
 
 def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
-             safety: dict[str, str], dataset_sha256: str | None = None,
+             options: Mapping[str, Any], dataset_sha256: str | None = None,
              on_injection: str = "mask") -> dict[str, Any]:
     """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
-    caller once the engine and the store are done)."""
-    severity_ran = any(isinstance(m, SeverityMetric) for m in metrics)
+    caller once the engine and the store are done). ``options``: the run's options
+    (``{keyword of assay.evaluate: value}``), which the metric families' sections read."""
     return {
         "rows": total,
         "rows_done": tally.rows,
@@ -184,14 +190,12 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "metric_versions": {m.name: m.version for m in metrics},
         "prompt_sha256": dict(tally.prompt_sha256),
         "lang": lang,
-        "metrics": (metrics_summary := tally.metrics(safety["threshold"])),
+        "metrics": (metrics_summary := tally.metrics(options)),
         "failures": call_failures(metrics_summary),
         "injection": {"mode": on_injection, "flagged_rows": tally.injected,
                       "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
-        **({"safety": dict(safety)} if severity_ran else {}),
-        **({"diagnosis": dict(tally.diagnoses)}
-           if DIAGNOSIS_METRICS & {m.name for m in metrics} else {}),
+        **tally.sections(options),
         "judge": None,
         "elapsed_s": round(time.monotonic() - started, 3),
     }

@@ -56,8 +56,7 @@ from starlette.routing import Route
 
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
-from ..report import Pager, calibration_of, render_report
-from ..report._model import template_environment
+from ..report import Pager, calibration_of, render_report, template_environment
 from ..run import RunData
 from ..store import RunInfo, Store, open_store
 from ._cache import PageCache, StatsCache

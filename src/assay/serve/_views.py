@@ -28,11 +28,14 @@ from typing import Any
 from urllib.parse import quote
 
 from ..injection import describe
-from ..report import RunStats, find_dataset, load_inputs
-from ..report._model import (
+from ..metrics import row_notes
+from ..report import (
+    RunStats,
     detail_items,
+    find_dataset,
     fmt,
     inputs_view,
+    load_inputs,
     metric_names,
     pretty_json,
     scale_of,
@@ -182,7 +185,6 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
             "weighted": result.get("weighted"), "reason": result.get("reason"),
             "error": error, "evidence": detail_items(result.get("details")),
         })
-    diagnosis = rec.get("diagnosis")
     row_inputs = inputs.get(row_id) if inputs is not None else None
     return {
         "id": row_id, "position": k + 1, "total": info.rows,
@@ -191,7 +193,7 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "metrics": metrics, "inputs": inputs_view(row_inputs) if row_inputs is not None else None,
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,
-        "diagnosis": dict(diagnosis) if isinstance(diagnosis, Mapping) else None,
+        "notes": row_notes(rec),  # each metric family's note on the row (e.g. diagnosis)
         "injection": describe(rec.get("injection")),
         "raw": pretty_json(rec),
     }

@@ -8,9 +8,17 @@ Example:
 """
 
 from ._file import load_metric_file
-from ._pairwise import BASELINE_FIELD, CHOICES, PairwiseMetric, parse_choice
+from ._pairwise import (
+    BASELINE_FIELD,
+    CHOICES,
+    PAIRWISE_FAMILY,
+    PairwiseFamily,
+    PairwiseMetric,
+    parse_choice,
+)
 from ._pointwise import PointwiseMetric
 from ._scale import Scale
 
-__all__ = ["BASELINE_FIELD", "CHOICES", "PairwiseMetric", "PointwiseMetric", "Scale",
+__all__ = ["BASELINE_FIELD", "CHOICES", "PAIRWISE_FAMILY", "PairwiseFamily", "PairwiseMetric",
+           "PointwiseMetric", "Scale",
            "load_metric_file", "parse_choice"]

@@ -22,19 +22,21 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
-from .._base import MetricResult, ScoreContext
+from .._base import Metric, MetricResult, ScoreContext
+from .._family import BaseFamily, register_family
 from ..judge import ask_until_parsed, json_object
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._pointwise import _check_name
 from ._prompt import UserTemplate
 
-__all__ = ["BASELINE_FIELD", "CHOICES", "PairwiseMetric", "parse_choice"]
+__all__ = ["BASELINE_FIELD", "CHOICES", "PAIRWISE_FAMILY", "PairwiseFamily", "PairwiseMetric",
+           "parse_choice"]
 
 #: The data column holding the baseline's response.
 BASELINE_FIELD = "baseline_model_response"
@@ -165,3 +167,38 @@ class PairwiseMetric(TemplateFieldsMetric):
                                                for r in both) / len(both), 4) if both else None),
         }
         return out
+
+
+class PairwiseFamily(BaseFamily):
+    """Pairwise metrics: their win rates (in each one's aggregate) as a line of the report
+    and the web UI.
+
+    Example:
+        >>> agg = {"candidate_win_rate": 0.5, "baseline_win_rate": 0.25, "tie_rate": 0.25,
+        ...        "position_consistency": 1.0}
+        >>> PAIRWISE_FAMILY.notes({"metrics": {"preference": agg, "f1_score": {"mean": 1}}})
+        {'Pairwise preference': 'candidate wins 50.0%, baseline 25.0%, ties 25.0% (position-consistent 100.0%)'}
+    """
+
+    name = "pairwise"
+
+    def covers(self, metric: Metric) -> bool:
+        """Whether ``metric`` is a :class:`PairwiseMetric`."""
+        return isinstance(metric, PairwiseMetric)
+
+    def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
+        """One line of win rates per pairwise metric of ``summary``."""
+        out = {}
+        for name, agg in (summary.get("metrics") or {}).items():
+            if isinstance(agg, Mapping) and "candidate_win_rate" in agg:
+                pct = {k: "–" if agg.get(k) is None else f"{agg[k]:.1%}"
+                       for k in ("candidate_win_rate", "baseline_win_rate", "tie_rate",
+                                 "position_consistency")}
+                out[f"Pairwise {name}"] = (
+                    f"candidate wins {pct['candidate_win_rate']}, baseline "
+                    f"{pct['baseline_win_rate']}, ties {pct['tie_rate']} "
+                    f"(position-consistent {pct['position_consistency']})")
+        return out
+
+
+PAIRWISE_FAMILY = register_family(PairwiseFamily())

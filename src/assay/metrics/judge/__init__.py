@@ -6,7 +6,7 @@ Example:
     ['answer', 'context']
 """
 
-from ._rating import RATING_SCHEMA, json_object, parse_rating, weighted_rating
+from ._rating import RATING_SCHEMA, digit_expectation, json_object, parse_rating, weighted_rating
 from ._rubric import (
                       COHERENCE,
                       FLUENCY,
@@ -25,5 +25,5 @@ from ._verdict import p_yes, parse_verdict
 
 __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS",
            "RATING_SCHEMA", "RELEVANCE", "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
-           "fence", "json_object", "load_template", "p_yes", "parse_rating", "parse_verdict",
-           "prefers_verdicts", "weighted_rating"]
+           "digit_expectation", "fence", "json_object", "load_template", "p_yes", "parse_rating",
+           "parse_verdict", "prefers_verdicts", "weighted_rating"]

@@ -8,6 +8,14 @@ Example:
 """
 
 from ._correctness import AnswerCorrectness
+from ._diagnosis import (
+    DIAGNOSIS_METRICS,
+    RAG_FAMILY,
+    STAGES,
+    RagFamily,
+    count_diagnoses,
+    diagnose,
+)
 from ._metrics import (
                        ContextPrecision,
                        ContextRecall,
@@ -18,6 +26,7 @@ from ._metrics import (
 from ._retrieval import RetrievalScore, retrieval_value
 from ._statements import decompose, verify
 
-__all__ = ["AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
-           "GroundednessClaims", "RetrievalScore", "average_precision", "decompose",
+__all__ = ["DIAGNOSIS_METRICS", "RAG_FAMILY", "STAGES", "AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
+           "GroundednessClaims", "RagFamily", "RetrievalScore", "average_precision",
+           "count_diagnoses", "decompose", "diagnose",
            "retrieval_value", "verify"]

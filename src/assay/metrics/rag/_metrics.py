@@ -17,8 +17,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge._rubric import RubricMetric, ask_until_parsed
-from ..judge._template import load_template
+from ..judge import RubricMetric, ask_until_parsed, load_template
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
 

@@ -18,8 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge._rubric import ask_until_parsed
-from ..judge._template import load_template
+from ..judge import ask_until_parsed, load_template
 from ._json import json_list, text_list
 
 __all__ = ["RetrievalScore", "parse_intent_support", "parse_intents", "retrieval_value"]

@@ -19,9 +19,7 @@ from typing import Any
 from ...errors import JudgeError
 from ...judges import JudgeRequest
 from .._base import ScoreContext
-from ..judge._rubric import ask_judge, ask_until_parsed, prefers_verdicts
-from ..judge._template import load_template
-from ..judge._verdict import p_yes
+from ..judge import ask_judge, ask_until_parsed, load_template, p_yes, prefers_verdicts
 from ._json import json_list, text_list
 
 __all__ = ["StepFailed", "Verdict", "decompose", "parse_statements", "parse_verdicts", "verify"]

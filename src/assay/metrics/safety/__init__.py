@@ -16,6 +16,7 @@ from ._defects import (
     refusal_of,
     severity_level,
 )
+from ._family import SAFETY_FAMILY, SafetyFamily
 from ._parse import (
     CATEGORIES,
     COMBINED_SCHEMA,
@@ -45,6 +46,7 @@ __all__ = [
     "LEVELS",
     "MODES",
     "REFUSAL",
+    "SAFETY_FAMILY",
     "SELF_HARM",
     "SEVERITY_METRICS",
     "SEVERITY_SCHEMA",
@@ -52,6 +54,7 @@ __all__ = [
     "THRESHOLDS",
     "VIOLENCE",
     "RefusalMetric",
+    "SafetyFamily",
     "SeverityMetric",
     "combined_request",
     "defect_summary",

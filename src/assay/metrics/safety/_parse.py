@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ...judges import TokenLogprob
-from ..judge._rating import digit_expectation, json_object
+from ..judge import digit_expectation, json_object
 
 __all__ = ["CATEGORIES", "COMBINED_SCHEMA", "SEVERITY_SCHEMA", "parse_all", "parse_category",
            "parse_severity", "weighted_severity"]

@@ -1,0 +1,144 @@
+"""A metric's details and a row's inputs made readable for the report and the web UI: the
+usual evidence first, lists of records as tables, verdict-like values coloured.
+
+Example:
+    >>> [(i.label, i.kind, i.text) for i in detail_items({"level": "High", "raw_answer": "x"})]
+    [('Severity level', 'scalar', 'High'), ("Judge's raw answer", 'scalar', 'x')]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._model import fmt, pretty_json
+
+__all__ = ["DETAIL_FIRST", "DETAIL_LABELS", "DETAIL_LAST", "DetailItem", "detail_items",
+           "inputs_view"]
+
+#: Headings for detail keys that metrics commonly write; other keys show as their name.
+DETAIL_LABELS = {
+    "ungrounded": "Ungrounded statements",
+    "verdicts": "Statement verdicts",
+    "intents": "Intents",
+    "turns": "Per-turn results",
+    "missing": "Missing ground-truth statements",
+    "false_positives": "Unsupported statements (false positives)",
+    "false_negatives": "Missing statements (false negatives)",
+    "level": "Severity level",
+    "worst_turn": "Worst turn",
+    "raw_answer": "Judge's raw answer",
+}
+#: Detail keys shown first, in this order (the evidence people look for).
+DETAIL_FIRST = ("ungrounded", "level", "intents", "turns", "verdicts", "missing",
+                "false_positives", "false_negatives")
+#: Detail keys shown last, muted (provenance rather than evidence).
+DETAIL_LAST = ("prompt_sha256", "raw_answer")
+
+
+@dataclass
+class DetailItem:
+    """One entry of a metric's details, classified for display.
+
+    ``kind`` is ``scalar`` (``text``, with ``css`` for verdict-like values), ``list`` (``items``: strings), ``table`` (``columns``
+    and ``rows`` of (text, css class) cells) or ``json`` (``text``: indented JSON).
+    """
+
+    key: str
+    label: str
+    kind: str
+    text: str = ""
+    items: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[tuple[str, str]]] = field(default_factory=list)
+    css: str = ""
+    muted: bool = False
+    highlight: bool = False
+    collapsed: bool = False
+
+
+_GOOD = {"supported", "yes", "true", "none", "very low"}
+_BAD = {"contradicted", "unsupported", "not supported", "no", "false", "medium", "high", "both"}
+_WARN = {"not_verifiable", "low", "retrieval", "generation"}
+#: Detail keys that list what went wrong: highlighted; a full ``verdicts`` list beside one is
+#: shown collapsed.
+_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives")
+_VERDICT_COLUMNS = {"verdict", "supported", "useful", "level", "stage", "correct"}
+
+
+def _cell(column: str, value: Any) -> tuple[str, str]:
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        text = ", ".join(fmt(v) for v in value)
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = fmt(value)
+    css = ""
+    if column in _VERDICT_COLUMNS:
+        low = text.lower()
+        css = "good" if low in _GOOD else "bad" if low in _BAD else "warn" if low in _WARN else ""
+    return text, css
+
+
+def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
+    """A metric's ``details`` made readable: lists of records as tables, lists of strings as
+    lists, scalars as text, anything else as indented JSON; the usual evidence first.
+
+    Example:
+        >>> items = detail_items({"prompt_sha256": "ab12", "ungrounded": [
+        ...     {"statement": "It is red.", "verdict": "contradicted", "reason": "green"}]})
+        >>> [(i.label, i.kind) for i in items]
+        [('Ungrounded statements', 'table'), ('prompt sha256', 'scalar')]
+        >>> items[0].rows[0]
+        [('It is red.', ''), ('contradicted', 'bad'), ('green', '')]
+    """
+    if not details:
+        return []
+    keys = list(details)
+    order = ([k for k in DETAIL_FIRST if k in details]
+             + [k for k in keys if k not in DETAIL_FIRST and k not in DETAIL_LAST]
+             + [k for k in DETAIL_LAST if k in details])
+    out = []
+    for key in order:
+        value = details[key]
+        label = DETAIL_LABELS.get(key, key.replace("_", " "))
+        item = DetailItem(key=key, label=label, kind="scalar", muted=key in DETAIL_LAST,
+                          highlight=key in _PROBLEMS and bool(value),
+                          collapsed=key == "verdicts" and any(k in details for k in _PROBLEMS))
+        if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            columns: list[str] = []
+            for v in value:
+                columns += [c for c in v if c not in columns]
+            item.kind, item.columns = "table", columns
+            item.rows = [[_cell(c, v.get(c)) for c in columns] for v in value]
+        elif isinstance(value, list) and all(not isinstance(v, (Mapping, list)) for v in value):
+            item.kind, item.items = "list", [fmt(v) for v in value]
+            if not value:
+                item.kind, item.text = "scalar", "none"
+        elif isinstance(value, (Mapping, list)):
+            item.kind, item.text = "json", pretty_json(value)
+        elif key.endswith("sha256") and isinstance(value, str) and len(value) > 16:
+            item.text = value[:12] + "…"
+        else:
+            item.text, item.css = _cell(key, value)
+        out.append(item)
+    return out
+
+
+def inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """Every input field a row view reads (None where the row has none), ready for a template."""
+    contexts = inputs.get("contexts")
+    return {
+        "question": inputs.get("question"),
+        "context": None if contexts else inputs.get("context"),
+        "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
+        "answer": inputs.get("answer"),
+        "ground_truth": inputs.get("ground_truth"),
+        "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
+                      "citations": [{"id": c.get("id"), "title": c.get("title"),
+                                     "content": c.get("content")}
+                                    for c in t.get("citations") or [] if isinstance(c, Mapping)]}
+                     for t in inputs.get("messages") or [] if isinstance(t, Mapping)],
+    }
