@@ -13,12 +13,13 @@ from .errors import AssayError, ConfigError, DataError, JudgeError
 from .judges import FakeJudge, Judge, JudgeRequest, JudgeResponse, make_judge
 from .metrics import Metric, MetricResult, get_metric, register
 from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
-from .run import EvalResult, evaluate, evaluate_async
+from .run import EvalResult, MetricSummary, RunSummary, evaluate, evaluate_async
 
 __version__ = "0.1.0"
 
 __all__ = ["AssayError", "CalibrationResult", "ConfigError", "DataError", "EvalResult",
            "FakeJudge", "Judge", "JudgeError", "JudgeRequest", "JudgeResponse", "Metric",
-           "MetricResult", "PairwiseMetric", "PointwiseMetric", "Row", "__version__",
+           "MetricResult", "MetricSummary", "PairwiseMetric", "PointwiseMetric", "Row",
+           "RunSummary", "__version__",
            "calibrate", "evaluate", "evaluate_async", "get_metric", "load_metric_file",
            "make_judge", "read_dataset", "register"]

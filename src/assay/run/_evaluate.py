@@ -31,6 +31,7 @@ from ._results import ResultsWriter, is_call_failure, load_finished, reorder_res
 from ._score import ScoreSettings
 from ._setup import ENGINES, STYLES, check_options, make_runner, read_and_plan
 from ._sink import ResultSink
+from ._summary import RunSummary, typed_summary
 from ._tally import RunTally, run_summary
 
 __all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
@@ -48,6 +49,11 @@ class EvalResult:
     summary: dict[str, Any]
     skipped: list[str] = field(default_factory=list)
     out_dir: Path | None = None
+
+    @property
+    def run_summary(self) -> RunSummary:
+        """The summary as a typed :class:`RunSummary` (``summary`` is its JSON form)."""
+        return RunSummary.model_validate(self.summary)
 
 
 def evaluate(data: str | Path | Iterable[Mapping[str, Any]], **kwargs: Any) -> EvalResult:
@@ -270,6 +276,8 @@ async def evaluate_async(
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
         if recorder is not None:
             summary["run_id"] = recorder.run_id
+        summary = typed_summary(summary)  # checked, with its schema_version
+        if recorder is not None:
             recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
             if not isinstance(store, Store):
                 recorder.store.close()
