@@ -108,7 +108,7 @@ def mean_interval(values: Iterable[float], *, n_boot: int = BOOTSTRAP_RESAMPLES,
 
 def bootstrap_mean_ci(values: np.ndarray, *, n_boot: int = BOOTSTRAP_RESAMPLES,
                       seed: int = BOOTSTRAP_SEED, level: float = 0.95,
-                      max_work: int = _MAX_WORK) -> tuple[float, float] | None:
+                      max_work: int | None = None) -> tuple[float, float] | None:
     """The percentile bootstrap interval of the mean of ``values`` (not rounded), or None
     under 2 values or when resampling would take more than ``max_work`` draws.
 
@@ -127,9 +127,9 @@ def bootstrap_mean_ci(values: np.ndarray, *, n_boot: int = BOOTSTRAP_RESAMPLES,
 
 def bootstrap_means(values: np.ndarray, *, n_boot: int = BOOTSTRAP_RESAMPLES,
                     seed: int = BOOTSTRAP_SEED,
-                    max_work: int = _MAX_WORK) -> np.ndarray | None:
+                    max_work: int | None = None) -> np.ndarray | None:
     """The means of ``n_boot`` resamples (rows drawn with replacement) of ``values``; None
-    under 2 values or above ``max_work``.
+    under 2 values or above ``max_work`` units of work (default: a few seconds' worth).
 
     Few distinct values (ratings, yes/no, rounded scores) are resampled as multinomial counts
     over the distinct values, which has the same distribution as drawing rows and costs the
@@ -143,6 +143,7 @@ def bootstrap_means(values: np.ndarray, *, n_boot: int = BOOTSTRAP_RESAMPLES,
     n = len(values)
     if n < 2:
         return None
+    max_work = _MAX_WORK if max_work is None else max_work
     rng = np.random.default_rng(seed)
     distinct, counts = np.unique(values, return_counts=True)
     if len(distinct) * _GROUP_COST < n:
