@@ -277,7 +277,7 @@ def test_cli_two_positional_runs_print_the_tables(two_runs: tuple[Path, Path]) -
     assert f"A (baseline): {a}" in r.stdout
 
 
-def test_cli_marks_each_difference_beyond_or_within_noise(tmp_path: Path) -> None:
+def test_cli_marks_a_difference_beyond_noise(tmp_path: Path) -> None:
     rows = [{"id": str(i), "answer": "Paris", "ground_truth": "Paris" if i % 5 else "Lyon"}
             for i in range(40)]
     worse = [dict(r, answer="Nice") if i % 2 else r for i, r in enumerate(rows)]
@@ -290,10 +290,10 @@ def test_cli_marks_each_difference_beyond_or_within_noise(tmp_path: Path) -> Non
     assert json.loads((tmp_path / "c.json").read_text())["metrics"]["exact_match"][
         "beyond_noise"] is True
     (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("exact_match")]
-    assert "beyond" in line.split() and "beyond when the diff's 95% CI excludes 0" in r.stdout
+    assert line.split()[3] == "-0.400*" and "* beyond noise: the diff's 95% CI excludes 0" in r.stdout
     r = invoke(base, same)
     (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("exact_match")]
-    assert "within" in line.split()
+    assert line.split()[3] == "+0.000" and "*" not in line
 
 
 def test_cli_baseline_option_form_is_the_same(two_runs: tuple[Path, Path],

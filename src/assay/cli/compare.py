@@ -138,8 +138,9 @@ def _num(x: float | None, signed: bool = False) -> str:
 
 
 def _noise(beyond: bool | None) -> str:
-    """``beyond`` (the interval excludes 0), ``within`` or ``-`` (under 2 paired rows)."""
-    return "-" if beyond is None else "beyond" if beyond else "within"
+    """The diff's marker: ``*`` beyond noise (its interval excludes 0), else a space (within
+    noise, or no interval under 2 paired rows), so the numbers stay aligned."""
+    return "*" if beyond else " "
 
 
 def _clip(text: str | None, chars: int = REASON_CHARS) -> Text:
@@ -161,15 +162,15 @@ def print_comparison(comparison: dict[str, Any]) -> None:
         err.print("[yellow]no row id is in both runs: were they run on the same dataset?"
                   "[/yellow]", highlight=False)
     table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B",
-                  caption="noise: beyond when the diff's 95% CI excludes 0, else within",
+                  caption="* beyond noise: the diff's 95% CI excludes 0",
                   box=box.SIMPLE_HEAD, show_edge=False)
-    for col in ("metric", "mean A", "mean B", "diff", "95% CI", "noise", "paired", "unscored"):
+    for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
         table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
     for name, m in comparison["metrics"].items():
         ci = m["ci95"]
-        table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]), _num(m["diff"], True),
-                      "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]",
-                      _noise(m.get("beyond_noise")), str(m["paired"]),
+        table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]),
+                      _num(m["diff"], True) + _noise(m.get("beyond_noise")),
+                      "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]", str(m["paired"]),
                       f"{m['unscored_a']}/{m['unscored_b']}")
     out.print(table)
     if comparison["defects"]:
