@@ -16,6 +16,7 @@ import pytest
 import assay
 from assay.judges import FakeJudge
 from assay.run import SCHEMA_VERSION, MetricSummary, RunSummary, load_run, summary_json_schema
+from assay.run._summary import typed_summary
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "summary.schema.json"
 
@@ -96,3 +97,13 @@ def test_a_summary_written_before_versions_reads_as_version_0() -> None:
     typed = RunSummary.model_validate(old)
     assert typed.schema_version == 0 and typed.metrics["f1_score"].se is None
     assert typed.as_json() == old  # nothing invented on the way through
+
+
+def test_a_summary_that_does_not_fit_is_kept_with_a_warning(
+        caplog: pytest.LogCaptureFixture) -> None:
+    odd = {"rows": 1, "rows_done": 1, "complete": True, "dataset": "<rows>", "lang": "en",
+           "metrics": {"plugin_metric": {"mean": "n/a", "scored": 1, "unscored": 0}}}
+    with caplog.at_level("WARNING", logger="assay"):
+        kept = typed_summary(odd)
+    assert kept == {"schema_version": SCHEMA_VERSION, **odd}
+    assert "metrics.plugin_metric.mean" in caplog.text and "written as it is" in caplog.text

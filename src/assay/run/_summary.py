@@ -20,13 +20,16 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = ["SCHEMA_VERSION", "MetricSummary", "RunSummary", "summary_json_schema",
            "typed_summary"]
+
+log = logging.getLogger("assay")
 
 #: Version of the ``summary.json`` layout. 1: the first typed one, with ``se`` and ``ci95``
 #: (summaries written before it have no ``schema_version``; they read as 0).
@@ -134,7 +137,9 @@ class RunSummary(BaseModel):
 
 def typed_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     """A run's summary checked through :class:`RunSummary`, stamped with the current
-    ``schema_version``, as the plain JSON mapping that ``summary.json`` holds.
+    ``schema_version``, as the plain JSON mapping that ``summary.json`` holds. A summary that
+    does not fit (a plugin's aggregate of the wrong types) is kept as it is, with a warning:
+    a finished run is never lost to its summary's shape.
 
     Example:
         >>> s = typed_summary({"rows": 0, "rows_done": 0, "complete": True, "dataset": "d",
@@ -143,7 +148,13 @@ def typed_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
         1
     """
     stamped = {"schema_version": SCHEMA_VERSION, **summary}
-    return RunSummary.model_validate(stamped).as_json()
+    try:
+        return RunSummary.model_validate(stamped).as_json()
+    except ValidationError as e:  # e.g. a plugin's aggregate with a text mean: keep the run
+        log.warning("the run's summary does not fit RunSummary (%s); written as it is",
+                    "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+                              for err in e.errors()[:3]))
+        return stamped
 
 
 def summary_json_schema() -> dict[str, Any]:
