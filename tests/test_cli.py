@@ -143,7 +143,8 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     assert summary["rows"] == 3
     assert list(summary["metrics"]) == list(AUTO)
     for name in JUDGE_METRICS:
-        assert summary["metrics"][name] == {"mean": 5.0, "scored": 3, "unscored": 0}
+        assert summary["metrics"][name] == {"mean": 5.0, "se": 0.0, "ci95": [5.0, 5.0],
+                                            "scored": 3, "unscored": 0}
     f1 = summary["metrics"]["f1_score"]
     assert f1["scored"] == 3 and f1["unscored"] == 0
     assert f1["mean"] == pytest.approx(sum(r["f1_score"]["value"] for r in records) / 3, abs=1e-4)
@@ -405,8 +406,8 @@ def test_real_process_separates_table_and_diagnostics(tmp_path: Path) -> None:
     assert "exact_match" in proc.stdout and "scored" in proc.stdout
     assert "metrics: exact_match, f1_score" in proc.stderr
     assert "metrics:" not in proc.stdout
-    assert _summary(out)["metrics"]["exact_match"] == {"mean": round(1 / 3, 4), "scored": 3,
-                                                       "unscored": 0}
+    assert _summary(out)["metrics"]["exact_match"] == {
+        "mean": round(1 / 3, 4), "se": 0.3333, "ci95": [0.0, 1.0], "scored": 3, "unscored": 0}
 
 
 def test_no_arguments_shows_help() -> None:

@@ -20,7 +20,7 @@ from assay.errors import ConfigError, DataError
 from assay.run import RunData, load_run_dir
 
 METRIC_KEYS = {"mean_a", "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired",
-               "diff", "ci95"}
+               "diff", "ci95", "beyond_noise"}
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +66,7 @@ def test_shape_pairing_by_id_and_unscored_counts() -> None:
     assert g["mean_a"] == pytest.approx(11 / 3, abs=1e-6) and g["mean_b"] == 4.0
     assert (g["scored_a"], g["unscored_a"], g["scored_b"], g["unscored_b"]) == (3, 1, 2, 1)
     assert g["paired"] == 1 and g["diff"] == 1.0 and g["ci95"] is None  # one paired row only
+    assert g["beyond_noise"] is None  # no interval: no verdict
     f1 = c["metrics"]["f1"]
     assert f1["paired"] == 3 and f1["diff"] == pytest.approx(0.25 / 3, abs=1e-6)
     assert c["defects"] == {}
@@ -134,6 +135,24 @@ def test_a_clear_shift_excludes_zero_and_no_change_contains_it() -> None:
     assert lo < 0 < hi
 
 
+def test_beyond_noise_for_a_clear_difference_not_for_noise() -> None:
+    """Two runs over 100 shared rows (and a few not shared): a real drop of 1 point on a 1-5
+    scale is beyond noise; re-rating noise of +-1 on some rows is not."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(2, 6, 100).astype(float)
+    worse = np.clip(base - (rng.random(100) < 0.8), 1, 5)  # 80% of rows one point lower
+    jitter = np.clip(base + rng.choice([-1.0, 0.0, 0.0, 1.0], 100), 1, 5)
+    a = run("a", {**{str(i): {"m": float(v)} for i, v in enumerate(base)}, "only-a": {"m": 5.0}})
+    clear = compare_runs(a, run("b", {**{str(i): {"m": float(v)} for i, v in enumerate(worse)},
+                                      "only-b": {"m": 1.0}}))["metrics"]["m"]
+    assert clear["paired"] == 100 and clear["beyond_noise"] is True
+    assert clear["ci95"][1] < 0
+    noise = compare_runs(a, run("c", {str(i): {"m": float(v)} for i, v in enumerate(jitter)}))
+    m = noise["metrics"]["m"]
+    assert m["paired"] == 100 and m["beyond_noise"] is False
+    assert m["ci95"][0] < 0 < m["ci95"][1]
+
+
 def test_interval_is_seeded_and_agrees_with_scipy() -> None:
     diffs = np.random.default_rng(7).normal(0.2, 1.0, 80)
     ours = paired_bootstrap_ci(diffs, n_boot=4000, seed=3)
@@ -160,7 +179,7 @@ def test_interval_of_one_metric_does_not_depend_on_the_others() -> None:
 def test_blocks_give_the_same_interval_as_one_draw(monkeypatch: pytest.MonkeyPatch) -> None:
     diffs = np.random.default_rng(1).normal(size=50)
     whole = paired_bootstrap_ci(diffs, n_boot=500, seed=9)
-    monkeypatch.setattr("assay.compare._compare._BLOCK_CELLS", 50 * 7)  # 7 resamples a block
+    monkeypatch.setattr("assay.run._interval._BLOCK_CELLS", 50 * 7)  # 7 resamples a block
     assert paired_bootstrap_ci(diffs, n_boot=500, seed=9) == whole
 
 
@@ -251,8 +270,28 @@ def test_cli_two_positional_runs_print_the_tables(two_runs: tuple[Path, Path]) -
     r = invoke(a, b)
     assert r.exit_code == 0, r.output
     assert "f1_score" in r.stdout and "95% CI" in r.stdout and "paired" in r.stdout
+    assert "noise" in r.stdout
     assert "rows that changed most" in r.stdout and "tent" in r.stdout
     assert f"A (baseline): {a}" in r.stdout
+
+
+def test_cli_marks_a_difference_beyond_noise(tmp_path: Path) -> None:
+    rows = [{"id": str(i), "answer": "Paris", "ground_truth": "Paris" if i % 5 else "Lyon"}
+            for i in range(40)]
+    worse = [dict(r, answer="Nice") if i % 2 else r for i, r in enumerate(rows)]
+    base, cand, same = tmp_path / "base", tmp_path / "cand", tmp_path / "same"
+    assay.evaluate(rows, metrics="exact_match", out=base)
+    assay.evaluate(worse, metrics="exact_match", out=cand)
+    assay.evaluate(rows, metrics="exact_match", out=same)
+    r = invoke(base, cand, "--json", tmp_path / "c.json")
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "c.json").read_text())["metrics"]["exact_match"][
+        "beyond_noise"] is True
+    (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("exact_match")]
+    assert line.split()[3] == "-0.400*" and "* beyond noise: the diff's 95% CI excludes 0" in r.stdout
+    r = invoke(base, same)
+    (line,) = [x for x in r.stdout.splitlines() if x.strip().startswith("exact_match")]
+    assert line.split()[3] == "+0.000" and "*" not in line
 
 
 def test_cli_baseline_option_form_is_the_same(two_runs: tuple[Path, Path],

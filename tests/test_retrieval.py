@@ -112,7 +112,9 @@ def test_three_of_four_intents_supported() -> None:
         {"intent": INTENTS[3], "supported": False, "reason": f"reason for {INTENTS[3]}",
          "document_ids": []},
     ]
-    assert res.summary["metrics"]["retrieval_score"] == {"mean": 3.25, "scored": 1, "unscored": 0}
+    assert res.summary["metrics"]["retrieval_score"] == {
+        "mean": 3.25, "se": None, "ci95": None, "scored": 1, "unscored": 0,
+        "ci_note": "1 scored row: no spread to estimate an interval from"}
     # one intents request on the question (no history), one support request listing them all
     (intents,) = requests_of(judge, "intents")
     assert section(user_of(intents), "question") == QUESTION

@@ -18,6 +18,7 @@ from assay.errors import DataError
 from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import MetricPlanner, MetricResult, get_metric, plan_metrics
 from assay.metrics.safety import defect_summary
+from assay.run import mean_interval
 from assay.run._sink import ResultSink
 from assay.run._tally import ExactSum, RunTally
 
@@ -102,7 +103,9 @@ def test_run_tally_equals_each_metric_aggregate_whatever_the_order() -> None:
             refused = [None if r["refusal"]["value"] is None else r["refusal"]["value"] == 1.0
                        for r in records]
             agg["defects"] = defect_summary(results, "high", refused)
-        expected[m.name] = agg
+        # the mean's interval, from the scored values whatever order they came in
+        interval = mean_interval(r.value for r in results if r.value is not None)
+        expected[m.name] = {**agg, **(interval.fields() if interval else {})}
     for order in (records, list(reversed(records)), rng.sample(records, len(records))):
         tally = RunTally(metrics)
         for rec in order:

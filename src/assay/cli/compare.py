@@ -62,8 +62,8 @@ def compare(
         help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
     store: StoreOption = None,
 ) -> None:
-    """Compare two runs row by row: means, paired difference with a 95% bootstrap interval,
-    defect rates, and the rows whose scores changed most."""
+    """Compare two runs row by row: means, paired difference with a 95% bootstrap interval
+    (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most."""
     with exit_on_errors("interrupted"):
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
@@ -137,6 +137,12 @@ def _num(x: float | None, signed: bool = False) -> str:
     return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
+def _noise(beyond: bool | None) -> str:
+    """The diff's marker: ``*`` beyond noise (its interval excludes 0), else a space (within
+    noise, or no interval under 2 paired rows), so the numbers stay aligned."""
+    return "*" if beyond else " "
+
+
 def _clip(text: str | None, chars: int = REASON_CHARS) -> Text:
     """One line of at most ``chars`` characters (an ellipsis marks a cut)."""
     if not text:
@@ -156,12 +162,14 @@ def print_comparison(comparison: dict[str, Any]) -> None:
         err.print("[yellow]no row id is in both runs: were they run on the same dataset?"
                   "[/yellow]", highlight=False)
     table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B",
+                  caption="* beyond noise: the diff's 95% CI excludes 0",
                   box=box.SIMPLE_HEAD, show_edge=False)
     for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
         table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
     for name, m in comparison["metrics"].items():
         ci = m["ci95"]
-        table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]), _num(m["diff"], True),
+        table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]),
+                      _num(m["diff"], True) + _noise(m.get("beyond_noise")),
                       "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]", str(m["paired"]),
                       f"{m['unscored_a']}/{m['unscored_b']}")
     out.print(table)

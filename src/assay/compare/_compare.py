@@ -1,5 +1,5 @@
 """Two runs side by side: per-metric means, the paired mean difference with a bootstrap
-interval, defect rates, and the rows whose score changed most.
+interval and whether it is beyond noise, defect rates, and the rows whose score changed most.
 
 Rows pair by id; run ``a`` is the baseline and ``b`` the candidate, so every difference is
 ``b - a``. Unscored rows are counted (``unscored_a`` / ``unscored_b``), never dropped silently:
@@ -16,6 +16,8 @@ Example:
     >>> m = c["metrics"]["f1_score"]
     >>> m["mean_a"], m["mean_b"], m["paired"], m["unscored_b"], m["diff"], m["ci95"]
     (0.583333, 0.625, 2, 1, 0.25, [0.25, 0.25])
+    >>> m["beyond_noise"]
+    True
     >>> [(r["id"], r["a"], r["b"], r["delta"]) for r in c["changed"]]
     [('q1', 0.5, 0.75, 0.25), ('q2', 0.25, 0.5, 0.25)]
 """
@@ -23,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from numbers import Real
 from typing import Any
@@ -30,15 +33,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..run import RunData
+from ..run import RunData, bootstrap_mean_ci
 from ._provenance import provenance_of, provenance_warnings
 
 __all__ = ["compare_runs"]
 
 #: Decimals kept in the numbers of a comparison (the run files keep 4; this keeps float noise out).
 _DIGITS = 6
-#: Bootstrap resamples drawn per block, times the paired rows: bounds the index array's memory.
-_BLOCK_CELLS = 2_000_000
 
 
 def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None,
@@ -57,11 +58,14 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
     Returns:
         ``{"a": {"id", "rows"}, "b": {...}, "shared_rows", "metrics": {name: {"mean_a",
         "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired", "diff",
-        "ci95"}}, "defects": {category: {"threshold", "rate_a", "rate_b", "diff"}},
+        "ci95", "beyond_noise"}}, "defects": {category: {"threshold", "rate_a", "rate_b", "diff"}},
         "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}],
         "warnings": [{"field", "name", "a", "b", "message"}]}``.
         ``diff`` is the mean of ``b - a`` over the rows scored in both (``paired``), ``ci95``
-        its percentile paired-bootstrap interval (None under 2 paired rows). ``changed`` ranks
+        its percentile paired-bootstrap interval (None under 2 paired rows), and
+        ``beyond_noise`` says whether that interval excludes 0 (None without an interval):
+        False means the runs differ by no more than resampling the same rows would.
+        ``changed`` ranks
         rows by ``|delta|`` over the metric's observed range in both runs (1 where that is 0),
         so 1-5 and 0-1 metrics compare. ``warnings`` names each fact that differs between
         the runs (judge, dataset sha256, a compared metric's version or prompt sha256; see
@@ -95,6 +99,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
             if va is not None and vb is not None:
                 pairs.append((i, va, vb))
         diffs = np.asarray([vb - va for _, va, vb in pairs], dtype=float)
+        ci = paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed)
         out_metrics[name] = {
             "mean_a": _mean(values_a.values()), "mean_b": _mean(values_b.values()),
             "scored_a": _scored(values_a.values()), "scored_b": _scored(values_b.values()),
@@ -102,7 +107,8 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
             "unscored_b": len(values_b) - _scored(values_b.values()),
             "paired": len(pairs),
             "diff": _round(float(diffs.mean())) if len(pairs) else None,
-            "ci95": paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed),
+            "ci95": ci,
+            "beyond_noise": None if ci is None else bool(ci[0] > 0 or ci[1] < 0),
         }
         observed = [v for v in (*values_a.values(), *values_b.values()) if v is not None]
         span = (max(observed) - min(observed)) if observed else 0.0
@@ -127,7 +133,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
 def paired_bootstrap_ci(diffs: np.ndarray, *, n_boot: int = 2000, seed: int = 0,
                         level: float = 0.95) -> list[float] | None:
     """Percentile bootstrap interval of the mean of paired differences (rows resampled with
-    replacement, vectorised in blocks); None under 2 differences.
+    replacement, as :func:`assay.run.bootstrap_mean_ci`); None under 2 differences.
 
     Example:
         >>> import numpy as np
@@ -137,18 +143,9 @@ def paired_bootstrap_ci(diffs: np.ndarray, *, n_boot: int = 2000, seed: int = 0,
         >>> paired_bootstrap_ci(np.array([1.0])) is None
         True
     """
-    n = len(diffs)
-    if n < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    block = max(1, _BLOCK_CELLS // n)
-    means = np.empty(n_boot)
-    for start in range(0, n_boot, block):
-        k = min(block, n_boot - start)
-        means[start:start + k] = diffs[rng.integers(0, n, size=(k, n))].mean(axis=1)
-    tail = (1.0 - level) / 2 * 100
-    lo, hi = np.percentile(means, [tail, 100 - tail])
-    return [_round(float(lo)), _round(float(hi))]
+    bounds = bootstrap_mean_ci(np.asarray(diffs, dtype=float), n_boot=n_boot, seed=seed,
+                               level=level, max_work=sys.maxsize)
+    return None if bounds is None else [_round(bounds[0]), _round(bounds[1])]
 
 
 def _by_id(run: RunData) -> dict[str, dict[str, Any]]:

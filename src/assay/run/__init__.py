@@ -9,6 +9,13 @@ Example:
 from ._budget import Budget, Grant
 from ._evaluate import EvalResult, evaluate, evaluate_async
 from ._injection import DETECTORS, INJECTION_MODES
+from ._interval import (
+           BOOTSTRAP_RESAMPLES,
+           BOOTSTRAP_SEED,
+           MeanInterval,
+           bootstrap_mean_ci,
+           mean_interval,
+)
 from ._load import RunData, load_run, load_run_dir
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
@@ -16,11 +23,15 @@ from ._outdir import MANIFEST_NAME, read_manifest
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
 from ._results import ResultsWriter, load_finished, rewrite_in_order
+from ._summary import SCHEMA_VERSION, MetricSummary, RunSummary, summary_json_schema
 
 __all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
     "DETECTORS",
     "INJECTION_MODES",
     "MANIFEST_NAME",
+    "SCHEMA_VERSION",
     "Budget",
     "EmbeddingStats",
     "EvalResult",
@@ -28,18 +39,24 @@ __all__ = [
     "JudgeStats",
     "ManagedEmbedder",
     "ManagedJudge",
+    "MeanInterval",
+    "MetricSummary",
     "ResultsWriter",
     "RetryPolicy",
     "RowProgress",
     "RunData",
     "RunRecorder",
+    "RunSummary",
+    "bootstrap_mean_ci",
     "evaluate",
     "evaluate_async",
     "file_sha256",
     "load_finished",
     "load_run",
     "load_run_dir",
+    "mean_interval",
     "open_run_store",
     "read_manifest",
     "rewrite_in_order",
+    "summary_json_schema",
 ]

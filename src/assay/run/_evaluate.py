@@ -15,7 +15,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,27 +26,17 @@ from ..store import Store
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
-from ._results import ResultsWriter, is_call_failure, load_finished, reorder_results
+from ._results import EvalResult, ResultsWriter, is_call_failure, load_finished, reorder_results
 from ._score import ScoreSettings
 from ._setup import ENGINES, STYLES, check_options, make_runner, read_and_plan
 from ._sink import ResultSink
+from ._summary import typed_summary
 from ._tally import RunTally, run_summary
 
 __all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
 
 
 log = logging.getLogger("assay")
-
-
-@dataclass
-class EvalResult:
-    """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
-    one line for each metric the plan skipped."""
-
-    rows: list[dict[str, Any]]  # empty when evaluate(keep_rows=False)
-    summary: dict[str, Any]
-    skipped: list[str] = field(default_factory=list)
-    out_dir: Path | None = None
 
 
 def evaluate(data: str | Path | Iterable[Mapping[str, Any]], **kwargs: Any) -> EvalResult:
@@ -271,6 +260,8 @@ async def evaluate_async(
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
         if recorder is not None:
             summary["run_id"] = recorder.run_id
+        summary = typed_summary(summary)  # checked, with its schema_version
+        if recorder is not None:
             recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
             if not isinstance(store, Store):
                 recorder.store.close()

@@ -9,6 +9,8 @@ Example:
     >>> run = load_run_dir(out)
     >>> run.records[0]["exact_match"]["value"], run.summary["rows_done"]
     (1.0, 1)
+    >>> run.run_summary.metrics["exact_match"].mean
+    1.0
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..errors import DataError
 from ..store import Store
 from ._recording import open_run_store
 from ._results import load_finished
+from ._summary import RunSummary
 
 __all__ = ["RunData", "load_run", "load_run_dir"]
 
@@ -35,6 +38,12 @@ class RunData:
     summary: dict[str, Any]
     records: list[dict[str, Any]]
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_summary(self) -> RunSummary:
+        """The summary as a typed :class:`RunSummary` (pydantic's ValidationError when it is
+        not one, e.g. empty because the run folder had no summary.json)."""
+        return RunSummary.model_validate(self.summary)
 
 
 def load_run_dir(path: str | Path) -> RunData:

@@ -14,13 +14,38 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
 from ..metrics import call_failure_cause
+from ._summary import RunSummary
 
-__all__ = ["ResultsWriter", "is_call_failure", "iter_jsonl_lines",
+__all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines",
            "load_finished", "reorder_results", "rewrite_in_order"]
+
+
+@dataclass
+class EvalResult:
+    """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
+    one line for each metric the plan skipped.
+
+    Example:
+        >>> r = EvalResult(rows=[], summary={"rows": 0, "rows_done": 0, "complete": True,
+        ...                                  "dataset": "<rows>", "lang": "en", "metrics": {}})
+        >>> r.run_summary.complete
+        True
+    """
+
+    rows: list[dict[str, Any]]  # empty when evaluate(keep_rows=False)
+    summary: dict[str, Any]
+    skipped: list[str] = field(default_factory=list)
+    out_dir: Path | None = None
+
+    @property
+    def run_summary(self) -> RunSummary:
+        """The summary as a typed :class:`RunSummary` (``summary`` is its JSON form)."""
+        return RunSummary.model_validate(self.summary)
 
 def is_call_failure(error: object) -> bool:
     """Whether an unscored result's reason is a failed judge or embedding call (not "does not

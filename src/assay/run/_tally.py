@@ -1,7 +1,8 @@
 """A run's aggregates, kept up to date as records arrive in any order, in bounded memory.
 
 Metrics whose aggregate is the plain mean (lexical, rubric, RAG metrics) are tallied as exact
-running sums, so a million rows cost no more memory than ten. A metric with its own
+running sums, plus their scored values as a float array (8 bytes a row: 8 MB per metric for a
+million rows) for the mean's standard error and bootstrap interval. A metric with its own
 ``aggregate`` (severity, custom pointwise labels, pairwise choices) keeps its results and is
 aggregated at the end by that method. Each metric family of the run (see
 :class:`~assay.metrics.MetricFamily`) keeps a tally of its own, whose sections (defect rates,
@@ -14,19 +15,21 @@ Example:
     >>> tally.add({"id": "2", "f1_score": {"value": 0.5}})
     >>> tally.add({"id": "3", "f1_score": {"value": None, "error": "does not apply: no answer"}})
     >>> tally.metrics()["f1_score"]
-    {'mean': 0.75, 'scored': 2, 'unscored': 1, 'unscored_reasons': {'does not apply: no answer': 1}}
+    {'mean': 0.75, 'se': 0.25, 'ci95': [0.5, 1.0], 'scored': 2, 'unscored': 1, 'unscored_reasons': {'does not apply: no answer': 1}}
 """
 
 from __future__ import annotations
 
 import math
 import time
+from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import FieldMetric, Metric, MetricResult, families_for, unscored_reason_key
 from ._failures import call_failures
+from ._interval import with_interval
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
 
@@ -73,6 +76,7 @@ class _MeanTally:
     def __init__(self) -> None:
         self.values, self.weighted = ExactSum(), ExactSum()
         self.scored = self.unscored = self.n_weighted = 0
+        self.scored_values = array("d")  # for the interval
 
     def add(self, result: Mapping[str, Any]) -> None:
         value = result.get("value")
@@ -81,6 +85,7 @@ class _MeanTally:
             return
         self.scored += 1
         self.values.add(value)
+        self.scored_values.append(value)
         weighted = result.get("weighted")
         if weighted is not None:
             self.n_weighted += 1
@@ -160,8 +165,11 @@ class RunTally:
             name = metric.name
             if name in self._means:
                 agg = self._means[name].aggregate()
+                values: Sequence[float] = self._means[name].scored_values
             else:
                 agg = metric.aggregate(self._kept[name])
+                values = [r.value for r in self._kept[name] if r.value is not None]
+            agg = with_interval(agg, values)
             agg.update(extras.get(name, {}))
             if self._reasons[name]:
                 agg["unscored_reasons"] = dict(self._reasons[name])

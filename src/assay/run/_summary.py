@@ -1,0 +1,169 @@
+"""The typed ``summary.json``: :class:`RunSummary` with one :class:`MetricSummary` per metric.
+
+``summary.json`` is written from these models (``model_dump(mode="json")``, keys the run did
+not set left out), and carries ``schema_version``. Sections that a metric family adds (the
+safety ``defects``, a custom metric's ``labels``, pairwise win rates, RAG ``diagnosis``) are
+kept as extra keys: the models allow them. The JSON Schema is in ``docs/summary.schema.json``
+(:func:`summary_json_schema`): ``tests/test_summary_schema.py`` fails while the committed
+file is stale, and writes it again when run with ``ASSAY_WRITE_SCHEMA=1``.
+
+Example:
+    >>> from assay.run import evaluate
+    >>> result = evaluate([{"answer": "Paris", "ground_truth": "Paris"},
+    ...                    {"answer": "Lyon", "ground_truth": "Paris"}], metrics="exact_match")
+    >>> typed = result.run_summary
+    >>> typed.schema_version, typed.metrics["exact_match"].mean, typed.metrics["exact_match"].ci95
+    (1, 0.5, (0.0, 1.0))
+    >>> result.summary["metrics"]["exact_match"]["se"]
+    0.5
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["SCHEMA_VERSION", "MetricSummary", "RunSummary", "summary_json_schema",
+           "typed_summary"]
+
+log = logging.getLogger("assay")
+
+#: Version of the ``summary.json`` layout. 1: the first typed one, with ``se`` and ``ci95``
+#: (summaries written before it have no ``schema_version``; they read as 0).
+SCHEMA_VERSION = 1
+
+
+class MetricSummary(BaseModel):
+    """One metric's aggregate: its mean over the scored rows with the mean's standard error and
+    95% bootstrap interval (over ``scored`` rows), the scored and unscored counts, and why rows
+    were unscored. A family's own keys (``defects``, ``labels``, win rates, ...) are kept.
+
+    Example:
+        >>> m = MetricSummary(mean=0.5, se=0.5, ci95=(0.0, 1.0), scored=2, unscored=0)
+        >>> m.model_dump(mode="json", exclude_unset=True)
+        {'mean': 0.5, 'se': 0.5, 'ci95': [0.0, 1.0], 'scored': 2, 'unscored': 0}
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    mean: float | None = Field(None, description="Mean of the scored values; null if none.")
+    se: float | None = Field(None, description=(
+        "Standard error of the mean (sample sd / sqrt(scored)); null under 2 scored rows."))
+    ci95: tuple[float, float] | None = Field(None, description=(
+        "95% percentile-bootstrap interval of the mean [low, high] (2000 resamples of the "
+        "scored rows, seed 0); null under 2 scored rows."))
+    ci_note: str | None = Field(None, description=(
+        "Why se / ci95 are null, or that a normal interval replaced the bootstrap."))
+    scored: int | None = Field(None, description="Rows with a value (the interval's n).")
+    unscored: int | None = Field(None, description="Rows left unscored, each with a reason.")
+    mean_weighted: float | None = Field(None, description=(
+        "Mean of the probability-weighted scores, where the judge gave token probabilities."))
+    unscored_reasons: dict[str, int] | None = Field(None, description=(
+        "Unscored rows by reason (a failed call by its cause)."))
+
+
+class MetricFailures(BaseModel):
+    """One metric's rows lost to failed judge or embedding calls."""
+
+    failed: int
+    applicable: int
+    share: float
+
+
+class CallFailures(BaseModel):
+    """Rows lost to failed calls, per metric and by cause."""
+
+    by_metric: dict[str, MetricFailures]
+    causes: dict[str, int]
+
+
+class InjectionSummary(BaseModel):
+    """What was done with texts addressed to the evaluator, and how many rows had them."""
+
+    mode: str
+    flagged_rows: int
+    kinds: dict[str, int]
+
+
+class ServiceUsage(BaseModel):
+    """A judge's or embedder's id and counters (requests, tokens, retries, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str | None = None
+
+
+class RunSummary(BaseModel):
+    """A run's ``summary.json``: what ran on which data, each metric's aggregate, failures,
+    injection counts, the judge's usage and the time taken. A family's sections (``safety``
+    settings, RAG ``diagnosis``) and keys added later (``run_id``, a calibration's agreement)
+    are kept.
+
+    Example:
+        >>> s = RunSummary(rows=1, rows_done=1, complete=True, dataset="<rows>", lang="en",
+        ...                metrics={"f1_score": MetricSummary(mean=1.0, scored=1, unscored=0)})
+        >>> s.schema_version, s.metrics["f1_score"].se is None
+        (0, True)
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = Field(0, description=(
+        f"Layout version ({SCHEMA_VERSION} now); 0 for summaries written before versions."))
+    rows: int = Field(description="Rows in the dataset.")
+    rows_done: int = Field(description="Rows with a record (fewer when interrupted).")
+    complete: bool
+    dataset: str
+    dataset_sha256: str | None = None
+    metric_versions: dict[str, str] = Field(default_factory=dict)
+    prompt_sha256: dict[str, str] = Field(default_factory=dict)
+    lang: str
+    metrics: dict[str, MetricSummary]
+    failures: CallFailures | None = None
+    injection: InjectionSummary | None = None
+    skipped: list[str] = Field(default_factory=list)
+    judge: ServiceUsage | None = None
+    embeddings: ServiceUsage | None = None
+    elapsed_s: float | None = None
+    run_id: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The summary as ``summary.json`` holds it (keys the run did not set left out)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+def typed_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's summary checked through :class:`RunSummary`, stamped with the current
+    ``schema_version``, as the plain JSON mapping that ``summary.json`` holds. A summary that
+    does not fit (a plugin's aggregate of the wrong types) is kept as it is, with a warning:
+    a finished run is never lost to its summary's shape.
+
+    Example:
+        >>> s = typed_summary({"rows": 0, "rows_done": 0, "complete": True, "dataset": "d",
+        ...                    "lang": "en", "metrics": {}})
+        >>> s["schema_version"]
+        1
+    """
+    stamped = {"schema_version": SCHEMA_VERSION, **summary}
+    try:
+        return RunSummary.model_validate(stamped).as_json()
+    except ValidationError as e:  # e.g. a plugin's aggregate with a text mean: keep the run
+        log.warning("the run's summary does not fit RunSummary (%s); written as it is",
+                    "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}"
+                              for err in e.errors()[:3]))
+        return stamped
+
+
+def summary_json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``summary.json`` (as committed in ``docs/summary.schema.json``).
+
+    Example:
+        >>> summary_json_schema()["title"]
+        'RunSummary'
+    """
+    schema = RunSummary.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
