@@ -57,92 +57,31 @@ from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric
-from ._budget import Budget
 from ._managed import JudgeStats
 from ._managed_embedder import EmbeddingStats
-from ._ray_budget import BudgetClient, start_budget_actor
-from ._score import Scorer, ScoreSettings
+from ._ray_budget import start_budget_actor
+from ._ray_worker import (
+    RAY_MISSING,
+    Batch,
+    ScoreWorker,
+    Stats,
+    gather_refs,
+    import_ray,
+    most_of,
+    result_of,
+    take_batch,
+)
+from ._score import ScoreSettings
 
 __all__ = ["RAY_MISSING", "RayEngine", "ScoreWorker", "import_ray"]
 
 log = logging.getLogger("assay")
 
-RAY_MISSING = "The Ray engine needs ray: pip install 'assay[ray]'"
 #: Workers on a local instance (and the least on a cluster).
 DEFAULT_WORKERS = 2
 #: Batches in flight per worker: one scoring while the next is on its way.
 IN_FLIGHT = 2
 
-Stats = dict[str, int]
-Batch = list[tuple[Row, dict[str, Any]]]
-
-
-def import_ray() -> Any:
-    """The ``ray`` module, or a ConfigError that says how to install it.
-
-    Example:
-        >>> import_ray().__name__
-        'ray'
-    """
-    try:
-        import ray
-    except ImportError as e:
-        raise ConfigError(RAY_MISSING) from e
-    return ray
-
-
-class ScoreWorker:
-    """One worker: a :class:`Scorer` inside an async Ray actor, scoring the batches it is sent
-    (several at once, each row's metrics concurrently) on the actor's event loop."""
-
-    def __init__(self, metrics: Sequence[Metric], judge: str | Judge | None,
-                 embedder: str | Embedder | None, settings: ScoreSettings, timeout: float,
-                 budget_actor: Any = None) -> None:
-        self._args = (list(metrics), judge, embedder, settings, timeout, budget_actor)
-        self._scorer: Scorer | None = None
-
-    def _get_scorer(self) -> Scorer:
-        if self._scorer is None:
-            metrics, judge, embedder, settings, timeout, budget_actor = self._args
-            budget = cast(Budget, BudgetClient(budget_actor)) if budget_actor is not None else None
-            self._scorer = Scorer(
-                metrics, settings=settings, budget=budget,
-                judge=make_judge(judge, timeout=timeout) if judge is not None else None,
-                embedder=make_embedder(embedder, timeout=timeout) if embedder is not None else None)
-        return self._scorer
-
-    async def start(self) -> None:
-        """Build the scorer (a bad spec or a missing key fails here, before any row)."""
-        self._get_scorer()
-
-    async def score_batch(self, batch: Batch) -> tuple[list[dict[str, Any]], Stats | None,
-                                                        Stats | None]:
-        """The batch's records (in its order) and this worker's judge and embedder stats."""
-        scorer = self._get_scorer()
-        tasks = [asyncio.ensure_future(scorer.score(row, previous)) for row, previous in batch]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in tasks:  # a ConfigError stops the run: raise it as it is
-                if task.done() and not task.cancelled() and task.exception() is not None:
-                    raise cast(BaseException, task.exception())
-            records = [task.result() for task in tasks]
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        return (records, *await self.stats())
-
-    async def stats(self) -> tuple[Stats | None, Stats | None]:
-        """Judge and embedder stats so far (``None`` for what this worker does not have)."""
-        scorer = self._get_scorer()
-        return (scorer.judge.stats.as_dict() if scorer.judge is not None else None,
-                scorer.embedder.stats.as_dict() if scorer.embedder is not None else None)
-
-    async def close(self) -> None:
-        """Close the scorer's caches and connections."""
-        if self._scorer is not None:
-            scorer, self._scorer = self._scorer, None
-            await scorer.aclose()
 
 
 class RayEngine:
@@ -225,7 +164,7 @@ class RayEngine:
             ConfigError: a worker could not build its judge or embedder (as the worker raised it).
         """
         if not self._started:
-            await _gather_refs([actor.start.remote() for actor in self._actors])
+            await gather_refs([actor.start.remote() for actor in self._actors])
             self._started = True
 
     async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]] | AsyncIterable[
@@ -255,7 +194,7 @@ class RayEngine:
         try:
             while True:
                 if filling is None and not exhausted and len(running) < IN_FLIGHT * len(load):
-                    filling = asyncio.ensure_future(_take(source, self.batch_size))
+                    filling = asyncio.ensure_future(take_batch(source, self.batch_size))
                 waiting = set(running) | ({filling} if filling is not None else set())
                 if not waiting:
                     return
@@ -273,7 +212,7 @@ class RayEngine:
                         continue
                     w, _ref = running.pop(fut)
                     load[w] -= 1
-                    records, judge_stats, embedder_stats = _result(fut, ray)
+                    records, judge_stats, embedder_stats = result_of(fut, ray)
                     self._note_stats(w, judge_stats, embedder_stats)
                     for record in records:
                         on_record(record)
@@ -310,7 +249,7 @@ class RayEngine:
         self._closed = True
         ray = import_ray()
         try:
-            await asyncio.wait_for(_gather_refs([a.close.remote() for a in self._actors]), 10)
+            await asyncio.wait_for(gather_refs([a.close.remote() for a in self._actors]), 10)
         except Exception:  # a dead or stuck worker: killed below all the same
             log.debug("closing the Ray workers failed", exc_info=True)
         for actor in [*self._actors, *([self._budget_actor] if self._budget_actor else [])]:
@@ -324,55 +263,13 @@ class RayEngine:
     def _note_stats(self, worker: int, judge: Stats | None, embedder: Stats | None) -> None:
         # Counters only grow: keep the largest seen (batches may finish out of order).
         old_judge, old_embedder = self._stats[worker]
-        self._stats[worker] = (_most(old_judge, judge), _most(old_embedder, embedder))
+        self._stats[worker] = (most_of(old_judge, judge), most_of(old_embedder, embedder))
 
     async def _refresh_stats(self) -> None:
         try:
-            got = await asyncio.wait_for(_gather_refs([a.stats.remote() for a in self._actors]), 5)
+            got = await asyncio.wait_for(gather_refs([a.stats.remote() for a in self._actors]), 5)
         except Exception:  # stats are best effort: keep those the batches brought back
             log.debug("could not read the Ray workers' stats", exc_info=True)
             return
         for w, (judge, embedder) in enumerate(got):
             self._note_stats(w, judge, embedder)
-
-
-async def _take(source: AsyncIterator[tuple[Row, Mapping[str, Any]]], n: int) -> Batch:
-    """Up to ``n`` items from ``source`` (fewer only when it ends)."""
-    batch: Batch = []
-    while len(batch) < n:
-        try:
-            row, previous = await anext(source)
-        except StopAsyncIteration:
-            break
-        batch.append((row, dict(previous)))
-    return batch
-
-
-def _result(fut: asyncio.Future[Any], ray: Any) -> Any:
-    """The future's value, or the worker's own exception (the Ray error as its cause)."""
-    try:
-        return fut.result()
-    except ray.exceptions.RayTaskError as e:
-        cause = getattr(e, "cause", None)
-        if isinstance(cause, BaseException):
-            raise cause from e
-        raise
-
-
-async def _gather_refs(refs: list[Any]) -> list[Any]:
-    """Await Ray object refs together; the first failure raised as the worker raised it."""
-    ray = import_ray()
-    futures = [asyncio.wrap_future(ref.future()) for ref in refs]
-    await asyncio.wait(futures, return_when=asyncio.FIRST_EXCEPTION)
-    for fut in futures:
-        if fut.done() and fut.exception() is not None:
-            for other in futures:
-                other.cancel()
-            _result(fut, ray)
-    return [await fut for fut in futures]
-
-
-def _most(old: Stats | None, new: Stats | None) -> Stats | None:
-    if old is None or new is None:
-        return new if old is None else old
-    return {key: max(old.get(key, 0), value) for key, value in new.items()}
