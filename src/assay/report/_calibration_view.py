@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._model import fmt, pct
+from .._text import percent
+from ._model import fmt
 
 __all__ = ["CALIBRATION_FIGURES", "calibration_view"]
 
@@ -62,7 +63,7 @@ def calibration_view(calibration: Mapping[str, Any]) -> dict[str, Any]:
 def _figure(report: Mapping[str, Any], key: str) -> str:
     value = report.get(key)
     if key == "unscored" and value is not None and report.get("unscored_share") is not None:
-        return f"{fmt(value)} ({pct(report['unscored_share'])})"
+        return f"{fmt(value)} ({percent(report['unscored_share'])})"
     return fmt(value)
 
 

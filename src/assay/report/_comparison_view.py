@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._text import percent
 from ..metrics import comparison_tables
 from ..run import RunData
-from ._model import fmt, pct, scale_of, table_view
+from ._model import fmt, scale_of, table_view
 
 __all__ = ["comparison_view", "report_sides"]
 
@@ -74,7 +75,7 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
         pp = (("+" if diff > 0 else "") + f"{100 * diff:.1f} pp"
               if isinstance(diff, (int, float)) else "–")
         defects.append({"name": name, "threshold": d.get("threshold"),
-                        "rate_a": pct(d.get("rate_a")), "rate_b": pct(d.get("rate_b")),
+                        "rate_a": percent(d.get("rate_a")), "rate_b": percent(d.get("rate_b")),
                         "diff": pp, "css": ("bad" if isinstance(diff, (int, float)) and diff > 0
                                             else "good" if isinstance(diff, (int, float))
                                             and diff < 0 else "")})

@@ -24,6 +24,7 @@ from typing import Any
 
 import jinja2
 
+from .._text import percent
 from ..metrics import REGISTRY, FamilyTable
 from ..metrics.safety import severity_level
 
@@ -33,7 +34,6 @@ __all__ = [
     "fmt",
     "histogram",
     "metric_names",
-    "pct",
     "pretty_json",
     "scale_of",
     "table_view",
@@ -63,18 +63,6 @@ def fmt(value: Any, digits: int = 3) -> str:
             return str(int(value))
         return f"{value:.{digits}f}".rstrip("0").rstrip(".")
     return str(value)
-
-
-def pct(rate: Any) -> str:
-    """A 0-1 rate as a percentage with one decimal; ``–`` when missing.
-
-    Example:
-        >>> pct(0.2308), pct(None)
-        ('23.1%', '–')
-    """
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool):
-        return "–"
-    return f"{100 * rate:.1f}%"
 
 
 def pretty_json(value: Any) -> str:
@@ -244,7 +232,7 @@ def table_view(table: FamilyTable) -> dict[str, Any]:
         else:
             top += [{"text": c, "rowspan": 2 if table.grouped else 1, "colspan": 1}
                     for c in columns]
-    rows = [[{"text": pct(c.value) if c.rate else fmt(c.value),
+    rows = [[{"text": percent(c.value) if c.rate else fmt(c.value),
               "count": None if c.count is None else fmt(c.count), "strong": c.strong,
               "lines": list(c.lines), "num": not isinstance(c.value, str)} for c in row]
             for row in table.rows]
@@ -260,5 +248,5 @@ def template_environment(package: str) -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
     env.filters["fmt"] = fmt
-    env.filters["pct"] = pct
+    env.filters["pct"] = percent
     return env

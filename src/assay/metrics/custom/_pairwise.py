@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..._text import percent
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
@@ -191,7 +192,7 @@ class PairwiseFamily(BaseFamily):
         out = {}
         for name, agg in (summary.get("metrics") or {}).items():
             if isinstance(agg, Mapping) and "candidate_win_rate" in agg:
-                pct = {k: "–" if agg.get(k) is None else f"{agg[k]:.1%}"
+                pct = {k: percent(agg.get(k))
                        for k in ("candidate_win_rate", "baseline_win_rate", "tie_rate",
                                  "position_consistency")}
                 out[f"Pairwise {name}"] = (
