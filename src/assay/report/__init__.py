@@ -21,14 +21,7 @@ from ._load import (
     load_calibration,
     load_inputs,
 )
-from ._model import (
-    fmt,
-    metric_names,
-    pretty_json,
-    scale_of,
-    template_environment,
-    value_of,
-)
+from ._model import fmt, metric_names, pretty_json, scale_of, template_environment, value_of
 from ._render import render_report
 from ._stats import MetricStats, Pager, RunStats
 

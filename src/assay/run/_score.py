@@ -26,24 +26,14 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import (
-    InjectionDetector,
-    InjectionMode,
-    JudgeStyle,
-    Lang,
-    Metric,
-    MetricResult,
-    SafetyMode,
-    ScoreContext,
-    families_for,
-)
+from ..metrics import Metric, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
@@ -53,6 +43,9 @@ from ._managed_embedder import ManagedEmbedder
 __all__ = ["ScoreSettings", "Scorer", "score_row"]
 
 log = logging.getLogger("assay")
+
+#: The settings a metric reads from its ScoreContext.
+_CONTEXT_OPTIONS = ("lang", "style", "safety_mode", "on_injection", "injection_detector")
 
 
 @dataclass(frozen=True)
@@ -100,12 +93,9 @@ class Scorer:
                       if judge is not None else None)
         self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry)
                          if embedder is not None else None)
-        self.ctx = ScoreContext(  # checks each setting against its allowed values
-            judge=self.judge, embedder=self.embedder, lang=cast(Lang, settings.lang),
-            style=cast(JudgeStyle, settings.style),
-            safety_mode=cast(SafetyMode, settings.safety_mode),
-            on_injection=cast(InjectionMode, settings.on_injection),
-            injection_detector=cast(InjectionDetector, settings.injection_detector))
+        # ScoreContext checks each setting against its allowed values
+        options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
+        self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder, **options)
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
