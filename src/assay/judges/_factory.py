@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 
 from .._entry_points import Plugin, scan_plugins
 from ..errors import AssayError, ConfigError, option
@@ -85,7 +86,7 @@ def judge_protocol_gaps(judge: object) -> list[str]:
     complete = getattr(judge, "complete", None)
     if callable(complete):
         try:
-            params = inspect.signature(complete).parameters
+            params: Mapping[str, inspect.Parameter] = inspect.signature(complete).parameters
         except (TypeError, ValueError):
             params = {}
         takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
