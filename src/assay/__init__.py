@@ -13,12 +13,21 @@ from .errors import AssayError, ConfigError, DataError, JudgeError
 from .judges import FakeJudge, Judge, JudgeRequest, JudgeResponse, make_judge
 from .metrics import Metric, MetricResult, get_metric, register
 from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
-from .run import EvalResult, evaluate, evaluate_async
+from .run import (
+    EvalResult,
+    JudgeOptions,
+    ReadOptions,
+    RunOptions,
+    ScoringOptions,
+    evaluate,
+    evaluate_async,
+)
 
 __version__ = "0.1.0"
 
 __all__ = ["AssayError", "CalibrationResult", "ConfigError", "DataError", "EvalResult",
-           "FakeJudge", "Judge", "JudgeError", "JudgeRequest", "JudgeResponse", "Metric",
-           "MetricResult", "PairwiseMetric", "PointwiseMetric", "Row", "__version__",
+           "FakeJudge", "Judge", "JudgeError", "JudgeOptions", "JudgeRequest", "JudgeResponse",
+           "Metric", "MetricResult", "PairwiseMetric", "PointwiseMetric", "ReadOptions", "Row",
+           "RunOptions", "ScoringOptions", "__version__",
            "calibrate", "evaluate", "evaluate_async", "get_metric", "load_metric_file",
            "make_judge", "read_dataset", "register"]
