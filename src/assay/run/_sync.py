@@ -4,9 +4,11 @@ running in this thread (a Jupyter cell, a FastAPI endpoint, an async test).
 Without a running loop, :func:`run_sync` is ``asyncio.run``. With one, ``asyncio.run`` would
 refuse, so the coroutine runs on a fresh loop in a worker thread while this thread waits (its
 loop is blocked meanwhile: async code should ``await`` the coroutine instead). The worker runs
-in a copy of the caller's context variables; its exceptions reach the caller as they are; a
-KeyboardInterrupt in the waiting thread cancels the coroutine, waits for its clean-up (as
-``asyncio.run`` does on Ctrl-C), then goes on up.
+in a copy of the caller's context variables; its exceptions reach the caller as they are. A
+KeyboardInterrupt in the waiting thread (Ctrl-C in a notebook) cancels the coroutine, waits for
+its clean-up (as ``asyncio.run`` does on Ctrl-C), then goes on up; so does a cancellation of
+the calling task (``asyncio.run`` cancels its main task on Ctrl-C), which then ends in
+CancelledError.
 
 Example:
     >>> async def add(a, b):
@@ -33,6 +35,9 @@ from typing import Any, TypeVar
 __all__ = ["run_sync"]
 
 T = TypeVar("T")
+
+#: How often the waiting thread checks whether its own task was cancelled (seconds).
+_POLL_S = 0.2
 
 
 def run_sync(make_coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -76,20 +81,31 @@ class _Worker:
 
 
 def _run_in_worker(make_coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    caller = asyncio.current_task()  # the task whose code made this call (None in a callback)
     worker = _Worker(make_coroutine)
     context = contextvars.copy_context()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-sync")
     try:
+        # Inside the try: the worker may get far (even to a Ctrl-C) before submit() returns.
         future = pool.submit(context.run, asyncio.run, worker.main())
-        try:
-            result: T = future.result()
-            return result
-        except KeyboardInterrupt:
-            worker.cancel()
-            # Let the coroutine clean up (release files, mark a stored run interrupted); its
-            # cancellation ends here, and a second Ctrl-C stops the wait.
-            with contextlib.suppress(BaseException):
-                future.result()
-            raise
+        while not concurrent.futures.wait([future], timeout=_POLL_S).done:
+            if caller is not None and caller.cancelling():
+                # The calling task was cancelled while this thread waited (asyncio.run does
+                # that on Ctrl-C): cancel the run too, and end as a cancelled call.
+                _stop(worker, pool)
+                raise asyncio.CancelledError
+        result: T = future.result()
+        return result
+    except KeyboardInterrupt:
+        _stop(worker, pool)
+        raise
     finally:
         pool.shutdown(wait=False)
+
+
+def _stop(worker: _Worker, pool: concurrent.futures.ThreadPoolExecutor) -> None:
+    """Cancel the worker's coroutine and wait until it has cleaned up (released files, marked
+    a stored run interrupted); a second Ctrl-C stops the wait."""
+    worker.cancel()
+    with contextlib.suppress(BaseException):
+        pool.shutdown(wait=True)
