@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples.apps import TOY_COMPLIES, TOY_REFUSES
 from typer.testing import CliRunner
 
 import assay.redteam._jailbreak as jb
-from examples.apps import TOY_COMPLIES, TOY_REFUSES
 from assay.cli.main import app
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest

@@ -84,28 +84,36 @@ def _run_in_worker(make_coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
     caller = asyncio.current_task()  # the task whose code made this call (None in a callback)
     worker = _Worker(make_coroutine)
     context = contextvars.copy_context()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-sync")
+    outcome: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def target() -> None:  # set only once the coroutine's loop has closed: after its clean-up
+        try:
+            outcome.set_result(context.run(asyncio.run, worker.main()))
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            outcome.set_exception(e)
+
+    thread = threading.Thread(target=target, name="assay-evaluate", daemon=True)
     try:
-        # Inside the try: the worker may get far (even to a Ctrl-C) before submit() returns.
-        future = pool.submit(context.run, asyncio.run, worker.main())
-        while not concurrent.futures.wait([future], timeout=_POLL_S).done:
+        # Inside the try: the worker may get far (even to a Ctrl-C) before start() returns.
+        thread.start()
+        while not concurrent.futures.wait([outcome], timeout=_POLL_S).done:
             if caller is not None and caller.cancelling():
                 # The calling task was cancelled while this thread waited (asyncio.run does
                 # that on Ctrl-C): cancel the run too, and end as a cancelled call.
-                _stop(worker, pool)
+                _stop(worker, thread, outcome)
                 raise asyncio.CancelledError
-        result: T = future.result()
-        return result
+        return outcome.result()
     except KeyboardInterrupt:
-        _stop(worker, pool)
+        _stop(worker, thread, outcome)
         raise
-    finally:
-        pool.shutdown(wait=False)
 
 
-def _stop(worker: _Worker, pool: concurrent.futures.ThreadPoolExecutor) -> None:
+def _stop(worker: _Worker, thread: threading.Thread,
+          outcome: concurrent.futures.Future[Any]) -> None:
     """Cancel the worker's coroutine and wait until it has cleaned up (released files, marked
-    a stored run interrupted); a second Ctrl-C stops the wait."""
+    a stored run interrupted); a second Ctrl-C stops the wait. (A coroutine cancelled before it
+    started ends at once: there is nothing to wait for.)"""
     worker.cancel()
-    with contextlib.suppress(BaseException):
-        pool.shutdown(wait=True)
+    if thread.is_alive() or outcome.done():
+        with contextlib.suppress(BaseException):
+            outcome.result()
