@@ -70,7 +70,8 @@ def evaluate(
 ) -> EvalResult:
     """Evaluate a dataset and return per-row results and a summary: :func:`evaluate_async`
     from synchronous code, which works inside a running event loop too (a notebook cell, a
-    web handler: the run then goes to a worker thread, and this thread waits for it).
+    web handler: the run then goes to a worker thread, which also calls ``on_plan``, and this
+    thread waits for it; from async code, ``await evaluate_async(...)`` does not block the loop).
 
     Example:
         >>> from assay import FakeJudge, JudgeOptions, RunOptions, ScoringOptions
