@@ -178,3 +178,12 @@ def test_group_options_sorts_flat_keywords_into_option_objects() -> None:
     assert grouped["reading"] == assay.ReadOptions(mapping={})
     with pytest.raises(TypeError):
         assay.run.group_options(nope=1)
+
+
+async def test_evaluate_async_flat_keywords_warn_at_the_awaiting_line() -> None:
+    with pytest.warns(DeprecationWarning, match=r"evaluate_async\(keep_rows=\.\.\.\) is "
+                                                r"deprecated.*RunOptions\(keep_rows=\.\.\.\)"
+                      ) as caught:
+        result = await assay.evaluate_async(ROWS, metrics="f1_score", keep_rows=False)
+    assert result.rows == []
+    assert [w.filename for w in caught] == [__file__]
