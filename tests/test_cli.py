@@ -22,6 +22,7 @@ from assay.cli.main import app
 from assay.judges import JUDGE_SPECS
 from assay.metrics import REGISTRY
 from conftest import (
+    LOCAL_EMBEDDER_MISSING,
     ORIGINAL_AUTO,
     SAFETY_METRICS,
     bench_rag_requests,
@@ -31,9 +32,11 @@ from conftest import (
 
 JUDGE = "openai:gpt-4o-mini"
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
-#: What ``--metrics auto`` runs on ROWS, in order (plain context text: no context_precision).
+#: What ``--metrics auto`` runs on ROWS, in order (plain context text: no context_precision;
+#: no semantic_similarity without the 'local' extra's embedder).
 AUTO = ("coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
-        "retrieval_score", "context_recall", "similarity", "semantic_similarity",
+        "retrieval_score", "context_recall", "similarity",
+        *(("semantic_similarity",) if LOCAL_EMBEDDER_MISSING is None else ()),
         "answer_correctness", "f1_score", *SAFETY_METRICS)
 RESULT_KEYS = {"value", "weighted", "reason", "error", "details"}
 
@@ -127,8 +130,12 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
         assert rec["faithfulness"]["value"] == rec["context_recall"]["value"] == 1.0
         correctness = rec["answer_correctness"]
         assert correctness["details"]["f_score"] == 1.0
-        assert correctness["value"] == pytest.approx(
-            0.75 + 0.25 * correctness["details"]["similarity"], abs=1e-4)
+        if LOCAL_EMBEDDER_MISSING is None:
+            assert correctness["value"] == pytest.approx(
+                0.75 + 0.25 * correctness["details"]["similarity"], abs=1e-4)
+        else:  # no embedder: the F-score alone, and the record says why
+            assert correctness["value"] == 1.0
+            assert correctness["details"]["similarity_missing"]
         assert rec["diagnosis"]["stage"] == "none"
         for name in SAFETY_METRICS:  # the bench rates every category 1 (from the schema)
             assert rec[name]["value"] == 1.0, (name, rec[name])

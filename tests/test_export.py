@@ -80,7 +80,8 @@ def test_jsonl_and_parquet_carry_the_inputs(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").split("\n") if x]
     assert lines[0]["inputs"]["answer"] == HOSTILE[0]  # JSONL is data, not a sheet: as stored
     assert [x["id"] for x in lines] == ["q0", "q1", "q2"]
-    pq = pytest.importorskip("pyarrow.parquet")
+    pq = pytest.importorskip("pyarrow.parquet",
+                             reason="needs the 'parquet' extra: pip install 'assay[parquet]'")
     write_records(_records(), tmp_path / "rows.parquet", "parquet", inputs=_inputs())
     cols = pq.read_table(tmp_path / "rows.parquet").to_pydict()
     assert cols["answer"] == [HOSTILE[0], HOSTILE[1], None]

@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -29,9 +30,10 @@ from typing import Any
 import pytest
 
 from assay.run import ManagedJudge
-from conftest import QA50, ROOT, FakeJudgeServer
+from conftest import QA50, FakeJudgeServer
 
-ASSAY = ROOT / ".venv" / "bin" / "assay"
+#: The CLI as a subprocess, with this interpreter (whatever environment runs the tests).
+ASSAY = [sys.executable, "-m", "assay.cli"]
 KEY = "sk-secret-abcdef123456"
 ROWS = 30
 #: Seconds within which a judge that cannot answer must stop the run (issue 15).
@@ -84,7 +86,7 @@ def _assay_run(data: Path, out: Path, base_url: str, *extra: str,
     env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY=KEY, NO_COLOR="1",
                XDG_CACHE_HOME=str(out.parent / "xdg-cache"),
                XDG_DATA_HOME=str(out.parent / "xdg-data"))
-    cmd = [str(ASSAY), "run", str(data), "--metrics", "groundedness,f1_score",
+    cmd = [*ASSAY, "run", str(data), "--metrics", "groundedness,f1_score",
            "--judge", "openai:m", "--out", str(out), "--no-store", "--no-cache", *extra]
     start = time.monotonic()
     proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True,
@@ -118,8 +120,6 @@ def fake_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """Factory: ``fake_judge("--fail-rate", "1")`` is the bench's fake judge started with those
     arguments (5 ms latency), one process per configuration for the whole module, each stopped
     at teardown."""
-    if not ASSAY.exists():
-        pytest.skip(f"{ASSAY} not found (the CLI is run as a subprocess)")
     root = tmp_path_factory.mktemp("judges")
     servers: dict[tuple[str, ...], FakeJudgeServer] = {}
 

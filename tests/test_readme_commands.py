@@ -20,13 +20,13 @@ The rules that turn a written command into the one that runs, in this order:
    ``CANDIDATE`` -> the newer stored run, ``BASE`` -> the older one, and an example run id
    (``20261121-203638``) -> the older one too; ``BASE_DIR``, ``INJECTED_DIR`` -> their
    ``--out`` folders (both runs have the safety metrics); ``python:myapp.chat:reply`` and ``APP`` ->
-   ``python:tests.apps:toy_app``; ``assay-out/calibrate-rated`` -> a calibration made
+   ``python:examples.apps:toy_app``; ``assay-out/calibrate-rated`` -> a calibration made
    beforehand. Paths under ``examples/`` and ``../shared/`` are read from the checkout.
 3. **The embedded judge is swapped** for ``openai:gpt-4o-mini`` (the fake judge): a written
    ``--judge local`` or ``--judge local:PATH``, and a missing ``--judge`` on ``run``,
    ``calibrate`` and ``jailbreak``, whose default is the embedded model (about 4 minutes of 2
    cores for the demo; ``tests/test_embedded.py`` runs it). ``--target local`` (the embedded
-   model as the app under test) becomes a toy app from ``tests/apps.py``.
+   model as the app under test) becomes a toy app from ``examples/apps.py``.
    ``--seeds`` from ``../shared/data`` without ``--n`` gets ``--n 20``: AdvBench's 520 seeds
    times 3 turns took 25 s here, and 20 seeds take the same path.
 4. **State a command needs** is made first, the way a user would have made it: a ``--resume``
@@ -101,13 +101,13 @@ PLACEHOLDERS = {
     "RUN": "{candidate}", "CANDIDATE": "{candidate}", "CANDIDATE_RUN": "{candidate}",
     "INJECTED_RUN": "{candidate}", "BASE": "{base}", "BASE_RUN": "{base}",
     "BASE_DIR": "{base_dir}", "INJECTED_DIR": "{candidate_dir}",
-    "python:myapp.chat:reply": "python:tests.apps:toy_app", "APP": "python:tests.apps:toy_app",
+    "python:myapp.chat:reply": "python:examples.apps:toy_app", "APP": "python:examples.apps:toy_app",
     "assay-out/calibrate-rated": "{calibration}",
 }
 EXAMPLE_RUN_ID = re.compile(r"^\d{8}-\d{6}(-[0-9a-f]{4})?$")
-TARGET_FOR_LOCAL = {"robustness": "python:tests.apps:echo_first_passage",
-                    "simulate": "python:tests.apps:toy_app",
-                    "jailbreak": "python:tests.apps:toy_app"}
+TARGET_FOR_LOCAL = {"robustness": "python:examples.apps:echo_first_passage",
+                    "simulate": "python:examples.apps:toy_app",
+                    "jailbreak": "python:examples.apps:toy_app"}
 
 
 @dataclass(frozen=True)
@@ -346,7 +346,7 @@ def _env(judge: FakeJudgeServer, folder: Path, store: Path) -> dict[str, str]:
 def _invoke(argv: list[str], env: dict[str, str], cwd: Path) -> Any:
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(cwd)
-        mp.syspath_prepend(str(ROOT))  # python:tests.apps:... targets
+        mp.syspath_prepend(str(ROOT))  # python:examples.apps:... targets
         return CliRunner().invoke(app, argv, env=env)
 
 

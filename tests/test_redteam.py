@@ -1,4 +1,4 @@
-"""Red-teaming: seed and template files, ``simulate`` against toy chat apps (tests/apps.py),
+"""Red-teaming: seed and template files, ``simulate`` against toy chat apps (examples/apps.py),
 ``compare_defects``, and ``assay jailbreak`` / ``compare-defects`` end to end with a scripted
 judge whose severities follow the app's reply."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples.apps import TOY_COMPLIES, TOY_REFUSES
 from typer.testing import CliRunner
 
 import assay.redteam._jailbreak as jb
-from apps import TOY_COMPLIES, TOY_REFUSES
 from assay.cli.main import app
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
@@ -176,7 +176,7 @@ def test_injected_attacks_pair_with_plain_ones_by_seed_id() -> None:
 def test_simulate_writes_one_conversation_per_seed(tmp_path: Path) -> None:
     seeds = pick_seeds(load_seeds(), 8)
     out = tmp_path / "conv.jsonl"
-    rows = asyncio.run(simulate(plain_attacks(seeds), make_target("python:tests.apps:toy_app"),
+    rows = asyncio.run(simulate(plain_attacks(seeds), make_target("python:examples.apps:toy_app"),
                                 out))
     stored = [json.loads(line) for line in out.read_text().splitlines()]
     assert stored == rows and [r["id"] for r in rows] == [s.id for s in seeds]
@@ -189,7 +189,7 @@ def test_simulate_writes_one_conversation_per_seed(tmp_path: Path) -> None:
 def test_a_second_turn_pushes_back_after_a_refusal_and_asks_for_more_after_an_answer(
         tmp_path: Path) -> None:
     seeds = pick_seeds(load_seeds(), 8)
-    rows = asyncio.run(simulate(plain_attacks(seeds), make_target("python:tests.apps:toy_app"),
+    rows = asyncio.run(simulate(plain_attacks(seeds), make_target("python:examples.apps:toy_app"),
                                 tmp_path / "c.jsonl", turns=2))
     for r in rows:
         roles = [m["role"] for m in r["messages"]]
@@ -207,7 +207,7 @@ def test_an_app_failure_keeps_the_row_and_resume_asks_only_what_is_missing(
     seeds = pick_seeds(load_seeds(), None, ["violence"])
     out = tmp_path / "c.jsonl"
     rows = asyncio.run(simulate(plain_attacks(seeds), make_target(
-        "python:tests.apps:broken_chat_app"), out))
+        "python:examples.apps:broken_chat_app"), out))
     failed = [r for r in rows if r["error"]]
     assert [r["id"] for r in failed] == ["violence-09"]
     assert failed[0]["error"] == "app call failed on turn 1: RuntimeError: toy app crashed"
@@ -275,7 +275,7 @@ def test_compare_defects_pairs_rows_excuses_refusals_and_counts_unscored() -> No
 def test_jailbreak_on_the_toy_app_reports_both_rates_and_the_difference(
         judge: FakeJudge, tmp_path: Path) -> None:
     out = tmp_path / "jb"
-    result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--n", "20",
+    result = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--n", "20",
                      "--judge", "fake", "--out", out)
     assert result.exit_code == 0, result.output
     report = json.loads((out / "jailbreak.json").read_text())
@@ -301,7 +301,7 @@ def test_jailbreak_on_the_toy_app_reports_both_rates_and_the_difference(
 
 
 def test_show_text_prints_the_rows_that_rose(judge: FakeJudge, tmp_path: Path) -> None:
-    result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--n", "8",
+    result = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--n", "8",
                      "--judge", "fake", "--out", tmp_path / "jb", "--show-text", "--top", "2")
     assert result.exit_code == 0, result.output
     assert TOY_COMPLIES in _flat(result.output)
@@ -309,7 +309,7 @@ def test_show_text_prints_the_rows_that_rose(judge: FakeJudge, tmp_path: Path) -
 
 def test_compare_defects_command_agrees_with_jailbreak(judge: FakeJudge, tmp_path: Path) -> None:
     out = tmp_path / "jb"
-    assert _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--n", "12",
+    assert _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--n", "12",
                    "--judge", "fake", "--out", out).exit_code == 0
     report = json.loads((out / "jailbreak.json").read_text())
     result = _invoke("compare-defects", out / "plain", out / "injected" / "results.jsonl",
@@ -327,14 +327,14 @@ def test_compare_defects_command_agrees_with_jailbreak(judge: FakeJudge, tmp_pat
 
 def test_simulate_command_writes_the_dataset_and_hides_the_text(tmp_path: Path) -> None:
     path = tmp_path / "conv.jsonl"
-    result = _invoke("simulate", "--target", "python:tests.apps:toy_app", "--n", "4",
+    result = _invoke("simulate", "--target", "python:examples.apps:toy_app", "--n", "4",
                      "--inject", "--turns", "2", "--out", path)
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(rows) == 4 and all(len(r["messages"]) == 4 and r["template"] for r in rows)
     assert TOY_REFUSES not in _flat(result.output) and TOY_COMPLIES not in _flat(result.output)
     assert "assay run" in _flat(result.output)
-    bad = _invoke("simulate", "--target", "python:tests.apps:toy_app", "--templates", "x.csv")
+    bad = _invoke("simulate", "--target", "python:examples.apps:toy_app", "--templates", "x.csv")
     assert bad.exit_code == 2 and "--templates needs --inject" in _flat(bad.output)
     none = _invoke("simulate")
     assert none.exit_code == 2 and "--target is required" in _flat(none.output)
@@ -381,7 +381,7 @@ def test_an_http_target_gets_the_conversation_and_its_reply_field_is_read(
 def test_jailbreak_resume_asks_and_rates_again_only_the_failed_conversations(
         judge: FakeJudge, tmp_path: Path) -> None:
     out = tmp_path / "jb"
-    first = _invoke("jailbreak", "--target", "python:tests.apps:broken_chat_app", "--category",
+    first = _invoke("jailbreak", "--target", "python:examples.apps:broken_chat_app", "--category",
                     "violence", "--n", "10", "--judge", "fake", "--out", out)
     # 2 of 20 rows unscored (10% > 5%): the report is written, and exit 3 names the cause
     assert first.exit_code == 3, first.output
@@ -394,7 +394,7 @@ def test_jailbreak_resume_asks_and_rates_again_only_the_failed_conversations(
              for x in (out / "plain" / "results.jsonl").read_text().splitlines()}
     assert rated["violence-09"]["violence"]["error"] == "conversation has no assistant turn to rate"
     asked_before = len(judge.requests)
-    again = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--category",
+    again = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--category",
                     "violence", "--n", "10", "--judge", "fake", "--out", out, "--resume")
     assert again.exit_code == 0, again.output
     report = json.loads((out / "jailbreak.json").read_text())

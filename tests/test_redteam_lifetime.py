@@ -72,7 +72,7 @@ def _invoke(*args: str | Path) -> Any:
 def test_jailbreak_with_an_openai_judge_scores_both_sides_on_one_client(
         fake_judge_server: Any, lifetimes: Counter[str], tmp_path: Path) -> None:
     server = fake_judge_server("--latency-ms", "5")
-    result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--judge",
+    result = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--judge",
                      "openai:judge-model", "--n", "20", "--out", tmp_path / "jb", "--no-store",
                      "--cache", tmp_path / "cache.sqlite")
     assert "Traceback" not in result.output and "client has been closed" not in result.output
@@ -98,7 +98,7 @@ def test_jailbreak_with_an_openai_judge_scores_both_sides_on_one_client(
 def test_jailbreak_without_refusal_exits_0_when_every_row_is_scored(
         fake_judge_server: Any, lifetimes: Counter[str], tmp_path: Path) -> None:
     fake_judge_server("--latency-ms", "5")
-    result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--judge",
+    result = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--judge",
                      "openai:judge-model", "--n", "8", "--no-refusal", "--out", tmp_path / "jb",
                      "--no-store", "--cache", tmp_path / "cache.sqlite")
     assert result.exit_code == 0, result.output
@@ -112,7 +112,7 @@ def test_jailbreak_without_refusal_exits_0_when_every_row_is_scored(
 def test_a_judge_that_fails_is_never_exit_0_and_its_cause_is_named(
         fake_judge_server: Any, tmp_path: Path) -> None:
     fake_judge_server("--latency-ms", "1", "--fail-rate", "1", "--fail-status", "401")
-    result = _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--judge",
+    result = _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--judge",
                      "openai:judge-model", "--n", "4", "--no-refusal", "--out", tmp_path / "jb",
                      "--no-store", "--cache", tmp_path / "cache.sqlite")
     assert result.exit_code == 3, result.output
@@ -240,7 +240,7 @@ def test_line_breaking_characters_survive_a_robustness_suite_and_two_resumes(
 
 def test_simulate_refuses_an_existing_file_without_resume_or_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "c.jsonl"
-    args = ("simulate", "--target", "python:tests.apps:toy_app", "--n", "2", "--out", out)
+    args = ("simulate", "--target", "python:examples.apps:toy_app", "--n", "2", "--out", out)
     assert _invoke(*args).exit_code == 0
     before = out.read_bytes()
     again = _invoke(*args)
@@ -251,7 +251,7 @@ def test_simulate_refuses_an_existing_file_without_resume_or_overwrite(tmp_path:
 
 def test_simulate_exits_3_naming_the_app_failures_over_the_allowed_share(
         tmp_path: Path) -> None:
-    args = ("simulate", "--target", "python:tests.apps:broken_chat_app", "--category",
+    args = ("simulate", "--target", "python:examples.apps:broken_chat_app", "--category",
             "violence", "--n", "10")
     result = _invoke(*args, "--out", tmp_path / "a.jsonl")
     assert result.exit_code == 3, result.output

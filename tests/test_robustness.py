@@ -1,4 +1,4 @@
-"""RGB robustness suites with toy apps (tests/apps.py) on the shared RGB files."""
+"""RGB robustness suites with toy apps (examples/apps.py) on the shared RGB files."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_noise_suite_table_from_the_cli(tmp_path: Path) -> None:
     data = _rgb("en_fact.json")
     out = tmp_path / "out"
     res = CliRunner().invoke(app, ["robustness", str(data), "--suite", "noise", "--target",
-                                   "python:tests.apps:echo_first_passage", "--limit", "20",
+                                   "python:examples.apps:echo_first_passage", "--limit", "20",
                                    "--out", str(out)])
     assert res.exit_code == 0, res.output
     for ratio in ("0.0", "0.2", "0.4", "0.6", "0.8"):
@@ -90,21 +90,21 @@ def test_noise_suite_table_from_the_cli(tmp_path: Path) -> None:
 
 def test_rejection_counterfactual_and_integration(tmp_path: Path) -> None:
     fact = load_rgb(_rgb("en_fact.json"))[:10]
-    reject = asyncio.run(run_suite(fact, "rejection", make_target("python:tests.apps:always_reject"),
+    reject = asyncio.run(run_suite(fact, "rejection", make_target("python:examples.apps:always_reject"),
                                    out=tmp_path / "r"))
     assert summarize(reject) == [{"suite": "rejection", "noise_ratio": 1.0, "n": 10,
                                   "unscored": 0, "rejected_rate": 1.0}]
     assert all(not any(p in inst.positive for p in r["passages"])
                for inst, r in zip(fact, reject))
     counter = asyncio.run(run_suite(fact, "counterfactual",
-                                    make_target("python:tests.apps:echo_first_passage"),
+                                    make_target("python:examples.apps:echo_first_passage"),
                                     out=tmp_path / "c"))
     row = summarize(counter)[0]
     assert row["detected_rate"] == 0.0 and row["corrected_rate"] == 0.0
     assert row["repeats_fake_rate"] > 0.5  # echoing a false passage repeats the fake answer
     integ = load_rgb(_rgb("zh_int.json"))[:5]
     got = asyncio.run(run_suite(integ, "integration",
-                                make_target("python:tests.apps:echo_first_passage"),
+                                make_target("python:examples.apps:echo_first_passage"),
                                 out=tmp_path / "i", ratios=(0.0,)))
     assert len(got) == 5 and all("correct" in r for r in got)
 
@@ -112,7 +112,7 @@ def test_rejection_counterfactual_and_integration(tmp_path: Path) -> None:
 def test_failures_are_unscored_and_resume_asks_only_the_rest(tmp_path: Path) -> None:
     fact = load_rgb(_rgb("en_fact.json"))[:6]
     out = tmp_path / "o"
-    first = asyncio.run(run_suite(fact, "noise", make_target("python:tests.apps:flaky"),
+    first = asyncio.run(run_suite(fact, "noise", make_target("python:examples.apps:flaky"),
                                   out=out, ratios=(0.0,)))
     failed = [r for r in first if r["error"]]
     assert failed and all("correct" not in r for r in failed)
@@ -135,9 +135,9 @@ def test_bad_target_and_suite() -> None:
     with pytest.raises(ConfigError, match="Got target='bogus'"):
         make_target("bogus")
     with pytest.raises(ConfigError, match="cannot import"):
-        make_target("python:tests.apps:nope")
+        make_target("python:examples.apps:nope")
     with pytest.raises(ConfigError, match="Got suite='speed'"):
-        asyncio.run(run_suite([], "speed", make_target("python:tests.apps:always_reject"),
+        asyncio.run(run_suite([], "speed", make_target("python:examples.apps:always_reject"),
                               out=Path("/tmp")))
 
 
@@ -162,7 +162,7 @@ def test_rejection_judged_catches_what_phrases_miss(tmp_path: Path) -> None:
     fact[0] = Instance(id=fact[0].id, query=fact[0].query + " Maybe-question",
                        answer=fact[0].answer, positive=fact[0].positive,
                        negative=fact[0].negative)
-    app_target = make_target("python:tests.apps:hedging_reject")
+    app_target = make_target("python:examples.apps:hedging_reject")
     declines = sum(len(i.query) % 2 for i in fact[1:])
     judge = FakeJudge(_rejection_judge)
     got = asyncio.run(run_suite(fact, "rejection", app_target, out=tmp_path / "r", judge=judge))
@@ -179,7 +179,7 @@ def test_resume_with_a_judge_judges_stored_answers_without_asking_the_app(
         tmp_path: Path) -> None:
     fact = load_rgb(_rgb("en_fact.json"))[:4]
     out = tmp_path / "r"
-    asyncio.run(run_suite(fact, "rejection", make_target("python:tests.apps:hedging_reject"),
+    asyncio.run(run_suite(fact, "rejection", make_target("python:examples.apps:hedging_reject"),
                           out=out))
     calls: list[str] = []
 
@@ -203,7 +203,7 @@ def test_cli_rejection_with_judge(tmp_path: Path) -> None:
     out = tmp_path / "o"
     result = CliRunner().invoke(app, [
         "robustness", str(_rgb("en_fact.json")), "--suite", "rejection", "--limit", "3",
-        "--target", "python:tests.apps:always_reject", "--judge", "fake",
+        "--target", "python:examples.apps:always_reject", "--judge", "fake",
         "--cache", str(tmp_path / "c.sqlite"), "--out", str(out)])
     # the judge gave no usable verdict on any item: the table is there, and exit 3 says why
     assert result.exit_code == 3, result.output
@@ -218,7 +218,7 @@ def test_cli_rejection_with_judge(tmp_path: Path) -> None:
     assert summary["table"][0]["rejected_rate"] == 1.0
     bad = CliRunner().invoke(app, [
         "robustness", str(_rgb("en_fact.json")), "--suite", "noise", "--judge", "fake",
-        "--target", "python:tests.apps:always_reject", "--out", str(tmp_path / "n")])
+        "--target", "python:examples.apps:always_reject", "--out", str(tmp_path / "n")])
     assert bad.exit_code == 2 and "rejection suite only" in bad.output
 
 

@@ -166,11 +166,11 @@ def test_calibration_jailbreak_and_robustness_runs_are_recorded_with_their_kind(
     got = assay.calibrate(rated, metric=helpful, judges=[FakeJudge('{"score": 4, "reason": "ok"}')],
                           out=tmp_path / "cal", cache=None, store=True)
     monkeypatch.setattr(jb, "make_judge", lambda spec, **kw: FakeJudge(_script))
-    assert _invoke("jailbreak", "--target", "python:tests.apps:toy_app", "--n", "4",
+    assert _invoke("jailbreak", "--target", "python:examples.apps:toy_app", "--n", "4",
                    "--judge", "fake", "--out", tmp_path / "jb").exit_code == 0
     rgb = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgb" / "en_fact.json"
     assert _invoke("robustness", rgb, "--suite", "rejection", "--target",
-                   "python:tests.apps:always_reject", "--limit", "3",
+                   "python:examples.apps:always_reject", "--limit", "3",
                    "--out", tmp_path / "rob").exit_code == 0
     with open_store(store) as opened:
         runs = opened.runs()

@@ -28,7 +28,7 @@ from assay import evaluate
 
 REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
 INSTALL = ("Fix: apt-get install -y chromium chromium-driver (Debian/Ubuntu), and "
-           "pip install 'selenium>=4.11'.")
+           "pip install 'assay[dev]' (or 'selenium>=4.11').")
 ROWS = [{"id": f"q{i}", "question": f"Question {i} about tent model {i}?",
          "answer": f"the answer is {i} kg", "ground_truth": f"answer {i} kg"} for i in range(1, 9)]
 WAIT = 10  # seconds any one page state may take to appear
@@ -38,7 +38,7 @@ def _missing() -> str | None:
     try:
         import selenium  # noqa: F401
     except ModuleNotFoundError:
-        return "the selenium package is not installed"
+        return "needs the 'dev' extra: the selenium package is not installed"
     if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
         return "no chromium browser on PATH"
     if not shutil.which("chromedriver"):

@@ -8,6 +8,7 @@ skipped, unless ASSAY_REQUIRE_POSTGRES=1 makes that a failure.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import os
 import pwd
@@ -75,16 +76,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _no_postgres(why: str) -> NoReturn:
+def _no_postgres(why: str, fix: str = "install Debian's postgresql package "
+                                      "(apt-get install -y postgresql)") -> NoReturn:
     if os.environ.get("ASSAY_REQUIRE_POSTGRES") == "1":
-        pytest.fail(f"{why} and ASSAY_REQUIRE_POSTGRES=1. Fix: install Debian's postgresql "
-                    "package (apt-get install -y postgresql), or unset ASSAY_REQUIRE_POSTGRES.")
-    pytest.skip(f"{why}; install Debian's postgresql package to run the PostgreSQL tests")
+        pytest.fail(f"{why} and ASSAY_REQUIRE_POSTGRES=1. Fix: {fix}, or unset "
+                    "ASSAY_REQUIRE_POSTGRES.")
+    pytest.skip(f"{why}; {fix} to run the PostgreSQL tests")
 
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
     """A fresh PostgreSQL cluster for this test session; stopped and removed afterwards."""
+    if importlib.util.find_spec("psycopg") is None:
+        _no_postgres("needs the 'postgres' extra (psycopg is not installed)",
+                     fix="pip install 'assay[postgres]'")
     bindir = _pg_bindir()
     if bindir is None:
         _no_postgres("PostgreSQL server binaries (initdb, pg_ctl) not found")
@@ -441,7 +446,8 @@ def test_export_csv(exported_run: tuple[Store, str, list[dict]], tmp_path: Path)
 
 
 def test_export_parquet(exported_run: tuple[Store, str, list[dict]], tmp_path: Path) -> None:
-    pq = pytest.importorskip("pyarrow.parquet")
+    pq = pytest.importorskip("pyarrow.parquet",
+                             reason="needs the 'parquet' extra: pip install 'assay[parquet]'")
     store, run_id, _ = exported_run
     out = tmp_path / "rows.parquet"
     assert store.export(run_id, out, "parquet") == 3

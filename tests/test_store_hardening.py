@@ -362,7 +362,7 @@ def test_a_sqlite_write_refused_by_the_database_is_one_line(tmp_path: Path) -> N
 
 
 def test_an_unreachable_postgres_is_one_line_with_the_password_masked() -> None:
-    pytest.importorskip("psycopg")
+    pytest.importorskip("psycopg", reason="needs the 'postgres' extra: pip install 'assay[postgres]'")
     started = time.monotonic()
     with pytest.raises(ConfigError) as err:
         open_store("postgresql://bob:hunter2pw@127.0.0.1:1/runs")

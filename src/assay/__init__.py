@@ -26,7 +26,17 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from .judges import FakeJudge, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse, make_judge
     from .metrics import Metric, MetricResult, get_metric, register
     from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
-    from .run import EvalResult, MetricSummary, RunSummary, evaluate, evaluate_async
+    from .run import (
+        EvalResult,
+        JudgeOptions,
+        MetricSummary,
+        ReadOptions,
+        RunOptions,
+        RunSummary,
+        ScoringOptions,
+        evaluate,
+        evaluate_async,
+    )
 
 __version__ = "0.1.0"
 
@@ -41,13 +51,14 @@ _LAZY: dict[str, str] = {
     "PairwiseMetric": ".metrics.custom", "PointwiseMetric": ".metrics.custom",
     "load_metric_file": ".metrics.custom",
     "EvalResult": ".run", "evaluate": ".run", "evaluate_async": ".run",
-    "MetricSummary": ".run", "RunSummary": ".run",
+    "MetricSummary": ".run", "RunSummary": ".run", "JudgeOptions": ".run", "ReadOptions": ".run",
+    "RunOptions": ".run", "ScoringOptions": ".run",
 }
 
 __all__ = ["AssayError", "CalibrationResult", "ConfigError", "DataError", "EvalResult",
-           "FakeJudge", "Judge", "JudgeCapabilities", "JudgeError", "JudgeRequest",
+           "FakeJudge", "Judge", "JudgeCapabilities", "JudgeError", "JudgeOptions", "JudgeRequest",
            "JudgeResponse", "Metric", "MetricResult", "MetricSummary", "PairwiseMetric",
-           "PointwiseMetric", "Row", "RunSummary", "__version__", "calibrate", "evaluate", "evaluate_async", "get_metric",
+           "PointwiseMetric", "ReadOptions", "Row", "RunOptions", "RunSummary", "ScoringOptions", "__version__", "calibrate", "evaluate", "evaluate_async", "get_metric",
            "load_metric_file", "make_judge", "read_dataset", "register"]
 
 

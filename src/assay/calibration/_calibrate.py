@@ -32,7 +32,7 @@ from ..errors import ConfigError, DataError
 from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
-from ..run import evaluate, open_run_store
+from ..run import evaluate, group_options, open_run_store
 from ._report import write_calibration
 from ._stats import agreement_stats
 
@@ -156,8 +156,8 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             stored = {"kind": "calibration", "run_name": f"calibrate {name}",
                       "tags": ["calibration", version.name], "overwrite": True,
                       **evaluate_kwargs}
-            result = evaluate(data, metrics=[version], judge=judge, mapping=mapping,
-                              out=out_dir / _safe(name), **stored)
+            result = evaluate(data, metrics=[version], judge=judge, **group_options(
+                mapping=mapping, out=out_dir / _safe(name), **stored))
             by_id = {rec["id"]: rec for rec in result.rows}
             judged = [_judge_label(version, by_id[r.id][version.name]) for r in rows]
             stats = agreement_stats(human, judged, labels=scale.labels, ordinal=scale.ordinal)

@@ -23,7 +23,7 @@ from ..errors import AssayError
 from ..gate import check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
-from ..run import evaluate_async
+from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
 from ._errors import exit_on_errors, print_failures
 from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
@@ -153,18 +153,20 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         result = asyncio.run(evaluate_async(
-            data, metrics=chosen, judge=judge, embeddings=embeddings, lang=lang, style=style,
-            mapping=mapping, max_field_chars=max_field_chars,
-            long_fields=long_fields,  # type: ignore[arg-type]
-            out=out_dir, resume=resume, overwrite=overwrite, concurrency=concurrency,
-            tpm=tpm, rpm=rpm, cache=cache_arg, max_attempts=max_attempts, max_wait=max_wait,
-            on_injection=on_injection, fence=fence, injection_detector=injection_detector,
-            timeout=timeout, safety_threshold=safety_threshold, safety_mode=safety_mode,
-            progress=progress and not quiet,
-            on_plan=_print_plan, store=store_arg(store, no_store),
-            run_name=name, tags=tag or [], engine=engine, ray_address=ray_address,
-            ray_workers=ray_workers,
-            keep_rows=False))  # the records are in results.jsonl: memory stays flat
+            data, metrics=chosen, judge=judge, embeddings=embeddings, on_plan=_print_plan,
+            reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
+                                long_fields=long_fields),  # type: ignore[arg-type]
+            scoring=ScoringOptions(
+                lang=lang, style=style, on_injection=on_injection, fence=fence,
+                injection_detector=injection_detector, safety_threshold=safety_threshold,
+                safety_mode=safety_mode),
+            judging=JudgeOptions(concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
+                                 max_attempts=max_attempts, max_wait=max_wait, timeout=timeout),
+            run=RunOptions(
+                out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
+                store=store_arg(store, no_store), run_name=name, tags=tag or [],
+                engine=engine, ray_address=ray_address, ray_workers=ray_workers,
+                keep_rows=False)))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}",
               highlight=False, markup=False)

@@ -54,7 +54,7 @@ class FamilyTally(Protocol):
 
     def metric_sections(self, options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         """``{metric: {key: value}}`` to add to those metrics' aggregates in the summary, with
-        the run's ``options`` (``{keyword of assay.evaluate: value}``)."""
+        the run's ``options`` (``{field of ScoringOptions: value}``)."""
         ...
 
     def summary_section(self, options: Mapping[str, Any]) -> dict[str, Any]:

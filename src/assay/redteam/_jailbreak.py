@@ -41,7 +41,7 @@ from typing import Any
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness import ChatTarget, FailureTally, unscored_causes
-from ..run import evaluate_async
+from ..run import evaluate_async, group_options
 from ..store import Store
 from ._compare import compare_defects
 from ._folder import SIDES, accept_new_conversations, answered, check_folder, forget
@@ -181,10 +181,12 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
             accept_new_conversations(out / side, out / f"{side}.jsonl")
         started = time.monotonic()
         result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=judge,
-                                      out=out / side, resume=resume, concurrency=concurrency,
-                                      progress=progress, kind="jailbreak",
-                                      run_name=f"jailbreak {side} {target.id}",
-                                      tags=["jailbreak", side], **rate)
+                                      **group_options(
+                                          out=out / side, resume=resume,
+                                          concurrency=concurrency, progress=progress,
+                                          kind="jailbreak",
+                                          run_name=f"jailbreak {side} {target.id}",
+                                          tags=["jailbreak", side], **rate))
         sides.timings[f"rate_{side}_s"] = round(time.monotonic() - started, 1)
         sides.summaries[side] = result.summary
         sides.records[side] = result.rows

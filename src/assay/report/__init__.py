@@ -3,10 +3,10 @@ defect rates, calibration, a filterable per-row table with details, and a compar
 
 Example:
     >>> import tempfile
-    >>> from assay.run import evaluate, load_run_dir
+    >>> from assay.run import RunOptions, evaluate, load_run_dir
     >>> out = tempfile.mkdtemp()
     >>> _ = evaluate([{"id": "q1", "answer": "a", "ground_truth": "a"}], metrics="exact_match",
-    ...              out=out)
+    ...              run=RunOptions(out=out))
     >>> html = render_report(load_run_dir(out), inputs={"q1": {"answer": "a"}})
     >>> "exact_match" in html and "q1" in html
     True

@@ -7,8 +7,8 @@ closes them once, at the end, with :func:`close_target` (a target opens them aga
 used after that, never fails with a closed client).
 
 Example:
-    >>> make_target("python:tests.apps:echo_first_passage").id
-    'python:tests.apps:echo_first_passage'
+    >>> make_target("python:examples.apps:echo_first_passage").id
+    'python:examples.apps:echo_first_passage'
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ async def close_target(target: object) -> None:
     plain function wrapper, has nothing to close.
 
     Example:
-        >>> asyncio.run(close_target(make_target("python:tests.apps:toy_app")))
+        >>> asyncio.run(close_target(make_target("python:examples.apps:toy_app")))
         >>> asyncio.run(close_target(object()))
     """
     aclose = getattr(target, "aclose", None)

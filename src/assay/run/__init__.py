@@ -19,6 +19,7 @@ from ._interval import (
 from ._load import RunData, load_run, load_run_dir
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
+from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, group_options
 from ._outdir import MANIFEST_NAME, read_manifest
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
@@ -36,21 +37,26 @@ __all__ = [
     "EmbeddingStats",
     "EvalResult",
     "Grant",
+    "JudgeOptions",
     "JudgeStats",
     "ManagedEmbedder",
     "ManagedJudge",
     "MeanInterval",
     "MetricSummary",
+    "ReadOptions",
     "ResultsWriter",
     "RetryPolicy",
     "RowProgress",
     "RunData",
+    "RunOptions",
     "RunRecorder",
     "RunSummary",
+    "ScoringOptions",
     "bootstrap_mean_ci",
     "evaluate",
     "evaluate_async",
     "file_sha256",
+    "group_options",
     "load_finished",
     "load_run",
     "load_run_dir",

@@ -2,10 +2,10 @@
 
 Example:
     >>> import tempfile
-    >>> from assay.run import evaluate
+    >>> from assay.run import RunOptions, evaluate
     >>> out = tempfile.mkdtemp()
     >>> _ = evaluate([{"id": "q1", "answer": "yes", "ground_truth": "yes"}], metrics="exact_match",
-    ...              out=out)
+    ...              run=RunOptions(out=out))
     >>> run = load_run_dir(out)
     >>> run.records[0]["exact_match"]["value"], run.summary["rows_done"]
     (1.0, 1)

@@ -37,7 +37,7 @@ class EvalResult:
         True
     """
 
-    rows: list[dict[str, Any]]  # empty when evaluate(keep_rows=False)
+    rows: list[dict[str, Any]]  # empty when RunOptions(keep_rows=False)
     summary: dict[str, Any]
     skipped: list[str] = field(default_factory=list)
     out_dir: Path | None = None

@@ -154,7 +154,7 @@ class RunTally:
         """``{metric: aggregate}`` as in ``summary.json``, with the sections the run's metric
         families add to their metrics (e.g. defect rates at ``options["safety_threshold"]``).
 
-        ``options``: the run's options, ``{keyword of assay.evaluate: value}``.
+        ``options``: the run's options, ``{field of ScoringOptions: value}``.
         """
         extras: dict[str, dict[str, Any]] = {}
         for family in self.families:
@@ -188,7 +188,7 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
              on_injection: str = "mask") -> dict[str, Any]:
     """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
     caller once the engine and the store are done). ``options``: the run's options
-    (``{keyword of assay.evaluate: value}``), which the metric families' sections read."""
+    (``{field of ScoringOptions: value}``), which the metric families' sections read."""
     return {
         "rows": total,
         "rows_done": tally.rows,

@@ -1,4 +1,13 @@
-"""Toy apps under test for ``assay robustness --target python:tests.apps:...``."""
+"""Toy apps under test, for the commands of the docs and for the tests. From the repository
+root, where ``examples`` is importable::
+
+    assay robustness ../shared/data/rgb/en_fact.json --suite noise --target python:examples.apps:echo_first_passage
+    assay jailbreak --target python:examples.apps:toy_app --n 20 --judge local
+
+Example:
+    >>> echo_first_passage("Who?", ["Ada.", "Bob."]), toy_app([{"role": "user", "content": "Hi"}])
+    ('Ada.', "I'm sorry, but I can't help with that.")
+"""
 
 from __future__ import annotations
 

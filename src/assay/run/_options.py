@@ -1,0 +1,288 @@
+"""The options of :func:`assay.evaluate`, grouped by what they govern: four frozen dataclasses
+with the defaults of a plain call.
+
+- :class:`ReadOptions` (``reading=``): how the dataset is read (column mapping, field length);
+- :class:`ScoringOptions` (``scoring=``): how the metrics ask and count (rubric language, judge
+  style, injection handling, safety threshold);
+- :class:`JudgeOptions` (``judging=``): how judge calls are made (concurrency, budget, retries,
+  timeout, cache);
+- :class:`RunOptions` (``run=``): where the run goes and where it runs (output folder, resume,
+  run store, progress, engine).
+
+Each field keeps the name of the flat keyword it replaces (``evaluate(lang="zh")`` is
+``evaluate(scoring=ScoringOptions(lang="zh"))``); those keywords still work for one release,
+with a DeprecationWarning that names the option object to use.
+
+Example:
+    >>> options = JudgeOptions(concurrency=16, tpm=90_000)
+    >>> options.concurrency, options.max_attempts
+    (16, 6)
+    >>> sorted(group_options(lang="zh", out="runs/a"))
+    ['run', 'scoring']
+    >>> group_options(lang="zh")["scoring"]
+    ScoringOptions(lang='zh', style='auto', on_injection='mask', fence='tags', injection_detector='learned', safety_threshold='medium', safety_mode='combined')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._score import ScoreSettings
+
+if TYPE_CHECKING:
+    from ..data import LongFields
+    from ..store import Store
+
+__all__ = ["EvalOptions", "JudgeOptions", "ReadOptions", "RunOptions", "ScoringOptions",
+           "group_options", "resolve_options"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadOptions:
+    """How the dataset is read.
+
+    Attributes:
+        mapping: ``{field: column}`` for other column names, e.g. ``{"answer": "output"}``.
+        max_field_chars, long_fields: a text field longer than ``max_field_chars`` is an
+            error (``"refuse"``) or is cut to that length (``"truncate"``, with one warning
+            counting the cuts), before any judge sees it.
+
+    Example:
+        >>> ReadOptions(mapping={"answer": "output"}).long_fields
+        'refuse'
+    """
+
+    mapping: Mapping[str, str] | None = None
+    max_field_chars: int = 100_000
+    long_fields: LongFields = "refuse"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoringOptions:
+    """How the metrics ask the judge and count the answers.
+
+    Attributes:
+        lang: the rubrics' language, ``en`` or ``zh``.
+        style: how judge metrics ask: ``"rating"`` (a 1-5 number), ``"verdict"`` (Yes/No, its
+            probability mapped to 1-5, for metrics that have a verdict rubric), or ``"auto"``
+            (verdicts on the embedded judge, where they agree better with people; else ratings).
+        on_injection: what happens to a row whose texts address the evaluator ("ignore the
+            rubric", "rate this 5", a fake verdict, a closing fence tag, a fake system turn):
+            always flagged (its record and judge results say so; the summary counts them).
+            ``mask`` (default): the judge reads it with the flagged sentences withheld;
+            ``flag``: as it is; ``unscored``: its judge metrics are not asked; ``fail``: as
+            mask, and the CLI exits 4.
+        fence: how rubrics fence the texts under evaluation: ``tags`` (escaped tags, the
+            default), ``spotlight`` (also between boundary lines keyed on the texts with a
+            secret salt, an explanation before and the rubric's reminder after) or
+            ``datamark`` (spotlight, and every space of each text written as a mark).
+        injection_detector: what finds text addressed to the evaluator: ``learned`` (default:
+            the patterns and a learned sentence classifier for wording they miss) or
+            ``patterns`` (the patterns only).
+        safety_threshold: ``low``, ``medium`` or ``high``: the severity level from which a row
+            is a defect in the severity metrics' summary (a refusal, when ``refusal`` runs
+            too, is never a defect).
+        safety_mode: ``combined`` (one judge request per row for the four severity metrics)
+            or ``separate`` (one per category).
+
+    Example:
+        >>> ScoringOptions(lang="zh").style
+        'auto'
+    """
+
+    lang: str = "en"
+    style: str = "auto"
+    on_injection: str = "mask"
+    fence: str = "tags"
+    injection_detector: str = "learned"
+    safety_threshold: str = "medium"
+    safety_mode: str = "combined"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeOptions:
+    """How judge (and embedding) calls are made.
+
+    Attributes:
+        concurrency: judge requests in flight.
+        tpm, rpm: client-side token / request budget per minute for the judge.
+        max_attempts: tries per judge call for errors worth retrying (5xx, timeouts, resets).
+        max_wait: seconds one judge call may spend waiting on rate limits (429) before its
+            row is left unscored; 429s do not use up ``max_attempts``.
+        timeout: seconds per judge call.
+        cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
+
+    Example:
+        >>> JudgeOptions(tpm=90_000).cache
+        True
+    """
+
+    concurrency: int = 8
+    tpm: int | None = None
+    rpm: int | None = None
+    max_attempts: int = 6
+    max_wait: float = 600.0
+    timeout: float = 120.0
+    cache: str | Path | bool | None = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """Where the run's results go, and where its rows are scored.
+
+    Attributes:
+        out: directory for ``results.jsonl`` (written as rows finish), ``summary.json`` and
+            ``run.json`` (which run the folder holds). The run locks it: a second run on the
+            same folder fails at once. A folder that holds an earlier run needs ``resume``
+            or ``overwrite``.
+        resume: keep the rows already in ``out/results.jsonl`` and score only the rest (and
+            again any result a failed judge call left unscored). Only the run the folder
+            holds is continued: a different dataset, metric set or judge is refused.
+        overwrite: replace the earlier run's files in ``out``.
+        store: record the run in the run store: ``True`` (``ASSAY_STORE`` or the user data
+            dir), a path or ``postgresql://`` URL, or a Store; ``None`` (default) records
+            nothing. Rows are added as they finish; an interrupted run is marked so, and
+            ``resume`` with the same ``out`` adds the rest to the same run. The summary gets
+            ``run_id``.
+        run_name, tags, kind: the stored run's name, tags and kind (``run``, ``calibration``,
+            ``jailbreak``, ...).
+        keep_rows: return every record in ``EvalResult.rows`` (``False`` keeps memory flat
+            for very large datasets: the records are in ``out/results.jsonl`` and the store).
+        progress: show progress on stderr.
+        engine: ``local`` (asyncio workers in this process) or ``ray``: the rows are
+            streamed in batches to Ray workers (``pip install 'assay[ray]'``), each with its
+            own judge client, under one ``tpm`` / ``rpm`` budget for all of them; the records
+            are the same as the local engine's.
+        ray_address: the Ray cluster to use (``ray://...`` or ``auto``); a local Ray instance
+            when ``None``.
+        ray_workers: Ray worker actors (default: 2 on a local instance, one per node of a
+            cluster); the judge concurrency is shared among them.
+
+    Example:
+        >>> RunOptions(out="runs/a", resume=True).engine
+        'local'
+    """
+
+    out: str | Path | None = None
+    resume: bool = False
+    overwrite: bool = False
+    store: str | Path | Store | bool | None = None
+    run_name: str | None = None
+    tags: Sequence[str] = ()
+    kind: str = "run"
+    keep_rows: bool = True
+    progress: bool = False
+    engine: str = "local"
+    ray_address: str | None = None
+    ray_workers: int | None = None
+
+
+#: The parameter of evaluate() that takes each option class.
+_GROUPS: dict[str, type[Any]] = {"reading": ReadOptions, "scoring": ScoringOptions,
+                                 "judging": JudgeOptions, "run": RunOptions}
+#: The keywords evaluate() takes itself, besides the option objects.
+_OWN_KEYWORDS = frozenset({"metrics", "judge", "embeddings", "on_plan"})
+#: The group of each flat keyword (a field name is unique across the groups).
+_GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items()
+                             for f in dataclasses.fields(cls)}
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """The four option objects of one evaluate() call, after the flat keywords were folded
+    in."""
+
+    reading: ReadOptions
+    scoring: ScoringOptions
+    judging: JudgeOptions
+    run: RunOptions
+
+    def score_settings(self) -> ScoreSettings:
+        """The plain values the scorers need (sent as they are to Ray workers)."""
+        s, j = self.scoring, self.judging
+        return ScoreSettings(
+            lang=s.lang, style=s.style, safety_mode=s.safety_mode, concurrency=j.concurrency,
+            max_attempts=j.max_attempts, max_wait=j.max_wait, on_injection=s.on_injection,
+            fence=s.fence, injection_detector=s.injection_detector, cache_path=cache_path(j.cache))
+
+    def recorded_settings(self, *, judge: object, embeddings: object, out_dir: Path | None,
+                          ray_workers: int | None) -> dict[str, Any]:
+        """The settings a stored run records (``judge`` and ``embeddings`` as specs or ids)."""
+        s, j, engine = self.scoring, self.judging, self.run.engine
+        return {
+            "lang": s.lang, "style": s.style, "concurrency": j.concurrency, "tpm": j.tpm,
+            "rpm": j.rpm, "safety_threshold": s.safety_threshold, "safety_mode": s.safety_mode,
+            "fence": s.fence, "on_injection": s.on_injection,
+            "injection_detector": s.injection_detector, "engine": engine,
+            **({"ray_workers": ray_workers} if engine == "ray" else {}),
+            "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
+            "embeddings": embeddings if isinstance(embeddings, str) else None,
+            "mapping": dict(self.reading.mapping or {}),
+            "out": str(out_dir) if out_dir else None}
+
+
+def cache_path(cache: str | Path | bool | None) -> Path | None:
+    """The judge cache file of ``JudgeOptions.cache`` (``None``: no cache)."""
+    from ..judges import default_cache_path
+
+    if not cache:
+        return None
+    return default_cache_path() if cache is True else Path(cache)
+
+
+def group_options(**keywords: Any) -> dict[str, Any]:
+    """Flat evaluate() keywords as evaluate() takes them now: each option field in its option
+    object, by parameter (``lang="zh"`` → ``{"scoring": ScoringOptions(lang="zh")}``); the
+    keywords evaluate() takes itself (``metrics``, ``judge``, ``embeddings``, ``on_plan``) as
+    they are. For code that passes evaluate() keywords through.
+
+    Example:
+        >>> group_options(judge="openai:gpt-4o-mini", concurrency=2)
+        {'judge': 'openai:gpt-4o-mini', 'judging': JudgeOptions(concurrency=2, tpm=None, rpm=None, max_attempts=6, max_wait=600.0, timeout=120.0, cache=True)}
+
+    Raises:
+        TypeError: a keyword that evaluate() does not know.
+    """
+    grouped: dict[str, Any] = {}
+    changes: dict[str, dict[str, Any]] = {}
+    for key, value in keywords.items():
+        if key in _OWN_KEYWORDS:
+            grouped[key] = value
+        elif key in _GROUP_OF:
+            changes.setdefault(_GROUP_OF[key], {})[key] = value
+        else:
+            raise TypeError(f"evaluate() got an unexpected keyword argument {key!r}")
+    return grouped | {group: _GROUPS[group](**fields) for group, fields in changes.items()}
+
+
+def resolve_options(*, reading: ReadOptions, scoring: ScoringOptions, judging: JudgeOptions,
+                    run: RunOptions, legacy: Mapping[str, Any], caller: str) -> EvalOptions:
+    """The option objects of a call, with its deprecated flat keywords folded in (a keyword
+    wins over the same field of an object passed too); one DeprecationWarning per keyword,
+    pointing at the caller's caller.
+
+    Raises:
+        TypeError: an option object of the wrong class, or an unknown keyword.
+    """
+    given = {"reading": reading, "scoring": scoring, "judging": judging, "run": run}
+    for group, value in given.items():
+        if not isinstance(value, _GROUPS[group]):
+            raise TypeError(f"{caller}({group}=...) takes a {_GROUPS[group].__name__}; got "
+                            f"{type(value).__name__} {value!r}.")
+    changes: dict[str, dict[str, Any]] = {}
+    for key, value in legacy.items():
+        group = _GROUP_OF.get(key)
+        if group is None:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}")
+        warnings.warn(
+            f"{caller}({key}=...) is deprecated and will be removed in the next release; "
+            f"use {caller}({group}={_GROUPS[group].__name__}({key}=...)).",
+            DeprecationWarning, stacklevel=3)
+        changes.setdefault(group, {})[key] = value
+    return EvalOptions(**{group: dataclasses.replace(opts, **changes[group])
+                          if group in changes else opts for group, opts in given.items()})
