@@ -545,8 +545,8 @@ def test_run_without_summary_custom_metric_and_nothing_scored(tmp_path: Path) ->
     run = load_run_dir(run_dir)
     assert run.summary == {}
     tree = parse(render_report(run))
-    assert "my_judge 1-5 3 2 0" in tree.text("summary")          # scale read off the values
-    assert "broken 0-1 – 0 2 judge down × 2" in tree.text("summary")
+    assert "my_judge 1-5 3 – 2 0" in tree.text("summary")          # scale read off the values
+    assert "broken 0-1 – – 0 2 judge down × 2" in tree.text("summary")
     assert "No scored rows." in tree.text("dist-broken")
     assert "Inputs are not shown: no dataset was given" in tree.text("detail-0")
 
@@ -620,3 +620,17 @@ def test_rows_that_address_the_evaluator_are_shown_in_the_report(tmp_path: Path)
     assert "1 row(s) address the evaluator (order 1); --on-injection mask" in page
     assert page.count("injection suspected:") == 1  # the steered row's detail only
     assert "order in answer; withheld from the judge" in page
+
+
+def test_the_metric_table_shows_each_mean_with_its_95_percent_interval(tmp_path: Path) -> None:
+    summary = {**SUMMARY, "metrics": {
+        **SUMMARY["metrics"],
+        "f1_score": {"mean": 0.5, "se": 0.12, "ci95": [0.25, 0.75], "scored": 3, "unscored": 1}}}
+    run = load_run_dir(_write_run(tmp_path / "run", RECORDS, summary))
+    page = render_report(run)
+    table = page[page.index('<table class="metrics">'):]
+    table = table[:table.index("</table>")]
+    f1_row = table[table.index(">f1_score<"):].split("</tr>")[0]
+    assert "0.25 – 0.75" in f1_row
+    retrieval_row = table[table.index(">retrieval_score<"):].split("</tr>")[0]
+    assert "0.25 – 0.75" not in retrieval_row and '<span class="muted">–</span>' in retrieval_row

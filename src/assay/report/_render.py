@@ -184,6 +184,7 @@ def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats) -> d
         "scale": scale,
         "mean": mean,
         "mean_weighted": agg.get("mean_weighted"),
+        "ci95": agg.get("ci95") if isinstance(agg.get("ci95"), list) else None,
         "scored": agg.get("scored", stats.scored),
         "unscored": agg.get("unscored", stats.unscored),
         "reasons": stats.reasons,
