@@ -51,8 +51,10 @@ def metrics_table(infos: list[MetricInfo]) -> Table:
          word_count   assay-words 0.1.0   broken    -                      -       -
     """
     table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    # Names, kinds and ranges stay whole (a name is what one types); the rest wraps.
     for column in ("name", "source", "kind", "required", "range", "version"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold",
+                         no_wrap=column in ("name", "kind", "range", "version"))
     for info in infos:
         table.add_row(*(Text(cell) for cell in (
             info.name, info.source, info.kind, ", ".join(info.required) or "-", _range(info),
