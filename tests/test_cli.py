@@ -314,7 +314,7 @@ def test_bad_lang_exits_2(fake_judge_server, tmp_path: Path) -> None:
     res = _invoke(_write_jsonl(tmp_path / "d.jsonl", ROWS), "--lang", "xx", "--judge", JUDGE,
                   "--no-cache", "--out", out)
     assert res.exit_code == 2, res.output
-    assert "'xx'" in res.stderr and "en" in res.stderr and "zh" in res.stderr
+    assert "Got --lang xx." in res.stderr and "en" in res.stderr and "zh" in res.stderr
     assert server.records() == []
 
 

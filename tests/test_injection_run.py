@@ -82,7 +82,7 @@ def test_unscored_does_not_ask_the_judge_about_a_flagged_row() -> None:
 
 
 def test_a_bad_mode_is_refused() -> None:
-    with pytest.raises(ConfigError, match="--on-injection"):
+    with pytest.raises(ConfigError, match="Got on_injection="):
         evaluate([CLEAN], metrics="f1_score", on_injection="ignore")
 
 
@@ -110,11 +110,11 @@ def test_a_resume_must_treat_flagged_rows_as_the_run_did(tmp_path: Path) -> None
              on_injection="flag")
     assert json.loads((out / "run.json").read_text())["judging"] == {
         "fence": "tags", "on_injection": "flag", "injection_detector": "learned"}
-    with pytest.raises(ConfigError, match="--injection-detector: the folder's run used learned, "
+    with pytest.raises(ConfigError, match="injection_detector: the folder's run used learned, "
                                           "this one patterns"):
         evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
                  resume=True, on_injection="flag", injection_detector="patterns")
-    with pytest.raises(ConfigError, match="--on-injection: the folder's run used flag, this one mask"):
+    with pytest.raises(ConfigError, match="on_injection: the folder's run used flag, this one mask"):
         evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
                  resume=True)
     again = evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,

@@ -5,6 +5,7 @@ names only, and the runner imports no metric family (families reach it through t
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +125,37 @@ def test_the_checks_find_what_they_look_for(tmp_path: Path,
         test_the_runner_imports_no_metric_family()
     message = str(failed.value)
     assert "_bad.py:2:" in message and "_bad.py:3:" in message and "_bad.py:1:" not in message
+
+
+#: A CLI flag in a message: ``--judge``, ``--no-cache`` (a pip option after "pip install" is not
+#: one of ours).
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+
+
+def _flags_in_raised_messages(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line, flag)`` for each CLI flag written into the literal text of an exception raised in
+    ``path`` (``raise ConfigError(f"... --judge ...")``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+            continue
+        for part in ast.walk(node.exc):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text = part.value.split("pip install")[0]
+                for flag in _FLAG.findall(text):
+                    yield part.lineno, flag
+
+
+def test_library_errors_name_no_cli_flags() -> None:
+    """Errors raised outside ``assay.cli`` name options through ``assay.errors.option`` (the
+    Python keyword, or the flag inside a CLI command), never as a hard-coded flag."""
+    found = [f"{path.relative_to(SRC)}:{line}: {flag}"
+             for path in sorted(ROOT.rglob("*.py")) if "cli" not in path.relative_to(ROOT).parts
+             for line, flag in _flags_in_raised_messages(path)]
+    assert found == [], "hard-coded CLI flags in library errors:\n" + "\n".join(found)
+
+
+def test_the_flag_check_finds_a_planted_flag(tmp_path: Path) -> None:
+    planted = tmp_path / "m.py"
+    planted.write_text('raise ValueError(f"Got --judge {x}. Fix: pip install --upgrade y")\n')
+    assert list(_flags_in_raised_messages(planted)) == [(1, "--judge")]

@@ -96,7 +96,7 @@ def test_rate_limits_are_bounded_by_max_wait_not_max_attempts(monkeypatch) -> No
     always = FakeJudge(lambda req: RetryableJudgeError("rate limited (429)", rate_limited=True))
     res = evaluate(ROWS[:1], metrics="fluency", judge=always, cache=None, max_wait=0.2)
     error = res.rows[0]["fluency"]["error"]
-    assert "still rate limited" in error and "--max-wait is 0.2 s" in error
+    assert "still rate limited" in error and "max_wait is 0.2 s" in error
     assert res.summary["judge"]["rate_limited"] == 6  # 5 waits counted 0.05 s each, then over
 
 

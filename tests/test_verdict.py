@@ -69,7 +69,7 @@ def test_unparseable_verdict_is_unscored() -> None:
 
 
 def test_bad_style_is_rejected() -> None:
-    with pytest.raises(ConfigError, match="--style"):
+    with pytest.raises(ConfigError, match="Got style='vibes'"):
         evaluate([ROW], metrics="groundedness", judge=FakeJudge(), cache=None, style="vibes")
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..data import Row
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError, DataError, option
 from ._base import Metric
 from ._plugins import MetricInfo, MetricRegistry
 from .embedding import SemanticSimilarity
@@ -135,7 +135,7 @@ def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
         >>> print(unknown_metrics_error(["grounded", "nosuch"]))  # doctest: +ELLIPSIS
         Unknown metrics: 'grounded' (did you mean groundedness, groundedness_claims?), 'nosuch' (no close name).
         Known metrics: ...
-        Fix: use names from that list in --metrics, or --metrics auto for what the fields allow.
+        Fix: use names from that list in metrics, or metrics='auto' for what the fields allow.
     """
     parts = []
     for name in dict.fromkeys(names):
@@ -145,7 +145,8 @@ def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
     head = (f"Unknown metric {parts[0]}." if len(parts) == 1
             else f"Unknown metrics: {', '.join(parts)}.")
     return ConfigError(f"{head}\nKnown metrics: {', '.join(sorted(REGISTRY))}.\nFix: use names "
-                       "from that list in --metrics, or --metrics auto for what the fields allow.")
+                       f"from that list in {option('metrics')}, or {option('metrics', 'auto')} for what "
+                       "the fields allow.")
 
 
 @dataclass
@@ -247,7 +248,7 @@ class MetricPlanner:
             else:
                 chosen.append(metric)
         if self.auto:
-            skipped.extend(f"{name}: not in the auto set; add it with --metrics {name}"
+            skipped.extend(f"{name}: not in the auto set; add it with {option('metrics', name)}"
                            for name in REGISTRY if name not in AUTO_METRICS)
             return Plan(chosen, skipped)
         if self._problems:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, option
 from ..store import Store
 from ._recording import open_run_store
 from ._results import load_finished
@@ -56,8 +56,8 @@ def load_run_dir(path: str | Path) -> RunData:
     path = Path(path)
     results = path / "results.jsonl"
     if not results.is_file():
-        raise DataError([(f"{path}: no results.jsonl here. Fix: give the --out directory of "
-                          "an `assay run`.")])
+        raise DataError([(f"{path}: no results.jsonl here. Fix: give the output folder of a "
+                          f"run (its {option('out')}).")])
     summary: dict[str, Any] = {}
     summary_file = path / "summary.json"
     if summary_file.is_file():
@@ -83,7 +83,8 @@ def load_run(ref: str | Path, store: str | Path | Store | bool | None = True) ->
     opened = open_run_store(store if store is not None else True)
     if opened is None:
         raise DataError([(f"{ref}: not a run directory, and no run store to look it up in. "
-                          "Fix: give the --out directory of `assay run`, or drop --no-store.")])
+                          f"Fix: give the output folder of a run (its {option('out')}), or drop "
+                          f"{option('store', False)}.")])
     try:
         info = opened.get(str(ref))
         records = opened.rows(info.id)

@@ -21,7 +21,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
-from ..errors import JudgeError, JudgeStoppedError, JudgeUnavailableError, RetryableJudgeError
+from ..errors import (
+    JudgeError,
+    JudgeStoppedError,
+    JudgeUnavailableError,
+    RetryableJudgeError,
+    option,
+)
 from ..judges import Accept, Judge, JudgeCache, JudgeCapabilities, JudgeRequest, JudgeResponse
 from ._budget import Budget
 
@@ -106,7 +112,7 @@ class RetryPolicy:
                         on_error(e, final)
                     if final:
                         raise JudgeError(f"{e} (still rate limited after waiting {waited:.0f} s "
-                                         f"on {limited} 429s; --max-wait is "
+                                         f"on {limited} 429s; {option('max_wait')} is "
                                          f"{self.max_wait:g} s)") from e
                     waited += max(pause, 0.05)  # a zero wait still counts: no endless spin
                     await asyncio.sleep(pause)

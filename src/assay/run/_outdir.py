@@ -23,7 +23,7 @@ Example:
     >>> try:
     ...     claim_output(folder, manifest, resume=False, overwrite=False)
     ... except ConfigError as e:
-    ...     "--resume" in str(e) and "--overwrite" in str(e)
+    ...     "resume=True" in str(e) and "overwrite=True" in str(e)
     True
 """
 
@@ -38,7 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 try:
     import fcntl
@@ -84,7 +84,7 @@ class RunManifest:
             >>> c = RunManifest("a.jsonl", "11", {}, None, judging={"on_injection": "flag"})
             >>> c.differences(RunManifest("a.jsonl", "11", {}, None,
             ...                           judging={"on_injection": "mask"}))
-            ["--on-injection: the folder's run used flag, this one mask"]
+            ["on_injection: the folder's run used flag, this one mask"]
         """
         out = []
         if self.dataset_sha256 != other.dataset_sha256:
@@ -108,7 +108,7 @@ class RunManifest:
             for key in sorted(set(self.judging) & set(other.judging)):
                 was, now = self.judging.get(key), other.judging.get(key)
                 if was != now:
-                    out.append(f"--{key.replace('_', '-')}: the folder's run used {was}, "
+                    out.append(f"{option(key)}: the folder's run used {was}, "
                                f"this one {now}")
         return out
 
@@ -216,10 +216,10 @@ def lock_output(folder: str | Path) -> OutputClaim:
         lock_file = _lock(folder)
     except PermissionError as e:
         raise ConfigError(f"Cannot write to the output folder {folder}: {e.strerror}. "
-                          "Fix: choose a writable --out folder.") from None
+                          f"Fix: choose a writable {option('out')} folder.") from None
     except OSError as e:
         raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
-                          "Fix: choose another --out folder.") from None
+                          f"Fix: choose another {option('out')} folder.") from None
     return OutputClaim(folder, lock_file, created=created)
 
 
@@ -250,25 +250,29 @@ def _check_may_write(folder: Path, manifest: RunManifest, previous: RunManifest 
         if previous is None:
             if (folder / "results.jsonl").exists():
                 raise ConfigError(
-                    f"--resume: {folder} holds results.jsonl but no {MANIFEST_NAME}, so assay "
-                    "cannot tell which dataset, metrics and judge it belongs to (it was "
-                    "written by an older assay or by hand). Fix: --overwrite to score "
-                    "everything again there, or --out NEW_DIR.")
+                    f"{option('resume', True)}: {folder} holds results.jsonl but no "
+                    f"{MANIFEST_NAME}, so assay cannot tell which dataset, metrics and judge it "
+                    "belongs to (it was written by an older assay or by hand). Fix: "
+                    f"{option('overwrite', True)} to score everything again there, or "
+                    f"{option('out', 'NEW_DIR')}.")
             return  # nothing to resume: a fresh run
         diffs = previous.differences(manifest)
         if diffs:
             raise ConfigError(
-                f"--resume: the run in {folder} does not match this one, so it cannot be "
-                "continued:\n" + "\n".join(f"  - {d}" for d in diffs) +
-                "\nFix: run with the same dataset, --metrics, --judge, --fence and --on-injection as before, or "
-                "--out NEW_DIR for a new run (or --overwrite to replace the old one).")
+                f"{option('resume', True)}: the run in {folder} does not match this one, so it "
+                "cannot be continued:\n" + "\n".join(f"  - {d}" for d in diffs) +
+                "\nFix: run with the same dataset, "
+                + ", ".join(option(k) for k in ("metrics", "judge", "fence", "on_injection"))
+                + f" as before, or {option('out', 'NEW_DIR')} for a new run (or "
+                f"{option('overwrite', True)} to replace the old one).")
         return
     if has_run and not overwrite:
         what = (f"a {previous.status} run of {previous.dataset} (started {previous.created})"
                 if previous else "an earlier run's files")
         raise ConfigError(
             f"{folder} already holds {what}. assay does not overwrite it silently. Fix: "
-            "--resume to continue it, --overwrite to replace it, or --out NEW_DIR.")
+            f"{option('resume', True)} to continue it, {option('overwrite', True)} to replace "
+            f"it, or {option('out', 'NEW_DIR')}.")
 
 
 def _owner() -> dict[str, Any]:
@@ -296,7 +300,7 @@ def _lock(folder: Path) -> IO[str] | None:
         raise ConfigError(
             f"{folder} is in use by another assay run ({owner}; lock file {path}). Two runs "
             "writing one folder would mix their rows. Fix: wait for it to finish, or use "
-            "--out NEW_DIR.") from None
+            f"{option('out', 'NEW_DIR')}.") from None
     f.seek(0)
     f.truncate()
     f.write(json.dumps(_owner()))

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ..store import HEARTBEAT_S, Store, open_store
 
 __all__ = ["RunRecorder", "file_sha256", "open_run_store"]
@@ -76,8 +76,8 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
         return None
     if opened.read_only:
         log.warning("this run is not recorded in the run store: %s is read-only here. Fix: "
-                    "make it and its folder writable, or point --store / ASSAY_STORE at a "
-                    "writable path.", opened.url)
+                    "make it and its folder writable, or point %s / ASSAY_STORE at a "
+                    "writable path.", opened.url, option("store"))
         opened.close()
         return None
     return opened

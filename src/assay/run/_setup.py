@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ..judges import Judge, make_judge
 from ..metrics import Metric, MetricPlanner, Plan, family_options
 from ..metrics.judge import FENCES, LANGS
@@ -48,19 +48,19 @@ def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: 
         ...               fence="tags")
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: Got --on-injection 'ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
+        assay.errors.ConfigError: Got on_injection='ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
     """
     families = family_options()  # the choices of the options a metric family reads
-    for option, value, choices in (("--lang", lang, LANGS), ("--style", style, STYLES),
-                                   ("--safety-threshold", safety_threshold,
-                                    families["safety_threshold"]),
-                                   ("--safety-mode", safety_mode, families["safety_mode"]),
-                                   ("--engine", engine, ENGINES),
-                                   ("--on-injection", on_injection, INJECTION_MODES),
-                                   ("--fence", fence, FENCES),
-                                   ("--injection-detector", injection_detector, DETECTORS)):
+    for keyword, value, choices in (("lang", lang, LANGS), ("style", style, STYLES),
+                                    ("safety_threshold", safety_threshold,
+                                     families["safety_threshold"]),
+                                    ("safety_mode", safety_mode, families["safety_mode"]),
+                                    ("engine", engine, ENGINES),
+                                    ("on_injection", on_injection, INJECTION_MODES),
+                                    ("fence", fence, FENCES),
+                                    ("injection_detector", injection_detector, DETECTORS)):
         if value not in choices:
-            raise ConfigError(f"Got {option} {value!r}. Must be one of {list(choices)}.")
+            raise ConfigError(f"Got {option(keyword, value)}. Must be one of {list(choices)}.")
 
 
 def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 from ._engine import is_postgres, transaction
 from ._meta import assay_version, now_iso
 from ._schema import SCHEMA_VERSION, schema_version
@@ -117,8 +117,8 @@ def current_version(conn: sa.Connection) -> int:
         if clash:
             raise ConfigError(
                 f"This database has tables named {', '.join(clash)} but no schema_version table, "
-                "so it is not an assay run store. Fix: point ASSAY_STORE (or --store) at a new "
-                "file or an empty database.")
+                f"so it is not an assay run store. Fix: point ASSAY_STORE (or {option('store')}) "
+                "at a new file or an empty database.")
         return 0
     return int(conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0)
 
