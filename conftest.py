@@ -1,15 +1,30 @@
 """Collection for the whole checkout (tests/ and the doctests in src/): the doctests of a
-module that needs an optional extra run only where that extra is installed, so that a core
-install (``pip install -e .`` and pytest) runs the suite with no failures."""
+module that needs an optional extra are skipped, naming the extra, where it is not installed,
+so that a core install (``pip install -e .`` and pytest) runs the suite with no failures."""
 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
-#: Modules whose doctests need an extra, with the module that extra installs.
+import pytest
+
+#: Modules whose doctests need an extra: path -> (module the extra installs, the extra).
 _EXTRA_DOCTESTS = {
-    "src/assay/run/_ray.py": "ray",  # pip install 'assay[ray]'
+    "src/assay/run/_ray.py": ("ray", "ray"),
+    "src/assay/run/_ray_worker.py": ("ray", "ray"),
 }
+_ROOT = Path(__file__).parent
 
-collect_ignore = [path for path, module in _EXTRA_DOCTESTS.items()
-                  if importlib.util.find_spec(module) is None]
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the doctests of a module in ``_EXTRA_DOCTESTS`` skipped when its extra is missing."""
+    for item in items:
+        try:
+            path = Path(str(item.path)).resolve().relative_to(_ROOT.resolve()).as_posix()
+        except ValueError:
+            continue
+        need = _EXTRA_DOCTESTS.get(path)
+        if need is not None and importlib.util.find_spec(need[0]) is None:
+            item.add_marker(pytest.mark.skip(
+                reason=f"needs the '{need[1]}' extra: pip install 'assay[{need[1]}]'"))
