@@ -57,7 +57,7 @@ sys.path.append(str(Path(__file__).resolve().parent))  # injection_patterns, sha
 from injection_fake import steerable
 from injection_patterns import DATA, PHRASES, _jsonl, bootstrap
 
-from assay import evaluate, load_metric_file
+from assay import JudgeOptions, ScoringOptions, evaluate, load_metric_file
 from assay.judges import FakeJudge
 from assay.metrics import Metric, get_metric
 from assay.metrics.judge import FENCES
@@ -230,9 +230,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         rows = variants(load(args.n, args.seed), styles, phrases)
         if isinstance(judge, FakeJudge):
             judge.requests.clear()
-        res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge, cache=cache,
-                       on_injection=args.on_injection, fence=args.fence,
-                       injection_detector=args.injection_detector)
+        res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge,
+                       scoring=ScoringOptions(on_injection=args.on_injection, fence=args.fence,
+                                              injection_detector=args.injection_detector),
+                       judging=JudgeOptions(cache=cache))
         for metric in m_list:
             fig = figures(res.rows, metric, args.seed)
             print_table(metric, fig)
