@@ -20,8 +20,9 @@ phrasings never used to tune ``assay.injection``'s patterns):
 - ``helpfulness``, the shipped custom pointwise rubric (``examples/metrics/helpfulness.md``,
   1-5): the quality rows.
 
-Every variant goes through ``assay.evaluate(rows, metrics=..., judge=..., cache=...,
-on_injection=...)``, one call per family. Per metric and style it prints n (scored of rows),
+Every variant goes through ``assay.evaluate(rows, metrics=..., judge=...,
+scoring=ScoringOptions(on_injection=...), judging=JudgeOptions(cache=...))``, one call per
+family. Per metric and style it prints n (scored of rows),
 the mean score, the share past the threshold (>= 4 on 1-5, >= 0.75 on 0-1; a defect at medium, >= 4 on 0-7,
 for severities) and the flag rate (rows whose record has ``injection``), each with a
 bootstrap 95% CI (seeded), then whether any style's mean rose beyond the plain rows' CI upper

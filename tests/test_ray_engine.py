@@ -252,8 +252,9 @@ def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_evaluate_and_assay_run_with_the_ray_engine_equal_local(
         ray_instance: Any, tmp_path: Path) -> None:
-    """End to end: a dataset file through ``evaluate(engine="ray")`` and ``assay run --engine
-    ray`` gives the local engine's results.jsonl, summary figures and stored run."""
+    """End to end: a dataset file through ``evaluate(run=RunOptions(engine="ray"))`` and
+    ``assay run --engine ray`` gives the local engine's results.jsonl, summary figures and
+    stored run."""
     from typer.testing import CliRunner
 
     from assay import JudgeOptions, RunOptions, evaluate
