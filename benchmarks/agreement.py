@@ -62,6 +62,7 @@ from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import assay
+from assay import JudgeOptions, ScoringOptions
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -206,7 +207,8 @@ def run_summeval(n: int, judge: str, cache: str, style: str) -> None:
         gold[rid] = (r["article_id"], r)
     t0 = time.monotonic()
     result = assay.evaluate(rows, metrics=",".join(SUMMEVAL_DIMENSIONS), judge=judge,
-                            cache=cache, concurrency=8, style=style)
+                            scoring=ScoringOptions(style=style),
+                            judging=JudgeOptions(cache=cache, concurrency=8))
     elapsed = time.monotonic() - t0
     articles = sorted({a for a, _ in gold.values()})
     print(f"SummEval: {len(rows)} summaries of {len(articles)} articles, judge "
@@ -344,7 +346,8 @@ def main() -> None:
     items = balanced_sample(DATASETS[args.dataset](), args.n)
     t0 = time.monotonic()
     result = assay.evaluate([item[0] for item in items], metrics=",".join(metrics),
-                            judge=args.judge, cache=cache, concurrency=8, style=args.style)
+                            judge=args.judge, scoring=ScoringOptions(style=args.style),
+                            judging=JudgeOptions(cache=cache, concurrency=8))
     elapsed = time.monotonic() - t0
     for metric in metrics:
         report(args.dataset, metric, result, items, args.threshold)

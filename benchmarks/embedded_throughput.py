@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import assay
+from assay import JudgeOptions
 from assay.judges._local import LocalJudge
 
 QA50 = Path(__file__).resolve().parents[2] / "shared" / "bench" / "qa50.jsonl"
@@ -48,7 +49,8 @@ def main() -> None:
     judge = TimedJudge()
     judge._load()  # model load is not part of the rate
     started = time.monotonic()
-    result = assay.evaluate(rows, metrics="groundedness", judge=judge, cache=False)
+    result = assay.evaluate(rows, metrics="groundedness", judge=judge,
+                            judging=JudgeOptions(cache=False))
     wall = time.monotonic() - started
     t = judge.timings
     scored = result.summary["metrics"]["groundedness"]["scored"]

@@ -23,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import assay
+from assay import JudgeOptions
 from assay.embeddings import LocalEmbedder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "truthfulqa"
@@ -57,7 +58,8 @@ def rank_accuracy(groups: dict[str, tuple[list[float], list[float]]]) -> tuple[f
 
 
 def score(rows: list[dict], embeddings: str, cache: str) -> dict[str, float]:
-    res = assay.evaluate(rows, metrics="semantic_similarity", embeddings=embeddings, cache=cache)
+    res = assay.evaluate(rows, metrics="semantic_similarity", embeddings=embeddings,
+                         judging=JudgeOptions(cache=cache))
     return {r["id"]: r["semantic_similarity"]["value"] for r in res.rows}
 
 

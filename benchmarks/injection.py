@@ -20,8 +20,9 @@ phrasings never used to tune ``assay.injection``'s patterns):
 - ``helpfulness``, the shipped custom pointwise rubric (``examples/metrics/helpfulness.md``,
   1-5): the quality rows.
 
-Every variant goes through ``assay.evaluate(rows, metrics=..., judge=..., cache=...,
-on_injection=...)``, one call per family. Per metric and style it prints n (scored of rows),
+Every variant goes through ``assay.evaluate(rows, metrics=..., judge=...,
+scoring=ScoringOptions(on_injection=...), judging=JudgeOptions(cache=...))``, one call per
+family. Per metric and style it prints n (scored of rows),
 the mean score, the share past the threshold (>= 4 on 1-5, >= 0.75 on 0-1; a defect at medium, >= 4 on 0-7,
 for severities) and the flag rate (rows whose record has ``injection``), each with a
 bootstrap 95% CI (seeded), then whether any style's mean rose beyond the plain rows' CI upper
@@ -57,7 +58,7 @@ sys.path.append(str(Path(__file__).resolve().parent))  # injection_patterns, sha
 from injection_fake import steerable
 from injection_patterns import DATA, PHRASES, _jsonl, bootstrap
 
-from assay import evaluate, load_metric_file
+from assay import JudgeOptions, ScoringOptions, evaluate, load_metric_file
 from assay.judges import FakeJudge
 from assay.metrics import Metric, get_metric
 from assay.metrics.judge import FENCES
@@ -230,9 +231,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         rows = variants(load(args.n, args.seed), styles, phrases)
         if isinstance(judge, FakeJudge):
             judge.requests.clear()
-        res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge, cache=cache,
-                       on_injection=args.on_injection, fence=args.fence,
-                       injection_detector=args.injection_detector)
+        res = evaluate(rows, metrics=[metric_of(m) for m in m_list], judge=judge,
+                       scoring=ScoringOptions(on_injection=args.on_injection, fence=args.fence,
+                                              injection_detector=args.injection_detector),
+                       judging=JudgeOptions(cache=cache))
         for metric in m_list:
             fig = figures(res.rows, metric, args.seed)
             print_table(metric, fig)

@@ -80,7 +80,7 @@ def child(args: argparse.Namespace) -> None:
     if args.child == "f1loop":
         big = expand_rows(load_rows(str(QA50)), args.f1_rows)
         t0 = time.perf_counter()
-        res = assay.evaluate(big, metrics="f1_score", cache=False)
+        res = assay.evaluate(big, metrics="f1_score", judging=assay.JudgeOptions(cache=False))
         t_eval = time.perf_counter() - t0
         scored = res.summary["metrics"]["f1_score"]["scored"]
         metric = assay.get_metric("f1_score")
@@ -101,8 +101,9 @@ def child(args: argparse.Namespace) -> None:
         names = args.child.split(",")
         data = load_rows(str(QA50), args.rows)
         t0 = time.perf_counter()
-        res = assay.evaluate(data, judge=JUDGE, metrics=names, cache=False,
-                             concurrency=args.concurrency, tpm=args.child_tpm or None)
+        res = assay.evaluate(data, judge=JUDGE, metrics=names,
+                             judging=assay.JudgeOptions(cache=False, concurrency=args.concurrency,
+                                                        tpm=args.child_tpm or None))
         t_eval = time.perf_counter() - t0
         per = res.summary["metrics"]
         out.update(rows=len(data), eval_wall_s=round(t_eval, 3),

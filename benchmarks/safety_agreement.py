@@ -49,6 +49,7 @@ from scipy.stats import spearmanr
 from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
 import assay
+from assay import JudgeOptions, ScoringOptions
 from assay.metrics.safety import CATEGORIES, is_defect
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -194,8 +195,10 @@ def run_safety(name: str, n: int, judge: str | assay.Judge, cache: str | None,
         for m in modes:
             t0 = time.monotonic()
             result = assay.evaluate([it.row for it in items], metrics=list(metrics), judge=judge,
-                                    cache=cache or str(Path(tmp) / "cache.sqlite"),
-                                    safety_mode="combined" if m == "n/a" else m)
+                                    scoring=ScoringOptions(
+                                        safety_mode="combined" if m == "n/a" else m),
+                                    judging=JudgeOptions(
+                                        cache=cache or str(Path(tmp) / "cache.sqlite")))
             out["modes"][m] = figures(name, items, result, metrics, time.monotonic() - t0)
     print_report(out)
     return out

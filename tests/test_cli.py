@@ -424,11 +424,12 @@ def test_no_arguments_shows_help() -> None:
 
 def test_the_library_names_keywords_and_the_cli_names_its_flags(tmp_path: Path) -> None:
     import assay
+    from assay import RunOptions
     from assay.errors import DataError
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps({"id": "1", "question": "Q?", "output": "A."}) + "\n")
     with pytest.raises(DataError) as exc:
-        assay.evaluate(data, metrics="f1_score", store=False)
+        assay.evaluate(data, metrics="f1_score", run=RunOptions(store=False))
     assert "mapping={'answer': 'COLUMN'}" in str(exc.value) and "--map" not in str(exc.value)
     result = CliRunner().invoke(app, ["run", str(data), "--metrics", "f1_score", "--no-cache",
                                       "--no-store", "--out", str(tmp_path / "out")])
@@ -436,4 +437,4 @@ def test_the_library_names_keywords_and_the_cli_names_its_flags(tmp_path: Path) 
     assert "--map answer=COLUMN" in result.output and "mapping=" not in result.output
     # the flag names end with the command: a later library call names keywords again
     with pytest.raises(DataError, match=r"mapping=\{'answer'"):
-        assay.evaluate(data, metrics="f1_score", store=False)
+        assay.evaluate(data, metrics="f1_score", run=RunOptions(store=False))

@@ -14,6 +14,7 @@ from scipy import stats
 from typer.testing import CliRunner
 
 import assay
+from assay import RunOptions
 from assay.cli.main import app as cli_app
 from assay.compare import compare_runs, paired_bootstrap_ci
 from assay.errors import ConfigError, DataError
@@ -242,8 +243,8 @@ ROWS = [{"id": "paris", "question": "Capital of France?", "answer": "Paris",
 def two_runs(tmp_path: Path) -> tuple[Path, Path]:
     worse = [dict(r, answer="I do not know") if r["id"] != "paris" else r for r in ROWS]
     a, b = tmp_path / "base", tmp_path / "cand"
-    assay.evaluate(ROWS, metrics="f1_score,exact_match", out=a)
-    assay.evaluate(worse, metrics="f1_score,exact_match", out=b)
+    assay.evaluate(ROWS, metrics="f1_score,exact_match", run=RunOptions(out=a))
+    assay.evaluate(worse, metrics="f1_score,exact_match", run=RunOptions(out=b))
     return a, b
 
 
@@ -280,9 +281,9 @@ def test_cli_marks_a_difference_beyond_noise(tmp_path: Path) -> None:
             for i in range(40)]
     worse = [dict(r, answer="Nice") if i % 2 else r for i, r in enumerate(rows)]
     base, cand, same = tmp_path / "base", tmp_path / "cand", tmp_path / "same"
-    assay.evaluate(rows, metrics="exact_match", out=base)
-    assay.evaluate(worse, metrics="exact_match", out=cand)
-    assay.evaluate(rows, metrics="exact_match", out=same)
+    assay.evaluate(rows, metrics="exact_match", run=RunOptions(out=base))
+    assay.evaluate(worse, metrics="exact_match", run=RunOptions(out=cand))
+    assay.evaluate(rows, metrics="exact_match", run=RunOptions(out=same))
     r = invoke(base, cand, "--json", tmp_path / "c.json")
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "c.json").read_text())["metrics"]["exact_match"][

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, evaluate
 from assay.data import read_dataset
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
@@ -34,7 +34,7 @@ def _judge() -> FakeJudge:
 def test_each_turn_is_rated_with_its_history() -> None:
     judge = _judge()
     res = evaluate([{"id": "c", "messages": MESSAGES}], metrics="relevance", judge=judge,
-                   cache=None)
+                   judging=JudgeOptions(cache=None))
     rel = res.rows[0]["relevance"]
     assert rel["value"] == 3.0
     assert [(t["turn"], t["rubric"], t["value"]) for t in rel["details"]["turns"]] == [
@@ -53,7 +53,7 @@ def test_each_turn_is_rated_with_its_history() -> None:
 def test_ground_truth_rates_the_last_turn_with_the_second_rubric() -> None:
     judge = _judge()
     row = {"id": "c", "messages": MESSAGES, "ground_truth": "Yes: 3,000 mm fly."}
-    res = evaluate([row], metrics="relevance", judge=judge, cache=None)
+    res = evaluate([row], metrics="relevance", judge=judge, judging=JudgeOptions(cache=None))
     turns = res.rows[0]["relevance"]["details"]["turns"]
     assert [t["rubric"] for t in turns] == ["conversation", "conversation_gt"]
     last = judge.requests[1].messages[1]["content"]

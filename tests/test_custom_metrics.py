@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import assay
+from assay import JudgeOptions
 from assay.cli.main import app
 from assay.errors import ConfigError, DataError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, TokenLogprob
@@ -72,7 +73,7 @@ def test_pointwise_file_renders_rubric_fields_and_extra_columns(tmp_path: Path) 
     metric = load_metric_file(_write(tmp_path, "h.md", HELPFULNESS))
     judge = FakeJudge(lambda r: json.dumps(
         {"score": 5 if "Paris" in _user(r) else 2, "reason": "checked"}))
-    result = assay.evaluate(ROWS, metrics=[metric], judge=judge, cache=None)
+    result = assay.evaluate(ROWS, metrics=[metric], judge=judge, judging=JudgeOptions(cache=None))
     assert [r["helpfulness"]["value"] for r in result.rows] == [5.0, 2.0, 2.0]
     system, user = judge.requests[0].messages
     assert "5 = answers fully and correctly" in system["content"]
@@ -110,7 +111,8 @@ def test_label_scale_and_weighted_numeric_score() -> None:
 def test_off_scale_answers_are_unscored_never_clamped() -> None:
     metric = PointwiseMetric("clarity", "{{ response }}", scale="1-5")
     judge = FakeJudge('{"score": 7, "reason": "very clear"}')
-    result = assay.evaluate(ROWS[:1], metrics=[metric], judge=judge, cache=None)
+    result = assay.evaluate(ROWS[:1], metrics=[metric], judge=judge,
+                            judging=JudgeOptions(cache=None))
     cell = result.rows[0]["clarity"]
     assert cell["value"] is None and "not a score on the scale" in cell["error"]
     assert cell["details"]["raw_answer"].startswith('{"score": 7') and len(judge.requests) == 2
@@ -124,7 +126,7 @@ def test_template_field_the_data_lacks_fails_before_any_judge_call(tmp_path: Pat
                               for r in ROWS) + "\n")
     judge = FakeJudge()
     with pytest.raises(DataError) as err:
-        assay.evaluate(data, metrics=[metric], judge=judge, cache=None)
+        assay.evaluate(data, metrics=[metric], judge=judge, judging=JudgeOptions(cache=None))
     assert "'audience'" in str(err.value) and "lines 1, 2, 3" in str(err.value)
     assert str(data) in str(err.value) and judge.requests == []
 
@@ -164,7 +166,7 @@ def _prefers_right(r: JudgeRequest) -> str:
 def test_pairwise_swaps_positions_and_maps_choices(tmp_path: Path) -> None:
     metric = load_metric_file(_write(tmp_path, "p.md", PREFERENCE))
     judge = FakeJudge(_prefers_right)
-    result = assay.evaluate(ROWS, metrics=[metric], judge=judge, cache=None)
+    result = assay.evaluate(ROWS, metrics=[metric], judge=judge, judging=JudgeOptions(cache=None))
     choices = [r["preference"]["details"]["choice"] for r in result.rows]
     assert choices == ["CANDIDATE", "BASELINE", "CANDIDATE"]
     assert [r["preference"]["value"] for r in result.rows] == [1.0, 0.0, 1.0]
@@ -180,13 +182,14 @@ def test_pairwise_swaps_positions_and_maps_choices(tmp_path: Path) -> None:
 def test_pairwise_position_flip_is_a_tie_unless_no_swap(tmp_path: Path) -> None:
     always_a = FakeJudge('{"choice": "model_A", "reason": "first is better"}')
     metric = load_metric_file(_write(tmp_path, "p.md", PREFERENCE))
-    result = assay.evaluate(ROWS, metrics=[metric], judge=always_a, cache=None)
+    result = assay.evaluate(ROWS, metrics=[metric], judge=always_a,
+                            judging=JudgeOptions(cache=None))
     assert all(r["preference"]["details"]["choice"] == "TIE" for r in result.rows)
     assert all(r["preference"]["details"]["position_consistent"] is False for r in result.rows)
     assert result.summary["metrics"]["preference"]["position_consistency"] == 0.0
     once = load_metric_file(tmp_path / "p.md", swap=False)
     judge = FakeJudge('{"choice": "model_A", "reason": "first is better"}')
-    result = assay.evaluate(ROWS, metrics=[once], judge=judge, cache=None)
+    result = assay.evaluate(ROWS, metrics=[once], judge=judge, judging=JudgeOptions(cache=None))
     assert [r["preference"]["details"]["choice"] for r in result.rows] == ["CANDIDATE"] * 3
     assert len(judge.requests) == 3
     assert result.summary["metrics"]["preference"]["position_consistency"] is None
@@ -200,7 +203,8 @@ def test_pairwise_tie_and_unparseable_order(tmp_path: Path) -> None:
             return '{"choice": "tie", "reason": "same"}'
         return "model_A obviously"
 
-    result = assay.evaluate(ROWS[:2], metrics=[metric], judge=FakeJudge(script), cache=None)
+    result = assay.evaluate(ROWS[:2], metrics=[metric], judge=FakeJudge(script),
+                            judging=JudgeOptions(cache=None))
     assert result.rows[0]["pref"]["details"]["choice"] == "TIE"
     assert result.rows[0]["pref"]["details"]["position_consistent"] is True
     bad = result.rows[1]["pref"]

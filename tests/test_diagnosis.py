@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, evaluate
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.rag._diagnosis import count_diagnoses, diagnose
 
@@ -62,12 +62,12 @@ def test_evaluate_writes_diagnosis_and_summary_counts() -> None:
             {"id": "b", "question": "Weight?", "answer": "The tent weighs 1.3 kg.",
              "context": "The tent is green.", "ground_truth": "1.3 kg."}]
     res = evaluate(rows, metrics="faithfulness,context_recall", judge=FakeJudge(script),
-                   cache=None)
+                   judging=JudgeOptions(cache=None))
     a, b = res.rows
     assert a["diagnosis"]["stage"] == "none"
     assert b["diagnosis"] == {"stage": "both", "threshold": 0.5, "faithfulness": 0.0,
                               "context_recall": 0.0}
     assert res.summary["diagnosis"] == {"retrieval": 0, "generation": 0, "both": 1, "none": 1,
                                         "undiagnosed": 0}
-    only_lexical = evaluate(rows, metrics="f1_score", cache=None)
+    only_lexical = evaluate(rows, metrics="f1_score", judging=JudgeOptions(cache=None))
     assert "diagnosis" not in only_lexical.rows[0] and "diagnosis" not in only_lexical.summary

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 
 pytestmark = pytest.mark.embedded
 
@@ -34,8 +34,9 @@ def test_embedded_judge_rates_grounded_above_hallucinated(tmp_path) -> None:
          "context": "The Eiffel Tower is a wrought-iron tower in Paris, France.",
          "answer": "The Eiffel Tower is in Berlin, Germany, next to the Reichstag."},
     ]
-    res = evaluate(rows, metrics="groundedness", judge="local", cache=tmp_path / "c.sqlite",
-                   out=tmp_path / "out")
+    res = evaluate(rows, metrics="groundedness", judge="local",
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite"),
+                   run=RunOptions(out=tmp_path / "out"))
     good, bad = (r["groundedness"] for r in res.rows)
     for m in (good, bad):
         assert m["value"] in {1.0, 2.0, 3.0, 4.0, 5.0}, m

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, evaluate
 from assay.embeddings import EmbeddingCache, LocalEmbedder, cosine, local_embedder_missing
 from assay.errors import ConfigError, RetryableJudgeError
 from assay.run import ManagedEmbedder, RetryPolicy
@@ -68,13 +68,15 @@ def test_paraphrases_score_above_unrelated_pairs(tmp_path: Path) -> None:
         {"id": "unrel2", "answer": "You need isobutane gas canisters for this stove.",
          "ground_truth": "Whales are the largest mammals in the ocean."},
     ]
-    res = evaluate(rows, metrics="semantic_similarity", cache=tmp_path / "c.sqlite")
+    res = evaluate(rows, metrics="semantic_similarity",
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite"))
     v = {r["id"]: r["semantic_similarity"]["value"] for r in res.rows}
     assert min(v["para1"], v["para2"]) > max(v["unrel1"], v["unrel2"]) + 0.3
     detail = res.rows[0]["semantic_similarity"]["details"]
     assert detail["score_1_5"] == pytest.approx(1 + 4 * v["para1"], abs=1e-3)
     assert res.summary["embeddings"]["id"] == "local:all-MiniLM-L6-v2-int8"
-    again = evaluate(rows, metrics="semantic_similarity", cache=tmp_path / "c.sqlite")
+    again = evaluate(rows, metrics="semantic_similarity",
+                     judging=JudgeOptions(cache=tmp_path / "c.sqlite"))
     assert again.summary["embeddings"]["requests"] == 0
     assert again.summary["embeddings"]["cache_hits"] == 8
 
@@ -84,13 +86,14 @@ def test_rows_are_batched_and_cached(tmp_path: Path) -> None:
     rows = [{"id": str(i), "answer": f"answer {i} aaa", "ground_truth": "the same truth"}
             for i in range(20)]
     res = evaluate(rows, metrics="semantic_similarity", embeddings=backend,
-                   cache=tmp_path / "c.sqlite", concurrency=16)
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite", concurrency=16))
     assert all(r["semantic_similarity"]["value"] is not None for r in res.rows)
     texts = [t for call in backend.calls for t in call]
     assert len(texts) == len(set(texts)) == 21  # 20 answers + one shared truth, each sent once
     assert len(backend.calls) <= 3  # many texts per request
     again = CountingEmbedder()
-    evaluate(rows, metrics="semantic_similarity", embeddings=again, cache=tmp_path / "c.sqlite")
+    evaluate(rows, metrics="semantic_similarity", embeddings=again,
+             judging=JudgeOptions(cache=tmp_path / "c.sqlite"))
     assert again.calls == []
 
 
@@ -98,11 +101,12 @@ def test_embedding_retries_then_unscored(monkeypatch) -> None:
     monkeypatch.setattr(RetryPolicy, "delay", lambda self, attempt, ra: 0.0)
     rows = [{"answer": "a", "ground_truth": "b"}]
     ok = evaluate(rows, metrics="semantic_similarity", embeddings=CountingEmbedder(fail_first=2),
-                  cache=None)
+                  judging=JudgeOptions(cache=None))
     assert ok.rows[0]["semantic_similarity"]["value"] is not None
     assert ok.summary["embeddings"]["retries"] == 2
     bad = evaluate(rows, metrics="semantic_similarity,f1_score",
-                   embeddings=CountingEmbedder(fail_first=99), cache=None, max_attempts=2)
+                   embeddings=CountingEmbedder(fail_first=99),
+                   judging=JudgeOptions(cache=None, max_attempts=2))
     m = bad.rows[0]["semantic_similarity"]
     assert m["value"] is None and "gave up after 2 attempts" in m["error"]
     assert bad.rows[0]["f1_score"]["value"] is not None
@@ -131,12 +135,12 @@ def test_auto_skips_semantic_similarity_without_the_local_embedder(monkeypatch) 
     import assay.run._evaluate as ev
     monkeypatch.setattr(ev, "local_embedder_missing", lambda: "the local embedder needs onnxruntime")
     rows = [{"question": "q", "answer": "a", "ground_truth": "a"}]
-    res = evaluate(rows, metrics="auto", judge="fake", cache=None)
+    res = evaluate(rows, metrics="auto", judge="fake", judging=JudgeOptions(cache=None))
     assert "semantic_similarity" not in res.summary["metrics"]
     assert any(line.startswith("semantic_similarity: skipped, the local embedder needs")
                for line in res.skipped)
     with pytest.raises(ConfigError, match="semantic_similarity cannot run"):
-        evaluate(rows, metrics="semantic_similarity", cache=None)
+        evaluate(rows, metrics="semantic_similarity", judging=JudgeOptions(cache=None))
 
 
 def test_bad_embeddings_spec() -> None:
@@ -148,12 +152,12 @@ def test_qa50_through_openai_embeddings_endpoint(fake_judge_server, tmp_path: Pa
     server = fake_judge_server("--latency-ms", "1")
     cache = tmp_path / "c.sqlite"
     res = evaluate(QA50, metrics="semantic_similarity", embeddings="openai:text-embedding-3-small",
-                   cache=cache)
+                   judging=JudgeOptions(cache=cache))
     assert res.summary["metrics"]["semantic_similarity"]["scored"] == 50
     first = [r for r in server.records() if r.get("kind") == "embeddings"]
     assert first and sum(r["n_inputs"] for r in first) == res.summary["embeddings"]["texts"]
     assert len(first) < 10  # batched: many texts per request
     again = evaluate(QA50, metrics="semantic_similarity",
-                     embeddings="openai:text-embedding-3-small", cache=cache)
+                     embeddings="openai:text-embedding-3-small", judging=JudgeOptions(cache=cache))
     assert again.summary["embeddings"]["requests"] == 0
     assert len(server.records()) == len(first)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, evaluate
 from assay.metrics import (
     BaseFamily,
     Metric,
@@ -61,13 +61,13 @@ class ExactMatchPlus(ExactMatch):
 def test_a_metrics_own_family_adds_row_details_and_summary_sections() -> None:
     rows = [{"id": "a", "answer": "Paris", "ground_truth": "Paris"},
             {"id": "b", "answer": "Lyon, I think", "ground_truth": "Paris"}]
-    res = evaluate(rows, metrics=[ExactMatchPlus()], cache=None)
+    res = evaluate(rows, metrics=[ExactMatchPlus()], judging=JudgeOptions(cache=None))
     assert [r["answer_check"] for r in res.rows] == [{"long": False}, {"long": True}]
     assert res.summary["answer_check"] == {"rows": 2, "long": 1, "limit": "default"}
     assert res.summary["metrics"]["exact_match_plus"]["long_answers"] == 1
     assert res.summary["metrics"]["exact_match_plus"]["mean"] == 0.5
     assert "answer_check" not in [f.name for f in registered_families()]
-    plain = evaluate(rows, metrics=[get_metric("exact_match")], cache=None)
+    plain = evaluate(rows, metrics=[get_metric("exact_match")], judging=JudgeOptions(cache=None))
     assert "answer_check" not in plain.summary and "answer_check" not in plain.rows[0]
 
 

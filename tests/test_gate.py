@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import assay
+from assay import RunOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.gate import check_comparison, check_summary, parse_bars
@@ -207,7 +208,8 @@ def test_run_bad_spec_exits_2_before_running(data: Path, tmp_path: Path, option:
 # --- assert_scores ------------------------------------------------------------------------------
 
 def test_assert_scores_accepts_result_summary_and_directory(tmp_path: Path) -> None:
-    result = assay.evaluate(ROWS, metrics="f1_score,exact_match", out=tmp_path / "run")
+    result = assay.evaluate(ROWS, metrics="f1_score,exact_match",
+                            run=RunOptions(out=tmp_path / "run"))
     for given in (result, result.summary, tmp_path / "run", str(tmp_path / "run")):
         assert_scores(given, min={"f1_score": 0.8}, max={"exact_match_unscored_rate": 0.0})
         with pytest.raises(AssertionError, match="1 score bar failed:\n  - exact_match mean "

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.run import evaluate
+from assay.run import JudgeOptions, RunOptions, ScoringOptions, evaluate
 
 GOOD = '{"score": 2, "reason": "One claim is not in the context."}'
 CLEAN = {"id": "clean", "question": "How heavy is the tent?", "context": "It weighs 1.3 kg.",
@@ -30,7 +30,8 @@ def gullible(request: JudgeRequest) -> str:
 
 def test_mask_is_the_default_and_withholds_the_flagged_sentences_from_the_judge() -> None:
     judge = FakeJudge(gullible)
-    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge, cache=None)
+    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge,
+                   judging=JudgeOptions(cache=None))
     clean, steered = res.rows
     assert res.summary["injection"]["mode"] == "mask"
     assert steered["injection"]["withheld"] is True and "injection" not in clean
@@ -45,16 +46,16 @@ def test_mask_is_the_default_and_withholds_the_flagged_sentences_from_the_judge(
 
 def test_flag_leaves_the_texts_as_they_are() -> None:
     judge = FakeJudge(gullible)
-    res = evaluate([CLEAN, STEERED], metrics="groundedness", judge=judge, cache=None,
-                   on_injection="flag")
+    res = evaluate([CLEAN, STEERED], metrics="groundedness", judge=judge,
+                   scoring=ScoringOptions(on_injection="flag"), judging=JudgeOptions(cache=None))
     assert [r["groundedness"]["value"] for r in res.rows] == [2, 5]  # steered: flag only tells
     assert "withheld" not in res.rows[1]["injection"]
 
 
 def test_flag_marks_the_row_and_its_judge_results_and_counts_it() -> None:
     judge = FakeJudge(GOOD)
-    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge, cache=None,
-                   on_injection="flag")
+    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge,
+                   scoring=ScoringOptions(on_injection="flag"), judging=JudgeOptions(cache=None))
     clean, steered = res.rows
     assert "injection" not in clean and "injection" not in clean["groundedness"]["details"]
     assert steered["injection"]["count"] >= 1 and steered["injection"]["kinds"]
@@ -68,8 +69,9 @@ def test_flag_marks_the_row_and_its_judge_results_and_counts_it() -> None:
 
 def test_unscored_does_not_ask_the_judge_about_a_flagged_row() -> None:
     judge = FakeJudge(GOOD)
-    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge, cache=None,
-                   on_injection="unscored")
+    res = evaluate([CLEAN, STEERED], metrics="groundedness,f1_score", judge=judge,
+                   scoring=ScoringOptions(on_injection="unscored"),
+                   judging=JudgeOptions(cache=None))
     clean, steered = res.rows
     assert clean["groundedness"]["value"] == 2
     assert steered["groundedness"]["value"] is None
@@ -83,7 +85,7 @@ def test_unscored_does_not_ask_the_judge_about_a_flagged_row() -> None:
 
 def test_a_bad_mode_is_refused() -> None:
     with pytest.raises(ConfigError, match="Got on_injection="):
-        evaluate([CLEAN], metrics="f1_score", on_injection="ignore")
+        evaluate([CLEAN], metrics="f1_score", scoring=ScoringOptions(on_injection="ignore"))
 
 
 def test_cli_counts_flagged_rows_and_fail_exits_4(tmp_path: Path) -> None:
@@ -106,19 +108,22 @@ def test_a_resume_must_treat_flagged_rows_as_the_run_did(tmp_path: Path) -> None
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in (CLEAN, STEERED)), encoding="utf-8")
     out = tmp_path / "out"
-    evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
-             on_injection="flag")
+    evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD),
+             scoring=ScoringOptions(on_injection="flag"), judging=JudgeOptions(cache=None),
+             run=RunOptions(out=out))
     assert json.loads((out / "run.json").read_text())["judging"] == {
         "fence": "tags", "on_injection": "flag", "injection_detector": "learned"}
     with pytest.raises(ConfigError, match="injection_detector: the folder's run used learned, "
                                           "this one patterns"):
-        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
-                 resume=True, on_injection="flag", injection_detector="patterns")
+        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD),
+                 scoring=ScoringOptions(on_injection="flag", injection_detector="patterns"),
+                 judging=JudgeOptions(cache=None), run=RunOptions(out=out, resume=True))
     with pytest.raises(ConfigError, match="on_injection: the folder's run used flag, this one mask"):
-        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
-                 resume=True)
-    again = evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD), cache=None, out=out,
-                     resume=True, on_injection="flag")
+        evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD),
+                 judging=JudgeOptions(cache=None), run=RunOptions(out=out, resume=True))
+    again = evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD),
+                     scoring=ScoringOptions(on_injection="flag"), judging=JudgeOptions(cache=None),
+                     run=RunOptions(out=out, resume=True))
     assert again.summary["rows_done"] == 2
 
 

@@ -13,6 +13,7 @@ from scipy import stats
 
 import assay
 import assay.run._interval as interval_module
+from assay import RunOptions
 from assay.run import BOOTSTRAP_RESAMPLES, bootstrap_mean_ci, mean_interval
 
 
@@ -104,7 +105,7 @@ def test_summary_json_carries_se_and_ci95(tmp_path: Path) -> None:
     rows = [{"id": str(i), "answer": "Paris" if i % 3 else "Lyon", "ground_truth": "Paris"}
             for i in range(30)]
     rows.append({"id": "blank", "answer": "Paris", "ground_truth": "the"})  # unscored
-    result = assay.evaluate(rows, metrics="exact_match", out=tmp_path / "run")
+    result = assay.evaluate(rows, metrics="exact_match", run=RunOptions(out=tmp_path / "run"))
     written = json.loads((tmp_path / "run" / "summary.json").read_text())
     m = written["metrics"]["exact_match"]
     assert written == result.summary

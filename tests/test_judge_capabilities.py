@@ -11,6 +11,7 @@ import openai
 import pytest
 
 import assay
+from assay import JudgeOptions
 from assay.data import Row
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse
@@ -134,7 +135,7 @@ def test_a_run_on_a_local_judge_asks_verdicts() -> None:
     judge = FakeJudge("Yes, the context says Paris.", id="anything",
                       capabilities=JudgeCapabilities(local=True))
     res = assay.evaluate([ROW.model_dump(include={"question", "context", "answer"})],
-                         metrics="groundedness", judge=judge, cache=None)
+                         metrics="groundedness", judge=judge, judging=JudgeOptions(cache=None))
     assert res.rows[0]["groundedness"]["details"]["style"] == "verdict"
     assert [r.schema_name for r in judge.requests] == ["verdict"]
 

@@ -20,7 +20,7 @@ import httpx
 import openai
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from assay.errors import ConfigError, JudgeError, RetryableJudgeError
 from assay.judges import (
     JUDGE_SPECS,
@@ -150,8 +150,8 @@ def test_azure_judge_scores_rows_through_the_deployment_path(
     monkeypatch.setenv("OPENAI_API_VERSION", "2024-10-21")
     rows = [{"id": f"r{i}", "question": f"What is {i} + {i}?", "answer": f"{2 * i}.",
              "context": f"{i} + {i} = {2 * i}."} for i in range(1, 4)]
-    res = evaluate(rows, metrics="groundedness", judge="azure:gpt-4o-mini", cache=False,
-                   out=tmp_path / "out")
+    res = evaluate(rows, metrics="groundedness", judge="azure:gpt-4o-mini",
+                   judging=JudgeOptions(cache=False), run=RunOptions(out=tmp_path / "out"))
     agg = res.summary["metrics"]["groundedness"]
     assert agg["scored"] == 3 and agg["unscored"] == 0 and agg["mean"] == 5.0
     assert res.summary["judge"]["id"] == "azure:gpt-4o-mini"

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, evaluate
 from assay.data import Row
 from assay.metrics import REGISTRY, ScoreContext
 from assay.metrics.lexical import BleuScore, ExactMatch, F1Score, RougeL, token_f1
@@ -220,7 +220,7 @@ def test_a_run_counts_empty_answers_and_skips_only_missing_fields() -> None:
         {"id": "no-truth", "answer": "Paris"},                        # does not apply
         {"id": "dot", "answer": ".", "ground_truth": "the"},          # nothing to compare
     ]
-    res = evaluate(records, metrics=",".join(LEXICAL), cache=None)
+    res = evaluate(records, metrics=",".join(LEXICAL), judging=JudgeOptions(cache=None))
     by_id = {r["id"]: r for r in res.rows}
     for name in LEXICAL:
         assert by_id["empty"][name]["value"] == 0.0

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from conftest import ORIGINAL_AUTO, QA50, bench_rag_requests
 
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
@@ -21,16 +21,17 @@ def test_qa50_scores_every_row_with_one_request_per_row_per_metric(fake_judge_se
                                                                    tmp_path: Path) -> None:
     server = fake_judge_server("--latency-ms", "5")
     cache = tmp_path / "cache.sqlite"
-    res = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini", cache=cache,
-                   out=tmp_path / "out", concurrency=16)
+    res = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini",
+                   judging=JudgeOptions(cache=cache, concurrency=16),
+                   run=RunOptions(out=tmp_path / "out"))
     for name in (*JUDGE_METRICS, "f1_score"):
         assert res.summary["metrics"][name]["scored"] == 50, name
     records = server.records()
     assert len(records) == 50 * len(JUDGE_METRICS)
     assert all(r["status"] == 200 and r["rf"] == "json_schema" for r in records)
     assert res.summary["judge"]["prompt_tokens"] == sum(r["prompt_tokens"] for r in records)
-    again = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini", cache=cache,
-                     out=tmp_path / "out2")
+    again = evaluate(QA50, metrics=ORIGINAL_AUTO, judge="openai:gpt-4o-mini",
+                     judging=JudgeOptions(cache=cache), run=RunOptions(out=tmp_path / "out2"))
     assert again.summary["judge"]["requests"] == 0
     assert len(server.records()) == len(records)
 
@@ -57,8 +58,9 @@ def test_qa50_rag_metrics_share_decompositions_and_verifications(fake_judge_serv
     server = fake_judge_server("--latency-ms", "5")
     rows = [json.loads(line) for line in QA50.read_text().splitlines() if line.strip()]
     res = evaluate(QA50, metrics=",".join(RAG_METRICS), judge="openai:gpt-4o-mini",
-                   embeddings=_ToyEmbedder(), cache=tmp_path / "c.sqlite", out=tmp_path / "out",
-                   concurrency=4)
+                   embeddings=_ToyEmbedder(),
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite", concurrency=4),
+                   run=RunOptions(out=tmp_path / "out"))
     for name in RAG_METRICS:
         assert res.summary["metrics"][name]["scored"] == 50, name
     for rec in res.rows:  # the bench's one statement, verified as supported everywhere
@@ -81,8 +83,9 @@ def test_faults_lose_no_row(fake_judge_server, tmp_path: Path) -> None:
     server = fake_judge_server("--latency-ms", "2", "--fail-rate", "0.2",
                                "--malformed-rate", "0.1", "--seed", "7")
     res = evaluate(QA50, metrics="groundedness,relevance,f1_score", judge="openai:gpt-4o-mini",
-                   cache=tmp_path / "c.sqlite", out=tmp_path / "out", max_attempts=4,
-                   concurrency=16)
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite", max_attempts=4,
+                                        concurrency=16),
+                   run=RunOptions(out=tmp_path / "out"))
     assert len(res.rows) == 50
     for row in res.rows:
         for name in ("groundedness", "relevance"):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.data import Row
 from assay.errors import JudgeError
 from assay.judges import (
@@ -136,7 +136,7 @@ def test_average_precision() -> None:
 def test_faithfulness_is_the_supported_share() -> None:
     judge = rag_judge({ANSWER: ANSWER_STATEMENTS},
                       {(CONTEXT, "The SkyView 2 is red."): "contradicted"})
-    res = evaluate([ROW], metrics="faithfulness", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="faithfulness", judge=judge, judging=JudgeOptions(cache=None))
     f = res.rows[0]["faithfulness"]
     assert f["value"] == 0.75 and f["error"] is None
     assert f["reason"] == "3 of 4 statements supported by the context"
@@ -156,7 +156,8 @@ def test_faithfulness_is_the_supported_share() -> None:
 def test_groundedness_claims_maps_the_share_to_1_5_and_lists_ungrounded_statements() -> None:
     judge = rag_judge({ANSWER: ANSWER_STATEMENTS},
                       {(CONTEXT, "The SkyView 2 is red."): "contradicted"})
-    res = evaluate([ROW], metrics="groundedness_claims", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="groundedness_claims", judge=judge,
+                   judging=JudgeOptions(cache=None))
     g = res.rows[0]["groundedness_claims"]
     assert g["value"] == 4.0 and g["weighted"] == 4.0  # 1 + 4 * 3/4
     assert g["details"]["ungrounded"] == [{"statement": "The SkyView 2 is red.",
@@ -193,7 +194,7 @@ def test_groundedness_claims_rounds_the_exact_value() -> None:
 def test_context_recall_is_the_share_of_ground_truth_in_the_context() -> None:
     truth = ["Fact one.", "Fact two.", "Fact three.", "Fact four."]
     judge = rag_judge({TRUTH: truth}, {(CONTEXT, "Fact three."): "not_verifiable"})
-    res = evaluate([ROW], metrics="context_recall", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="context_recall", judge=judge, judging=JudgeOptions(cache=None))
     r = res.rows[0]["context_recall"]
     assert r["value"] == 0.75
     assert r["details"]["missing"] == ["Fact three."]
@@ -211,7 +212,8 @@ CHUNKS = ["SkyView 2 weighs 1.3 kg.", "The TrailMaster X4 is a 4-person tent.",
 def test_context_precision_is_the_average_precision_of_useful_chunks() -> None:
     judge = rag_judge({}, useful=[True, False, True])
     row = {**ROW, "context": CHUNKS}  # a list: contexts in retrieval order
-    res = evaluate([row], metrics="context_precision", judge=judge, cache=None)
+    res = evaluate([row], metrics="context_precision", judge=judge,
+                   judging=JudgeOptions(cache=None))
     p = res.rows[0]["context_precision"]
     assert p["value"] == round((1 + 2 / 3) / 2, 4)
     assert p["reason"] == "2 of 3 chunks useful; first useful at rank 1"
@@ -240,7 +242,7 @@ def test_context_precision_ranks_matter_and_falls_back_to_the_answer() -> None:
 def test_context_precision_needs_a_contexts_list() -> None:
     judge = rag_judge({}, useful=[True, True, False])
     res = evaluate([{**ROW, "context": CHUNKS}, {**ROW, "id": "r2"}], metrics="context_precision",
-                   judge=judge, cache=None)
+                   judge=judge, judging=JudgeOptions(cache=None))
     assert res.rows[0]["context_precision"]["value"] == 1.0
     plain = res.rows[1]["context_precision"]
     assert plain["value"] is None
@@ -295,7 +297,7 @@ def test_answer_correctness_blends_f_and_similarity(truth_vector: list[float],
                                                     similarity: float) -> None:
     embedder = ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: truth_vector})
     res = evaluate([ROW], metrics="answer_correctness", judge=_correctness_judge(),
-                   embeddings=embedder, cache=None)
+                   embeddings=embedder, judging=JudgeOptions(cache=None))
     a = res.rows[0]["answer_correctness"]
     assert a["details"]["f_score"] == round(2 / 3, 4)
     assert a["details"]["similarity"] == similarity
@@ -314,7 +316,7 @@ def test_answer_correctness_embedder_failure_is_unscored_with_the_counts() -> No
 def test_answer_correctness_with_an_embedder_has_no_missing_flag() -> None:
     embedder = ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]})
     res = evaluate([ROW], metrics="answer_correctness", judge=_correctness_judge(),
-                   embeddings=embedder, cache=None)
+                   embeddings=embedder, judging=JudgeOptions(cache=None))
     assert "similarity_missing" not in res.rows[0]["answer_correctness"]["details"]
     agg = res.summary["metrics"]["answer_correctness"]
     assert "without_similarity" not in agg and "notes" not in agg
@@ -325,9 +327,10 @@ def test_answer_correctness_empty_answer_scores_zero_without_a_judge_call(answer
     judge, alone = _correctness_judge(), _correctness_judge()
     embedder = ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]})
     res = evaluate([{**ROW, "answer": answer}, {**ROW, "id": "r2"}], metrics="answer_correctness",
-                   judge=judge, embeddings=embedder, cache=None)
+                   judge=judge, embeddings=embedder, judging=JudgeOptions(cache=None))
     evaluate([{**ROW, "id": "r2"}], metrics="answer_correctness", judge=alone,
-             embeddings=ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]}), cache=None)
+             embeddings=ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]}),
+             judging=JudgeOptions(cache=None))
     empty = res.rows[0]["answer_correctness"]
     assert empty["value"] == 0.0 and empty["error"] is None
     assert empty["reason"] == "the answer is empty: it states none of the ground truth"
@@ -367,7 +370,7 @@ def test_an_answer_with_no_statements_is_unscored() -> None:
     judge = rag_judge({ANSWER: [], TRUTH: []})
     res = evaluate([ROW], metrics="faithfulness,groundedness_claims,context_recall,"
                                   "answer_correctness",
-                   judge=judge, embeddings=ToyEmbedder({}), cache=None)
+                   judge=judge, embeddings=ToyEmbedder({}), judging=JudgeOptions(cache=None))
     rec = res.rows[0]
     for name in ("faithfulness", "groundedness_claims"):
         assert rec[name]["value"] is None
@@ -395,14 +398,14 @@ def test_decomposition_that_is_not_valid_twice_is_unscored_and_not_cached(bad: s
                                                                           tmp_path: Path) -> None:
     judge = rag_judge({ANSWER: bad})
     cache = tmp_path / "c.sqlite"
-    res = evaluate([ROW], metrics="faithfulness", judge=judge, cache=cache)
+    res = evaluate([ROW], metrics="faithfulness", judge=judge, judging=JudgeOptions(cache=cache))
     f = res.rows[0]["faithfulness"]
     assert f["value"] is None
     assert f["error"] == "decomposition is not a JSON list of statements (asked twice)"
     assert f["details"]["raw_answer"] == bad  # the evidence is kept
     assert len(requests_of(judge, "statements")) == 2 and requests_of(judge, "verdicts") == []
     fixed = rag_judge({ANSWER: ANSWER_STATEMENTS})
-    again = evaluate([ROW], metrics="faithfulness", judge=fixed, cache=cache)
+    again = evaluate([ROW], metrics="faithfulness", judge=fixed, judging=JudgeOptions(cache=cache))
     assert len(requests_of(fixed, "statements")) == 1  # the bad answer was not cached
     assert again.rows[0]["faithfulness"]["value"] == 1.0
 
@@ -441,8 +444,8 @@ def test_verification_with_the_wrong_verdicts_is_unscored(verdicts: list[Any]) -
 
 def test_a_failed_judge_call_is_unscored_with_the_error() -> None:
     judge = FakeJudge(lambda req: JudgeError("HTTP 401: invalid key"))
-    res = evaluate([ROW], metrics="faithfulness,context_recall,answer_correctness",
-                   judge=judge, embeddings=ToyEmbedder({}), cache=None)
+    res = evaluate([ROW], metrics="faithfulness,context_recall,answer_correctness", judge=judge,
+                   embeddings=ToyEmbedder({}), judging=JudgeOptions(cache=None))
     for name in ("faithfulness", "context_recall", "answer_correctness"):
         err = res.rows[0][name]["error"]
         assert err.startswith("judge call failed: HTTP 401"), (name, err)
@@ -482,7 +485,8 @@ def _local_judge(p_yes: dict[str, float], *, local: bool = True,
 
 def test_local_judge_asks_one_yes_no_question_per_statement() -> None:
     judge = _local_judge(P_YES, latency_s=0.005)  # a real judge takes time: calls overlap
-    res = evaluate([ROW], metrics="faithfulness,groundedness_claims", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="faithfulness,groundedness_claims", judge=judge,
+                   judging=JudgeOptions(cache=None))
     asked = requests_of(judge, "verdict")
     assert [section(user_of(r), "statement") for r in asked] == ANSWER_STATEMENTS
     assert all(r.max_tokens == 1 and r.json_schema is None for r in asked)
@@ -506,13 +510,15 @@ def test_local_judge_asks_one_yes_no_question_per_statement() -> None:
 
 def test_verdict_style_is_chosen_by_the_judge_capabilities_or_the_style_option() -> None:
     remote = _local_judge(P_YES, local=False)
-    evaluate([ROW], metrics="faithfulness", judge=remote, cache=None)
+    evaluate([ROW], metrics="faithfulness", judge=remote, judging=JudgeOptions(cache=None))
     assert requests_of(remote, "verdict") == [] and len(requests_of(remote, "verdicts")) == 1
     forced = _local_judge(P_YES, local=False)
-    evaluate([ROW], metrics="faithfulness", judge=forced, cache=None, style="verdict")
+    evaluate([ROW], metrics="faithfulness", judge=forced, scoring=ScoringOptions(style="verdict"),
+             judging=JudgeOptions(cache=None))
     assert len(requests_of(forced, "verdict")) == 4
     local = _local_judge(P_YES)
-    evaluate([ROW], metrics="faithfulness", judge=local, cache=None, style="rating")
+    evaluate([ROW], metrics="faithfulness", judge=local, scoring=ScoringOptions(style="rating"),
+             judging=JudgeOptions(cache=None))
     assert requests_of(local, "verdict") == [] and len(requests_of(local, "verdicts")) == 1
 
 
@@ -560,7 +566,7 @@ def test_conversation_groundedness_claims_per_assistant_turn() -> None:
          "A 9,000 mm floor.": ["The SkyView floor is rated 9,000 mm."]},
         {("[d2] Floor: 2,000 mm.", "The SkyView floor is rated 9,000 mm."): "contradicted"})
     res = evaluate([CONVERSATION], metrics="groundedness_claims,faithfulness", judge=judge,
-                   cache=None)
+                   judging=JudgeOptions(cache=None))
     g = res.rows[0]["groundedness_claims"]
     assert [t["turn"] for t in g["details"]["turns"]] == [1, 3]
     assert [t["value"] for t in g["details"]["turns"]] == [5.0, 1.0]
@@ -594,7 +600,7 @@ def test_decomposition_and_verification_are_shared_between_metrics(how: str,
         cache = tmp_path / "c.sqlite"
     res = evaluate([ROW], metrics="faithfulness,groundedness_claims,answer_correctness",
                    judge=judge, embeddings=ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [1.0, 0.0]}),
-                   cache=cache)
+                   judging=JudgeOptions(cache=cache))
     decomposed = Counter(section(user_of(r), "text") for r in requests_of(judge, "statements"))
     assert decomposed == {ANSWER: 1, TRUTH: 1}
     sources = Counter(section(user_of(r), "source") for r in requests_of(judge, "verdicts"))
@@ -616,7 +622,7 @@ def test_shared_work_gives_the_same_results_as_separate_runs() -> None:
     def run(metrics: str) -> dict[str, Any]:
         return evaluate([ROW], metrics=metrics, judge=_correctness_judge(),
                         embeddings=ToyEmbedder({ANSWER: [1.0, 0.0], TRUTH: [0.6, 0.8]}),
-                        cache=None).rows[0]
+                        judging=JudgeOptions(cache=None)).rows[0]
 
     together = run("faithfulness,groundedness_claims,context_recall,answer_correctness")
     for name in ("faithfulness", "groundedness_claims", "context_recall", "answer_correctness"):
@@ -640,7 +646,8 @@ def test_auto_without_the_local_embedder_still_runs(monkeypatch: pytest.MonkeyPa
     import assay.metrics._registry as registry
     monkeypatch.setattr(registry, "AUTO_METRICS",  # this fake judge answers no intents requests
                         tuple(m for m in registry.AUTO_METRICS if m != "retrieval_score"))
-    res = evaluate([ROW], judge=_correctness_judge(), cache=None)  # auto, embeddings="local"
+    res = evaluate([ROW], judge=_correctness_judge(),
+                   judging=JudgeOptions(cache=None))  # auto, embeddings="local"
     assert f"semantic_similarity: skipped, {missing}" in res.skipped
     a = res.rows[0]["answer_correctness"]  # scored on the statement F-score alone, flagged
     assert a["value"] == a["details"]["f_score"] and a["details"]["similarity"] is None

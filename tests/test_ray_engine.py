@@ -252,21 +252,23 @@ def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_evaluate_and_assay_run_with_the_ray_engine_equal_local(
         ray_instance: Any, tmp_path: Path) -> None:
-    """End to end: a dataset file through ``evaluate(engine="ray")`` and ``assay run --engine
-    ray`` gives the local engine's results.jsonl, summary figures and stored run."""
+    """End to end: a dataset file through ``evaluate(run=RunOptions(engine="ray"))`` and
+    ``assay run --engine ray`` gives the local engine's results.jsonl, summary figures and
+    stored run."""
     from typer.testing import CliRunner
 
-    from assay import evaluate
+    from assay import JudgeOptions, RunOptions, evaluate
     from assay.cli.main import app
 
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r.model_dump(exclude_none=True, exclude={"line"}))
                             + "\n" for r in qa_rows(20)))
     spec = "f1_score,exact_match,groundedness,relevance"
-    local = evaluate(data, metrics=spec, judge=FakeJudge(script), cache=None,
-                     out=tmp_path / "local")
-    on_ray = evaluate(data, metrics=spec, judge=FakeJudge(script), cache=None,
-                      out=tmp_path / "ray", engine="ray", concurrency=4)
+    local = evaluate(data, metrics=spec, judge=FakeJudge(script), judging=JudgeOptions(cache=None),
+                     run=RunOptions(out=tmp_path / "local"))
+    on_ray = evaluate(data, metrics=spec, judge=FakeJudge(script),
+                      judging=JudgeOptions(cache=None, concurrency=4),
+                      run=RunOptions(out=tmp_path / "ray", engine="ray"))
     assert on_ray.rows == local.rows and len(local.rows) == 20
     assert on_ray.summary["metrics"] == local.summary["metrics"]
     assert on_ray.summary["judge"]["requests"] == local.summary["judge"]["requests"] == 40
@@ -291,8 +293,8 @@ def test_evaluate_and_assay_run_with_the_ray_engine_equal_local(
 
 
 def test_an_unknown_engine_is_refused() -> None:
-    from assay import evaluate
+    from assay import RunOptions, evaluate
 
-    with pytest.raises(ConfigError, match=r"Got --engine 'spark'. Must be one of \['local', "
+    with pytest.raises(ConfigError, match=r"Got engine='spark'. Must be one of \['local', "
                                           r"'ray'\]"):
-        evaluate([{"answer": "a"}], metrics="f1_score", engine="spark")
+        evaluate([{"answer": "a"}], metrics="f1_score", run=RunOptions(engine="spark"))

@@ -16,7 +16,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from assay.calibration import agreement_stats, write_calibration
 from assay.cli.report import report
 from assay.judges import FakeJudge, JudgeRequest
@@ -363,7 +363,7 @@ def test_defect_table_of_a_safety_run(tmp_path: Path) -> None:
     rows = [{"id": f"r{i}", "question": "Tell me a story.", "answer": a}
             for i, a in enumerate(VIOLENCE_OF, 1)]
     res = evaluate(rows, metrics="violence,hate_unfairness", judge=FakeJudge(_safety_script),
-                   cache=None, out=tmp_path / "run")
+                   judging=JudgeOptions(cache=None), run=RunOptions(out=tmp_path / "run"))
     defects = res.summary["metrics"]["violence"]["defects"]
     assert defects["defect_rate"] == 0.5
     html = render_report(load_run_dir(tmp_path / "run"))
@@ -614,7 +614,7 @@ def test_rows_that_address_the_evaluator_are_shown_in_the_report(tmp_path: Path)
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     evaluate(data, metrics="groundedness", judge=FakeJudge('{"score": 2, "reason": "no"}'),
-             cache=None, out=tmp_path / "run")
+             judging=JudgeOptions(cache=None), run=RunOptions(out=tmp_path / "run"))
     run = load_run_dir(tmp_path / "run")
     page = render_report(run, inputs=load_inputs(str(data))[0])
     assert "1 row(s) address the evaluator (order 1); --on-injection mask" in page

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError, JudgeError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse
@@ -97,7 +97,7 @@ def test_three_of_four_intents_supported() -> None:
     support: Support = {INTENTS[0]: (True, ["1", "[1]"]), INTENTS[1]: (True, ["1", "7"]),
                         INTENTS[2]: (True, ["[9]", "1"]), INTENTS[3]: (False, [])}
     judge = retrieval_judge(INTENTS, support)
-    res = evaluate([ROW], metrics="retrieval_score", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="retrieval_score", judge=judge, judging=JudgeOptions(cache=None))
     r = res.rows[0]["retrieval_score"]
     assert r["value"] == 3.25 and r["error"] is None
     assert r["reason"] == "3 of 4 intents covered by the retrieved documents"
@@ -155,7 +155,7 @@ def test_contexts_list_gives_numbered_documents() -> None:
     support: Support = {INTENTS[0]: (True, ["1"]), INTENTS[1]: (True, ["3", "4"])}
     judge = retrieval_judge(INTENTS[:3], support)
     row = {**ROW, "context": CHUNKS}  # a list: contexts in retrieval order
-    res = evaluate([row], metrics="retrieval_score", judge=judge, cache=None)
+    res = evaluate([row], metrics="retrieval_score", judge=judge, judging=JudgeOptions(cache=None))
     r = res.rows[0]["retrieval_score"]
     assert r["value"] == retrieval_value(2, 3) == 2.7778
     assert [i["document_ids"] for i in r["details"]["intents"]] == [["1"], ["3"], []]
@@ -202,7 +202,8 @@ HISTORY = "system: You sell tents.\nuser: How heavy is the SkyView?\nassistant: 
 def test_conversation_uses_the_last_user_turn_history_and_citation_ids() -> None:
     support: Support = {FLOOR: (True, ["d2", "d1", "1"]), PRICE: (True, ["2"])}
     judge = retrieval_judge([FLOOR, PRICE], support)
-    res = evaluate([_conversation()], metrics="retrieval_score", judge=judge, cache=None)
+    res = evaluate([_conversation()], metrics="retrieval_score", judge=judge,
+                   judging=JudgeOptions(cache=None))
     r = res.rows[0]["retrieval_score"]
     assert r["value"] == 5.0 and r["error"] is None
     # d1 belongs to an earlier turn and "1" to no citation: only the last turn's ids count
@@ -264,7 +265,8 @@ def test_conversation_without_citations_does_not_apply() -> None:
     assert metric.applies(rows_from_records([plain])[0]) == \
         "conversation has no citations on its assistant turns"
     judge = retrieval_judge([FLOOR, PRICE], {FLOOR: (True, ["d2"])})
-    res = evaluate([_conversation(), plain], metrics="retrieval_score", judge=judge, cache=None)
+    res = evaluate([_conversation(), plain], metrics="retrieval_score", judge=judge,
+                   judging=JudgeOptions(cache=None))
     assert res.rows[0]["retrieval_score"]["value"] == 2.0
     skipped = res.rows[1]["retrieval_score"]
     assert skipped["value"] is None
@@ -306,7 +308,7 @@ def test_intents_that_are_not_valid_twice_are_unscored_and_not_cached(bad: str,
                                                                       tmp_path: Path) -> None:
     judge = retrieval_judge(bad)
     cache = tmp_path / "c.sqlite"
-    res = evaluate([ROW], metrics="retrieval_score", judge=judge, cache=cache)
+    res = evaluate([ROW], metrics="retrieval_score", judge=judge, judging=JudgeOptions(cache=cache))
     r = res.rows[0]["retrieval_score"]
     assert r["value"] is None
     assert r["error"] == "intents answer is not a JSON list (asked twice)"
@@ -315,7 +317,8 @@ def test_intents_that_are_not_valid_twice_are_unscored_and_not_cached(bad: str,
     assert requests_of(judge, "intent_support") == []
     assert res.summary["metrics"]["retrieval_score"]["unscored"] == 1
     fixed = retrieval_judge(INTENTS[:1], {INTENTS[0]: (True, ["1"])})
-    again = evaluate([ROW], metrics="retrieval_score", judge=fixed, cache=cache)
+    again = evaluate([ROW], metrics="retrieval_score", judge=fixed,
+                     judging=JudgeOptions(cache=cache))
     assert len(requests_of(fixed, "intents")) == 1  # the bad answer was not cached
     assert again.rows[0]["retrieval_score"]["value"] == 5.0
 
@@ -360,7 +363,7 @@ def test_support_with_the_wrong_verdicts_is_unscored(verdicts: list[Any]) -> Non
 
 def test_a_failed_judge_call_is_unscored_with_the_error() -> None:
     judge = FakeJudge(lambda req: JudgeError("HTTP 401: invalid key"))
-    res = evaluate([ROW], metrics="retrieval_score", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="retrieval_score", judge=judge, judging=JudgeOptions(cache=None))
     err = res.rows[0]["retrieval_score"]["error"]
     assert err.startswith("judge call failed: HTTP 401")
 
@@ -373,7 +376,8 @@ def test_zh_uses_the_chinese_prompts() -> None:
     intents = ["SkyView 2 有多重？", "SkyView 2 多少钱？"]
     judge = retrieval_judge(intents, {intents[0]: (True, ["1"])})
     row = {**ROW, "question": question, "context": "SkyView 2：包装重量 1.3 千克。"}
-    res = evaluate([row], metrics="retrieval_score", judge=judge, lang="zh", cache=None)
+    res = evaluate([row], metrics="retrieval_score", judge=judge, scoring=ScoringOptions(lang="zh"),
+                   judging=JudgeOptions(cache=None))
     assert res.rows[0]["retrieval_score"]["value"] == 2.0
     (ask, verify) = judge.requests
     assert ask.messages == load_template("intents", "zh").render(question=question, history=None)

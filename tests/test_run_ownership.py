@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.run import evaluate
+from assay.run import JudgeOptions, RunOptions, evaluate
 from assay.run._outdir import RunManifest, claim_output, read_manifest
 from assay.run._results import load_finished
 
@@ -55,20 +55,20 @@ def test_line_breaking_characters_survive_a_run_and_two_resumes(tmp_path: Path) 
         return GOOD
 
     with pytest.raises(KeyboardInterrupt):
-        evaluate(data, metrics="fluency,f1_score", judge=FakeJudge(dies_after_ten), cache=None,
-                 out=out, concurrency=1)
+        evaluate(data, metrics="fluency,f1_score", judge=FakeJudge(dies_after_ten),
+                 judging=JudgeOptions(cache=None, concurrency=1), run=RunOptions(out=out))
     first = load_finished(out / "results.jsonl")
     assert 0 < len(first) < len(rows)
     assert set(first) <= {r["id"] for r in rows}  # ids read back whole, not cut in two
     assert read_manifest(out).status == "interrupted"
 
     second_judge = FakeJudge(GOOD)
-    res = evaluate(data, metrics="fluency,f1_score", judge=second_judge, cache=None, out=out,
-                   resume=True)
+    res = evaluate(data, metrics="fluency,f1_score", judge=second_judge,
+                   judging=JudgeOptions(cache=None), run=RunOptions(out=out, resume=True))
     assert len(second_judge.requests) == len(rows) - len(first)  # nothing re-sent
     third_judge = FakeJudge(GOOD)
-    res = evaluate(data, metrics="fluency,f1_score", judge=third_judge, cache=None, out=out,
-                   resume=True)
+    res = evaluate(data, metrics="fluency,f1_score", judge=third_judge,
+                   judging=JudgeOptions(cache=None), run=RunOptions(out=out, resume=True))
     assert third_judge.requests == []
     lines = (out / "results.jsonl").read_bytes().split(b"\n")[:-1]
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in rows]  # none lost
@@ -84,11 +84,13 @@ def test_a_resume_scores_again_what_a_failed_judge_call_left_unscored(tmp_path: 
         from assay.errors import JudgeError
         return JudgeError("HTTP 400: bad") if "It is 1." in req.canonical() else GOOD
 
-    evaluate(data, metrics="fluency", judge=FakeJudge(half_fail), cache=None, out=out)
+    evaluate(data, metrics="fluency", judge=FakeJudge(half_fail), judging=JudgeOptions(cache=None),
+             run=RunOptions(out=out))
     before = load_finished(out / "results.jsonl")
     assert before["r1x"]["fluency"]["error"].startswith("judge call failed")
     again = FakeJudge(GOOD)
-    res = evaluate(data, metrics="fluency", judge=again, cache=None, out=out, resume=True)
+    res = evaluate(data, metrics="fluency", judge=again, judging=JudgeOptions(cache=None),
+                   run=RunOptions(out=out, resume=True))
     assert len(again.requests) == 1
     assert res.summary["metrics"]["fluency"]["scored"] == 6
 
@@ -210,7 +212,8 @@ def test_a_killed_run_releases_its_folder_and_resume_finishes_it(tmp_path: Path)
     assert 20 <= len(kept) < len(rows)
     assert read_manifest(out).status == "running"  # it never got to say otherwise
     judge = FakeJudge(GOOD)
-    res = evaluate(data, metrics="fluency", judge=judge, cache=None, out=out, resume=True)
+    res = evaluate(data, metrics="fluency", judge=judge, judging=JudgeOptions(cache=None),
+                   run=RunOptions(out=out, resume=True))
     assert len(judge.requests) == len(rows) - len(kept)
     assert res.summary["complete"] is True and res.summary["rows_done"] == len(rows)
     assert read_manifest(out).status == "complete"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
@@ -45,8 +45,9 @@ def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_evaluate_records_the_run_its_rows_and_its_summary(tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
     data = _data(tmp_path)
-    res = evaluate(data, metrics="f1_score,exact_match", store=store, run_name="base",
-                   tags=["nightly"], out=tmp_path / "out")
+    res = evaluate(data, metrics="f1_score,exact_match",
+                   run=RunOptions(store=store, run_name="base", tags=["nightly"],
+                                  out=tmp_path / "out"))
     run_id = res.summary["run_id"]
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["run_id"] == run_id
     with open_store(store) as opened:
@@ -77,16 +78,17 @@ def test_an_interrupted_run_is_kept_and_resume_completes_the_same_run(tmp_path: 
         return GOOD
 
     with pytest.raises(KeyboardInterrupt):
-        evaluate(data, metrics="fluency", judge=FakeJudge(dies_after_three), cache=None,
-                 out=out, store=store, concurrency=1)
+        evaluate(data, metrics="fluency", judge=FakeJudge(dies_after_three),
+                 judging=JudgeOptions(cache=None, concurrency=1),
+                 run=RunOptions(out=out, store=store))
     saved = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert 1 <= len(saved) < len(ROWS)
     with open_store(store) as opened:
         (info,) = opened.runs()
         assert info.status == "interrupted" and info.rows == len(saved)
         assert opened.rows(info.id) == saved
-    res = evaluate(data, metrics="fluency", judge=FakeJudge(GOOD), cache=None, out=out,
-                   store=store, resume=True)
+    res = evaluate(data, metrics="fluency", judge=FakeJudge(GOOD), judging=JudgeOptions(cache=None),
+                   run=RunOptions(out=out, store=store, resume=True))
     assert res.summary["run_id"] == info.id
     with open_store(store) as opened:
         (again,) = opened.runs()
@@ -99,8 +101,8 @@ def test_secrets_in_the_environment_never_reach_the_store(tmp_path: Path,
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8" * 3
     monkeypatch.setenv("OPENAI_API_KEY", key)
     store = tmp_path / "runs.sqlite"
-    evaluate(ROWS, metrics="fluency", judge=FakeJudge(GOOD), cache=None, store=store,
-             run_name=f"key {key}")
+    evaluate(ROWS, metrics="fluency", judge=FakeJudge(GOOD), judging=JudgeOptions(cache=None),
+             run=RunOptions(store=store, run_name=f"key {key}"))
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite*"))
     assert key.encode() not in blob
     assert b"fluency" in blob
@@ -136,9 +138,9 @@ def test_cli_runs_show_export_and_rm(tmp_path: Path) -> None:
 
 def test_compare_and_report_take_stored_run_ids(tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
-    base = evaluate(_data(tmp_path), metrics="f1_score", store=store)
+    base = evaluate(_data(tmp_path), metrics="f1_score", run=RunOptions(store=store))
     edited = [{**r, "answer": r["ground_truth"]} for r in ROWS]
-    better = evaluate(edited, metrics="f1_score", store=store)
+    better = evaluate(edited, metrics="f1_score", run=RunOptions(store=store))
     a, b = base.summary["run_id"], better.summary["run_id"]
     out = tmp_path / "cmp.json"
     result = _invoke("compare", a, b, "--store", store, "--json", out)
@@ -241,12 +243,13 @@ def test_an_unusable_default_store_warns_and_the_run_goes_on(
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the store's folder should be")
     monkeypatch.setenv("ASSAY_STORE", str(blocker / "runs.sqlite"))
-    res = evaluate(ROWS, metrics="f1_score", store=True)
+    res = evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))
     assert res.summary["metrics"]["f1_score"]["scored"] == len(ROWS)
     assert "run_id" not in res.summary
     assert "not recorded in the run store" in caplog.text
     with pytest.raises(ConfigError, match="Cannot create the run store's folder"):
-        evaluate(ROWS, metrics="f1_score", store=blocker / "runs.sqlite")  # named: must open
+        evaluate(ROWS, metrics="f1_score",
+                 run=RunOptions(store=blocker / "runs.sqlite"))  # named: must open
 
 
 def test_a_read_only_default_store_warns_and_the_run_goes_on(
@@ -254,7 +257,8 @@ def test_a_read_only_default_store_warns_and_the_run_goes_on(
     path = tmp_path / "runs.sqlite"
     open_store(path).close()
     monkeypatch.setenv("ASSAY_STORE", f"sqlite:///file:{path}?mode=ro&uri=true")
-    res = evaluate(ROWS, metrics="f1_score", store=True)
+    res = evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))
     assert "run_id" not in res.summary and "is read-only here" in caplog.text
     with pytest.raises(ConfigError, match="read-only"):  # named: must be writable
-        evaluate(ROWS, metrics="f1_score", store=f"sqlite:///file:{path}?mode=ro&uri=true")
+        evaluate(ROWS, metrics="f1_score",
+                 run=RunOptions(store=f"sqlite:///file:{path}?mode=ro&uri=true"))

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 import assay.run._setup as setup
-from assay import evaluate
+from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
@@ -99,7 +99,7 @@ def _flat(text: str) -> str:
 
 
 def test_auto_on_a_qa_dataset_runs_the_four_severities(judge: FakeJudge) -> None:
-    res = evaluate(ROWS, metrics="auto", judge="fake", cache=None)
+    res = evaluate(ROWS, metrics="auto", judge="fake", judging=JudgeOptions(cache=None))
     assert list(res.summary["metrics"]) == ["coherence", "fluency", *SAFETY_METRICS]
     assert any(line.startswith("refusal: not in the auto set") for line in res.skipped)
     assert [r["violence"]["value"] for r in res.rows] == [0.0, 3.0, 5.0, 7.0]
@@ -111,7 +111,7 @@ def test_auto_on_a_qa_dataset_runs_the_four_severities(judge: FakeJudge) -> None
 
 
 def test_no_safety_block_without_severity_metrics(judge: FakeJudge) -> None:
-    res = evaluate(ROWS, metrics="fluency", judge="fake", cache=None)
+    res = evaluate(ROWS, metrics="fluency", judge="fake", judging=JudgeOptions(cache=None))
     assert "safety" not in res.summary
 
 
@@ -140,7 +140,7 @@ def test_safety_threshold_sets_the_defect_rate_in_summary_json(
 
 
 def test_combined_mode_sends_one_request_per_row(judge: FakeJudge) -> None:
-    res = evaluate(ROWS, metrics=SEVERITIES, judge="fake", cache=None)
+    res = evaluate(ROWS, metrics=SEVERITIES, judge="fake", judging=JudgeOptions(cache=None))
     # the four metrics send the identical request; the managed judge sends it once per row
     assert len(judge.requests) == len(ROWS)
     assert {r.schema_name for r in judge.requests} == {"safety"}
@@ -151,7 +151,8 @@ def test_combined_mode_sends_one_request_per_row(judge: FakeJudge) -> None:
 
 def test_combined_mode_with_a_cache_sends_one_request_per_row(tmp_path: Path) -> None:
     judge = FakeJudge(_script)  # answers at once: the cache, not the call in flight, shares it
-    res = evaluate(ROWS, metrics=SEVERITIES, judge=judge, cache=tmp_path / "c.sqlite")
+    res = evaluate(ROWS, metrics=SEVERITIES, judge=judge,
+                   judging=JudgeOptions(cache=tmp_path / "c.sqlite"))
     assert len(judge.requests) == len(ROWS)
     assert res.summary["judge"]["cache_hits"] + res.summary["judge"]["shared"] == 3 * len(ROWS)
 
@@ -182,7 +183,9 @@ def test_a_refused_row_is_never_a_defect(judge: FakeJudge, tmp_path: Path) -> No
     assert violence["levels"]["High"] == 1  # the judge's severity itself is kept
     assert summary["metrics"]["refusal"]["mean"] == 0.25
     # without refusal in the run, the same rows give three defects
-    plain = evaluate(ROWS, metrics="violence", judge="fake", cache=None, safety_threshold="low")
+    plain = evaluate(ROWS, metrics="violence", judge="fake",
+                     scoring=ScoringOptions(safety_threshold="low"),
+                     judging=JudgeOptions(cache=None))
     assert plain.summary["metrics"]["violence"]["defects"]["defects"] == 3
 
 
@@ -191,17 +194,19 @@ def test_a_bad_safety_threshold_exits_2_before_any_judge_call(judge: FakeJudge,
     res = _invoke(_data(tmp_path), "--judge", "fake", "--no-cache", "--out", tmp_path / "o",
                   "--safety-threshold", "severe")
     assert res.exit_code == 2
-    assert "Got --safety-threshold 'severe'. Must be one of ['low', 'medium', 'high']." in _flat(
+    assert "Got --safety-threshold severe. Must be one of ['low', 'medium', 'high']." in _flat(
         res.stderr)
     assert judge.requests == []
     res = _invoke(_data(tmp_path), "--judge", "fake", "--no-cache", "--out", tmp_path / "o",
                   "--safety-mode", "both")
     assert res.exit_code == 2
-    assert "Got --safety-mode 'both'. Must be one of ['combined', 'separate']." in _flat(
+    assert "Got --safety-mode both. Must be one of ['combined', 'separate']." in _flat(
         res.stderr)
     assert judge.requests == []
-    with pytest.raises(ConfigError, match="--safety-threshold"):
-        evaluate(ROWS, metrics="fluency", judge="fake", cache=None, safety_threshold="Medium")
+    with pytest.raises(ConfigError, match="Got safety_threshold=.Medium."):
+        evaluate(ROWS, metrics="fluency", judge="fake",
+                 scoring=ScoringOptions(safety_threshold="Medium"),
+                 judging=JudgeOptions(cache=None))
 
 
 def test_cli_prints_the_defect_rates_and_never_the_answers(judge: FakeJudge,

@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from assay import evaluate
+from assay import RunOptions, evaluate
 from assay.cli.serve import serve
 from assay.serve import create_app
 from assay.serve._views import row_href
@@ -43,10 +43,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("serve")
     store = tmp / "runs.sqlite"
     base = evaluate(_write(tmp / "base.jsonl", ROWS), metrics="f1_score,exact_match",
-                    store=store, run_name="base", tags=["nightly"])
+                    run=RunOptions(store=store, run_name="base", tags=["nightly"]))
     edited = [dict(r, answer=r["ground_truth"]) if r["id"] in ("q1", "q2") else r for r in ROWS]
     better = evaluate(_write(tmp / "candidate.jsonl", edited), metrics="f1_score,exact_match",
-                      store=store, run_name="better", tags=["candidate", "nightly"])
+                      run=RunOptions(store=store, run_name="better", tags=["candidate", "nightly"]))
     with open_store(store) as opened:
         judged = opened.create_run(name="judged", tags=["judge"], judge="fake:scripted",
                                    metrics={"groundedness": "2"})

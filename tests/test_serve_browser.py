@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 
-from assay import evaluate
+from assay import RunOptions, evaluate
 
 REQUIRED = os.environ.get("ASSAY_REQUIRE_BROWSER") == "1"
 INSTALL = ("Fix: apt-get install -y chromium chromium-driver (Debian/Ubuntu), and "
@@ -67,13 +67,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     store = tmp / "runs.sqlite"
     data = tmp / "tents.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
-    base = evaluate(data, metrics="f1_score,exact_match", store=store, run_name="base",
-                    tags=["nightly"])
+    base = evaluate(data, metrics="f1_score,exact_match",
+                    run=RunOptions(store=store, run_name="base", tags=["nightly"]))
     fixed = tmp / "tents-fixed.jsonl"
     fixed.write_text("".join(json.dumps(dict(r, answer=r["ground_truth"]) if i % 2 else r) + "\n"
                              for i, r in enumerate(ROWS)), encoding="utf-8")
-    better = evaluate(fixed, metrics="f1_score,exact_match", store=store, run_name="better",
-                      tags=["nightly"])
+    better = evaluate(fixed, metrics="f1_score,exact_match",
+                      run=RunOptions(store=store, run_name="better", tags=["nightly"]))
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from assay.cli.main import app
 from assay.data import Row, Turn, row_inputs
 from assay.embeddings import EmbeddingCache
@@ -111,8 +111,9 @@ def test_a_cancelled_evaluation_stores_every_row_it_wrote(tmp_path: Path) -> Non
         return '{"score": 4, "reason": "ok"}'
 
     with pytest.raises(KeyboardInterrupt):
-        evaluate(data, metrics="f1_score,fluency", judge=FakeJudge(stops), cache=None,
-                 out=tmp_path / "out", store=tmp_path / "runs.sqlite", concurrency=1)
+        evaluate(data, metrics="f1_score,fluency", judge=FakeJudge(stops),
+                 judging=JudgeOptions(cache=None, concurrency=1),
+                 run=RunOptions(out=tmp_path / "out", store=tmp_path / "runs.sqlite"))
     written = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     with open_store(tmp_path / "runs.sqlite") as store:
         (info,) = store.runs()
@@ -386,7 +387,7 @@ def test_corrupt_caches_warn_once_and_the_run_goes_on(
     with caplog.at_level(logging.WARNING):
         res = evaluate([{"question": "Q?", "answer": "A.", "ground_truth": "A."}] * 3,
                        metrics="fluency", judge=FakeJudge('{"score": 4, "reason": "ok"}'),
-                       cache=cache)
+                       judging=JudgeOptions(cache=cache))
     assert res.summary["metrics"]["fluency"]["mean"] == 4.0
     warnings = [r.getMessage() for r in caplog.records if "judge cache" in r.getMessage()]
     assert len(warnings) <= 1

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import assay.data._stream as stream_module
-from assay import evaluate
+from assay import JudgeOptions, RunOptions, evaluate
 from assay.data import DatasetStream, Row, read_dataset
 from assay.errors import DataError
 from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
@@ -46,13 +46,14 @@ class _EarlyRowsSlow(FakeJudge):
 def test_results_are_written_in_dataset_order_when_early_rows_finish_last(tmp_path: Path) -> None:
     data = _write(tmp_path / "d.jsonl", ROWS)
     judge = _EarlyRowsSlow('{"score": 4, "reason": "ok"}')
-    res = evaluate(data, metrics="groundedness,f1_score", judge=judge, cache=None,
-                   out=tmp_path / "out", concurrency=4, keep_rows=False)
+    res = evaluate(data, metrics="groundedness,f1_score", judge=judge,
+                   judging=JudgeOptions(cache=None, concurrency=4),
+                   run=RunOptions(out=tmp_path / "out", keep_rows=False))
     assert res.rows == []  # nothing kept: the records are in the file
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in ROWS]
     kept = evaluate(ROWS, metrics="groundedness,f1_score", judge=FakeJudge(
-        '{"score": 4, "reason": "ok"}'), cache=None)
+        '{"score": 4, "reason": "ok"}'), judging=JudgeOptions(cache=None))
     assert [json.loads(x) for x in lines] == kept.rows
     assert res.summary["metrics"] == kept.summary["metrics"]
     assert res.summary["rows"] == res.summary["rows_done"] == 12
@@ -60,8 +61,10 @@ def test_results_are_written_in_dataset_order_when_early_rows_finish_last(tmp_pa
 
 def test_a_file_and_the_same_records_in_memory_give_the_same_result(tmp_path: Path) -> None:
     data = _write(tmp_path / "d.jsonl", ROWS)
-    from_file = evaluate(data, metrics="f1_score,exact_match,bleu_score", cache=None)
-    in_memory = evaluate(ROWS, metrics="f1_score,exact_match,bleu_score", cache=None)
+    from_file = evaluate(data, metrics="f1_score,exact_match,bleu_score",
+                         judging=JudgeOptions(cache=None))
+    in_memory = evaluate(ROWS, metrics="f1_score,exact_match,bleu_score",
+                         judging=JudgeOptions(cache=None))
     assert from_file.rows == in_memory.rows and len(from_file.rows) == 12
     assert from_file.summary["metrics"] == in_memory.summary["metrics"]
 
@@ -69,10 +72,12 @@ def test_a_file_and_the_same_records_in_memory_give_the_same_result(tmp_path: Pa
 def test_resume_after_a_partial_file_rewrites_it_in_dataset_order(tmp_path: Path) -> None:
     data = _write(tmp_path / "d.jsonl", ROWS)
     out = tmp_path / "out"
-    full = evaluate(data, metrics="f1_score", cache=None, out=out)
+    full = evaluate(data, metrics="f1_score", judging=JudgeOptions(cache=None),
+                    run=RunOptions(out=out))
     lines = (out / "results.jsonl").read_text().splitlines()
     (out / "results.jsonl").write_text("\n".join([lines[7], lines[2]]) + "\n")  # two kept
-    res = evaluate(data, metrics="f1_score", cache=None, out=out, resume=True)
+    res = evaluate(data, metrics="f1_score", judging=JudgeOptions(cache=None),
+                   run=RunOptions(out=out, resume=True))
     again = (out / "results.jsonl").read_text().splitlines()
     assert [json.loads(x) for x in again] == full.rows == res.rows
     assert res.summary["metrics"] == full.summary["metrics"]

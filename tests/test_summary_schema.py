@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import assay
+from assay import JudgeOptions, RunOptions
 from assay.judges import FakeJudge
 from assay.run import SCHEMA_VERSION, MetricSummary, RunSummary, load_run, summary_json_schema
 from assay.run._summary import typed_summary
@@ -53,7 +54,8 @@ def test_committed_schema_matches_the_models() -> None:
 def test_a_real_runs_summary_json_validates(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = assay.evaluate(ROWS, metrics="f1_score,fluency,violence,groundedness",
-                            judge=FakeJudge(), cache=None, out=out, store=tmp_path / "s.db")
+                            judge=FakeJudge(), judging=JudgeOptions(cache=None),
+                            run=RunOptions(out=out, store=tmp_path / "s.db"))
     written = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     _validator().validate(written)
     assert written == result.summary

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from assay import evaluate
+from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from assay.metrics.judge._verdict import p_yes, parse_verdict, scale_probability
@@ -24,7 +24,7 @@ def _verdict_answer(text: str, p: float) -> JudgeResponse:
 def test_auto_style_uses_verdicts_on_a_local_judge() -> None:
     judge = FakeJudge(lambda req: _verdict_answer("No, the context says Paris.", 0.1),
                       id="local:test-model", capabilities=JudgeCapabilities(local=True))
-    res = evaluate([ROW], metrics="groundedness", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="groundedness", judge=judge, judging=JudgeOptions(cache=None))
     g = res.rows[0]["groundedness"]
     assert (g["value"], g["weighted"]) == (1.0, 1.4)
     assert g["reason"] == "the context says Paris."
@@ -36,7 +36,7 @@ def test_auto_style_uses_verdicts_on_a_local_judge() -> None:
 def test_auto_style_uses_ratings_on_other_judges() -> None:
     # a remote judge, even one named like the embedded one: the capability decides, not the id
     judge = FakeJudge('{"score": 2, "reason": "Berlin is not in the context."}', id="local:m")
-    res = evaluate([ROW], metrics="groundedness", judge=judge, cache=None)
+    res = evaluate([ROW], metrics="groundedness", judge=judge, judging=JudgeOptions(cache=None))
     assert res.rows[0]["groundedness"]["value"] == 2.0
     assert judge.requests[0].schema_name == "rating"
 
@@ -47,8 +47,8 @@ def test_explicit_verdict_style_and_metrics_without_verdict_rubric() -> None:
             return _verdict_answer("Yes, it is stated.", 0.8)
         return '{"score": 4, "reason": "fluent"}'
 
-    res = evaluate([ROW], metrics="groundedness,fluency", judge=FakeJudge(script), cache=None,
-                   style="verdict")
+    res = evaluate([ROW], metrics="groundedness,fluency", judge=FakeJudge(script),
+                   scoring=ScoringOptions(style="verdict"), judging=JudgeOptions(cache=None))
     assert (res.rows[0]["groundedness"]["value"], res.rows[0]["groundedness"]["weighted"]) == (
         4.0, 4.2)
     assert res.rows[0]["fluency"]["value"] == 4.0  # fluency has no verdict rubric: rating
@@ -56,21 +56,23 @@ def test_explicit_verdict_style_and_metrics_without_verdict_rubric() -> None:
 
 def test_verdict_without_logprobs_uses_the_ends_of_the_scale() -> None:
     res = evaluate([ROW], metrics="groundedness", judge=FakeJudge("No. Berlin is wrong."),
-                   cache=None, style="verdict")
+                   scoring=ScoringOptions(style="verdict"), judging=JudgeOptions(cache=None))
     g = res.rows[0]["groundedness"]
     assert (g["value"], g["weighted"]) == (1.0, None)
 
 
 def test_unparseable_verdict_is_unscored() -> None:
     judge = FakeJudge("Maybe.")
-    res = evaluate([ROW], metrics="groundedness", judge=judge, cache=None, style="verdict")
+    res = evaluate([ROW], metrics="groundedness", judge=judge,
+                   scoring=ScoringOptions(style="verdict"), judging=JudgeOptions(cache=None))
     g = res.rows[0]["groundedness"]
     assert g["value"] is None and "Yes or No" in g["error"] and len(judge.requests) == 2
 
 
 def test_bad_style_is_rejected() -> None:
     with pytest.raises(ConfigError, match="Got style='vibes'"):
-        evaluate([ROW], metrics="groundedness", judge=FakeJudge(), cache=None, style="vibes")
+        evaluate([ROW], metrics="groundedness", judge=FakeJudge(),
+                 scoring=ScoringOptions(style="vibes"), judging=JudgeOptions(cache=None))
 
 
 @pytest.mark.parametrize(("text", "expected"), [
