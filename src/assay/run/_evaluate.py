@@ -12,12 +12,13 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec
 
 from ..data import Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
@@ -39,47 +40,11 @@ __all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
 
 
 log = logging.getLogger("assay")
+P = ParamSpec("P")
 
 # The defaults of a plain call (frozen, so one instance serves every call).
 _DEFAULT_READ, _DEFAULT_SCORING = ReadOptions(), ScoringOptions()
 _DEFAULT_JUDGING, _DEFAULT_RUN = JudgeOptions(), RunOptions()
-
-
-def evaluate(
-    data: str | Path | Iterable[Mapping[str, Any]],
-    *,
-    metrics: str | Sequence[str | Metric] = "auto",
-    judge: str | Judge = "local",
-    embeddings: str | Embedder = "local",
-    reading: ReadOptions = _DEFAULT_READ,
-    scoring: ScoringOptions = _DEFAULT_SCORING,
-    judging: JudgeOptions = _DEFAULT_JUDGING,
-    run: RunOptions = _DEFAULT_RUN,
-    on_plan: Callable[[Plan], None] | None = None,
-    **deprecated: Any,
-) -> EvalResult:
-    """Evaluate a dataset and return per-row results and a summary: :func:`evaluate_async`
-    from synchronous code, which works inside a running event loop too (a notebook cell, a
-    web handler: the run then goes to a worker thread, which also calls ``on_plan``, and this
-    thread waits for it; from async code, ``await evaluate_async(...)`` does not block the loop).
-
-    Example:
-        >>> from assay import FakeJudge, JudgeOptions, RunOptions, ScoringOptions
-        >>> rows = [{"question": "Capital of France?", "answer": "Paris.", "ground_truth": "Paris"}]
-        >>> evaluate(rows, metrics="f1_score").summary["metrics"]["f1_score"]["mean"]
-        1.0
-        >>> result = evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(),
-        ...                   scoring=ScoringOptions(lang="en", on_injection="flag"),
-        ...                   judging=JudgeOptions(concurrency=4, cache=False),
-        ...                   run=RunOptions(keep_rows=False))
-        >>> result.summary["metrics"]["fluency"]["mean"], result.rows
-        (5.0, [])
-    """
-    options = resolve_options(reading=reading, scoring=scoring, judging=judging, run=run,
-                              legacy=deprecated, caller="evaluate")
-    return run_sync(lambda: evaluate_async(
-        data, metrics=metrics, judge=judge, embeddings=embeddings, reading=options.reading,
-        scoring=options.scoring, judging=options.judging, run=options.run, on_plan=on_plan))
 
 
 async def evaluate_async(
@@ -256,3 +221,51 @@ def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     embedding call left unscored (those are scored again)."""
     return {k: v for k, v in record.items()
             if not (isinstance(v, Mapping) and is_call_failure(v.get("error")))}
+
+
+def _synchronous(run_async: Callable[P, Coroutine[Any, Any, EvalResult]],
+                 ) -> Callable[P, EvalResult]:
+    """``run_async`` as a blocking call with the same typed parameters (see :func:`run_sync`).
+    Its deprecated keywords are folded into the option objects here, before the run starts,
+    so their warnings point at the caller's line."""
+
+    @functools.wraps(run_async)
+    def call(*args: P.args, **kwargs: P.kwargs) -> EvalResult:
+        passed: dict[str, Any] = dict(kwargs)
+        legacy = {key: passed.pop(key) for key in list(passed) if key not in _KEYWORDS}
+        options = resolve_options(
+            reading=passed.get("reading", _DEFAULT_READ),
+            scoring=passed.get("scoring", _DEFAULT_SCORING),
+            judging=passed.get("judging", _DEFAULT_JUDGING),
+            run=passed.get("run", _DEFAULT_RUN), legacy=legacy, caller="evaluate")
+        passed.update(reading=options.reading, scoring=options.scoring,
+                      judging=options.judging, run=options.run)
+        start: Callable[..., Coroutine[Any, Any, EvalResult]] = run_async
+        return run_sync(lambda: start(*args, **passed))
+
+    return call
+
+
+#: The keywords of :func:`evaluate_async` that are not deprecated.
+_KEYWORDS = frozenset({"data", "metrics", "judge", "embeddings", "reading", "scoring", "judging",
+                       "run", "on_plan"})
+
+evaluate = _synchronous(evaluate_async)
+evaluate.__name__ = evaluate.__qualname__ = "evaluate"
+evaluate.__doc__ = """Evaluate a dataset and return per-row results and a summary: :func:`evaluate_async`
+    from synchronous code, which works inside a running event loop too (a notebook cell, a
+    web handler: the run then goes to a worker thread, which also calls ``on_plan``, and this
+    thread waits for it; from async code, ``await evaluate_async(...)`` does not block the loop).
+
+    Example:
+        >>> from assay import FakeJudge, JudgeOptions, RunOptions, ScoringOptions
+        >>> rows = [{"question": "Capital of France?", "answer": "Paris.", "ground_truth": "Paris"}]
+        >>> evaluate(rows, metrics="f1_score").summary["metrics"]["f1_score"]["mean"]
+        1.0
+        >>> result = evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(),
+        ...                   scoring=ScoringOptions(lang="en", on_injection="flag"),
+        ...                   judging=JudgeOptions(concurrency=4, cache=False),
+        ...                   run=RunOptions(keep_rows=False))
+        >>> result.summary["metrics"]["fluency"]["mean"], result.rows
+        (5.0, [])
+    """

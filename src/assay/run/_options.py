@@ -269,20 +269,21 @@ def resolve_options(*, reading: ReadOptions, scoring: ScoringOptions, judging: J
     Raises:
         TypeError: an option object of the wrong class, or an unknown keyword.
     """
-    given = {"reading": reading, "scoring": scoring, "judging": judging, "run": run}
+    given: dict[str, Any] = {"reading": reading, "scoring": scoring, "judging": judging,
+                             "run": run}
     for group, value in given.items():
         if not isinstance(value, _GROUPS[group]):
             raise TypeError(f"{caller}({group}=...) takes a {_GROUPS[group].__name__}; got "
                             f"{type(value).__name__} {value!r}.")
     changes: dict[str, dict[str, Any]] = {}
     for key, value in legacy.items():
-        group = _GROUP_OF.get(key)
-        if group is None:
+        owner = _GROUP_OF.get(key)
+        if owner is None:
             raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}")
         warnings.warn(
             f"{caller}({key}=...) is deprecated and will be removed in the next release; "
-            f"use {caller}({group}={_GROUPS[group].__name__}({key}=...)).",
+            f"use {caller}({owner}={_GROUPS[owner].__name__}({key}=...)).",
             DeprecationWarning, stacklevel=3)
-        changes.setdefault(group, {})[key] = value
+        changes.setdefault(owner, {})[key] = value
     return EvalOptions(**{group: dataclasses.replace(opts, **changes[group])
                           if group in changes else opts for group, opts in given.items()})
