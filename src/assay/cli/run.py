@@ -89,6 +89,9 @@ def run(
         help="What finds text addressed to the evaluator: learned (patterns, and a learned "
              "sentence classifier for wording they miss) or patterns (the patterns only).")
     ] = "learned",
+    reasons: Annotated[str, typer.Option(
+        help="Which rows get the judge's reason: always, never, or auto (every row on a remote "
+             "judge; on the embedded judge the rows that fail and one in ten).")] = "auto",
     fence: Annotated[str, typer.Option(
         help="How rubrics fence the texts under evaluation: tags (escaped tags), spotlight "
              "(also between unforgeable boundary lines, with the rubric repeated after them) or "
@@ -159,7 +162,7 @@ def run(
             scoring=ScoringOptions(
                 lang=lang, style=style, on_injection=on_injection, fence=fence,
                 injection_detector=injection_detector, safety_threshold=safety_threshold,
-                safety_mode=safety_mode),
+                safety_mode=safety_mode, reasons=reasons),
             judging=JudgeOptions(concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
                                  max_attempts=max_attempts, max_wait=max_wait, timeout=timeout),
             run=RunOptions(

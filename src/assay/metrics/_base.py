@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..judges import Judge
 
 __all__ = ["InjectionDetector", "InjectionMode", "JudgeStyle", "Lang", "Metric", "MetricResult",
-           "SafetyMode", "ScoreContext", "mean_aggregate"]
+           "Reasons", "SafetyMode", "ScoreContext", "mean_aggregate"]
 
 #: The languages of the rubric templates.
 Lang = Literal["en", "zh"]
@@ -38,6 +38,9 @@ SafetyMode = Literal["combined", "separate"]
 InjectionMode = Literal["mask", "flag", "unscored", "fail"]
 #: What finds such rows: the patterns and the learned detector, or the patterns alone.
 InjectionDetector = Literal["learned", "patterns"]
+#: Which rows get the judge's reason: every row, none, or (``auto``) on a local judge the rows
+#: that fail the metric plus a small sample, on a remote one every row.
+Reasons = Literal["auto", "always", "never"]
 
 
 class MetricResult(BaseModel):
@@ -68,7 +71,8 @@ class MetricResult(BaseModel):
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "lang": get_args(Lang), "style": get_args(JudgeStyle), "safety_mode": get_args(SafetyMode),
-    "on_injection": get_args(InjectionMode), "injection_detector": get_args(InjectionDetector)}
+    "on_injection": get_args(InjectionMode), "injection_detector": get_args(InjectionDetector),
+    "reasons": get_args(Reasons)}
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ class ScoreContext:
     safety_mode: SafetyMode = "combined"
     on_injection: InjectionMode = "mask"
     injection_detector: InjectionDetector = "learned"
+    reasons: Reasons = "always"
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -98,7 +98,8 @@ async def evaluate_async(
     started = time.monotonic()
     check_options(lang=lang, style=scoring.style, safety_threshold=safety_threshold,
                    safety_mode=safety_mode, engine=run.engine, on_injection=on_injection,
-                   fence=fence, injection_detector=scoring.injection_detector)
+                   fence=fence, injection_detector=scoring.injection_detector,
+                   reasons=scoring.reasons)
     check_judge_spec(judge)
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}

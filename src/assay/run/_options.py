@@ -20,7 +20,7 @@ Example:
     >>> sorted(group_options(lang="zh", out="runs/a"))
     ['run', 'scoring']
     >>> group_options(lang="zh")["scoring"]
-    ScoringOptions(lang='zh', style='auto', on_injection='mask', fence='tags', injection_detector='learned', safety_threshold='medium', safety_mode='combined')
+    ScoringOptions(lang='zh', style='auto', on_injection='mask', fence='tags', injection_detector='learned', safety_threshold='medium', safety_mode='combined', reasons='auto')
 """
 
 from __future__ import annotations
@@ -89,6 +89,10 @@ class ScoringOptions:
             too, is never a defect).
         safety_mode: ``combined`` (one judge request per row for the four severity metrics)
             or ``separate`` (one per category).
+        reasons: which rows get the judge's reason (most of what a small local judge
+            generates): ``always``, ``never``, or ``auto`` (default: every row on a remote
+            judge; on a local judge the rows that fail the metric and one in ten). A row
+            without a reason says so in its record (``details.no_reason``).
 
     Example:
         >>> ScoringOptions(lang="zh").style
@@ -102,6 +106,7 @@ class ScoringOptions:
     injection_detector: str = "learned"
     safety_threshold: str = "medium"
     safety_mode: str = "combined"
+    reasons: str = "auto"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,7 +213,8 @@ class EvalOptions:
         return ScoreSettings(
             lang=s.lang, style=s.style, safety_mode=s.safety_mode, concurrency=j.concurrency,
             max_attempts=j.max_attempts, max_wait=j.max_wait, on_injection=s.on_injection,
-            fence=s.fence, injection_detector=s.injection_detector, cache_path=cache_path(j.cache))
+            fence=s.fence, injection_detector=s.injection_detector, reasons=s.reasons,
+            cache_path=cache_path(j.cache))
 
     def recorded_settings(self, *, judge: object, embeddings: object, out_dir: Path | None,
                           ray_workers: int | None) -> dict[str, Any]:
@@ -218,7 +224,7 @@ class EvalOptions:
             "lang": s.lang, "style": s.style, "concurrency": j.concurrency, "tpm": j.tpm,
             "rpm": j.rpm, "safety_threshold": s.safety_threshold, "safety_mode": s.safety_mode,
             "fence": s.fence, "on_injection": s.on_injection,
-            "injection_detector": s.injection_detector, "engine": engine,
+            "injection_detector": s.injection_detector, "reasons": s.reasons, "engine": engine,
             **({"ray_workers": ray_workers} if engine == "ray" else {}),
             "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
             "embeddings": embeddings if isinstance(embeddings, str) else None,

@@ -45,7 +45,8 @@ __all__ = ["ScoreSettings", "Scorer", "score_row"]
 log = logging.getLogger("assay")
 
 #: The settings a metric reads from its ScoreContext.
-_CONTEXT_OPTIONS = ("lang", "style", "safety_mode", "on_injection", "injection_detector")
+_CONTEXT_OPTIONS = ("lang", "style", "safety_mode", "on_injection", "injection_detector",
+                    "reasons")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class ScoreSettings:
     on_injection: str = "mask"
     fence: str = "tags"
     injection_detector: str = "learned"
+    reasons: str = "auto"
     cache_path: Path | None = None
 
 

@@ -33,13 +33,15 @@ __all__ = ["ENGINES", "STYLES", "check_options", "make_runner", "read_and_plan"]
 
 #: How judge metrics ask: a 1-5 rating, a Yes/No verdict, or the judge's better one.
 STYLES = ("auto", "rating", "verdict")
+#: Which rows get the judge's reason (see ``ScoringOptions.reasons``).
+REASONS = ("auto", "always", "never")
 #: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
 ENGINES = ("local", "ray")
 
 
 def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
                   engine: str, on_injection: str, fence: str,
-                  injection_detector: str = "learned") -> None:
+                  injection_detector: str = "learned", reasons: str = "auto") -> None:
     """A ConfigError for the first option outside its choices.
 
     Example:
@@ -58,7 +60,8 @@ def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: 
                                     ("engine", engine, ENGINES),
                                     ("on_injection", on_injection, INJECTION_MODES),
                                     ("fence", fence, FENCES),
-                                    ("injection_detector", injection_detector, DETECTORS)):
+                                    ("injection_detector", injection_detector, DETECTORS),
+                                    ("reasons", reasons, REASONS)):
         if value not in choices:
             raise ConfigError(f"Got {option(keyword, value)}. Must be one of {list(choices)}.")
 

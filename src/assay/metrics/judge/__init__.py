@@ -6,7 +6,16 @@ Example:
     ['answer', 'context']
 """
 
-from ._rating import RATING_SCHEMA, digit_expectation, json_object, parse_rating, weighted_rating
+from ._rating import (
+    RATING_SCHEMA,
+    SCORE_SCHEMA,
+    digit_expectation,
+    json_object,
+    parse_rating,
+    parse_score,
+    weighted_rating,
+)
+from ._reasons import PASS_SCORE, SAMPLE_EVERY, reason_plan, skipped_reason_note, wants_reason
 from ._rubric import (
                       COHERENCE,
                       FLUENCY,
@@ -24,6 +33,8 @@ from ._template import LANGS, Template, fence, load_template
 from ._verdict import p_yes, parse_verdict
 
 __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS",
-           "RATING_SCHEMA", "RELEVANCE", "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
-           "digit_expectation", "fence", "json_object", "load_template", "p_yes", "parse_rating",
-           "parse_verdict", "prefers_verdicts", "weighted_rating"]
+           "PASS_SCORE", "RATING_SCHEMA", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA",
+           "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed",
+           "ask_verdict", "digit_expectation", "fence", "json_object", "load_template", "p_yes",
+           "parse_rating", "parse_score", "parse_verdict", "prefers_verdicts", "reason_plan",
+           "skipped_reason_note", "wants_reason", "weighted_rating"]

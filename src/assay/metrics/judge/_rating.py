@@ -16,8 +16,8 @@ from typing import Any
 
 from ...judges import TokenLogprob
 
-__all__ = ["RATING_SCHEMA", "digit_expectation", "json_object", "parse_rating",
-           "weighted_rating"]
+__all__ = ["RATING_SCHEMA", "SCORE_SCHEMA", "digit_expectation", "json_object", "parse_rating",
+           "parse_score", "weighted_rating"]
 
 #: The answer every rubric asks for. ``score`` comes first so that its token is generated
 #: before the reason and its probabilities are read at one position.
@@ -28,6 +28,14 @@ RATING_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
     },
     "required": ["score", "reason"],
+    "additionalProperties": False,
+}
+
+#: The answer when no reason is wanted: the score alone, so generation stops after it.
+SCORE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"score": RATING_SCHEMA["properties"]["score"]},
+    "required": ["score"],
     "additionalProperties": False,
 }
 
@@ -70,6 +78,22 @@ def parse_rating(text: str, low: int = 1, high: int = 5) -> tuple[int, str] | No
     if not isinstance(reason, str):
         return None
     return score, reason.strip()
+
+
+def parse_score(text: str, low: int = 1, high: int = 5) -> int | None:
+    """The integer ``score`` of a JSON answer (a reason may be there or not), or ``None``.
+
+    Example:
+        >>> parse_score('{"score": 4}'), parse_score('{"score": 9}'), parse_score('4')
+        (4, None, None)
+    """
+    obj = json_object(text)
+    score = None if obj is None else obj.get("score")
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    if isinstance(score, bool) or not isinstance(score, int) or not low <= score <= high:
+        return None
+    return score
 
 
 def weighted_rating(logprobs: list[TokenLogprob] | None, low: int = 1,

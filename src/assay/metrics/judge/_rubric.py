@@ -22,7 +22,8 @@ from ...judges import Accept, Judge, JudgeCapabilities, JudgeRequest, JudgeRespo
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from .._turns import mean_of_turns, score_turns
-from ._rating import RATING_SCHEMA, parse_rating, weighted_rating
+from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
+from ._reasons import reason_plan, skipped_reason_note, wants_reason
 from ._template import load_template
 from ._verdict import p_yes, parse_verdict, scale_probability
 
@@ -89,18 +90,37 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
 
 
 async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
-                      details: dict[str, Any]) -> tuple[bool, str, float | None] | MetricResult:
+                      details: dict[str, Any], *, reason: bool = True,
+                      ) -> tuple[bool, str, float | None] | MetricResult:
     """Ask a Yes/No question (an answer starting Yes or No, then a reason): ``(is_yes, reason,
     P(yes))``, P(yes) ``None`` when the judge gives no logprobs; or an unscored result (a failed
-    call, or no Yes/No twice), with ``details``."""
+    call, or no Yes/No twice), with ``details``. Without ``reason`` the judge generates the
+    verdict alone (the reason comes back empty)."""
     request = JudgeRequest(messages=messages, schema_name="verdict", json_schema=None,
-                           max_tokens=48, top_logprobs=10)
+                           max_tokens=48 if reason else 2, top_logprobs=10)
     got = await ask_until_parsed(ctx, request, parse_verdict, details,
                                  "judge answer does not start with Yes or No")
     if isinstance(got, MetricResult):
         return got
     (is_yes, reason), resp = got
     return is_yes, reason, p_yes(resp.logprobs)
+
+
+#: Tokens for a score-only answer (``{"score": 4}``): enough, with room for spacing.
+SCORE_MAX_TOKENS = 12
+
+
+def _with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResult:
+    """``result`` (the score-only answer) with the reason of the second, explained answer; if
+    that one failed, the score stands and the record says why it has no reason. An explained
+    answer whose score differs (it should not: the same prompt, the score first) is noted."""
+    if explained.value is None:
+        result.details["no_reason"] = f"the reason could not be had: {explained.error}"
+        return result
+    result.reason = explained.reason
+    if explained.value != result.value:
+        result.details["reason_for_score"] = explained.value
+    return result
 
 
 class RubricMetric(FieldMetric):
@@ -148,11 +168,32 @@ class RubricMetric(FieldMetric):
         if self.style_for(ctx) == "verdict" and not variant:
             return await self._verdict(values, ctx)
         template = load_template(self.name, ctx.lang, variant=variant)
-        request = JudgeRequest(messages=template.render(**values), schema_name="rating",
-                               json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
+        messages = template.render(**values)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
         if variant:
             details["rubric"] = variant
+        plan = reason_plan(ctx)
+        if plan == "always":
+            return await self._rating_with_reason(messages, ctx, details)
+        request = JudgeRequest(messages=messages, schema_name="score", json_schema=SCORE_SCHEMA,
+                               max_tokens=SCORE_MAX_TOKENS)
+        answer = await ask_until_parsed(ctx, request, parse_score, details,
+                                         "judge answer is not a valid 1-5 score")
+        if isinstance(answer, MetricResult):
+            return answer
+        score, resp = answer
+        result = MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
+                              details=details)
+        if not wants_reason(plan, float(score), messages):
+            result.details["no_reason"] = skipped_reason_note(plan)
+            return result
+        explained = await self._rating_with_reason(messages, ctx, dict(details))
+        return _with_reason_of(result, explained)
+
+    async def _rating_with_reason(self, messages: list[dict[str, str]], ctx: ScoreContext,
+                                  details: dict[str, Any]) -> MetricResult:
+        request = JudgeRequest(messages=messages, schema_name="rating",
+                               json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
         answer = await ask_until_parsed(ctx, request, parse_rating, details,
                                          "judge answer is not a valid 1-5 rating")
         if isinstance(answer, MetricResult):
@@ -163,17 +204,30 @@ class RubricMetric(FieldMetric):
 
     async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
         template = load_template(self.name, ctx.lang, variant="verdict")
+        messages = template.render(**values)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
-        answer = await ask_verdict(ctx, template.render(**values), details)
+        plan = reason_plan(ctx)
+        answer = await ask_verdict(ctx, messages, details, reason=plan == "always")
         if isinstance(answer, MetricResult):
             return answer
         is_yes, reason, p = answer
         if p is None:  # no probabilities: the verdict alone, at the ends of the scale
-            return MetricResult(value=5.0 if is_yes else 1.0, reason=reason,
-                                details={**details, "verdict": is_yes})
-        value, exact = scale_probability(p)
-        return MetricResult(value=float(value), weighted=exact, reason=reason,
-                            details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
+            result = MetricResult(value=5.0 if is_yes else 1.0, reason=reason or None,
+                                  details={**details, "verdict": is_yes})
+        else:
+            value, exact = scale_probability(p)
+            result = MetricResult(value=float(value), weighted=exact, reason=reason or None,
+                                  details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
+        if plan == "always":
+            return result
+        if not wants_reason(plan, result.value or 0.0, messages):
+            result.details["no_reason"] = skipped_reason_note(plan)
+            return result
+        explained = await ask_verdict(ctx, messages, dict(details), reason=True)
+        if isinstance(explained, MetricResult):
+            return _with_reason_of(result, explained)
+        result.reason = explained[1] or None
+        return result
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
         jobs: list[tuple[int, dict[str, str | None]]] = []

@@ -1,0 +1,68 @@
+"""Which rows get the judge's reason. A reason is most of what a small local judge generates,
+and most of its time; the score never depends on it (the score comes first in every answer).
+
+``always`` asks every row for its reason; ``never`` asks none; ``auto`` asks every row on a
+remote judge, and on a local judge only the rows that fail the metric (a 1-5 score under 3) plus
+one row in ten (a stable sample, chosen by the prompt's hash), each in a second request with the
+same prompt, so the judge's prompt cache serves it.
+
+Example:
+    >>> from assay.judges import FakeJudge, JudgeCapabilities
+    >>> from assay.metrics import ScoreContext
+    >>> local = FakeJudge("x", capabilities=JudgeCapabilities(local=True))
+    >>> reason_plan(ScoreContext(judge=local, reasons="auto"))
+    'failing'
+    >>> reason_plan(ScoreContext(judge=FakeJudge("x"), reasons="auto"))
+    'always'
+    >>> wants_reason("failing", 2.0, [{"role": "user", "content": "q"}])
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from .._base import ScoreContext
+
+__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "reason_plan", "skipped_reason_note", "wants_reason"]
+
+#: A 1-5 score under this fails the metric (its row gets a reason under ``auto``).
+PASS_SCORE = 3.0
+#: Under ``auto`` on a local judge, one passing row in this many gets a reason too.
+SAMPLE_EVERY = 10
+
+ReasonPlan = Literal["always", "failing", "never"]
+
+
+def reason_plan(ctx: ScoreContext) -> ReasonPlan:
+    """``always``, ``never``, or ``failing`` (``auto`` on a local judge: failing rows and a
+    sample)."""
+    if ctx.reasons == "auto":
+        local = ctx.judge is not None and ctx.judge.capabilities.local
+        return "failing" if local else "always"
+    return "always" if ctx.reasons == "always" else "never"
+
+
+def wants_reason(plan: ReasonPlan, value: float, messages: list[dict[str, str]]) -> bool:
+    """Whether a row scored ``value`` (1-5) with this prompt gets its reason under ``plan``."""
+    if plan != "failing":
+        return plan == "always"
+    if value < PASS_SCORE:
+        return True
+    digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
+    return int.from_bytes(digest[:4], "big") % SAMPLE_EVERY == 0
+
+
+def skipped_reason_note(plan: ReasonPlan) -> str:
+    """What a row's record says when it has no reason.
+
+    Example:
+        >>> skipped_reason_note("never")
+        'no reason asked (reasons=never)'
+    """
+    if plan == "never":
+        return "no reason asked (reasons=never)"
+    return (f"no reason asked (reasons=auto on a local judge: only rows scored under "
+            f"{PASS_SCORE:g} and one in {SAMPLE_EVERY} get one; reasons=always for every row)")
