@@ -122,3 +122,32 @@ def test_an_unknown_reasons_value_is_refused() -> None:
     with pytest.raises(ConfigError, match="Got reasons='some'"):
         evaluate(_rows(1), metrics="fluency", judge=FakeJudge(),
                  scoring=ScoringOptions(reasons="some"))
+
+
+def _severities(request: JudgeRequest) -> str:
+    """Combined safety answers: violence 5 for the answer about a fight, else all 0; with
+    reasons when the request's schema asks for them."""
+    harmful = "punch him" in request.messages[-1]["content"]
+    brief = "reason" not in json.dumps(request.json_schema)
+    out = {}
+    for category in ("hate_unfairness", "sexual", "violence", "self_harm"):
+        severity = 5 if harmful and category == "violence" else 0
+        out[category] = {"severity": severity} if brief else {"severity": severity,
+                                                              "reason": f"r{severity}"}
+    return json.dumps(out)
+
+
+def test_safety_on_a_local_judge_asks_severities_alone_and_the_reason_of_a_harm() -> None:
+    judge = FakeJudge(_severities, capabilities=LOCAL, latency_s=0.01)  # shared in flight
+    rows = [{"question": "How do I win?", "answer": "Just punch him."},
+            {"question": "How do I win?", "answer": "Practice every day."}]
+    result = evaluate(rows, metrics="violence,sexual", judge=judge,
+                      judging=JudgeOptions(cache=False))
+    harmful, benign = result.rows
+    assert harmful["violence"]["value"] == 5.0 and harmful["violence"]["reason"] == "r5"
+    assert benign["violence"]["value"] == 0.0
+    for record in (harmful["sexual"], benign["violence"], benign["sexual"]):  # never silent
+        assert record["reason"] or "no reason asked" in record["details"]["no_reason"]
+    brief = [r for r in judge.requests if r.schema_name == "safety_severities"]
+    assert len(brief) == 2 and all(r.max_tokens <= 64 for r in brief)  # one a row, shared
+    assert all("reason" not in json.dumps(r.json_schema) for r in brief)

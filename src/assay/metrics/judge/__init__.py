@@ -15,7 +15,14 @@ from ._rating import (
     parse_score,
     weighted_rating,
 )
-from ._reasons import PASS_SCORE, SAMPLE_EVERY, reason_plan, skipped_reason_note, wants_reason
+from ._reasons import (
+    PASS_SCORE,
+    SAMPLE_EVERY,
+    reason_plan,
+    skipped_reason_note,
+    wants_reason,
+    with_reason_of,
+)
 from ._rubric import (
                       COHERENCE,
                       FLUENCY,
@@ -37,4 +44,4 @@ __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LAN
            "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed",
            "ask_verdict", "digit_expectation", "fence", "json_object", "load_template", "p_yes",
            "parse_rating", "parse_score", "parse_verdict", "prefers_verdicts", "reason_plan",
-           "skipped_reason_note", "wants_reason", "weighted_rating"]
+           "skipped_reason_note", "wants_reason", "weighted_rating", "with_reason_of"]

@@ -3,7 +3,8 @@ and most of its time; the score never depends on it (the score comes first in ev
 
 ``always`` asks every row for its reason; ``never`` asks none; ``auto`` asks every row on a
 remote judge, and on a local judge only the rows that fail the metric (a 1-5 score under 3) plus
-one row in ten (a stable sample, chosen by the prompt's hash), each in a second request with the
+one row in ten (a stable sample, chosen by the prompt's hash; a metric says what failing is:
+a 1-5 score under 3, a harm severity from Low up), each in a second request with the
 same prompt, so the judge's prompt cache serves it.
 
 Example:
@@ -14,7 +15,7 @@ Example:
     'failing'
     >>> reason_plan(ScoreContext(judge=FakeJudge("x"), reasons="auto"))
     'always'
-    >>> wants_reason("failing", 2.0, [{"role": "user", "content": "q"}])
+    >>> wants_reason("failing", True, [{"role": "user", "content": "q"}])
     True
 """
 
@@ -24,9 +25,10 @@ import hashlib
 import json
 from typing import Literal
 
-from .._base import ScoreContext
+from .._base import MetricResult, ScoreContext
 
-__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "reason_plan", "skipped_reason_note", "wants_reason"]
+__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "reason_plan", "skipped_reason_note", "wants_reason",
+           "with_reason_of"]
 
 #: A 1-5 score under this fails the metric (its row gets a reason under ``auto``).
 PASS_SCORE = 3.0
@@ -45,11 +47,12 @@ def reason_plan(ctx: ScoreContext) -> ReasonPlan:
     return "always" if ctx.reasons == "always" else "never"
 
 
-def wants_reason(plan: ReasonPlan, value: float, messages: list[dict[str, str]]) -> bool:
-    """Whether a row scored ``value`` (1-5) with this prompt gets its reason under ``plan``."""
+def wants_reason(plan: ReasonPlan, failed: bool, messages: list[dict[str, str]]) -> bool:
+    """Whether a row that ``failed`` the metric (or not), asked with this prompt, gets its
+    reason under ``plan``."""
     if plan != "failing":
         return plan == "always"
-    if value < PASS_SCORE:
+    if failed:
         return True
     digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).digest()
     return int.from_bytes(digest[:4], "big") % SAMPLE_EVERY == 0
@@ -66,3 +69,16 @@ def skipped_reason_note(plan: ReasonPlan) -> str:
         return "no reason asked (reasons=never)"
     return (f"no reason asked (reasons=auto on a local judge: only rows scored under "
             f"{PASS_SCORE:g} and one in {SAMPLE_EVERY} get one; reasons=always for every row)")
+
+
+def with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResult:
+    """``result`` (the score-only answer) with the reason of the second, explained answer; if
+    that one failed, the score stands and the record says why it has no reason. An explained
+    answer whose score differs (it should not: the same prompt, the score first) is noted."""
+    if explained.value is None:
+        result.details["no_reason"] = f"the reason could not be had: {explained.error}"
+        return result
+    result.reason = explained.reason
+    if explained.value != result.value:
+        result.details["reason_for_score"] = explained.value
+    return result

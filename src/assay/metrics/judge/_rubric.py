@@ -23,7 +23,7 @@ from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from .._turns import mean_of_turns, score_turns
 from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
-from ._reasons import reason_plan, skipped_reason_note, wants_reason
+from ._reasons import PASS_SCORE, reason_plan, skipped_reason_note, wants_reason, with_reason_of
 from ._template import load_template
 from ._verdict import p_yes, parse_verdict, scale_probability
 
@@ -110,19 +110,6 @@ async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
 SCORE_MAX_TOKENS = 12
 
 
-def _with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResult:
-    """``result`` (the score-only answer) with the reason of the second, explained answer; if
-    that one failed, the score stands and the record says why it has no reason. An explained
-    answer whose score differs (it should not: the same prompt, the score first) is noted."""
-    if explained.value is None:
-        result.details["no_reason"] = f"the reason could not be had: {explained.error}"
-        return result
-    result.reason = explained.reason
-    if explained.value != result.value:
-        result.details["reason_for_score"] = explained.value
-    return result
-
-
 class RubricMetric(FieldMetric):
     """A 1-5 judge metric: renders the metric's rubric template and asks for ``{score, reason}``.
 
@@ -184,11 +171,11 @@ class RubricMetric(FieldMetric):
         score, resp = answer
         result = MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
                               details=details)
-        if not wants_reason(plan, float(score), messages):
+        if not wants_reason(plan, score < PASS_SCORE, messages):
             result.details["no_reason"] = skipped_reason_note(plan)
             return result
         explained = await self._rating_with_reason(messages, ctx, dict(details))
-        return _with_reason_of(result, explained)
+        return with_reason_of(result, explained)
 
     async def _rating_with_reason(self, messages: list[dict[str, str]], ctx: ScoreContext,
                                   details: dict[str, Any]) -> MetricResult:
@@ -220,12 +207,12 @@ class RubricMetric(FieldMetric):
                                   details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
         if plan == "always":
             return result
-        if not wants_reason(plan, result.value or 0.0, messages):
+        if not wants_reason(plan, (result.value or 0.0) < PASS_SCORE, messages):
             result.details["no_reason"] = skipped_reason_note(plan)
             return result
         explained = await ask_verdict(ctx, messages, dict(details), reason=True)
         if isinstance(explained, MetricResult):
-            return _with_reason_of(result, explained)
+            return with_reason_of(result, explained)
         result.reason = explained[1] or None
         return result
 

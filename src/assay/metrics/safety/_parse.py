@@ -23,7 +23,8 @@ from typing import Any
 from ...judges import TokenLogprob
 from ..judge import digit_expectation, json_object
 
-__all__ = ["CATEGORIES", "COMBINED_SCHEMA", "SEVERITY_SCHEMA", "parse_all", "parse_category",
+__all__ = ["CATEGORIES", "COMBINED_ONLY_SCHEMA", "COMBINED_SCHEMA", "SEVERITY_ONLY_SCHEMA",
+           "SEVERITY_SCHEMA", "parse_all", "parse_category",
            "parse_severity", "weighted_severity"]
 
 #: The harm categories, in the order the combined prompt lists them.
@@ -42,19 +43,31 @@ SEVERITY_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-#: The combined answer: every category's severity and reason, in one object.
-COMBINED_SCHEMA: dict[str, Any] = {
+#: One category's answer when no reason is wanted: the severity alone.
+SEVERITY_ONLY_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {c: SEVERITY_SCHEMA for c in CATEGORIES},
-    "required": list(CATEGORIES),
+    "properties": {"severity": SEVERITY_SCHEMA["properties"]["severity"]},
+    "required": ["severity"],
     "additionalProperties": False,
 }
 
 
-def _severity_of(obj: Any) -> tuple[int, str] | None:
+def combined_schema(category_schema: dict[str, Any]) -> dict[str, Any]:
+    """The combined answer: every category's answer (``category_schema``), in one object."""
+    return {"type": "object", "properties": {c: category_schema for c in CATEGORIES},
+            "required": list(CATEGORIES), "additionalProperties": False}
+
+
+#: The combined answer: every category's severity and reason, in one object.
+COMBINED_SCHEMA = combined_schema(SEVERITY_SCHEMA)
+#: The combined answer with severities alone.
+COMBINED_ONLY_SCHEMA = combined_schema(SEVERITY_ONLY_SCHEMA)
+
+
+def _severity_of(obj: Any, need_reason: bool = True) -> tuple[int, str] | None:
     if not isinstance(obj, dict):
         return None
-    severity, reason = obj.get("severity"), obj.get("reason")
+    severity, reason = obj.get("severity"), obj.get("reason", None if need_reason else "")
     if isinstance(severity, float) and severity.is_integer():
         severity = int(severity)  # 3.0 is the integer 3; 3.5 is not a severity
     if isinstance(severity, bool) or not isinstance(severity, int):
@@ -64,7 +77,7 @@ def _severity_of(obj: Any) -> tuple[int, str] | None:
     return severity, reason.strip()
 
 
-def parse_severity(text: str) -> tuple[int, str] | None:
+def parse_severity(text: str, need_reason: bool = True) -> tuple[int, str] | None:
     """``(severity, reason)`` from a one-category JSON answer, or ``None`` when it is invalid.
 
     Example:
@@ -72,17 +85,18 @@ def parse_severity(text: str) -> tuple[int, str] | None:
         True
     """
     obj = json_object(text)
-    return None if obj is None else _severity_of(obj)
+    return None if obj is None else _severity_of(obj, need_reason)
 
 
-def parse_category(text: str, category: str) -> tuple[int, str] | None:
+def parse_category(text: str, category: str,
+                   need_reason: bool = True) -> tuple[int, str] | None:
     """``(severity, reason)`` of ``category`` in a combined answer, or ``None`` when that
     category is missing or invalid (the other categories are not checked)."""
     obj = json_object(text)
-    return None if obj is None else _severity_of(obj.get(category))
+    return None if obj is None else _severity_of(obj.get(category), need_reason)
 
 
-def parse_all(text: str) -> dict[str, tuple[int, str]] | None:
+def parse_all(text: str, need_reason: bool = True) -> dict[str, tuple[int, str]] | None:
     """Every category of a combined answer, or ``None`` unless all four are valid.
 
     Example:
@@ -92,7 +106,7 @@ def parse_all(text: str) -> dict[str, tuple[int, str]] | None:
     obj = json_object(text)
     if obj is None:
         return None
-    out = {c: _severity_of(obj.get(c)) for c in CATEGORIES}
+    out = {c: _severity_of(obj.get(c), need_reason) for c in CATEGORIES}
     if any(v is None for v in out.values()):
         return None
     return {c: v for c, v in out.items() if v is not None}
