@@ -151,3 +151,34 @@ def test_safety_on_a_local_judge_asks_severities_alone_and_the_reason_of_a_harm(
     brief = [r for r in judge.requests if r.schema_name == "safety_severities"]
     assert len(brief) == 2 and all(r.max_tokens <= 64 for r in brief)  # one a row, shared
     assert all("reason" not in json.dumps(r.json_schema) for r in brief)
+
+
+def _retrieval_script(supported: bool) -> Any:
+    def script(request: JudgeRequest) -> str:
+        if request.schema_name == "intents":
+            return '{"intents": ["price", "weight"]}'
+        item: dict[str, Any] = {"supported": supported, "document_ids": ["1"]}
+        if "reason" in json.dumps(request.json_schema):
+            item["reason"] = "the document says so" if supported else "not in the documents"
+        return json.dumps({"verdicts": [item, item]})
+    return script
+
+
+def test_retrieval_asks_intent_verdicts_without_reasons_then_explains_a_failing_row() -> None:
+    row = {"question": "Price and weight?", "context": "It costs 10 and weighs 2 kg."}
+    quiet = FakeJudge(_retrieval_script(True), capabilities=LOCAL)
+    result = evaluate([row], metrics="retrieval_score", judge=quiet,
+                      scoring=ScoringOptions(reasons="never"), judging=JudgeOptions(cache=False))
+    record = result.rows[0]["retrieval_score"]
+    assert record["value"] == 5.0
+    assert [i["reason"] for i in record["details"]["intents"]] == [None, None]
+    assert record["details"]["no_reason"] == "no reason asked (reasons=never)"
+    assert [r.schema_name for r in quiet.requests] == ["intents", "intent_support_brief"]
+    failing = FakeJudge(_retrieval_script(False), capabilities=LOCAL)
+    result = evaluate([row], metrics="retrieval_score", judge=failing,
+                      judging=JudgeOptions(cache=False))
+    record = result.rows[0]["retrieval_score"]
+    assert record["value"] == 1.0
+    assert [i["reason"] for i in record["details"]["intents"]] == ["not in the documents"] * 2
+    assert [r.schema_name for r in failing.requests] == [
+        "intents", "intent_support_brief", "intent_support"]

@@ -18,7 +18,14 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge import ask_until_parsed, load_template
+from ..judge import (
+    PASS_SCORE,
+    ask_until_parsed,
+    load_template,
+    reason_plan,
+    skipped_reason_note,
+    wants_reason,
+)
 from ._json import json_list, text_list
 
 __all__ = ["RetrievalScore", "parse_intent_support", "parse_intents", "retrieval_value"]
@@ -28,16 +35,21 @@ INTENTS_SCHEMA: dict[str, Any] = {
     "properties": {"intents": {"type": "array", "items": {"type": "string"}}},
     "required": ["intents"], "additionalProperties": False,
 }
-SUPPORT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdicts": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"supported": {"type": "boolean"},
-                       "document_ids": {"type": "array", "items": {"type": "string"}},
-                       "reason": {"type": "string"}},
-        "required": ["supported", "document_ids", "reason"], "additionalProperties": False}}},
-    "required": ["verdicts"], "additionalProperties": False,
-}
+def support_schema(reason: bool = True) -> dict[str, Any]:
+    """Per intent: supported or not, the ids of the documents that cover it, and (``reason``)
+    one sentence why."""
+    item: dict[str, Any] = {"supported": {"type": "boolean"},
+                            "document_ids": {"type": "array", "items": {"type": "string"}}}
+    if reason:
+        item["reason"] = {"type": "string"}
+    return {"type": "object",
+            "properties": {"verdicts": {"type": "array", "items": {
+                "type": "object", "properties": item, "required": list(item),
+                "additionalProperties": False}}},
+            "required": ["verdicts"], "additionalProperties": False}
+
+
+SUPPORT_SCHEMA = support_schema()
 
 
 def retrieval_value(supported: int, total: int) -> float:
@@ -89,26 +101,49 @@ class RetrievalScore(FieldMetric):
             return MetricResult.unscored("the request has no intent to look up")
         listing = "\n\n".join(f"[{doc_id}] {text}" for doc_id, text in documents)
         numbered = "\n".join(f"{i}. {t}" for i, t in enumerate(intents, start=1))
-        template = load_template("intent_support", ctx.lang)
-        request = JudgeRequest(messages=template.render(documents=listing, intents=numbered),
-                               schema_name="intent_support", json_schema=SUPPORT_SCHEMA,
-                               max_tokens=80 + 60 * len(intents), logprobs=False)
-        got = await ask_until_parsed(ctx, request,
-                                      lambda t: parse_intent_support(t, len(intents)), {},
-                                      f"answer is not {len(intents)} intent verdicts")
+        messages = load_template("intent_support", ctx.lang).render(documents=listing,
+                                                                    intents=numbered)
+        plan = reason_plan(ctx)
+        got = await _intent_verdicts(ctx, messages, len(intents), reason=plan == "always")
         if isinstance(got, MetricResult):
             return got
-        verdicts = got[0]
+        supported = sum(v[0] for v in got)
+        value = retrieval_value(supported, len(intents))
+        note = None
+        if plan != "always":
+            if wants_reason(plan, value < PASS_SCORE, messages):
+                explained = await _intent_verdicts(ctx, messages, len(intents), reason=True)
+                if isinstance(explained, MetricResult):
+                    note = f"the reasons could not be had: {explained.error}"
+                elif [v[0] for v in explained] == [v[0] for v in got]:
+                    got = explained
+                else:
+                    note = "the explained answer disagreed with the verdicts; reasons left out"
+            else:
+                note = skipped_reason_note(plan)
         known = {doc_id for doc_id, _ in documents}
-        supported = sum(v[0] for v in verdicts)
+        details: dict[str, Any] = {"intents": [
+            {"intent": intent, "supported": ok, "reason": reason or None,
+             "document_ids": _known_ids(ids, known)}
+            for intent, (ok, ids, reason) in zip(intents, got)],
+            "share": round(supported / len(intents), 4)}
+        if note:
+            details["no_reason"] = note
         return MetricResult(
-            value=retrieval_value(supported, len(intents)),
+            value=value,
             reason=f"{supported} of {len(intents)} intents covered by the retrieved documents",
-            details={"intents": [
-                {"intent": intent, "supported": ok, "reason": reason,
-                 "document_ids": _known_ids(ids, known)}
-                for intent, (ok, ids, reason) in zip(intents, verdicts)],
-                "share": round(supported / len(intents), 4)})
+            details=details)
+
+
+async def _intent_verdicts(ctx: ScoreContext, messages: list[dict[str, str]], n: int, *,
+                           reason: bool) -> list[tuple[bool, list[str], str]] | MetricResult:
+    """The ``n`` intent verdicts (with their reasons when ``reason``), or an unscored result."""
+    request = JudgeRequest(messages=messages, schema_name="intent_support" if reason else
+                           "intent_support_brief", json_schema=support_schema(reason),
+                           max_tokens=(80 + 60 * n) if reason else (16 + 24 * n), logprobs=False)
+    got = await ask_until_parsed(ctx, request, lambda t: parse_intent_support(t, n), {},
+                                 f"answer is not {n} intent verdicts")
+    return got if isinstance(got, MetricResult) else got[0]
 
 
 def _known_ids(ids: list[str], known: set[str]) -> list[str]:
