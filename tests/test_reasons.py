@@ -165,7 +165,8 @@ def _retrieval_script(supported: bool) -> Any:
 
 
 def test_retrieval_asks_intent_verdicts_without_reasons_then_explains_a_failing_row() -> None:
-    row = {"question": "Price and weight?", "context": "It costs 10 and weighs 2 kg."}
+    row = {"question": "Price and weight?", "context": "It costs 10 and weighs 2 kg.",
+           "answer": "10, and 2 kg."}
     quiet = FakeJudge(_retrieval_script(True), capabilities=LOCAL)
     result = evaluate([row], metrics="retrieval_score", judge=quiet,
                       scoring=ScoringOptions(reasons="never"), judging=JudgeOptions(cache=False))
