@@ -173,7 +173,7 @@ def test_retrieval_asks_intent_verdicts_without_reasons_then_explains_a_failing_
     record = result.rows[0]["retrieval_score"]
     assert record["value"] == 5.0
     assert [i["reason"] for i in record["details"]["intents"]] == [None, None]
-    assert record["details"]["no_reason"] == "no reason asked (reasons=never)"
+    assert record["details"]["no_reason"] == "per-intent reasons: no reason asked (reasons=never)"
     assert [r.schema_name for r in quiet.requests] == ["intents", "intent_support_brief"]
     failing = FakeJudge(_retrieval_script(False), capabilities=LOCAL)
     result = evaluate([row], metrics="retrieval_score", judge=failing,

@@ -120,7 +120,7 @@ class RetrievalScore(FieldMetric):
                 else:
                     note = "the explained answer disagreed with the verdicts; reasons left out"
             else:
-                note = skipped_reason_note(plan)
+                note = "per-intent reasons: " + skipped_reason_note(plan)
         known = {doc_id for doc_id, _ in documents}
         details: dict[str, Any] = {"intents": [
             {"intent": intent, "supported": ok, "reason": reason or None,
@@ -140,7 +140,7 @@ async def _intent_verdicts(ctx: ScoreContext, messages: list[dict[str, str]], n:
     """The ``n`` intent verdicts (with their reasons when ``reason``), or an unscored result."""
     request = JudgeRequest(messages=messages, schema_name="intent_support" if reason else
                            "intent_support_brief", json_schema=support_schema(reason),
-                           max_tokens=(80 + 60 * n) if reason else (16 + 24 * n), logprobs=False)
+                           max_tokens=(80 + 60 * n) if reason else (40 + 40 * n), logprobs=False)
     got = await ask_until_parsed(ctx, request, lambda t: parse_intent_support(t, n), {},
                                  f"answer is not {n} intent verdicts")
     return got if isinstance(got, MetricResult) else got[0]
