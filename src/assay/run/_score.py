@@ -33,14 +33,14 @@ from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import Metric, MetricResult, ScoreContext, families_for
+from ..metrics import Metric, MetricFamily, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 
-__all__ = ["ScoreSettings", "Scorer", "score_row"]
+__all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
 log = logging.getLogger("assay")
 
@@ -96,13 +96,19 @@ class Scorer:
         # ScoreContext checks each setting against its allowed values
         options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
         self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder, **options)
+        self.families = families_for(self.metrics)
+        #: Whether scoring a row may wait (on a judge, an embedder): else rows can be scored
+        #: one after another with no task per row (see LocalEngine).
+        self.waits = (self.judge is not None or self.embedder is not None
+                      or any(_waits(m) for m in self.metrics))
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
         rubrics rendered with the run's fence style."""
         token = FENCE_STYLE.set(self.fence)
         try:
-            return await score_row(row, self.metrics, self.ctx, previous or {})
+            return await score_row(row, self.metrics, self.ctx, previous or {},
+                                   families=self.families)
         finally:
             FENCE_STYLE.reset(token)
 
@@ -118,8 +124,29 @@ class Scorer:
             await self.judge_backend.aclose()
 
 
+def _waits(metric: Metric) -> bool:
+    """Whether ``metric`` calls a judge or an embedder (and so may wait)."""
+    return bool(metric.uses_judge or getattr(metric, "uses_embedder", False))
+
+
+def result_record(result: MetricResult) -> dict[str, Any]:
+    """``result.model_dump()``, built directly for a plain MetricResult with empty
+    ``details`` (most lexical results), where there is nothing nested to serialise.
+
+    Example:
+        >>> r = MetricResult(value=0.5)
+        >>> result_record(r) == r.model_dump(), list(result_record(r))
+        (True, ['value', 'weighted', 'reason', 'error', 'details'])
+    """
+    if result.details or type(result) is not MetricResult:
+        return result.model_dump()
+    return {"value": result.value, "weighted": result.weighted, "reason": result.reason,
+            "error": result.error, "details": {}}
+
+
 async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
-                    previous: Mapping[str, Any]) -> dict[str, Any]:
+                    previous: Mapping[str, Any], *,
+                    families: Sequence[MetricFamily] | None = None) -> dict[str, Any]:
     """Score ``row`` with every metric (those in ``previous`` are kept as they are).
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
@@ -156,17 +183,19 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).
-    waiting = [m for m in metrics if m.uses_judge or getattr(m, "uses_embedder", False)]
-    inline = {m.name: await one(m) for m in metrics if m not in waiting}
-    awaited = dict(zip((m.name for m in waiting), await asyncio.gather(*(one(m) for m in waiting))))
+    waiting = [m for m in metrics if _waits(m)]
+    results = {m.name: await one(m) for m in metrics if not _waits(m)}
+    if waiting:
+        results.update(zip((m.name for m in waiting),
+                           await asyncio.gather(*(one(m) for m in waiting))))
     record: dict[str, Any] = {"id": row.id}
     for metric in metrics:
-        result = inline[metric.name] if metric.name in inline else awaited[metric.name]
+        result = results[metric.name]
         if found is not None and metric.uses_judge and metric.name not in previous:
             result.details.setdefault("injection", found)
-        record[metric.name] = result.model_dump()
+        record[metric.name] = result_record(result)
     if found is not None:
         record["injection"] = found
-    for family in families_for(metrics):  # e.g. the RAG family's stage diagnosis
-        record.update(family.row_details(record))
+    for family in families_for(metrics) if families is None else families:
+        record.update(family.row_details(record))  # e.g. the RAG family's stage diagnosis
     return record

@@ -20,7 +20,7 @@ from typing import Literal
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ._normalize import normalize_tokens
+from ._normalize import token_tuple
 
 __all__ = ["NO_REFERENCE", "LexicalMetric", "no_reference", "run_lang"]
 
@@ -33,7 +33,7 @@ NO_REFERENCE = ("ground truth has no tokens after normalisation "
 def no_reference(row: Row) -> MetricResult | None:
     """The unscored result for a row whose ground truth has no tokens, else ``None``."""
     truth = row.ground_truth or ""
-    if normalize_tokens(truth):
+    if token_tuple(truth):
         return None
     return MetricResult.unscored(NO_REFERENCE, ground_truth=truth[:200])
 
