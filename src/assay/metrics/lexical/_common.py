@@ -55,3 +55,13 @@ class LexicalMetric(FieldMetric):
     version = "2"
     required = frozenset({"answer", "ground_truth"})
     empty_is_given = frozenset({"answer", "ground_truth"})
+
+    def applies(self, row: Row) -> str | None:
+        # The common case at a glance: a QA row with both fields given (empty counts).
+        if (row.messages is None and row.answer is not None and row.ground_truth is not None
+                and self.required == _BOTH and self.empty_is_given >= _BOTH):
+            return None
+        return super().applies(row)
+
+
+_BOTH = LexicalMetric.required
