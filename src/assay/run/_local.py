@@ -93,7 +93,7 @@ class LocalEngine:
     async def _run_in_line(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
                            on_record: Callable[[dict[str, Any]], None]) -> None:
         """Score the rows one at a time in this task (their metrics never wait), in order."""
-        score, done = self.scorer.score, 0
+        score, done = self.scorer.score_in_line, 0
         async for row, previous in items:
             on_record(await score(row, previous))
             done += 1

@@ -112,6 +112,21 @@ class Scorer:
         finally:
             FENCE_STYLE.reset(token)
 
+    async def score_in_line(self, row: Row,
+                            previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`score` for a run whose metrics never wait (``not self.waits``): the same
+        record, without the steps only judge metrics need (injection scan, fence style,
+        tasks)."""
+        previous = previous or {}
+        ctx = self.ctx
+        record: dict[str, Any] = {"id": row.id}
+        for metric in self.metrics:
+            record[metric.name] = result_record(
+                await _score_one(metric, row, row, ctx, previous, None))
+        for family in self.families:
+            record.update(family.row_details(record))
+        return record
+
     async def aclose(self) -> None:
         """Close the caches and the backends' connections."""
         if self.judge_cache:
@@ -122,6 +137,25 @@ class Scorer:
             await self.embedder_backend.aclose()
         if self.judge_backend is not None and self.owns_judge:
             await self.judge_backend.aclose()
+
+
+async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
+                     previous: Mapping[str, Any], found: dict[str, Any] | None) -> MetricResult:
+    """One metric's result for the row (``judged``: the row as judge metrics read it)."""
+    if metric.name in previous:
+        return MetricResult.model_validate(previous[metric.name])
+    why = metric.applies(row)
+    if why:
+        return MetricResult.unscored(f"does not apply: {why}")
+    if found is not None and metric.uses_judge and ctx.on_injection == "unscored":
+        return MetricResult.unscored(injection_reason(found), injection=found)
+    try:
+        return await metric.score(judged if metric.uses_judge else row, ctx)
+    except (ConfigError, JudgeStoppedError):
+        raise  # a setting, install or judge problem: stop the run and say how to fix it
+    except Exception as e:  # a bug in one metric must not lose the row
+        log.exception("metric %s failed on row %s", metric.name, row.id)
+        return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
 
 
 def _waits(metric: Metric) -> bool:
@@ -166,20 +200,7 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         judged = mask_row(row, learned=learned)
 
     async def one(metric: Metric) -> MetricResult:
-        if metric.name in previous:
-            return MetricResult.model_validate(previous[metric.name])
-        why = metric.applies(row)
-        if why:
-            return MetricResult.unscored(f"does not apply: {why}")
-        if found is not None and metric.uses_judge and mode == "unscored":
-            return MetricResult.unscored(injection_reason(found), injection=found)
-        try:
-            return await metric.score(judged if metric.uses_judge else row, ctx)
-        except (ConfigError, JudgeStoppedError):
-            raise  # a setting, install or judge problem: stop the run and say how to fix it
-        except Exception as e:  # a bug in one metric must not lose the row
-            log.exception("metric %s failed on row %s", metric.name, row.id)
-            return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
+        return await _score_one(metric, row, judged, ctx, previous, found)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).
