@@ -29,6 +29,7 @@ _CACHED_TEXTS = 8192
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af])")
 _PUNCT = set(string.punctuation)
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
 
 
 class _DropPunctuation(dict[int, int | None]):
@@ -75,7 +76,15 @@ def token_tuple(text: str) -> tuple[str, ...]:
 
 
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(_CJK.sub(r" \1 ", normalize_text(text)).split())
+    words = text.lower().translate(_DROP_PUNCTUATION).split()
+    if not all(word.isalnum() for word in words):  # a symbol, an underscore, a mark...
+        return tuple(_CJK.sub(r" \1 ", normalize_text(text)).split())
+    # Words of letters and digits only: a word boundary (``\b`` in _ARTICLES) falls only
+    # between words, so dropping the article words is what the regular expression does.
+    words = [word for word in words if word not in _ARTICLE_WORDS]
+    if all(word.isascii() for word in words):  # no CJK character to split out
+        return tuple(words)
+    return tuple(_CJK.sub(r" \1 ", " ".join(words)).split())
 
 
 _cached_tokens = lru_cache(maxsize=_CACHED_TEXTS)(_tokens)
