@@ -104,8 +104,9 @@ def clean_record(rec: dict[str, Any], where: str, limits: FieldLimits, problems:
     limit = limits.max_field_chars
     for key, v in rec.items():  # the common case, flat short text, without building a walker
         kind = type(v)
-        if kind is str:
-            if len(v) > limit or "\x00" in v or (surrogates and _SURROGATE.search(v)):
+        if kind is str:  # (ASCII text has no surrogate: isascii() is a flag, no scan)
+            if len(v) > limit or "\x00" in v or (
+                    surrogates and not v.isascii() and _SURROGATE.search(v)):
                 break
         elif v is None or kind is bool:
             continue
@@ -114,7 +115,7 @@ def clean_record(rec: dict[str, Any], where: str, limits: FieldLimits, problems:
                 break
         elif kind is not float or not math.isfinite(v):
             break
-        if surrogates and _SURROGATE.search(key):
+        if surrogates and not (type(key) is str and key.isascii()) and _SURROGATE.search(key):
             break
     else:
         return rec

@@ -106,7 +106,7 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
     problems: list[str] = ProblemList()
     checked: list[tuple[int, dict[str, Any]]] = []
     for i, rec in enumerate(records, start=1):
-        if isinstance(rec, Mapping):
+        if type(rec) is dict or isinstance(rec, Mapping):
             checked.append((i, dict(rec)))
         else:
             problems.append(f"{source} item {i}: expected an object, got {type(rec).__name__}. "

@@ -91,9 +91,13 @@ def _pick(rec: dict[str, Any], field: str, mapping: Mapping[str, str], where: st
     if field in mapping:
         col = mapping[field]
         return (col, rec.get(col)) if col in rec else (col, None)
+    names = ALIASES.get(field)
+    if names is None:  # a field with no aliases (id, messages)
+        value = rec.get(field)
+        return (None, None) if value is None else (field, value)
     first: str | None = None
-    value: Any = None
-    for name in ALIASES.get(field, (field,)):
+    value = None
+    for name in names:
         val = rec.get(name)
         if val is None:
             continue
@@ -145,7 +149,7 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
                             f"Fix: check the column name; the row has {sorted(map(str, rec))}.")
     id_key, raw_id = _pick(rec, "id", mapping, where, problems)
     row_id = _id(raw_id, line, where, problems)
-    used = {k for k in (id_key,) if k}
+    used = {id_key} if id_key else set()
     msg_key, messages = _pick(rec, "messages", mapping, where, problems)
     if messages is not None:
         turns = _turns(messages, where, problems)

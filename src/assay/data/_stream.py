@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import DataError
 from ._clean import FieldLimits, LongFields
 from ._models import Row
@@ -118,5 +116,7 @@ def _repeated(hashes: array[int]) -> set[int]:
     """The values that occur more than once."""
     if len(hashes) < 2:
         return set()
+    import numpy as np  # here, not at import: most runs read rows from memory, not a file
+
     values = np.sort(np.frombuffer(hashes, dtype=np.int64))
     return {int(v) for v in np.unique(values[1:][values[1:] == values[:-1]])}

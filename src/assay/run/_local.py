@@ -3,6 +3,11 @@
 An engine takes ``(row, previous results)`` pairs from an async iterator, as fast as it can
 score them, and hands each finished record to ``on_record``; the Ray engine has the same shape.
 
+When no metric of the run waits on a judge or an embedder (token F1, exact match, BLEU...),
+the rows are scored one after another in the calling task: no worker tasks and no lock, which
+cost more than the metrics themselves. Records are handed on as they finish either way, and
+the loop lets other tasks run (and a Ctrl-C's cancellation in) every few hundred rows.
+
 Example:
     >>> import asyncio
     >>> from assay.data import rows_from_records
@@ -33,6 +38,10 @@ from ._score import Scorer
 __all__ = ["LocalEngine"]
 
 
+#: Rows scored in line between two yields to the event loop.
+_YIELD_EVERY = 256
+
+
 class _Interrupted(Exception):
     """Carries a KeyboardInterrupt / SystemExit out of a worker task."""
 
@@ -50,6 +59,9 @@ class LocalEngine:
     async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
                   on_record: Callable[[dict[str, Any]], None]) -> None:
         """Score every item; ``on_record`` gets each record as it finishes (any order)."""
+        if not self.scorer.waits:
+            await self._run_in_line(items, on_record)
+            return
         lock = asyncio.Lock()  # one worker at a time may advance the shared iterator
 
         async def next_item() -> tuple[Row, Mapping[str, Any]] | None:
@@ -77,6 +89,16 @@ class LocalEngine:
             if isinstance(e, _Interrupted):
                 raise e.__cause__ from None  # type: ignore[misc]
             raise
+
+    async def _run_in_line(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
+                           on_record: Callable[[dict[str, Any]], None]) -> None:
+        """Score the rows one at a time in this task (their metrics never wait), in order."""
+        score, done = self.scorer.score_in_line, 0
+        async for row, previous in items:
+            on_record(await score(row, previous))
+            done += 1
+            if done % _YIELD_EVERY == 0:
+                await asyncio.sleep(0)  # let other tasks run, and a cancellation in
 
     def stats(self) -> tuple[dict[str, int] | None, dict[str, int] | None]:
         """What the judge and the embedder did (``None`` where the run has none)."""

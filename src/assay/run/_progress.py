@@ -18,28 +18,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import IO, Any, Self
+from typing import IO, TYPE_CHECKING, Any, Self
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = ["RowProgress"]
-
-
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.2f} rows/s" if speed else "-- rows/s", style="progress.data.speed")
 
 
 class RowProgress:
@@ -73,10 +57,7 @@ class RowProgress:
             return self
         total, done, description = self._args
         if self.style == "bar":
-            self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                _RateColumn(), TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("ETA"),
-                TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            self._progress = _rich_bar()
             self._progress.__enter__()
             self._task = self._progress.add_task(description, total=total, completed=done)
         else:
@@ -112,6 +93,33 @@ class RowProgress:
             self._progress.__exit__(None, None, None)
         elif self.enabled and self.style == "lines":
             self._line()
+
+
+def _rich_bar() -> Progress:
+    """The live bar (rich is imported here: a run logging plain lines never needs it)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:.2f} rows/s" if speed else "-- rows/s",
+                        style="progress.data.speed")
+
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        RateColumn(), TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("ETA"),
+        TimeRemainingColumn(), console=Console(stderr=True), transient=False)
 
 
 def _clock(seconds: float) -> str:

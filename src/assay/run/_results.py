@@ -25,7 +25,7 @@ __all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines",
            "load_finished", "reorder_results", "rewrite_in_order"]
 
 
-@dataclass
+@dataclass(repr=False)
 class EvalResult:
     """Per-row records (as in ``results.jsonl``), the summary (as in ``summary.json``), and
     one line for each metric the plan skipped.
@@ -46,6 +46,18 @@ class EvalResult:
     def run_summary(self) -> RunSummary:
         """The summary as a typed :class:`RunSummary` (``summary`` is its JSON form)."""
         return RunSummary.model_validate(self.summary)
+
+    def __repr__(self) -> str:
+        """The row count, not every record (``asyncio.run`` writes this repr at the end of
+        each run, and a notebook prints it: a million records would take a while).
+
+        Example:
+            >>> EvalResult(rows=[{"id": "1"}], summary={"rows": 1}, out_dir=None)
+            EvalResult(rows=<1 record>, summary={'rows': 1}, skipped=[], out_dir=None)
+        """
+        n = len(self.rows)
+        return (f"EvalResult(rows=<{n} record{'s' if n != 1 else ''}>, summary={self.summary!r}, "
+                f"skipped={self.skipped!r}, out_dir={self.out_dir!r})")
 
 def is_call_failure(error: object) -> bool:
     """Whether an unscored result's reason is a failed judge or embedding call (not "does not

@@ -33,14 +33,14 @@ from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import Metric, MetricResult, ScoreContext, families_for
+from ..metrics import Metric, MetricFamily, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
 from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 
-__all__ = ["ScoreSettings", "Scorer", "score_row"]
+__all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
 log = logging.getLogger("assay")
 
@@ -98,15 +98,36 @@ class Scorer:
         # ScoreContext checks each setting against its allowed values
         options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
         self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder, **options)
+        self.families = families_for(self.metrics)
+        #: Whether scoring a row may wait (on a judge, an embedder): else rows can be scored
+        #: one after another with no task per row (see LocalEngine).
+        self.waits = (self.judge is not None or self.embedder is not None
+                      or any(_waits(m) for m in self.metrics))
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
         rubrics rendered with the run's fence style."""
         token = FENCE_STYLE.set(self.fence)
         try:
-            return await score_row(row, self.metrics, self.ctx, previous or {})
+            return await score_row(row, self.metrics, self.ctx, previous or {},
+                                   families=self.families)
         finally:
             FENCE_STYLE.reset(token)
+
+    async def score_in_line(self, row: Row,
+                            previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`score` for a run whose metrics never wait (``not self.waits``): the same
+        record, without the steps only judge metrics need (injection scan, fence style,
+        tasks)."""
+        previous = previous or {}
+        ctx = self.ctx
+        record: dict[str, Any] = {"id": row.id}
+        for metric in self.metrics:
+            record[metric.name] = result_record(
+                await _score_one(metric, row, row, ctx, previous, None))
+        for family in self.families:
+            record.update(family.row_details(record))
+        return record
 
     async def aclose(self) -> None:
         """Close the caches and the backends' connections."""
@@ -120,8 +141,48 @@ class Scorer:
             await self.judge_backend.aclose()
 
 
+async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
+                     previous: Mapping[str, Any], found: dict[str, Any] | None) -> MetricResult:
+    """One metric's result for the row (``judged``: the row as judge metrics read it)."""
+    if metric.name in previous:
+        return MetricResult.model_validate(previous[metric.name])
+    why = metric.applies(row)
+    if why:
+        return MetricResult.unscored(f"does not apply: {why}")
+    if found is not None and metric.uses_judge and ctx.on_injection == "unscored":
+        return MetricResult.unscored(injection_reason(found), injection=found)
+    try:
+        return await metric.score(judged if metric.uses_judge else row, ctx)
+    except (ConfigError, JudgeStoppedError):
+        raise  # a setting, install or judge problem: stop the run and say how to fix it
+    except Exception as e:  # a bug in one metric must not lose the row
+        log.exception("metric %s failed on row %s", metric.name, row.id)
+        return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
+
+
+def _waits(metric: Metric) -> bool:
+    """Whether ``metric`` calls a judge or an embedder (and so may wait)."""
+    return bool(metric.uses_judge or getattr(metric, "uses_embedder", False))
+
+
+def result_record(result: MetricResult) -> dict[str, Any]:
+    """``result.model_dump()``, built directly for a plain MetricResult with empty
+    ``details`` (most lexical results), where there is nothing nested to serialise.
+
+    Example:
+        >>> r = MetricResult(value=0.5)
+        >>> result_record(r) == r.model_dump(), list(result_record(r))
+        (True, ['value', 'weighted', 'reason', 'error', 'details'])
+    """
+    if result.details or type(result) is not MetricResult:
+        return result.model_dump()
+    return {"value": result.value, "weighted": result.weighted, "reason": result.reason,
+            "error": result.error, "details": {}}
+
+
 async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
-                    previous: Mapping[str, Any]) -> dict[str, Any]:
+                    previous: Mapping[str, Any], *,
+                    families: Sequence[MetricFamily] | None = None) -> dict[str, Any]:
     """Score ``row`` with every metric (those in ``previous`` are kept as they are).
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
@@ -141,34 +202,23 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         judged = mask_row(row, learned=learned)
 
     async def one(metric: Metric) -> MetricResult:
-        if metric.name in previous:
-            return MetricResult.model_validate(previous[metric.name])
-        why = metric.applies(row)
-        if why:
-            return MetricResult.unscored(f"does not apply: {why}")
-        if found is not None and metric.uses_judge and mode == "unscored":
-            return MetricResult.unscored(injection_reason(found), injection=found)
-        try:
-            return await metric.score(judged if metric.uses_judge else row, ctx)
-        except (ConfigError, JudgeStoppedError):
-            raise  # a setting, install or judge problem: stop the run and say how to fix it
-        except Exception as e:  # a bug in one metric must not lose the row
-            log.exception("metric %s failed on row %s", metric.name, row.id)
-            return MetricResult.unscored(f"internal error in {metric.name}: {type(e).__name__}: {e}")
+        return await _score_one(metric, row, judged, ctx, previous, found)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).
-    waiting = [m for m in metrics if m.uses_judge or getattr(m, "uses_embedder", False)]
-    inline = {m.name: await one(m) for m in metrics if m not in waiting}
-    awaited = dict(zip((m.name for m in waiting), await asyncio.gather(*(one(m) for m in waiting))))
+    waiting = [m for m in metrics if _waits(m)]
+    results = {m.name: await one(m) for m in metrics if not _waits(m)}
+    if waiting:
+        results.update(zip((m.name for m in waiting),
+                           await asyncio.gather(*(one(m) for m in waiting))))
     record: dict[str, Any] = {"id": row.id}
     for metric in metrics:
-        result = inline[metric.name] if metric.name in inline else awaited[metric.name]
+        result = results[metric.name]
         if found is not None and metric.uses_judge and metric.name not in previous:
             result.details.setdefault("injection", found)
-        record[metric.name] = result.model_dump()
+        record[metric.name] = result_record(result)
     if found is not None:
         record["injection"] = found
-    for family in families_for(metrics):  # e.g. the RAG family's stage diagnosis
-        record.update(family.row_details(record))
+    for family in families_for(metrics) if families is None else families:
+        record.update(family.row_details(record))  # e.g. the RAG family's stage diagnosis
     return record

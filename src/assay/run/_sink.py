@@ -93,6 +93,12 @@ class ResultSink:
             self._emit(record)
             self._wake()
             return
+        if seq == self._next and not self._held:  # in order (always, scored in line)
+            del self._seq[str(record["id"])]
+            self._next += 1
+            self._emit(record)
+            self._wake()
+            return
         self._held[seq] = record
         while self._next in self._held:
             held = self._held.pop(self._next)
@@ -116,7 +122,7 @@ class ResultSink:
         so the stored run lists its rows as results.jsonl does."""
         inputs = self._inputs.pop(str(record["id"]), None)
         if write and self.writer is not None:
-            self.writer.write(dict(record))
+            self.writer.write(record if isinstance(record, dict) else dict(record))
         if self.recorder is not None:
             self.recorder.add(record, inputs)
         if self.keep:

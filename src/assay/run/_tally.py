@@ -71,12 +71,13 @@ class ExactSum:
 
 
 class _MeanTally:
-    """``mean_aggregate`` as running sums."""
+    """``mean_aggregate`` as running sums (the scored values' sum is taken at the end, with
+    :func:`math.fsum` over the values kept for the interval: exact, as :class:`ExactSum`)."""
 
     def __init__(self) -> None:
-        self.values, self.weighted = ExactSum(), ExactSum()
+        self.weighted = ExactSum()
         self.scored = self.unscored = self.n_weighted = 0
-        self.scored_values = array("d")  # for the interval
+        self.scored_values = array("d")  # for the mean and the interval
 
     def add(self, result: Mapping[str, Any]) -> None:
         value = result.get("value")
@@ -84,7 +85,6 @@ class _MeanTally:
             self.unscored += 1
             return
         self.scored += 1
-        self.values.add(value)
         self.scored_values.append(value)
         weighted = result.get("weighted")
         if weighted is not None:
@@ -93,7 +93,7 @@ class _MeanTally:
 
     def aggregate(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "mean": round(self.values.value / self.scored, 4) if self.scored else None,
+            "mean": round(math.fsum(self.scored_values) / self.scored, 4) if self.scored else None,
             "scored": self.scored, "unscored": self.unscored}
         if self.n_weighted:
             out["mean_weighted"] = round(self.weighted.value / self.n_weighted, 4)
@@ -122,7 +122,7 @@ class RunTally:
         self.rows += 1
         for name in self.names:
             result = record.get(name)
-            if not isinstance(result, Mapping):
+            if type(result) is not dict and not isinstance(result, Mapping):
                 continue
             if name in self._means:
                 self._means[name].add(result)
@@ -136,7 +136,7 @@ class RunTally:
                 if isinstance(sha, str):
                     self.prompt_sha256[name] = sha
         found = record.get("injection")
-        if isinstance(found, Mapping):
+        if found is not None and isinstance(found, Mapping):
             self.injected += 1
             self.injection_kinds.update(str(k) for k in found.get("kinds") or [])
         for family in self.families:

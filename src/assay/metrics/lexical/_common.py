@@ -20,7 +20,7 @@ from typing import Literal
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ._normalize import normalize_tokens
+from ._normalize import token_tuple
 
 __all__ = ["NO_REFERENCE", "LexicalMetric", "no_reference", "run_lang"]
 
@@ -33,7 +33,7 @@ NO_REFERENCE = ("ground truth has no tokens after normalisation "
 def no_reference(row: Row) -> MetricResult | None:
     """The unscored result for a row whose ground truth has no tokens, else ``None``."""
     truth = row.ground_truth or ""
-    if normalize_tokens(truth):
+    if token_tuple(truth):
         return None
     return MetricResult.unscored(NO_REFERENCE, ground_truth=truth[:200])
 
@@ -55,3 +55,13 @@ class LexicalMetric(FieldMetric):
     version = "2"
     required = frozenset({"answer", "ground_truth"})
     empty_is_given = frozenset({"answer", "ground_truth"})
+
+    def applies(self, row: Row) -> str | None:
+        # The common case at a glance: a QA row with both fields given (empty counts).
+        if (row.messages is None and row.answer is not None and row.ground_truth is not None
+                and self.required == _BOTH and self.empty_is_given >= _BOTH):
+            return None
+        return super().applies(row)
+
+
+_BOTH = LexicalMetric.required

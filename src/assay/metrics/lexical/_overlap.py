@@ -17,12 +17,10 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from ._common import LexicalMetric, no_reference
-from ._normalize import normalize_tokens
+from ._normalize import token_tuple
 
 __all__ = ["ExactMatch", "F1Score", "token_f1"]
 
@@ -32,14 +30,36 @@ def token_f1(prediction: str, reference: str) -> float:
 
     Two texts that are both empty after normalisation score 1; one empty scores 0.
     """
-    pred, ref = normalize_tokens(prediction), normalize_tokens(reference)
+    pred, ref = token_tuple(prediction), token_tuple(reference)
     if not pred or not ref:
         return float(pred == ref)
-    common = sum((Counter(pred) & Counter(ref)).values())
+    common = _common_tokens(pred, ref)
     if common == 0:
         return 0.0
     precision, recall = common / len(pred), common / len(ref)
     return 2 * precision * recall / (precision + recall)
+
+
+def _common_tokens(pred: tuple[str, ...], ref: tuple[str, ...]) -> int:
+    """How many tokens the two share, counted with multiplicity (the size of the multiset
+    intersection, ``sum((Counter(pred) & Counter(ref)).values())``).
+
+    Example:
+        >>> _common_tokens(("a", "a", "b", "c"), ("a", "b", "b", "a", "a"))
+        3
+    """
+    if pred == ref:
+        return len(pred)
+    left: dict[str, int] = {}
+    for token in ref:
+        left[token] = left.get(token, 0) + 1
+    common = 0
+    for token in pred:
+        n = left.get(token)
+        if n:
+            left[token] = n - 1
+            common += 1
+    return common
 
 
 class F1Score(LexicalMetric):
@@ -70,5 +90,5 @@ class ExactMatch(LexicalMetric):
     async def score(self, row: Row, ctx: ScoreContext | None) -> MetricResult:
         if (unscored := no_reference(row)) is not None:
             return unscored
-        same = normalize_tokens(row.answer or "") == normalize_tokens(row.ground_truth or "")
+        same = token_tuple(row.answer or "") == token_tuple(row.ground_truth or "")
         return MetricResult(value=1.0 if same else 0.0)
