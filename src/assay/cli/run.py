@@ -66,7 +66,7 @@ def run(
              "is refused).")] = False,
     concurrency: Annotated[int | None, typer.Option(
         min=1, help="Judge requests in flight, fixed. Default: an API judge adapts to the "
-                    "endpoint (16 at first, more while latency stays flat, half after a 429 "
+                    "endpoint (32 at first, more while latency stays flat, half after a 429 "
                     "or 5xx, at most 64); a local judge keeps 8.")] = None,
     tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
     rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,

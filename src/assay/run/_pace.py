@@ -44,7 +44,7 @@ __all__ = ["ADAPTIVE_CEILING", "ADAPTIVE_START", "FIXED_DEFAULT", "AdaptiveLimit
            "headroom"]
 
 #: Requests in flight when an adaptive run starts.
-ADAPTIVE_START = 16
+ADAPTIVE_START = 32
 #: The most requests in flight an adaptive run reaches (unless the judge declares fewer).
 ADAPTIVE_CEILING = 64
 #: Requests in flight for a local judge when no concurrency is given.
