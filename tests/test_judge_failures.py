@@ -254,15 +254,16 @@ def _assert_stopped(run: Run, *, endpoint: str, status: str, fix: list[str]) -> 
     (404, ["likely fix:", "--judge openai:MODEL", "OPENAI_BASE_URL"]),
 ])
 def test_a_judge_refusing_every_call_stops_the_run_with_exit_3_and_the_fix(
-        fake_judge: Any, data: Path, tmp_path: Path, status: int, fix: list[str]) -> None:
+        fake_judge: Any, tmp_path: Path, status: int, fix: list[str]) -> None:
     judge = fake_judge("--fail-rate", "1", "--fail-status", str(status))
-    run = _assay_run(data, tmp_path / "out", judge.base_url)
+    rows = 50  # more than the first wave of requests (32 in flight, adaptive)
+    run = _assay_run(_dataset(tmp_path / "many.jsonl", rows), tmp_path / "out", judge.base_url)
     _assert_stopped(run, endpoint=f"{judge.base_url}/chat/completions", status=str(status),
                     fix=fix)
     assert run.said(INJECTED.format(status=status))  # the provider's own message
     # Stopped early: only a few rows were attempted, each a few times at most.
-    assert len(run.results()) < ROWS
-    assert run.summary["judge"]["requests"] < ROWS
+    assert len(run.results()) < rows
+    assert run.summary["judge"]["requests"] < rows
     assert run.summary["complete"] is False
 
 

@@ -142,7 +142,11 @@ def test_items_are_pulled_lazily(both_runs: dict[str, Any]) -> None:
 def test_stats_sum_over_workers(both_runs: dict[str, Any]) -> None:
     judge_stats, embedder_stats = both_runs["stats"]
     assert embedder_stats is None
-    assert judge_stats == both_runs["local_stats"]
+    # the same counts; requests at once depend on how the rows were spread (summed over workers)
+    in_flight = {"peak_in_flight"}
+    assert ({k: v for k, v in judge_stats.items() if k not in in_flight}
+            == {k: v for k, v in both_runs["local_stats"].items() if k not in in_flight})
+    assert judge_stats["peak_concurrency"] == judge_stats["final_concurrency"] == 4  # 2 x 2
     assert judge_stats["requests"] == 2 * 30  # groundedness and relevance, one request each
     assert both_runs["judge_id"] == "fake"
     assert both_runs["in_window"] > 0  # the requests went through the shared budget actor

@@ -64,7 +64,10 @@ def run(
     overwrite: Annotated[bool, typer.Option(
         help="Replace the earlier run's files in OUT (without it, a folder that holds a run "
              "is refused).")] = False,
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="Judge requests in flight, fixed. Default: an API judge adapts to the "
+                    "endpoint (32 at first, more while latency stays flat, half after a 429 "
+                    "or 5xx, at most 64); a local judge keeps 8.")] = None,
     tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
     rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,

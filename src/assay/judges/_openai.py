@@ -25,6 +25,7 @@ from ..errors import (
 )
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._known import known_capabilities
+from ._ratelimit import rate_limits
 
 if TYPE_CHECKING:  # ``openai`` (and httpx under it) is imported on first use, not with assay
     import openai
@@ -43,6 +44,10 @@ class OpenAIJudge:
     (e.g. ``JudgeCapabilities(context_window=32768)`` for a vLLM server). An endpoint that
     refuses log-probabilities is asked without them from then on, and says so in
     ``capabilities``.
+
+    ``rate_limits`` holds what the provider's last answer said is left of its window (from
+    the ``x-ratelimit-remaining-*`` / ``x-ratelimit-limit-*`` headers, where it sends them):
+    the runner stops raising its concurrency when it runs low.
     """
 
     max_concurrency: int | None = None
@@ -54,6 +59,7 @@ class OpenAIJudge:
         self.id = f"{id_prefix}:{model}"
         self._declared = capabilities or known_capabilities(model)
         self._logprobs_ok = self._declared.token_logprobs
+        self.rate_limits: dict[str, float] = {}
         if client is not None:
             self._client = client
             return
@@ -86,9 +92,12 @@ class OpenAIJudge:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = request.top_logprobs
         try:
-            resp = await call_openai(self._client.chat.completions.create, **kwargs)
+            resp = await call_openai(self._create, **kwargs)
         except JudgeError as e:
             cause = e.__cause__
+            headers = getattr(getattr(cause, "response", None), "headers", None)
+            if headers is not None:
+                self.rate_limits = rate_limits(headers)
             if (isinstance(cause, openai.BadRequestError) and "logprobs" in kwargs
                     and "logprob" in str(cause).lower()):
                 self._logprobs_ok = False  # endpoint cannot return logprobs: ask without them
@@ -113,6 +122,17 @@ class OpenAIJudge:
             text=text, logprobs=logprobs, model=resp.model,
             prompt_tokens=usage.prompt_tokens if usage else request.estimate_prompt_tokens(),
             completion_tokens=usage.completion_tokens if usage else 0)
+
+    async def _create(self, **kwargs: Any) -> Any:
+        """``chat.completions.create``, through ``with_raw_response`` where the client has it,
+        to keep the rate-limit headers."""
+        completions = self._client.chat.completions
+        raw_api = getattr(completions, "with_raw_response", None)
+        if raw_api is None:
+            return await completions.create(**kwargs)
+        raw = await raw_api.create(**kwargs)
+        self.rate_limits = rate_limits(raw.headers)
+        return raw.parse()
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -1,6 +1,8 @@
 """The judge as metrics see it during a run: cache, then budget, then retries, then the backend.
 
-Counts what happened (requests, cache hits, tokens, retries, 429s) for the summary.
+Counts what happened (requests, cache hits, tokens, retries, 429s, concurrency) for the
+summary. A remote judge without an explicit ``concurrency`` runs at the endpoint's pace
+(:class:`~assay.run._pace.AdaptiveLimit`); a local one, or an explicit number, has fixed slots.
 
 Example:
     >>> import asyncio
@@ -16,30 +18,30 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import Awaitable, Callable
+import time
 from dataclasses import asdict, dataclass
-from typing import TypeVar
 
 from ..errors import (
     JudgeError,
     JudgeStoppedError,
     JudgeUnavailableError,
     RetryableJudgeError,
-    option,
 )
 from ..judges import Accept, Judge, JudgeCache, JudgeCapabilities, JudgeRequest, JudgeResponse
 from ._budget import Budget
+from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
+from ._retry import RetryPolicy
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
-
-T = TypeVar("T")
 
 
 @dataclass
 class JudgeStats:
     """What the judge did during a run (``requests`` counts every call sent, retries included;
-    ``shared`` counts identical requests answered by one call already in flight)."""
+    ``shared`` counts identical requests answered by one call already in flight;
+    ``peak_concurrency`` / ``final_concurrency``: the most requests the judge was allowed in
+    flight, and how many at the end (the same fixed number without adaptive pacing);
+    ``peak_in_flight``: the most requests that were in flight at once)."""
 
     requests: int = 0
     cache_hits: int = 0
@@ -49,103 +51,52 @@ class JudgeStats:
     rate_limited: int = 0
     failed: int = 0
     shared: int = 0
+    peak_concurrency: int = 0
+    final_concurrency: int = 0
+    peak_in_flight: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
 
 
-@dataclass
-class RetryPolicy:
-    """Bounded retries with exponential backoff and jitter; a server's Retry-After wins.
+class ManagedJudge:
+    """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries.
 
-    - ``max_attempts`` bounds the tries of a call that fails in a way worth retrying (5xx,
-      timeouts, resets, a body that is not JSON).
-    - Rate limiting (429) does not use up tries: the time spent waiting on 429s for one call
-      is bounded by ``max_wait`` seconds instead (``--max-wait``), so a busy provider slows a
-      run down rather than failing its rows.
-    - A refused connection or failed DNS lookup gets ``connect_attempts`` quick tries, then
-      fails as the :class:`~assay.errors.JudgeUnavailableError` it carries.
+    ``concurrency``: requests in flight, fixed; ``None`` (default): adaptive for a remote
+    judge (start at ``ADAPTIVE_START``, grow while latency stays flat, halve on a 429 or 5xx,
+    up to ``ADAPTIVE_CEILING`` or the backend's ``max_concurrency``), ``FIXED_DEFAULT`` for a
+    local one. The budget and the backend's ``max_concurrency`` cap both.
 
     Example:
-        >>> policy = RetryPolicy(base_delay=0.0)
-        >>> calls = []
-        >>> async def flaky():
-        ...     calls.append(1)
-        ...     if len(calls) < 8:  # seven 429s: more than max_attempts, all within max_wait
-        ...         raise RetryableJudgeError("429", rate_limited=True, retry_after=0.0)
-        ...     return "ok"
-        >>> import asyncio
-        >>> asyncio.run(policy.call(flaky)), len(calls)
-        ('ok', 8)
+        >>> from assay.judges import FakeJudge
+        >>> ManagedJudge(FakeJudge()).pace is not None, ManagedJudge(FakeJudge(), concurrency=4).pace
+        (True, None)
     """
-
-    max_attempts: int = 6
-    base_delay: float = 1.0
-    max_delay: float = 60.0
-    max_wait: float = 600.0
-    connect_attempts: int = 3
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay) + random.uniform(0.0, 0.25)
-        return min(self.base_delay * 2 ** (attempt - 1), self.max_delay) * random.uniform(0.5, 1.0)
-
-    async def call(self, attempt: Callable[[], Awaitable[T]], *,
-                   on_error: Callable[[RetryableJudgeError, bool], None] | None = None) -> T:
-        """Await ``attempt()`` until it succeeds, retrying ``RetryableJudgeError`` with backoff
-        (outside the attempt, so no slot is held while waiting). ``on_error(error, final)`` sees
-        every retryable failure; after the last one a ``JudgeError`` says how many tries it took
-        (or how long it waited on rate limits). Other errors pass straight through.
-        """
-        tries = 0  # failures that use up max_attempts
-        limited = 0  # 429s, bounded by max_wait
-        waited = 0.0
-        while True:
-            try:
-                return await attempt()
-            except RetryableJudgeError as e:
-                if e.rate_limited:
-                    limited += 1
-                    pause = self.delay(limited, e.retry_after)
-                    final = waited + pause > self.max_wait
-                    if on_error is not None:
-                        on_error(e, final)
-                    if final:
-                        raise JudgeError(f"{e} (still rate limited after waiting {waited:.0f} s "
-                                         f"on {limited} 429s; {option('max_wait')} is "
-                                         f"{self.max_wait:g} s)") from e
-                    waited += max(pause, 0.05)  # a zero wait still counts: no endless spin
-                    await asyncio.sleep(pause)
-                    continue
-                tries += 1
-                limit = self.connect_attempts if e.unreachable else self.max_attempts
-                final = tries >= min(limit, self.max_attempts)
-                if on_error is not None:
-                    on_error(e, final)
-                if final and e.unreachable is not None:
-                    raise e.unreachable from e
-                if final:
-                    raise JudgeError(f"{e} (gave up after {tries} attempts)") from e
-                await asyncio.sleep(self.delay(tries, e.retry_after))
-
-
-class ManagedJudge:
-    """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries."""
 
     #: Identical hard failures in a row (no success between) that stop the run.
     STOP_AFTER = 3
 
     def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
-                 budget: Budget | None = None, concurrency: int = 8,
+                 budget: Budget | None = None, concurrency: int | None = None,
                  retry: RetryPolicy | None = None) -> None:
         self.backend = backend
         self.id = backend.id
         self.cache = cache
         self.budget = budget or Budget()
         cap = backend.max_concurrency
-        self._sem = asyncio.Semaphore(min(concurrency, cap) if cap else concurrency)
+        self.pace: AdaptiveLimit | None = None
+        if concurrency is None and not backend.capabilities.local:
+            self.pace = AdaptiveLimit(ADAPTIVE_START, ceiling=min(cap or ADAPTIVE_CEILING,
+                                                                  ADAPTIVE_CEILING))
+            size = self.pace.limit
+        else:
+            fixed = concurrency or FIXED_DEFAULT
+            size = min(fixed, cap) if cap else fixed
+        self._gate = Gate(size)
+        self._sending = 0  # requests inside backend.complete()
+        self._budget_waiting = 0  # requests holding a slot while the budget makes them wait
         self.retry = retry or RetryPolicy()
-        self.stats = JudgeStats()
+        self.stats = JudgeStats(peak_concurrency=size, final_concurrency=size)
         self._completion_seen: list[int] = []
         self._inflight: dict[str, asyncio.Future[JudgeResponse]] = {}
         self._hard: tuple[tuple[str, int | None], int] | None = None  # (kind, status), count
@@ -155,6 +106,11 @@ class ManagedJudge:
     def max_concurrency(self) -> int | None:
         """The backend's cap (this wrapper applies it, with the run's own)."""
         return self.backend.max_concurrency
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests this judge will ever have in flight (the adaptive ceiling)."""
+        return self.pace.ceiling if self.pace is not None else self._gate.size
 
     @property
     def capabilities(self) -> JudgeCapabilities:
@@ -216,20 +172,35 @@ class ManagedJudge:
     async def _send(self, request: JudgeRequest, key: str,
                     accept: Accept | None) -> JudgeResponse:
         async def attempt() -> JudgeResponse:
-            async with self._sem:
+            async with self._gate:
                 if self.stopped is not None:  # stopped while this call waited for a slot
                     raise self.stopped
-                grant = await self.budget.acquire(self._estimate(request))
+                estimate = self._estimate(request)
+                self._budget_waiting += 1
+                try:
+                    grant = await self.budget.acquire(estimate)
+                finally:
+                    self._budget_waiting -= 1
                 self.stats.requests += 1
+                epoch = self.pace.epoch if self.pace is not None else 0
+                self._sending += 1
+                self.stats.peak_in_flight = max(self.stats.peak_in_flight, self._sending)
+                start = time.monotonic()
                 try:
                     resp = await self.backend.complete(request)
                 except RetryableJudgeError as e:
                     self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
+                    throttled = e.rate_limited or (e.status or 0) >= 500
+                    self._pace(estimate, throttled_in=epoch if throttled else None)
                     raise
                 except JudgeError:
                     self.stats.failed += 1
+                    self._pace(estimate)
                     raise
+                finally:
+                    self._sending -= 1
                 self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
+                self._pace(estimate, latency=time.monotonic() - start)
                 return resp
 
         try:
@@ -245,6 +216,27 @@ class ManagedJudge:
         if self.cache is not None and (accept is None or accept(resp)):
             self.cache.put(key, self.id, resp)
         return resp
+
+    def _pace(self, tokens: int, *, latency: float | None = None,
+              throttled_in: int | None = None) -> None:
+        """Tell the adaptive limit how a request went (its latency, or a throttle of a request
+        sent in epoch ``throttled_in``) and what the provider's headers say is left; resize."""
+        pace = self.pace
+        if pace is not None:
+            left = headroom(getattr(self.backend, "rate_limits", None))
+            if left:
+                pace.on_headroom(**left, tokens_per_request=tokens)
+            if throttled_in is not None:
+                pace.on_throttle(throttled_in)
+            elif latency is not None:  # more was asked than the limit let through (and not
+                # because the budget held requests back): the limit was what bound
+                gate = self._gate
+                busy = (gate.waiting > 0 or gate.in_flight >= gate.size) and not self._budget_waiting
+                pace.on_success(latency, busy=busy)
+            self._gate.size = pace.limit
+        stats = self.stats
+        stats.final_concurrency = self._gate.size
+        stats.peak_concurrency = max(stats.peak_concurrency, self._gate.size)
 
     def _note_hard_failure(self, error: JudgeUnavailableError) -> None:
         """Count identical hard failures in a row; at :attr:`STOP_AFTER`, stop the judge."""

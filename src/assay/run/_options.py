@@ -114,7 +114,10 @@ class JudgeOptions:
     """How judge (and embedding) calls are made.
 
     Attributes:
-        concurrency: judge requests in flight.
+        concurrency: judge requests in flight, fixed. ``None`` (default): a remote judge
+            runs at the endpoint's pace: 32 in flight at first, more while latency stays flat,
+            half as many after a 429 or 5xx, at most 64 (or the judge's own cap); a local
+            judge keeps 8 slots (most local judges allow 1). ``tpm`` / ``rpm`` cap both.
         tpm, rpm: client-side token / request budget per minute for the judge.
         max_attempts: tries per judge call for errors worth retrying (5xx, timeouts, resets).
         max_wait: seconds one judge call may spend waiting on rate limits (429) before its
@@ -127,7 +130,7 @@ class JudgeOptions:
         True
     """
 
-    concurrency: int = 8
+    concurrency: int | None = None
     tpm: int | None = None
     rpm: int | None = None
     max_attempts: int = 6

@@ -7,7 +7,8 @@ does not depend on where it was scored. What is shared across workers:
 - the budget: with ``tpm`` / ``rpm``, one :class:`~assay.run._ray_budget.BudgetActor` hands out
   every grant, so the provider sees the run's limit, not one per worker;
 - the judge concurrency: ``settings.concurrency`` is the run's total, split evenly over the
-  workers (``ceil(concurrency / workers)`` each, at least 1);
+  workers (``ceil(concurrency / workers)`` each, at least 1); when ``None`` (adaptive), each
+  worker paces its own judge client;
 - the cache: every worker opens ``settings.cache_path`` (SQLite in WAL mode, safe across the
   processes of one machine). On a cluster of several machines it must be a path on storage
   that every node mounts (or ``None``): each node otherwise gets a cache of its own.
@@ -142,7 +143,8 @@ class RayEngine:
                             if address else DEFAULT_WORKERS)
             self.workers = n
             per_worker = dataclasses.replace(
-                settings, concurrency=max(1, math.ceil(settings.concurrency / n)))
+                settings, concurrency=(None if settings.concurrency is None  # adaptive: each
+                                       else max(1, math.ceil(settings.concurrency / n))))
             self._budget_actor = start_budget_actor(tpm, rpm) if (tpm or rpm) else None
             worker_class = ray.remote(ScoreWorker).options(
                 num_cpus=0, max_concurrency=4 * IN_FLIGHT + 8, scheduling_strategy="SPREAD")

@@ -57,7 +57,7 @@ class ScoreSettings:
     lang: str = "en"
     style: str = "auto"
     safety_mode: str = "combined"
-    concurrency: int = 8
+    concurrency: int | None = None  # None: adaptive for a remote judge (see ManagedJudge)
     max_attempts: int = 6
     max_wait: float = 600.0
     on_injection: str = "mask"

@@ -113,5 +113,6 @@ def make_runner(plan: Plan, *, judge: str | Judge, embeddings: str | Embedder,
                               if uses_embedder else None),
                     settings=settings, budget=Budget(tpm, rpm),
                     owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
-    return LocalEngine(scorer, workers=settings.concurrency * 2)  # a row's metrics overlap
+    in_flight = scorer.judge.max_in_flight if scorer.judge is not None else settings.concurrency
+    return LocalEngine(scorer, workers=(in_flight or 8) * 2)  # a row's metrics overlap
 
