@@ -183,3 +183,24 @@ def test_retrieval_asks_intent_verdicts_without_reasons_then_explains_a_failing_
     assert [i["reason"] for i in record["details"]["intents"]] == ["not in the documents"] * 2
     assert [r.schema_name for r in failing.requests] == [
         "intents", "intent_support_brief", "intent_support"]
+
+
+def test_the_summary_counts_the_results_without_a_reason_and_the_cli_says_where(
+        tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+
+    judge = FakeJudge(_answers_by_request({"Answer number 0.": 1}),
+                      capabilities=JudgeCapabilities(local=True))
+    result = evaluate(_rows(6), metrics="fluency", judge=judge,
+                      scoring=ScoringOptions(reasons="never"), judging=JudgeOptions(cache=False))
+    assert result.summary["metrics"]["fluency"]["without_reason"] == 6
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(3)))
+    res = CliRunner().invoke(app, ["run", str(data), "--metrics", "f1_score,fluency",
+                                   "--judge", "fake", "--reasons", "never", "--no-cache",
+                                   "--no-store", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "reasons skipped (reasons=auto or never; --reasons always for every row): " \
+           "fluency 3" in " ".join(res.stdout.split())

@@ -294,6 +294,12 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             f"{judge['prompt_tokens']} prompt + {judge['completion_tokens']} completion tokens, "
             f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
             markup=False, emoji=False)
+    silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
+              if agg.get("without_reason")}
+    if silent:
+        Console().print("reasons skipped (reasons=auto or never; --reasons always for every "
+                        "row): " + ", ".join(f"{k} {n}" for k, n in silent.items()),
+                        highlight=False, markup=False, emoji=False)
     for name, agg in summary["metrics"].items():
         for why, n in (agg.get("unscored_reasons") or {}).items():
             Console(stderr=True).print(f"[yellow]{escape(name)}: {n} unscored: "

@@ -112,6 +112,8 @@ class RunTally:
         self._kept: dict[str, list[MetricResult]] = {
             m.name: [] for m in metrics if m.name not in self._means}
         self._reasons: dict[str, Counter[str]] = {m.name: Counter() for m in metrics}
+        #: Scored results the judge gave no reason for (reasons on demand), by metric.
+        self._no_reason: Counter[str] = Counter()
         self.families = [family.tally(self.metrics_run) for family in families_for(metrics)]
         self.prompt_sha256: dict[str, str] = {}
         self.injected = 0  # rows whose texts address the evaluator
@@ -131,8 +133,11 @@ class RunTally:
             error = result.get("error")
             if result.get("value") is None and error:
                 self._reasons[name][unscored_reason_key(error)] += 1
+            details = result.get("details") or {}
+            if "no_reason" in details:
+                self._no_reason[name] += 1
             if name not in self.prompt_sha256:
-                sha = (result.get("details") or {}).get("prompt_sha256")
+                sha = details.get("prompt_sha256")
                 if isinstance(sha, str):
                     self.prompt_sha256[name] = sha
         found = record.get("injection")
@@ -173,6 +178,8 @@ class RunTally:
             agg.update(extras.get(name, {}))
             if self._reasons[name]:
                 agg["unscored_reasons"] = dict(self._reasons[name])
+            if self._no_reason[name]:
+                agg["without_reason"] = self._no_reason[name]
             out[name] = agg
         return out
 

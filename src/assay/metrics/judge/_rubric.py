@@ -102,8 +102,8 @@ async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
                                  "judge answer does not start with Yes or No")
     if isinstance(got, MetricResult):
         return got
-    (is_yes, reason), resp = got
-    return is_yes, reason, p_yes(resp.logprobs)
+    (is_yes, why), resp = got
+    return is_yes, why, p_yes(resp.logprobs)
 
 
 #: Tokens for a score-only answer (``{"score": 4}``): enough, with room for spacing.

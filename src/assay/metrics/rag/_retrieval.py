@@ -104,10 +104,10 @@ class RetrievalScore(FieldMetric):
         messages = load_template("intent_support", ctx.lang).render(documents=listing,
                                                                     intents=numbered)
         plan = reason_plan(ctx)
-        got = await _intent_verdicts(ctx, messages, len(intents), reason=plan == "always")
-        if isinstance(got, MetricResult):
-            return got
-        supported = sum(v[0] for v in got)
+        verdicts = await _intent_verdicts(ctx, messages, len(intents), reason=plan == "always")
+        if isinstance(verdicts, MetricResult):
+            return verdicts
+        supported = sum(v[0] for v in verdicts)
         value = retrieval_value(supported, len(intents))
         note = None
         if plan != "always":
@@ -115,8 +115,8 @@ class RetrievalScore(FieldMetric):
                 explained = await _intent_verdicts(ctx, messages, len(intents), reason=True)
                 if isinstance(explained, MetricResult):
                     note = f"the reasons could not be had: {explained.error}"
-                elif [v[0] for v in explained] == [v[0] for v in got]:
-                    got = explained
+                elif [v[0] for v in explained] == [v[0] for v in verdicts]:
+                    verdicts = explained
                 else:
                     note = "the explained answer disagreed with the verdicts; reasons left out"
             else:
@@ -125,7 +125,7 @@ class RetrievalScore(FieldMetric):
         details: dict[str, Any] = {"intents": [
             {"intent": intent, "supported": ok, "reason": reason or None,
              "document_ids": _known_ids(ids, known)}
-            for intent, (ok, ids, reason) in zip(intents, got)],
+            for intent, (ok, ids, reason) in zip(intents, verdicts)],
             "share": round(supported / len(intents), 4)}
         if note:
             details["no_reason"] = note
