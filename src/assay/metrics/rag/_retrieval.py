@@ -35,11 +35,20 @@ INTENTS_SCHEMA: dict[str, Any] = {
     "properties": {"intents": {"type": "array", "items": {"type": "string"}}},
     "required": ["intents"], "additionalProperties": False,
 }
-def support_schema(reason: bool = True) -> dict[str, Any]:
-    """Per intent: supported or not, the ids of the documents that cover it, and (``reason``)
-    one sentence why."""
-    item: dict[str, Any] = {"supported": {"type": "boolean"},
-                            "document_ids": {"type": "array", "items": {"type": "string"}}}
+def support_schema(reason: bool = True, documents: int | None = None) -> dict[str, Any]:
+    """Per intent: supported or not, the ids of the documents that cover it (at most
+    ``documents`` of them, when given), and (``reason``) one sentence why.
+
+    Example:
+        >>> brief = support_schema(reason=False, documents=2)
+        >>> item = brief["properties"]["verdicts"]["items"]
+        >>> item["required"], item["properties"]["document_ids"]["maxItems"]
+        (['supported', 'document_ids'], 2)
+    """
+    ids: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+    if documents is not None:
+        ids["maxItems"] = documents
+    item: dict[str, Any] = {"supported": {"type": "boolean"}, "document_ids": ids}
     if reason:
         item["reason"] = {"type": "string"}
     return {"type": "object",
@@ -104,7 +113,8 @@ class RetrievalScore(FieldMetric):
         messages = load_template("intent_support", ctx.lang).render(documents=listing,
                                                                     intents=numbered)
         plan = reason_plan(ctx)
-        verdicts = await _intent_verdicts(ctx, messages, len(intents), reason=plan == "always")
+        verdicts = await _intent_verdicts(ctx, messages, len(intents), len(documents),
+                                          reason=plan == "always")
         if isinstance(verdicts, MetricResult):
             return verdicts
         supported = sum(v[0] for v in verdicts)
@@ -112,7 +122,8 @@ class RetrievalScore(FieldMetric):
         note = None
         if plan != "always":
             if wants_reason(plan, value < PASS_SCORE, messages):
-                explained = await _intent_verdicts(ctx, messages, len(intents), reason=True)
+                explained = await _intent_verdicts(ctx, messages, len(intents), len(documents),
+                                                   reason=True)
                 if isinstance(explained, MetricResult):
                     note = f"the reasons could not be had: {explained.error}"
                 elif [v[0] for v in explained] == [v[0] for v in verdicts]:
@@ -135,11 +146,15 @@ class RetrievalScore(FieldMetric):
             details=details)
 
 
-async def _intent_verdicts(ctx: ScoreContext, messages: list[dict[str, str]], n: int, *,
+async def _intent_verdicts(ctx: ScoreContext, messages: list[dict[str, str]], n: int,
+                           documents: int, *,
                            reason: bool) -> list[tuple[bool, list[str], str]] | MetricResult:
-    """The ``n`` intent verdicts (with their reasons when ``reason``), or an unscored result."""
+    """The ``n`` intent verdicts (with their reasons when ``reason``), or an unscored result.
+    Without reasons the cited ids are bounded by the number of documents: with nothing to
+    write after them, a small judge may otherwise list ids until it runs out of tokens."""
+    schema = support_schema() if reason else support_schema(False, documents)
     request = JudgeRequest(messages=messages, schema_name="intent_support" if reason else
-                           "intent_support_brief", json_schema=support_schema(reason),
+                           "intent_support_brief", json_schema=schema,
                            max_tokens=(80 + 60 * n) if reason else (40 + 40 * n), logprobs=False)
     got = await ask_until_parsed(ctx, request, lambda t: parse_intent_support(t, n), {},
                                  f"answer is not {n} intent verdicts")
