@@ -20,6 +20,7 @@ from assay.run._results import iter_jsonl_lines
 from assay.run._score import Scorer
 from assay.run._sink import ResultSink
 from assay.run._tally import RunTally
+from support import BareMetric
 
 #: QA rows, scored and unscored (no ground truth, a ground truth without tokens, an empty
 #: answer), CJK, a conversation, and extra fields.
@@ -92,20 +93,13 @@ def test_evaluate_writes_the_same_file_as_rows_are_scored(tmp_path: Path) -> Non
     assert res.summary["rows_done"] == len(MIXED) and res.summary["complete"] is True
 
 
-class _StopsAt:
+class _StopsAt(BareMetric):
     """A lexical-like metric that raises KeyboardInterrupt (Ctrl-C) on one row."""
 
-    name, version = "stops", "1"
-    required = frozenset({"answer"})
-    conversation = needs_citations = uses_judge = False
-    higher_is_better = True
-    value_range = (0.0, 1.0)
+    name = "stops"
 
     def __init__(self, row_id: str | None) -> None:
         self.row_id = row_id
-
-    def applies(self, row: Row) -> str | None:
-        return None if row.answer is not None else "row has no answer"
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.id == self.row_id:
@@ -138,27 +132,18 @@ def test_ctrl_c_keeps_every_finished_row_and_resume_completes(tmp_path: Path) ->
     assert (out / "results.jsonl").read_bytes() == (tmp_path / "whole" / "results.jsonl").read_bytes()
 
 
-class _Counts:
+class _Counts(BareMetric):
     """A metric that counts the rows it scored (to see when another task ran)."""
 
-    name, version = "counts", "1"
-    required = frozenset({"answer"})
-    conversation = needs_citations = uses_judge = False
-    higher_is_better = True
+    name = "counts"
     value_range = (0.0, 1e9)
 
     def __init__(self) -> None:
         self.scored = 0
 
-    def applies(self, row: Row) -> str | None:
-        return None
-
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         self.scored += 1
         return MetricResult(value=float(self.scored))
-
-    def aggregate(self, results: Any) -> dict[str, Any]:
-        return {}
 
 
 def test_in_line_run_lets_other_tasks_run_and_can_be_cancelled() -> None:

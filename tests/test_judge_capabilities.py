@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 import assay
@@ -22,6 +21,7 @@ from assay.metrics import ScoreContext
 from assay.metrics.judge import GROUNDEDNESS
 from assay.metrics.judge._rubric import ask_judge
 from assay.run import ManagedJudge
+from support import chat_completion, mock_openai_judge
 
 ROW = Row(id="1", line=1, question="Where?", context="It is in Paris.", answer="In Paris.")
 RATING = '{"score": 4, "reason": "Stated in the context."}'
@@ -39,16 +39,9 @@ def _openai_judge(model: str, bodies: list[dict[str, Any]], *, refuse_logprobs: 
         if refuse_logprobs and body.get("logprobs"):
             return httpx.Response(400, json={"error": {
                 "message": "This model does not support 'logprobs'.", "type": "error"}})
-        return httpx.Response(200, json={
-            "id": "c", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                         "message": {"role": "assistant", "content": RATING}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        return chat_completion(RATING, model)
 
-    client = openai.AsyncOpenAI(api_key="sk-mock", base_url="http://judge.invalid/v1",
-                                max_retries=0,
-                                http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
-    return OpenAIJudge(model, client=client, **kwargs)
+    return mock_openai_judge(handler, model, **kwargs)
 
 
 # ---------------------------------------------------------------- what each judge declares

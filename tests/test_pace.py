@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import openai
 import pytest
 
 import assay
@@ -17,6 +16,7 @@ from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, OpenAIJudge
 from assay.run import ManagedJudge
 from assay.run._pace import ADAPTIVE_CEILING, ADAPTIVE_START, AdaptiveLimit, Gate
+from support import chat_completion, mock_openai_judge
 
 ANSWER = '{"score": 4, "reason": "ok"}'
 
@@ -246,16 +246,9 @@ def _header_judge(remaining_requests: int, status: int = 200) -> OpenAIJudge:
         if status != 200:
             return httpx.Response(status, headers={**headers, "retry-after": "0"},
                                   json={"error": {"message": "slow down", "type": "error"}})
-        return httpx.Response(200, headers=headers, json={
-            "id": "c", "object": "chat.completion", "created": 0, "model": "gpt-4o-mini",
-            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                         "message": {"role": "assistant", "content": ANSWER}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+        return chat_completion(ANSWER, headers=headers)
 
-    client = openai.AsyncOpenAI(api_key="sk-mock", base_url="http://judge.invalid/v1",
-                                max_retries=0,
-                                http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
-    return OpenAIJudge("gpt-4o-mini", client=client)
+    return mock_openai_judge(handler)
 
 
 def test_the_openai_judge_reads_the_rate_limit_headers() -> None:

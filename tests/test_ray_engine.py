@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import support
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
@@ -60,15 +61,17 @@ def ray_instance() -> Iterator[Any]:
         if os.environ.get("ASSAY_REQUIRE_RAY"):
             pytest.fail("ASSAY_REQUIRE_RAY is set but ray is not installed")
         pytest.skip("ray is not installed (pip install 'assay[ray]')")
-    # The script and the metric below live in this module, which Ray's workers cannot import
-    # (tests/ is not a package): send them by value.
+    # The script and the metric below live in this module and in tests/support.py, which Ray's
+    # workers cannot import (tests/ is not a package): send them by value.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.cloudpickle.register_pickle_by_value(support)
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
                  logging_level=logging.WARNING)
     yield ray
     ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    ray.cloudpickle.unregister_pickle_by_value(support)
     if started:
         ray.shutdown()
 
@@ -188,25 +191,15 @@ async def test_budget_is_global(ray_instance: Any) -> None:
         ray_instance.kill(actor)
 
 
-class NeedsSetup:
+class NeedsSetup(support.BareMetric):
     """A metric that stops the run, as one with a missing install does."""
 
-    name, version = "needs_setup", "1"
-    required = frozenset({"answer"})
-    conversation = needs_citations = uses_judge = False
-    higher_is_better = True
-    value_range = (0.0, 1.0)
-
-    def applies(self, row: Row) -> str | None:
-        return None
+    name = "needs_setup"
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.id == "r5":
             raise ConfigError("needs_setup needs FOO: set FOO=1.")
         return MetricResult(value=1.0)
-
-    def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]:
-        return {}
 
 
 async def test_config_error_reaches_the_caller(ray_instance: Any) -> None:
