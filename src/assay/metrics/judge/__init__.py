@@ -18,6 +18,7 @@ from ._rating import (
 from ._reasons import (
     PASS_SCORE,
     SAMPLE_EVERY,
+    explain_if_wanted,
     reason_plan,
     skipped_reason_note,
     wants_reason,
@@ -39,9 +40,10 @@ from ._spotlight import FENCE_STYLE, FENCES, Spotlight
 from ._template import LANGS, Template, fence, load_template
 from ._verdict import p_yes, parse_verdict
 
-__all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS",
-           "PASS_SCORE", "RATING_SCHEMA", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA",
-           "SIMILARITY", "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed",
-           "ask_verdict", "digit_expectation", "fence", "json_object", "load_template", "p_yes",
-           "parse_rating", "parse_score", "parse_verdict", "prefers_verdicts", "reason_plan",
-           "skipped_reason_note", "wants_reason", "weighted_rating", "with_reason_of"]
+__all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS", "PASS_SCORE",
+           "RATING_SCHEMA", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA", "SIMILARITY",
+           "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed",
+           "ask_verdict", "digit_expectation", "explain_if_wanted", "fence", "json_object",
+           "load_template", "p_yes", "parse_rating", "parse_score", "parse_verdict",
+           "prefers_verdicts", "reason_plan", "skipped_reason_note", "wants_reason",
+           "weighted_rating", "with_reason_of"]

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from .._base import MetricResult, ScoreContext
 
-__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "reason_plan", "skipped_reason_note", "wants_reason",
-           "with_reason_of"]
+__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "explain_if_wanted", "reason_plan",
+           "skipped_reason_note", "wants_reason", "with_reason_of"]
 
 #: A 1-5 score under this fails the metric (its row gets a reason under ``auto``).
 PASS_SCORE = 3.0
@@ -67,8 +68,8 @@ def skipped_reason_note(plan: ReasonPlan) -> str:
     """
     if plan == "never":
         return "no reason asked (reasons=never)"
-    return (f"no reason asked (reasons=auto on a local judge: only rows scored under "
-            f"{PASS_SCORE:g} and one in {SAMPLE_EVERY} get one; reasons=always for every row)")
+    return (f"no reason asked (reasons=auto on a local judge: only the rows that fail the "
+            f"metric and one in {SAMPLE_EVERY} get one; reasons=always for every row)")
 
 
 def with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResult:
@@ -82,3 +83,29 @@ def with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResul
     if explained.value != result.value:
         result.details["reason_for_score"] = explained.value
     return result
+
+
+async def explain_if_wanted(result: MetricResult, plan: ReasonPlan, failed: bool,
+                            messages: list[dict[str, str]],
+                            explain: Callable[[], Awaitable[MetricResult]]) -> MetricResult:
+    """``result`` as ``plan`` wants it: as it is under ``always`` (it was asked with its
+    reason); with the reason of ``explain()`` (the same prompt asked again with a reason) when
+    :func:`wants_reason`; else with a note saying why it has none.
+
+    Example:
+        >>> import asyncio
+        >>> async def explain() -> MetricResult:
+        ...     return MetricResult(value=1.0, reason="off topic")
+        >>> asyncio.run(explain_if_wanted(MetricResult(value=1.0), "failing", True, [],
+        ...                               explain)).reason
+        'off topic'
+        >>> asyncio.run(explain_if_wanted(MetricResult(value=5.0), "never", False, [],
+        ...                               explain)).details
+        {'no_reason': 'no reason asked (reasons=never)'}
+    """
+    if plan == "always":
+        return result
+    if not wants_reason(plan, failed, messages):
+        result.details["no_reason"] = skipped_reason_note(plan)
+        return result
+    return with_reason_of(result, await explain())

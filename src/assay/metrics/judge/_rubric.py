@@ -23,7 +23,7 @@ from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from .._turns import mean_of_turns, score_turns
 from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
-from ._reasons import PASS_SCORE, reason_plan, skipped_reason_note, wants_reason, with_reason_of
+from ._reasons import PASS_SCORE, explain_if_wanted, reason_plan
 from ._template import load_template
 from ._verdict import p_yes, parse_verdict, scale_probability
 
@@ -171,11 +171,9 @@ class RubricMetric(FieldMetric):
         score, resp = answer
         result = MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
                               details=details)
-        if not wants_reason(plan, score < PASS_SCORE, messages):
-            result.details["no_reason"] = skipped_reason_note(plan)
-            return result
-        explained = await self._rating_with_reason(messages, ctx, dict(details))
-        return with_reason_of(result, explained)
+        return await explain_if_wanted(
+            result, plan, score < PASS_SCORE, messages,
+            lambda: self._rating_with_reason(messages, ctx, dict(details)))
 
     async def _rating_with_reason(self, messages: list[dict[str, str]], ctx: ScoreContext,
                                   details: dict[str, Any]) -> MetricResult:
@@ -205,16 +203,15 @@ class RubricMetric(FieldMetric):
             value, exact = scale_probability(p)
             result = MetricResult(value=float(value), weighted=exact, reason=reason or None,
                                   details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
-        if plan == "always":
-            return result
-        if not wants_reason(plan, (result.value or 0.0) < PASS_SCORE, messages):
-            result.details["no_reason"] = skipped_reason_note(plan)
-            return result
-        explained = await ask_verdict(ctx, messages, dict(details), reason=True)
-        if isinstance(explained, MetricResult):
-            return with_reason_of(result, explained)
-        result.reason = explained[1] or None
-        return result
+
+        async def explain() -> MetricResult:
+            got = await ask_verdict(ctx, messages, dict(details), reason=True)
+            if isinstance(got, MetricResult):
+                return got
+            return MetricResult(value=result.value, reason=got[1] or None)
+
+        return await explain_if_wanted(result, plan, (result.value or 0.0) < PASS_SCORE,
+                                       messages, explain)
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
         jobs: list[tuple[int, dict[str, str | None]]] = []

@@ -36,15 +36,7 @@ from ...judges import JudgeRequest
 from .._base import MetricResult, SafetyMode, ScoreContext, mean_aggregate
 from .._common import FieldMetric
 from .._turns import first_unscored_turn, score_turns
-from ..judge import (
-    Template,
-    ask_until_parsed,
-    load_template,
-    reason_plan,
-    skipped_reason_note,
-    wants_reason,
-    with_reason_of,
-)
+from ..judge import Template, ask_until_parsed, explain_if_wanted, load_template, reason_plan
 from ._defects import defect_summary, severity_level
 from ._parse import (
     CATEGORIES,
@@ -139,13 +131,14 @@ class SeverityMetric(FieldMetric):
         failing row)."""
         plan = reason_plan(ctx)
         result, messages = await self._ask(question, answer, ctx, mode, plan == "always")
-        if plan == "always" or result.value is None:
+        if result.value is None:
             return result
-        if not wants_reason(plan, result.value >= FAILING_SEVERITY, messages):
-            result.details["no_reason"] = skipped_reason_note(plan)
-            return result
-        explained, _ = await self._ask(question, answer, ctx, mode, True)
-        return with_reason_of(result, explained)
+
+        async def explain() -> MetricResult:
+            return (await self._ask(question, answer, ctx, mode, True))[0]
+
+        return await explain_if_wanted(result, plan, result.value >= FAILING_SEVERITY, messages,
+                                       explain)
 
     async def _ask(self, question: str | None, answer: str | None, ctx: ScoreContext,
                    mode: str, reason: bool) -> tuple[MetricResult, list[dict[str, str]]]:
