@@ -25,7 +25,15 @@ from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge, check_judge_spec
 from ..metrics import Metric, Plan
 from ..store import Store
-from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, resolve_options
+from ._options import (
+    _GROUPS,
+    _OWN_KEYWORDS,
+    JudgeOptions,
+    ReadOptions,
+    RunOptions,
+    ScoringOptions,
+    resolve_options,
+)
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
@@ -247,9 +255,9 @@ def _synchronous(run_async: Callable[P, Coroutine[Any, Any, EvalResult]],
     return call
 
 
-#: The keywords of :func:`evaluate_async` that are not deprecated.
-_KEYWORDS = frozenset({"data", "metrics", "judge", "embeddings", "reading", "scoring", "judging",
-                       "run", "on_plan"})
+#: The keywords of :func:`evaluate_async` that are not deprecated: its own, and the option
+#: objects'.
+_KEYWORDS = frozenset({"data", *_OWN_KEYWORDS, *_GROUPS})
 
 evaluate = _synchronous(evaluate_async)
 evaluate.__name__ = evaluate.__qualname__ = "evaluate"
