@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
     from .run import (
         EvalResult,
+        Explanation,
         JudgeOptions,
         MetricSummary,
         ReadOptions,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         ScoringOptions,
         evaluate,
         evaluate_async,
+        explain,
     )
 
 __version__ = "0.1.0"
@@ -51,14 +53,15 @@ _LAZY: dict[str, str] = {
     "PairwiseMetric": ".metrics.custom", "PointwiseMetric": ".metrics.custom",
     "load_metric_file": ".metrics.custom",
     "EvalResult": ".run", "evaluate": ".run", "evaluate_async": ".run",
+    "Explanation": ".run", "explain": ".run",
     "MetricSummary": ".run", "RunSummary": ".run", "JudgeOptions": ".run", "ReadOptions": ".run",
     "RunOptions": ".run", "ScoringOptions": ".run",
 }
 
 __all__ = ["AssayError", "CalibrationResult", "ConfigError", "DataError", "EvalResult",
-           "FakeJudge", "Judge", "JudgeCapabilities", "JudgeError", "JudgeOptions", "JudgeRequest",
+           "Explanation", "FakeJudge", "Judge", "JudgeCapabilities", "JudgeError", "JudgeOptions", "JudgeRequest",
            "JudgeResponse", "Metric", "MetricResult", "MetricSummary", "PairwiseMetric",
-           "PointwiseMetric", "ReadOptions", "Row", "RunOptions", "RunSummary", "ScoringOptions", "__version__", "calibrate", "evaluate", "evaluate_async", "get_metric",
+           "PointwiseMetric", "ReadOptions", "Row", "RunOptions", "RunSummary", "ScoringOptions", "__version__", "calibrate", "evaluate", "evaluate_async", "explain", "get_metric",
            "load_metric_file", "make_judge", "read_dataset", "register"]
 
 

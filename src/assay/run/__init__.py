@@ -8,6 +8,7 @@ Example:
 
 from ._budget import Budget, Grant
 from ._evaluate import EvalResult, evaluate, evaluate_async
+from ._explain import Explanation, explain, explain_async
 from ._injection import DETECTORS, INJECTION_MODES
 from ._interval import (
            BOOTSTRAP_RESAMPLES,
@@ -36,6 +37,7 @@ __all__ = [
     "Budget",
     "EmbeddingStats",
     "EvalResult",
+    "Explanation",
     "Grant",
     "JudgeOptions",
     "JudgeStats",
@@ -55,6 +57,8 @@ __all__ = [
     "bootstrap_mean_ci",
     "evaluate",
     "evaluate_async",
+    "explain",
+    "explain_async",
     "file_sha256",
     "group_options",
     "load_finished",

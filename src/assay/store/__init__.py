@@ -17,6 +17,7 @@ Example:
     [('smoke', 'complete', 1)]
 """
 
+from ._amend import fill_reasons
 from ._export import FORMATS
 from ._migrations import MIGRATIONS
 from ._open import open_store
@@ -27,5 +28,5 @@ from ._store import KINDS, STATUSES, RunInfo, Store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
 __all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MIGRATIONS",
-           "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "RunInfo", "Store", "mask_secrets",
-           "open_store", "resolve_url", "sanitize"]
+           "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "RunInfo", "Store", "fill_reasons",
+           "mask_secrets", "open_store", "resolve_url", "sanitize"]
