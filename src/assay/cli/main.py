@@ -17,6 +17,7 @@ import typer
 from .. import __version__
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
+from . import explain as explain_cmd
 from . import jailbreak as jailbreak_cmd
 from . import metrics as metrics_cmd
 from . import report as report_cmd
@@ -38,6 +39,7 @@ app.command("robustness")(robustness_cmd.robustness)
 app.command("calibrate")(calibrate_cmd.calibrate)
 app.command("compare")(compare_cmd.compare)
 app.command("report")(report_cmd.report)
+app.command("explain")(explain_cmd.explain_cmd)
 app.command("runs")(runs_cmd.runs_cmd)
 app.command("show")(runs_cmd.show_cmd)
 app.command("export")(runs_cmd.export_cmd)

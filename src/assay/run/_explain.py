@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, JudgeError
+from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
 from ..metrics import get_metric
 from ..store import Store
@@ -178,7 +178,7 @@ async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
     spec = judge if judge is not None else judge_spec_of(row.judge)
     if spec is None:
         raise ConfigError(f"The run records no judge for row {row.row_id!r}. Fix: name one "
-                          "with judge=...")
+                          f"with {option('judge')}.")
     for name in names:
         try:
             get_metric(name)
