@@ -15,6 +15,7 @@ from assay import FakeJudge, JudgeCapabilities, RunOptions, ScoringOptions, eval
 from assay.cli.main import app
 from assay.errors import ConfigError, JudgeError
 from assay.judges import JudgeRequest
+from assay.run._outdir import lock_output
 from assay.store import open_store
 
 LOCAL = JudgeCapabilities(local=True)
@@ -130,6 +131,14 @@ def test_unknown_row_metric_and_run_and_a_metric_without_judge(tmp_path: Path) -
         explain("zzz", "q0", store=store)
     with pytest.raises(ConfigError, match="no results.jsonl"):
         explain(tmp_path, "q0", store=store)
+
+
+def test_a_folder_a_run_is_writing_is_refused(tmp_path: Path) -> None:
+    out, store = _run(tmp_path, reasons="never", metrics="fluency")
+    with lock_output(out), pytest.raises(ConfigError, match="a run is writing there now"):
+        explain(out, "q0", judge=FakeJudge(_script(), capabilities=LOCAL), store=store,
+                cache=False)
+    assert "no_reason" in _records(out)["q0"]["fluency"]["details"]
 
 
 def test_a_judge_that_gives_no_reason_raises_and_writes_nothing(tmp_path: Path) -> None:

@@ -169,8 +169,9 @@ class StoredRow:
                     return _flat(row_inputs(row), self.row_id)
         if self.inputs is not None:
             return _flat(self.inputs, self.row_id)
-        where = (f"the dataset {self.dataset} is gone or changed" if path is not None
-                 and self.dataset_sha256 else "the run scored rows in memory")
+        where = (f"the dataset {self.dataset} is gone, changed, or not readable without "
+                 "the run's settings" if path is not None and self.dataset_sha256
+                 else "the run scored rows in memory")
         raise ConfigError(f"Row {self.row_id!r}: its input fields are not stored and {where}, "
                           "so the judge cannot be asked again. Fix: run the evaluation with "
                           "the run store on (it keeps each row's inputs).")
@@ -198,7 +199,13 @@ def write_reasons(folder: Path, row_id: str, records: Mapping[str, dict[str, Any
     ``folder/results.jsonl``, atomically (a temporary file, then ``os.replace``), holding the
     folder's lock (a run still writing there is refused)."""
     path = folder / "results.jsonl"
-    with lock_output(folder):
+    try:
+        claim = lock_output(folder)
+    except ConfigError as e:
+        raise ConfigError(f"{folder}: a run is writing there now, so its rows cannot be "
+                          f"changed ({str(e).split('(', 1)[-1].split(';')[0]}). Fix: wait "
+                          "for it to finish.") from None
+    with claim:
         lines = []
         for line in iter_jsonl_lines(path.read_text(encoding="utf-8")):
             try:
