@@ -10,22 +10,7 @@ back without asking the judge. A re-asked score that differs from the stored one
 not: the same prompt, the score first) is said plainly, and recorded as
 ``details.reason_for_score``; the stored score stands.
 
-Example:
-    >>> import json, pathlib, tempfile
-    >>> from assay import FakeJudge, RunOptions, ScoringOptions, evaluate
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> data, out = folder / "qa.jsonl", folder / "out"
-    >>> _ = data.write_text('{"id": "q1", "question": "Capital of France?", "answer": "Paris."}')
-    >>> _ = evaluate(data, metrics="fluency", judge=FakeJudge(),
-    ...              scoring=ScoringOptions(reasons="never"), run=RunOptions(out=out))
-    >>> json.loads((out / "results.jsonl").read_text())["fluency"]["details"]["no_reason"]
-    'no reason asked (reasons=never)'
-    >>> [e.reason for e in explain(out, "q1", judge=FakeJudge(), cache=False, store=False)]
-    ['scripted']
-    >>> json.loads((out / "results.jsonl").read_text())["fluency"]["reason"]
-    'scripted'
-    >>> explain(out, "q1", store=False)[0].asked  # stored now: the judge is not asked again
-    False
+See :func:`explain` for an example.
 """
 
 from __future__ import annotations
@@ -119,7 +104,25 @@ def explain(run: str | Path, row_id: str, metric: str | None = None, *,
             judge: str | Judge | None = None, store: str | Path | Store | bool | None = True,
             cache: str | Path | bool | None = True,
             timeout: float = 120.0) -> list[Explanation]:
-    """:func:`explain_async` from synchronous code (also inside a running event loop)."""
+    """:func:`explain_async` from synchronous code (also inside a running event loop).
+
+    Example:
+        >>> import json, pathlib, tempfile
+        >>> from assay import FakeJudge, RunOptions, ScoringOptions, evaluate
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> data, out = folder / "qa.jsonl", folder / "out"
+        >>> _ = data.write_text('{"id": "q1", "question": "Capital of France?", "answer": "Paris."}')
+        >>> _ = evaluate(data, metrics="fluency", judge=FakeJudge(),
+        ...              scoring=ScoringOptions(reasons="never"), run=RunOptions(out=out))
+        >>> json.loads((out / "results.jsonl").read_text())["fluency"]["details"]["no_reason"]
+        'no reason asked (reasons=never)'
+        >>> [e.reason for e in explain(out, "q1", judge=FakeJudge(), cache=False, store=False)]
+        ['scripted']
+        >>> json.loads((out / "results.jsonl").read_text())["fluency"]["reason"]
+        'scripted'
+        >>> explain(out, "q1", store=False)[0].asked  # stored now: the judge is not asked again
+        False
+    """
     return run_sync(lambda: explain_async(run, row_id, metric, judge=judge, store=store,
                                           cache=cache, timeout=timeout))
 
