@@ -181,3 +181,16 @@ def test_cli_exits_3_when_the_judge_fails(tmp_path: Path,
     assert failed.exit_code == 3, failed.output
     assert "judge failed" in failed.output and "Traceback" not in failed.output
     assert "no_reason" in _records(out)["q0"]["fluency"]["details"]
+
+
+def test_cli_says_plainly_when_the_second_score_differs(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    out, store = _run(tmp_path, reasons="never", metrics="fluency")
+    monkeypatch.setattr("assay.judges._factory.FakeJudge",
+                        lambda: FakeJudge(_script(explained_score=2), capabilities=LOCAL))
+    got = _cli(str(out), "q0", "--store", str(store), "--no-cache", "--json")
+    assert got.exit_code == 0, got.output
+    assert "scored 2, not the stored 4" in got.output
+    (found,) = json.loads(got.stdout)
+    assert (found["metric"], found["score"], found["explained_score"]) == ("fluency", 4.0, 2.0)
+    assert found["reason"] == "reason for q0" and found["asked"] is True

@@ -11,6 +11,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import logging
 from pathlib import Path
 from typing import Annotated
@@ -62,6 +64,9 @@ def explain_cmd(
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Do not read or write the cache.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
+    json_: Annotated[bool, typer.Option(
+        "--json", help="Print JSON (a list of {metric, score, reason, asked, explained_score, "
+                       "note}) instead of a table.")] = False,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
 ) -> None:
@@ -87,7 +92,11 @@ def explain_cmd(
             err.print(f"[red]judge failed:[/red] {escape(str(e))}", highlight=False,
                       soft_wrap=True)
             raise typer.Exit(3) from None
-    Console().print(explanation_table(row, found))
+    if json_:
+        typer.echo(json.dumps([dataclasses.asdict(e) for e in found], indent=2,
+                              ensure_ascii=False))
+    else:
+        Console().print(explanation_table(row, found))
     for e in found:
         if e.score_differs:
             err.print(f"[yellow]note:[/yellow] {escape(e.metric)}: the judge, asked again, "
