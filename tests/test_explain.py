@@ -119,6 +119,14 @@ def test_a_different_score_on_the_second_ask_is_said_and_the_stored_one_stands(
     assert record["value"] == 4.0 and record["details"]["reason_for_score"] == 2.0
 
 
+def test_a_reason_from_another_judge_says_whose_it_is(tmp_path: Path) -> None:
+    out, store = _run(tmp_path, reasons="never", metrics="fluency")
+    other = FakeJudge(_script(), id="other-judge", capabilities=LOCAL)
+    (found,) = explain(out, "q4", judge=other, store=store, cache=False)
+    assert found.note == "the reason is from other-judge, not the run's judge"
+    assert _records(out)["q4"]["fluency"]["details"]["reason_judge"] == "other-judge"
+
+
 def test_unknown_row_metric_and_run_and_a_metric_without_judge(tmp_path: Path) -> None:
     out, store = _run(tmp_path, reasons="never")
     with pytest.raises(ConfigError, match=r"no row 'nope'.*q0, q1, q2, q3, q4"):
