@@ -6,6 +6,11 @@ time, judge requests, generated tokens and prompt tokens processed (llama.cpp's 
 tokens not served from the KV cache), then checks that every score is the same under both
 settings (the score comes first in every answer, so reasons must not change it).
 
+Then, per rubric prompt (a request is told apart by its prompt's first line; one prompt may
+serve several metrics: ``statements`` and ``verify`` serve faithfulness, groundedness_claims,
+answer_correctness and context_recall, ``safety`` serves the four harm metrics), the seconds,
+requests, processed and generated tokens per row under each setting.
+
     .venv/bin/python benchmarks/embedded_speed.py                        # the demo rows, auto metrics
     .venv/bin/python benchmarks/embedded_speed.py --metrics groundedness --halueval 20
 
@@ -19,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +39,45 @@ from assay import JudgeOptions, ScoringOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 HALUEVAL = ROOT.parent / "shared" / "data" / "halueval" / "qa_shared.jsonl"
+PROMPTS = ROOT / "src" / "assay" / "prompts"
+
+
+def prompt_names() -> dict[str, str]:
+    """The first line of every built-in rubric file -> its prompt name (``verify:verdict``)."""
+    names = {}
+    for path in sorted(PROMPTS.glob("*/v*/*.md")):
+        variant = path.stem.rsplit("-", 1)[0] if "-" in path.stem else ""
+        first = path.read_text(encoding="utf-8").splitlines()[0].strip()
+        names.setdefault(first, path.parts[-3] + (f":{variant}" if variant else ""))
+    return names
+
+
+class PromptTimedJudge(TimedJudge):
+    """Keeps, beside llama.cpp's timings, the wall seconds and rubric prompt of each request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompts: list[tuple[str, float]] = []
+        self._names = prompt_names()
+
+    def _call(self, body: dict[str, Any]) -> dict[str, Any]:
+        started = time.monotonic()
+        out = super()._call(body)
+        first = str(body["messages"][0]["content"]).splitlines()[0].strip()
+        self.prompts.append((self._names.get(first, "other"), time.monotonic() - started))
+        return out
+
+
+def per_prompt(judge: PromptTimedJudge) -> dict[str, list[float]]:
+    """prompt -> [requests, seconds, processed, generated] summed over the run's requests."""
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+    for (name, seconds), t in zip(judge.prompts, judge.timings, strict=True):
+        row = out[name]
+        row[0] += 1
+        row[1] += seconds
+        row[2] += t["prompt_n"]
+        row[3] += t["predicted_n"]
+    return dict(out)
 
 
 def halueval_rows(n: int) -> tuple[list[dict[str, Any]], list[int]]:
@@ -62,7 +107,7 @@ def auroc_ci(labels: list[int], scores: list[float], seed: int = 0) -> tuple[flo
 
 
 def run(rows: list[dict[str, Any]], metrics: str, reasons: str) -> dict[str, Any]:
-    judge = TimedJudge()
+    judge = PromptTimedJudge()
     judge._load()  # the model load is the same for both settings: not timed
     started = time.monotonic()
     result = assay.evaluate(rows, metrics=metrics, judge=judge,
@@ -72,6 +117,7 @@ def run(rows: list[dict[str, Any]], metrics: str, reasons: str) -> dict[str, Any
     t = judge.timings
     return {"wall": wall, "requests": len(t), "generated": sum(x["predicted_n"] for x in t),
             "processed": sum(x["prompt_n"] for x in t), "rows": result.rows,
+            "per_prompt": per_prompt(judge),
             "explained": sum(1 for r in result.rows for k, v in r.items()
                              if isinstance(v, dict) and v.get("reason"))}
 
@@ -106,6 +152,17 @@ def main() -> None:
                 total += 1
                 same += va.get("value") == rb[name].get("value")
     print(f"scores identical under both settings: {same}/{total}")
+    n = len(rows)
+    print(f"per row, by rubric prompt ({n} rows): seconds / requests / processed / generated")
+    print(f"{'prompt':22} {'always':>30} {'auto':>30}")
+    names = sorted(set(a["per_prompt"]) | set(b["per_prompt"]),
+                   key=lambda k: -b["per_prompt"].get(k, [0, 0.0])[1])
+    for name in names:
+        cells = []
+        for r in (a, b):
+            q, sec, proc, gen = r["per_prompt"].get(name, [0, 0.0, 0, 0])
+            cells.append(f"{sec / n:6.2f}s {q / n:5.2f} {proc / n:7.1f} {gen / n:6.1f}")
+        print(f"{name:22} {cells[0]:>30} {cells[1]:>30}")
     if labels:
         for mode, r in runs.items():
             scores = [row["groundedness"].get("weighted") or row["groundedness"]["value"]
