@@ -10,7 +10,14 @@ from typing import Any
 import httpx
 
 from assay.data import Row
-from assay.judges import FakeJudge, JudgeCache, JudgeCapabilities, JudgeRequest, Truncated
+from assay.judges import (
+    FakeJudge,
+    JudgeCache,
+    JudgeCapabilities,
+    JudgeRequest,
+    LocalJudge,
+    Truncated,
+)
 from assay.metrics import ScoreContext, get_metric
 from assay.metrics.judge import ask_verdict
 from assay.run import ManagedJudge
@@ -126,3 +133,28 @@ def test_the_openai_judge_reports_prompt_tokens_processed() -> None:
     assert (resp.prompt_tokens, resp.processed_prompt_tokens) == (1200, 176)
     plain = mock_openai_judge(lambda _r: _openai_answer("{}", "stop"))
     assert asyncio.run(plain.complete(request)).processed_prompt_tokens is None
+
+
+class _LlamaServer:
+    """Stands in for xllamacpp's server: a chat completion as llama.cpp answers one (its
+    ``timings`` measured from a real call: 36 of 37 prompt tokens from the KV cache)."""
+
+    def __init__(self, finish_reason: str) -> None:
+        self.finish_reason = finish_reason
+
+    def handle_chat_completions(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "finish_reason": self.finish_reason,
+                             "message": {"role": "assistant", "content": "The sea"}}],
+                "usage": {"completion_tokens": 5, "prompt_tokens": 37, "total_tokens": 42},
+                "timings": {"cache_n": 36, "prompt_n": 1, "predicted_n": 5}}
+
+
+def test_the_local_judge_reads_finish_reason_and_the_prompt_tokens_it_computed() -> None:
+    request = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating",
+                           max_tokens=5)
+    judge = LocalJudge()
+    judge._server = _LlamaServer("length")  # nothing is loaded: the server is this stub
+    resp = asyncio.run(judge.complete(request))
+    assert (resp.truncated, resp.prompt_tokens, resp.processed_prompt_tokens) == (True, 37, 1)
+    judge._server = _LlamaServer("stop")
+    assert asyncio.run(judge.complete(request)).truncated is False
