@@ -18,8 +18,8 @@ from assay.judges import (
     LocalJudge,
     Truncated,
 )
-from assay.metrics import ScoreContext, get_metric
-from assay.metrics.judge import ask_verdict
+from assay.metrics import MetricResult, ScoreContext, get_metric
+from assay.metrics.judge import ask_until_parsed, ask_verdict, cut_reason
 from assay.run import ManagedJudge
 from support import mock_openai_judge
 
@@ -51,11 +51,21 @@ def test_a_cut_answer_is_not_cached(tmp_path: Path) -> None:
     assert len(backend.requests) == 2  # the second run asked again
 
 
-def test_a_cut_answer_that_would_parse_is_still_unscored() -> None:
-    # half a claim list can parse as a shorter one: a cut answer is never read
-    judge = FakeJudge(Truncated('{"score": 5, "reason": "ok"}'))
+def test_a_whole_json_answer_cut_after_its_end_is_scored() -> None:
+    # measured on the embedded judge: a score-only answer spends its last tokens on the code
+    # fence around the JSON, and stops at max_tokens=12 with the JSON whole
+    judge = FakeJudge(Truncated('{\n  "score": 4\n}'))
     result = _score("coherence", judge, style="rating", reasons="never")
-    assert result.value is None and "cut at max_tokens=12" in (result.error or "")
+    assert result.value == 4.0 and len(judge.requests) == 1
+
+
+def test_a_cut_free_text_answer_is_unscored_even_when_its_start_would_parse() -> None:
+    # a line-per-item answer cut after a few lines reads as a shorter list: never read it
+    request = JudgeRequest(messages=[{"role": "user", "content": "List the claims."}],
+                           schema_name="claims", json_schema=None, max_tokens=20)
+    ctx = ScoreContext(judge=FakeJudge(Truncated("The tent is red.\nThe tent weighs")))
+    got = asyncio.run(ask_until_parsed(ctx, request, lambda t: t.splitlines()[:1], {}, "no"))
+    assert isinstance(got, MetricResult) and got.error == cut_reason(20)
 
 
 def test_a_cut_reason_keeps_its_verdict_and_says_the_reason_was_cut() -> None:

@@ -14,9 +14,10 @@ from typing import Any
 from ...errors import JudgeError
 from ...judges import Accept, Judge, JudgeRequest, JudgeResponse
 from .._base import MetricResult, ScoreContext
+from ._rating import json_object
 from ._verdict import p_yes, parse_verdict
 
-__all__ = ["ask_judge", "ask_until_parsed", "ask_verdict", "cut_reason"]
+__all__ = ["ask_judge", "ask_until_parsed", "ask_verdict", "cut_before_complete", "cut_reason"]
 
 
 async def ask_judge(judge: Judge | None, request: JudgeRequest, accept: Accept) -> JudgeResponse:
@@ -38,10 +39,11 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
     ``max_tokens`` (see below), or an answer that does not parse twice (it is asked once more;
     the last raw answer goes into ``details``).
 
-    An answer that stopped at ``max_tokens`` is incomplete: it is never parsed (half a JSON
-    list could parse as a shorter one), asked again (at temperature 0 it would be cut at the
-    same place) or cached; the result is unscored with the raw answer. Unless the request is
-    ``cut_ok``: a verdict read from its first word is cut on purpose and parsed as usual.
+    An answer that stopped at ``max_tokens`` before it was complete
+    (:func:`cut_before_complete`) is never parsed (half a list could parse as a shorter one),
+    asked again (at temperature 0 it would be cut at the same place) or cached; the result is
+    unscored with the raw answer. A ``cut_ok`` request (a verdict read from its first word,
+    cut on purpose) and a whole JSON answer cut after its end are parsed as usual.
 
     A managed judge caches an answer when ``parse`` accepts it, or, when given, when
     ``cacheable(text)`` holds: a request shared by several metrics (the combined safety
@@ -63,10 +65,10 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
     for _attempt in range(2):
         try:
             resp = await ask_judge(ctx.judge, request, accept=lambda r: (
-                request.cut_ok or not r.truncated) and keep(r.text))
+                not cut_before_complete(request, r)) and keep(r.text))
         except JudgeError as e:
             return MetricResult.unscored(f"judge call failed: {e}", **details)
-        if resp.truncated and not request.cut_ok:
+        if cut_before_complete(request, resp):
             return MetricResult.unscored(cut_reason(request.max_tokens),
                                          raw_answer=resp.text[:1000], **details)
         parsed = parse(resp.text)
@@ -74,6 +76,26 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
             return parsed, resp
         raw = resp.text
     return MetricResult.unscored(f"{invalid} (asked twice)", raw_answer=raw[:1000], **details)
+
+
+def cut_before_complete(request: JudgeRequest, response: JudgeResponse) -> bool:
+    """Whether ``response`` stopped at ``max_tokens`` with its answer unfinished, on a request
+    that is not ``cut_ok``. A JSON answer that is a whole JSON object is finished: the cut fell
+    after it (the embedded judge writes its JSON inside a Markdown code fence, and a score-only
+    answer spends its last tokens on the closing fence).
+
+    Example:
+        >>> req = JudgeRequest(messages=[], schema_name="score", json_schema={}, max_tokens=12)
+        >>> cut = JudgeResponse(text='{"score": 4, "rea', truncated=True)
+        >>> whole = JudgeResponse(text='{"score": 4}', truncated=True)
+        >>> cut_before_complete(req, cut), cut_before_complete(req, whole)
+        (True, False)
+        >>> cut_before_complete(req.model_copy(update={"cut_ok": True}), cut)
+        False
+    """
+    if not response.truncated or request.cut_ok:
+        return False
+    return request.json_schema is None or json_object(response.text) is None
 
 
 def cut_reason(max_tokens: int) -> str:
