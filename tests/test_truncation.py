@@ -15,6 +15,7 @@ from assay.judges import (
     JudgeCache,
     JudgeCapabilities,
     JudgeRequest,
+    JudgeResponse,
     LocalJudge,
     Truncated,
 )
@@ -168,3 +169,21 @@ def test_the_local_judge_reads_finish_reason_and_the_prompt_tokens_it_computed()
     assert (resp.truncated, resp.prompt_tokens, resp.processed_prompt_tokens) == (True, 37, 1)
     judge._server = _LlamaServer("stop")
     assert asyncio.run(judge.complete(request)).truncated is False
+
+
+def test_cached_answers_keep_the_flags(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "cache.sqlite")
+    cache.put("k", "fake", JudgeResponse(text="Yes. Because", truncated=True, prompt_tokens=90,
+                                         processed_prompt_tokens=12))
+    got = cache.get("k")
+    assert got is not None and (got.truncated, got.processed_prompt_tokens) == (True, 12)
+
+
+def test_a_cut_verdict_reason_is_cached_and_still_marked_from_the_cache(tmp_path: Path) -> None:
+    backend = FakeJudge(Truncated("Yes. The context gives the weight"),
+                        capabilities=JudgeCapabilities(local=True, token_logprobs=False))
+    cache = JudgeCache(tmp_path / "cache.sqlite")
+    results = [_score("groundedness", ManagedJudge(backend, cache=cache), reasons="always")
+               for _ in range(2)]
+    assert len(backend.requests) == 1  # the second answer came from the cache
+    assert all(r.value == 5.0 and r.details["reason_truncated"] for r in results)
