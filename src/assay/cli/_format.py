@@ -1,4 +1,5 @@
-"""How the terminal writes a rate: the one rule of :func:`assay._text.percent`.
+"""How the terminal writes a rate (the one rule of :func:`assay._text.percent`) and a judge's
+prompt tokens.
 
 Example:
     >>> percent(0.2308), percent(-0.05, signed=True), percent(None)
@@ -7,6 +8,29 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .._text import percent
 
-__all__ = ["percent"]
+__all__ = ["percent", "prompt_tokens_text"]
+
+
+def prompt_tokens_text(judge: Mapping[str, Any]) -> str:
+    """The prompt tokens of a summary's judge stats, with those the backend computed (the
+    rest came from its prompt cache) where it said.
+
+    Example:
+        >>> prompt_tokens_text({"prompt_tokens": 11788})
+        '11788 prompt'
+        >>> prompt_tokens_text({"prompt_tokens": 11788, "processed_prompt_tokens": 5254})
+        "11788 prompt tokens (5254 processed, the rest from the judge's prompt cache)"
+        >>> prompt_tokens_text({"prompt_tokens": 40, "processed_prompt_tokens": 40})
+        '40 prompt tokens (all processed)'
+    """
+    sent, processed = judge["prompt_tokens"], judge.get("processed_prompt_tokens")
+    if processed is None:
+        return f"{sent} prompt"
+    if processed >= sent:
+        return f"{sent} prompt tokens (all processed)"
+    return f"{sent} prompt tokens ({processed} processed, the rest from the judge's prompt cache)"

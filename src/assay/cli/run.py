@@ -25,7 +25,7 @@ from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
 from ._errors import exit_on_errors, print_failures
-from ._format import percent
+from ._format import percent, prompt_tokens_text
 from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -291,7 +291,7 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
     if judge:
         Console().print(
             f"judge {judge['id']}: {judge['requests']} requests, {judge['cache_hits']} cache hits, "
-            f"{judge['prompt_tokens']} prompt + {judge['completion_tokens']} completion tokens, "
+            f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
             f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
             markup=False, emoji=False)
     silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()

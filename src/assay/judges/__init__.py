@@ -19,7 +19,7 @@ from ._base import (
 )
 from ._cache import JudgeCache, default_cache_path
 from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
-from ._fake import FakeJudge, Script
+from ._fake import FakeJudge, Script, Truncated
 from ._known import known_capabilities
 from ._local import LocalJudge
 from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
@@ -38,6 +38,7 @@ __all__ = [
     "OpenAIJudge",
     "Script",
     "TokenLogprob",
+    "Truncated",
     "azure_judge",
     "call_openai",
     "check_judge_spec",

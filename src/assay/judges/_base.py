@@ -37,7 +37,15 @@ class JudgeRequest(BaseModel):
     """One judge call: chat messages, the JSON schema the answer must follow, sampling settings.
 
     ``json_schema`` is sent as ``response_format={"type": "json_schema", ...}``; ``logprobs``
-    asks for token log-probabilities where the backend can give them.
+    asks for token log-probabilities where the backend can give them. ``cut_ok`` says the
+    answer may stop at ``max_tokens`` on purpose (a verdict read from its first word): a
+    metric reads such an answer; any other answer cut there is incomplete and left unscored.
+    It changes nothing the backend is asked, so it is not part of the cache key.
+
+    Example:
+        >>> a = JudgeRequest(messages=[{"role": "user", "content": "Yes?"}], schema_name="v")
+        >>> a.cache_key("j") == a.model_copy(update={"cut_ok": True}).cache_key("j")
+        True
     """
 
     messages: list[dict[str, str]]
@@ -47,10 +55,13 @@ class JudgeRequest(BaseModel):
     temperature: float = 0.0
     logprobs: bool = True
     top_logprobs: int = 5
+    cut_ok: bool = False
 
     def canonical(self) -> str:
-        """The request as canonical JSON (sorted keys, no spaces): what the cache key hashes."""
-        return json.dumps(self.model_dump(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        """The request as canonical JSON (sorted keys, no spaces): what the cache key hashes
+        (what the backend is asked, so not ``cut_ok``)."""
+        return json.dumps(self.model_dump(exclude={"cut_ok"}), sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False)
 
     def cache_key(self, judge_id: str) -> str:
         """sha256 of the judge id and the canonical request."""
@@ -75,12 +86,27 @@ class TokenLogprob(BaseModel):
 
 
 class JudgeResponse(BaseModel):
-    """What a judge answered, with token usage as the backend reported it."""
+    """What a judge answered, with token usage as the backend reported it.
+
+    ``truncated``: generation stopped at the request's ``max_tokens`` (OpenAI's and
+    llama.cpp's ``finish_reason == "length"``), so the answer may be incomplete.
+    ``processed_prompt_tokens``: the prompt tokens the backend computed, the rest of
+    ``prompt_tokens`` coming from its prompt (KV) cache; ``None`` when it does not say.
+    ``cached``: served from assay's own cache (never stored with the answer).
+
+    Example:
+        >>> r = JudgeResponse(text='{"score": 4, "rea', truncated=True, prompt_tokens=300,
+        ...                   processed_prompt_tokens=40)
+        >>> JudgeResponse.model_validate_json(r.model_dump_json()).truncated
+        True
+    """
 
     text: str
     logprobs: list[TokenLogprob] | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    processed_prompt_tokens: int | None = None
+    truncated: bool = False
     model: str | None = None
     cached: bool = False
 

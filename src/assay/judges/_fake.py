@@ -8,19 +8,37 @@ Example:
     '{"score": 4, "reason": "fine"}'
     >>> judge.capabilities.local, FakeJudge(capabilities=JudgeCapabilities(local=True)).capabilities.local
     (False, True)
+
+    An answer cut at ``max_tokens``, as a backend reports one:
+
+    >>> cut = asyncio.run(FakeJudge(Truncated('{"score": 4, "rea')).complete(req))
+    >>> cut.text, cut.truncated, cut.completion_tokens
+    ('{"score": 4, "rea', True, 256)
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
 
-__all__ = ["FakeJudge", "Script"]
+__all__ = ["FakeJudge", "Script", "Truncated"]
 
-#: What a script returns for a request: the answer text, a full response, or an error to raise.
-Script = Callable[[JudgeRequest], str | JudgeResponse | Exception]
+
+@dataclass(frozen=True)
+class Truncated:
+    """A scripted answer that stopped at the request's ``max_tokens``: the judge answers
+    ``text`` with ``truncated=True`` and ``completion_tokens=max_tokens``, as a backend whose
+    generation hit the limit does (``finish_reason == "length"``)."""
+
+    text: str
+
+
+#: What a script returns for a request: the answer text, an answer cut at ``max_tokens``
+#: (:class:`Truncated`), a full response, or an error to raise.
+Script = Callable[[JudgeRequest], str | Truncated | JudgeResponse | Exception]
 
 
 class FakeJudge:
@@ -30,10 +48,11 @@ class FakeJudge:
     and JSON schema); e.g. ``JudgeCapabilities(local=True)`` to test the embedded judge's path.
     """
 
-    def __init__(self, script: Script | str = '{"score": 5, "reason": "scripted"}', *,
-                 id: str = "fake", latency_s: float = 0.0, max_concurrency: int | None = None,
+    def __init__(self, script: Script | str | Truncated = '{"score": 5, "reason": "scripted"}',
+                 *, id: str = "fake", latency_s: float = 0.0, max_concurrency: int | None = None,
                  capabilities: JudgeCapabilities | None = None) -> None:
-        self._script: Script = (lambda _req: script) if isinstance(script, str) else script
+        self._script: Script = ((lambda _req: script) if isinstance(script, (str, Truncated))
+                                else script)
         self.id = id
         self.latency_s = latency_s
         self.max_concurrency = max_concurrency
@@ -51,6 +70,10 @@ class FakeJudge:
             raise out
         if isinstance(out, JudgeResponse):
             return out
+        if isinstance(out, Truncated):
+            return JudgeResponse(text=out.text, prompt_tokens=request.estimate_prompt_tokens(),
+                                 completion_tokens=request.max_tokens, truncated=True,
+                                 model=self.id)
         return JudgeResponse(text=out, prompt_tokens=request.estimate_prompt_tokens(),
                              completion_tokens=max(1, len(out) // 4), model=self.id)
 

@@ -122,9 +122,12 @@ class LocalJudge:
                                      top={a["token"]: a["logprob"] for a in t.get("top_logprobs", [])})
                         for t in content]
         usage = out.get("usage") or {}
+        computed = (out.get("timings") or {}).get("prompt_n")  # the rest came from the KV cache
         return JudgeResponse(text=text, logprobs=logprobs, model=self.id,
+                             truncated=choice.get("finish_reason") == "length",
                              prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                             completion_tokens=int(usage.get("completion_tokens", 0)))
+                             completion_tokens=int(usage.get("completion_tokens", 0)),
+                             processed_prompt_tokens=None if computed is None else int(computed))
 
     async def aclose(self) -> None:
         with self._lock:

@@ -108,9 +108,7 @@ class OpenAIJudge:
             raise RetryableJudgeError("judge answered HTTP 200 with a body that is not a chat "
                                       f"completion: {str(body)[:120]!r}")
         choice = resp.choices[0]
-        text = choice.message.content or ""
-        if not text and getattr(choice.message, "refusal", None):
-            text = ""  # a refusal is not a score; the metric records it as unscored
+        text = choice.message.content or ""  # a refusal has no content: the metric's unscored
         logprobs = None
         lp = getattr(choice, "logprobs", None)
         if lp is not None and getattr(lp, "content", None):
@@ -118,10 +116,13 @@ class OpenAIJudge:
                                      top={a.token: a.logprob for a in (t.top_logprobs or [])})
                         for t in lp.content]
         usage = resp.usage
+        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
         return JudgeResponse(
             text=text, logprobs=logprobs, model=resp.model,
+            truncated=getattr(choice, "finish_reason", None) == "length",
             prompt_tokens=usage.prompt_tokens if usage else request.estimate_prompt_tokens(),
-            completion_tokens=usage.completion_tokens if usage else 0)
+            completion_tokens=usage.completion_tokens if usage else 0,
+            processed_prompt_tokens=None if cached is None else usage.prompt_tokens - cached)
 
     async def _create(self, **kwargs: Any) -> Any:
         """``chat.completions.create``, through ``with_raw_response`` where the client has it,

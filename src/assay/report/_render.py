@@ -144,8 +144,8 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
     judge = summary.get("judge")
     judge = judge if isinstance(judge, Mapping) else ({"id": judge} if judge else {})
     judge_stats = ", ".join(f"{k.replace('_', ' ')} {fmt(judge[k])}" for k in
-                            ("requests", "cache_hits", "prompt_tokens", "completion_tokens",
-                             "retries", "failed") if judge.get(k) is not None)
+                            ("requests", "cache_hits", "prompt_tokens", "processed_prompt_tokens",
+                             "completion_tokens", "retries", "failed") if judge.get(k) is not None)
     emb = summary.get("embeddings")
     return {
         "id": run.id,

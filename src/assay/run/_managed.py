@@ -41,12 +41,24 @@ class JudgeStats:
     ``shared`` counts identical requests answered by one call already in flight;
     ``peak_concurrency`` / ``final_concurrency``: the most requests the judge was allowed in
     flight, and how many at the end (the same fixed number without adaptive pacing);
-    ``peak_in_flight``: the most requests that were in flight at once)."""
+    ``peak_in_flight``: the most requests that were in flight at once;
+    ``processed_prompt_tokens``: of ``prompt_tokens``, those the backend computed rather than
+    took from its prompt (KV) cache, summed over the answers that said so; ``None`` when none
+    did, and then left out of :meth:`as_dict`).
+
+    Example:
+        >>> stats = JudgeStats(prompt_tokens=900, processed_prompt_tokens=120)
+        >>> stats.as_dict()["processed_prompt_tokens"]
+        120
+        >>> "processed_prompt_tokens" in JudgeStats().as_dict()
+        False
+    """
 
     requests: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    processed_prompt_tokens: int | None = None
     retries: int = 0
     rate_limited: int = 0
     failed: int = 0
@@ -56,7 +68,9 @@ class JudgeStats:
     peak_in_flight: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+        """The counters by name; a count nobody reported (``None``) is left out, so that
+        workers' stats add up key by key."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 class ManagedJudge:
@@ -211,6 +225,9 @@ class ManagedJudge:
         self._hard = None
         self.stats.prompt_tokens += resp.prompt_tokens
         self.stats.completion_tokens += resp.completion_tokens
+        if resp.processed_prompt_tokens is not None:
+            self.stats.processed_prompt_tokens = ((self.stats.processed_prompt_tokens or 0)
+                                                  + resp.processed_prompt_tokens)
         if resp.completion_tokens:
             self._completion_seen.append(resp.completion_tokens)
         if self.cache is not None and (accept is None or accept(resp)):

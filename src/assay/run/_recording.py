@@ -176,8 +176,9 @@ class RunRecorder:
             self.flush()
         finally:
             judge = summary.get("judge") or {}
-            tokens = {k: judge[k] for k in ("prompt_tokens", "completion_tokens", "requests",
-                                            "cache_hits") if k in judge}
+            tokens = {k: judge[k] for k in ("prompt_tokens", "processed_prompt_tokens",
+                                            "completion_tokens", "requests", "cache_hits")
+                      if k in judge}
             timings = {"elapsed_s": summary.get("elapsed_s")}
             self.store.finish_run(self.run_id, summary=summary, complete=complete,
                                   tokens=tokens, timings=timings,

@@ -96,6 +96,17 @@ class ServiceUsage(BaseModel):
     id: str | None = None
 
 
+class JudgeUsage(ServiceUsage):
+    """The judge's id and counters; the token counts, typed (the rest as they come)."""
+
+    prompt_tokens: int | None = Field(None, description=(
+        "Prompt tokens sent to the judge (answers from assay's own cache not counted)."))
+    completion_tokens: int | None = Field(None, description="Tokens the judge generated.")
+    processed_prompt_tokens: int | None = Field(None, description=(
+        "Of prompt_tokens, those the judge's backend computed (the rest came from its prompt "
+        "cache); absent when the backend does not say."))
+
+
 class RunSummary(BaseModel):
     """A run's ``summary.json``: what ran on which data, each metric's aggregate, failures,
     injection counts, the judge's usage and the time taken. A family's sections (``safety``
@@ -125,7 +136,7 @@ class RunSummary(BaseModel):
     failures: CallFailures | None = None
     injection: InjectionSummary | None = None
     skipped: list[str] = Field(default_factory=list)
-    judge: ServiceUsage | None = None
+    judge: JudgeUsage | None = None
     embeddings: ServiceUsage | None = None
     elapsed_s: float | None = None
     run_id: str | None = None

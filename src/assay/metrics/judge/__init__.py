@@ -6,6 +6,7 @@ Example:
     ['answer', 'context']
 """
 
+from ._ask import ask_judge, ask_until_parsed, ask_verdict, cut_before_complete, cut_reason
 from ._rating import (
     RATING_SCHEMA,
     SCORE_SCHEMA,
@@ -25,16 +26,13 @@ from ._reasons import (
     with_reason_of,
 )
 from ._rubric import (
-                      COHERENCE,
-                      FLUENCY,
-                      GROUNDEDNESS,
-                      RELEVANCE,
-                      SIMILARITY,
-                      RubricMetric,
-                      ask_judge,
-                      ask_until_parsed,
-                      ask_verdict,
-                      prefers_verdicts,
+    COHERENCE,
+    FLUENCY,
+    GROUNDEDNESS,
+    RELEVANCE,
+    SIMILARITY,
+    RubricMetric,
+    prefers_verdicts,
 )
 from ._spotlight import FENCE_STYLE, FENCES, Spotlight
 from ._template import LANGS, Template, fence, load_template
@@ -42,8 +40,8 @@ from ._verdict import p_yes, parse_verdict
 
 __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS", "PASS_SCORE",
            "RATING_SCHEMA", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA", "SIMILARITY",
-           "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed",
-           "ask_verdict", "digit_expectation", "explain_if_wanted", "fence", "json_object",
-           "load_template", "p_yes", "parse_rating", "parse_score", "parse_verdict",
+           "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
+           "cut_before_complete", "cut_reason", "digit_expectation", "explain_if_wanted", "fence",
+           "json_object", "load_template", "p_yes", "parse_rating", "parse_score", "parse_verdict",
            "prefers_verdicts", "reason_plan", "skipped_reason_note", "wants_reason",
            "weighted_rating", "with_reason_of"]

@@ -13,19 +13,18 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ...data import Row
-from ...errors import JudgeError
-from ...judges import Accept, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse
+from ...judges import JudgeCapabilities, JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
 from .._turns import mean_of_turns, score_turns
+from ._ask import ask_judge, ask_until_parsed, ask_verdict, cut_reason
 from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
 from ._reasons import PASS_SCORE, explain_if_wanted, reason_plan
 from ._template import load_template
-from ._verdict import p_yes, parse_verdict, scale_probability
+from ._verdict import scale_probability
 
 __all__ = [
     "COHERENCE",
@@ -36,6 +35,8 @@ __all__ = [
     "RubricMetric",
     "ask_judge",
     "ask_until_parsed",
+    "ask_verdict",
+    "cut_reason",
     "prefers_verdicts",
 ]
 
@@ -50,60 +51,6 @@ def prefers_verdicts(capabilities: JudgeCapabilities) -> bool:
         (True, False)
     """
     return capabilities.local
-
-
-async def ask_judge(judge: Judge | None, request: JudgeRequest, accept: Accept) -> JudgeResponse:
-    """Call ``judge``; a judge that caches keeps only the answers ``accept`` takes.
-
-    Raises:
-        JudgeError: no judge was given (the metric needs one), or the call failed.
-    """
-    if judge is None:
-        raise JudgeError("this metric needs a judge, and none was given")
-    return await judge.complete(request, accept=accept)
-
-
-async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
-                           parse: Callable[[str], Any], details: dict[str, Any],
-                           invalid: str, *, cacheable: Callable[[str], bool] | None = None
-                           ) -> tuple[Any, JudgeResponse] | MetricResult:
-    """``(parsed, response)``, or an unscored result: a failed call, or an answer that does not
-    parse twice (it is asked once more; the last raw answer goes into ``details``).
-
-    A managed judge caches an answer when ``parse`` accepts it, or, when given, when
-    ``cacheable(text)`` holds: a request shared by several metrics (the combined safety
-    request) must be cached only when it serves all of them, else one metric's retry would be
-    answered from the cache with the same incomplete answer.
-    """
-    keep = cacheable or (lambda text: parse(text) is not None)
-    raw = ""
-    for _attempt in range(2):
-        try:
-            resp = await ask_judge(ctx.judge, request, accept=lambda r: keep(r.text))
-        except JudgeError as e:
-            return MetricResult.unscored(f"judge call failed: {e}", **details)
-        parsed = parse(resp.text)
-        if parsed is not None:
-            return parsed, resp
-        raw = resp.text
-    return MetricResult.unscored(f"{invalid} (asked twice)", raw_answer=raw[:1000], **details)
-
-
-async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
-                      details: dict[str, Any], *, reason: bool = True,
-                      ) -> tuple[bool, str, float | None] | MetricResult:
-    """Ask a Yes/No question (an answer starting Yes or No, then a reason): ``(is_yes, reason,
-    P(yes))``, P(yes) ``None`` when the judge gives no logprobs; or an unscored result (a failed
-    call, or no Yes/No twice), with ``details``. Without ``reason`` the judge generates the
-    verdict alone (the reason comes back empty)."""
-    request = JudgeRequest(messages=messages, schema_name="verdict", json_schema=None,
-                           max_tokens=48 if reason else 2, top_logprobs=10)
-    got = await ask_until_parsed(ctx, request, parse_verdict, details,
-                                 "judge answer does not start with Yes or No")
-    if isinstance(got, MetricResult):
-        return got
-    (is_yes, why), resp = got
-    return is_yes, why, p_yes(resp.logprobs)
 
 
 #: Tokens for a score-only answer (``{"score": 4}``): enough, with room for spacing.
@@ -205,9 +152,12 @@ class RubricMetric(FieldMetric):
                                   details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
 
         async def explain() -> MetricResult:
-            got = await ask_verdict(ctx, messages, dict(details), reason=True)
+            asked = dict(details)
+            got = await ask_verdict(ctx, messages, asked, reason=True)
             if isinstance(got, MetricResult):
                 return got
+            if asked.get("reason_truncated"):
+                result.details["reason_truncated"] = True
             return MetricResult(value=result.value, reason=got[1] or None)
 
         return await explain_if_wanted(result, plan, (result.value or 0.0) < PASS_SCORE,
