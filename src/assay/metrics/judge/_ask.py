@@ -17,7 +17,12 @@ from .._base import MetricResult, ScoreContext
 from ._rating import json_object
 from ._verdict import p_yes, parse_verdict
 
-__all__ = ["ask_judge", "ask_until_parsed", "ask_verdict", "cut_before_complete", "cut_reason"]
+__all__ = ["VERDICT_REASON_TOKENS", "ask_judge", "ask_until_parsed", "ask_verdict",
+           "cut_before_complete", "cut_reason"]
+
+#: Tokens for a Yes/No verdict and its one-sentence reason (the embedded judge's reasons ran
+#: past 48 tokens now and then, and came back cut mid-sentence).
+VERDICT_REASON_TOKENS = 80
 
 
 async def ask_judge(judge: Judge | None, request: JudgeRequest, accept: Accept) -> JudgeResponse:
@@ -120,7 +125,8 @@ async def ask_verdict(ctx: ScoreContext, messages: list[dict[str, str]],
     cut after it on purpose, and a reason cut at ``max_tokens`` keeps its verdict, with
     ``details["reason_truncated"] = True`` set in the ``details`` given."""
     request = JudgeRequest(messages=messages, schema_name="verdict", json_schema=None,
-                           max_tokens=48 if reason else 2, top_logprobs=10, cut_ok=True)
+                           max_tokens=VERDICT_REASON_TOKENS if reason else 2, top_logprobs=10,
+                           cut_ok=True)
     got = await ask_until_parsed(ctx, request, parse_verdict, details,
                                  "judge answer does not start with Yes or No")
     if isinstance(got, MetricResult):

@@ -136,7 +136,7 @@ async def _verify_one(ctx: ScoreContext, statement: str, source: str) -> Verdict
     template = load_template("verify", ctx.lang, variant="verdict")
     request = JudgeRequest(messages=template.render(source=source, statement=statement),
                            schema_name="verdict", json_schema=None, max_tokens=1,
-                           top_logprobs=10)
+                           top_logprobs=10, cut_ok=True)  # the verdict is the one token
     try:
         resp = await ask_judge(ctx.judge, request,
                                accept=lambda r: p_yes(r.logprobs) is not None)
