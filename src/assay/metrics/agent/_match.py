@@ -8,8 +8,9 @@ Function Calling Leaderboard's AST checker (our own implementation of its rules)
 - An argument the reference does not name, or the schema does not declare, is unexpected.
 - Types follow the schema's ``type`` (``integer``: an int, not ``7.0`` nor ``"7"``; ``number``:
   an int or a float; never a bool for either). BFCL's Python names (``float``, ``dict``,
-  ``tuple``, ``any``) are read too. A value whose type is that of an acceptable value passes
-  the type check (BFCL's rule for variables). Without a schema, the acceptable values decide.
+  ``tuple``, ``any``) are read too. A string passes the type check when an acceptable value
+  is a string too (BFCL's rule for variable names). Without a schema, the acceptable values
+  decide the type. An explicit ``null`` is right where ``None`` is acceptable.
 - Values: strings compare without case, spaces and the punctuation ``,./-_*^`` (``'`` reads
   as ``"``); numbers by value (``200 == 200.0``); lists in order, item by item; objects key by
   key, recursively (the same keys on both sides).
@@ -152,16 +153,18 @@ def _show(value: Any, width: int = 60) -> str:
 def _check_value(name: str, value: Any, accepted: list[Any],
                  schema: Any) -> Mismatch | None:
     """The mismatch of one given argument against its acceptable values, or None."""
+    if value is None and None in accepted:
+        return None  # left out in effect, which the reference allows
     given = [a for a in accepted if a is not None]
-    same_type_as_reference = any(_json_type(a) == _json_type(value) for a in given)
-    if not _type_ok(value, schema) and not same_type_as_reference:
+    variable = isinstance(value, str) and any(isinstance(a, str) for a in given)
+    if not _type_ok(value, schema) and not variable:
         declared = schema.get("type") if isinstance(schema, dict) else None
         return Mismatch("wrong_type", name, f"{_show(value)} is {_json_type(value)}, "
                                              f"expected {declared}")
     if any(same_value(value, a) for a in accepted):
         return None
     expected = _show(given[0]) if len(given) == 1 else f"one of {_show(given, 80)}"
-    if given and not same_type_as_reference:
+    if given and all(_json_type(a) != _json_type(value) for a in given):
         return Mismatch("wrong_type", name, f"{_show(value)} is {_json_type(value)}, "
                                              f"expected {expected}")
     return Mismatch("wrong_value", name, f"{_show(value)}, expected {expected}")
