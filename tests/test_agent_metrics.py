@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 import assay
+from assay import JudgeOptions
 from assay.data import Row, read_dataset, rows_from_records
 from assay.errors import DataError
+from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import AUTO_AGENT_METRICS, ScoreContext, get_metric, plan_metrics
+from assay.metrics.safety import CATEGORIES
 
 TOOLS = [
     {"type": "function", "function": {"name": "search_hotels", "parameters": {
@@ -284,3 +287,39 @@ def test_auto_plans_the_agent_metrics_the_fields_allow() -> None:
         "tool_schema_validity"]
     assert any(line.startswith("tool_call_accuracy: skipped") and "reference_tool_calls" in line
                for line in plan.skipped)
+
+
+def test_text_metrics_rate_only_the_turns_with_text_on_tool_conversations() -> None:
+    def script(req: JudgeRequest) -> str:
+        if req.schema_name == "safety":
+            return json.dumps({c: {"severity": 0, "reason": "fine"} for c in CATEGORIES})
+        return json.dumps({"score": 4, "reason": "ok"})
+
+    judge = FakeJudge(script)
+    record = agent_record([S_PARIS, W_OSLO], [R_PARIS, R_OSLO])  # text turn: message 6
+    result = assay.evaluate([record], metrics="coherence,relevance,violence,tool_call_accuracy",
+                            judge=judge, judging=JudgeOptions(cache=None))
+    row = result.rows[0]
+    for name in ("coherence", "relevance"):
+        assert [t["turn"] for t in row[name]["details"]["turns"]] == [6], name
+        assert row[name]["value"] == 4.0
+    assert row["violence"]["value"] == 0.0
+    assert row["tool_call_accuracy"]["value"] == 1.0
+    assert len(judge.requests) == 3  # one per text metric: the call-only turns are not rated
+    assert all("Done." in r.messages[-1]["content"] for r in judge.requests)
+
+
+def test_the_example_scores_as_the_readme_says() -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "agent_calls.jsonl"
+    result = assay.evaluate(example,
+                            metrics="tool_call_accuracy,tool_call_f1,trajectory_exact_match")
+    values = {r["id"]: (r["tool_call_accuracy"]["value"], r["trajectory_exact_match"]["value"])
+              for r in result.rows}
+    assert values == {
+        "correct_search": (1.0, 1.0), "wrong_tool": (0.0, 0.0), "wrong_argument": (0.0, 0.0),
+        "price_as_text": (0.0, 0.0), "search_then_book": (1.0, 1.0),
+        "booked_before_searching": (1.0, 0.0), "no_tool_used": (0.0, 0.0),
+        "broken_arguments": (0.0, 0.0)}
+    means = {name: agg["mean"] for name, agg in result.summary["metrics"].items()}
+    assert means == {"tool_call_accuracy": 0.375, "tool_call_f1": 0.375,
+                     "trajectory_exact_match": 0.25}

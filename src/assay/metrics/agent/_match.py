@@ -64,7 +64,8 @@ class Mismatch:
             >>> Mismatch("wrong_type", "zip", "'7890' is string, expected integer").text()
             "wrong type for 'zip': '7890' is string, expected integer"
         """
-        label = self.kind.replace("_", " ")
+        label = "invalid arguments" if self.kind == "invalid_arguments" else self.kind.replace(
+            "_", " ")
         if self.kind in ("missing_argument", "unexpected_argument"):
             return f"{label} {self.argument!r}"
         where = f" for {self.argument!r}" if self.argument else ""
@@ -170,6 +171,15 @@ def _check_value(name: str, value: Any, accepted: list[Any],
     return Mismatch("wrong_value", name, f"{_show(value)}, expected {expected}")
 
 
+def _invalid(text: str) -> str:
+    """What is wrong with arguments that are not a JSON object."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return f"not valid JSON: {_show(text)}"
+    return f"JSON but not an object: {_show(text)}"
+
+
 def match_call(call: ToolCall, reference: ReferenceCall,
                schema: dict[str, Any] | None = None) -> list[Mismatch]:
     """Every mismatch between ``call`` and ``reference`` (empty: they match). ``schema`` is the
@@ -191,8 +201,7 @@ def match_call(call: ToolCall, reference: ReferenceCall,
                                              f"{reference.name!r}")]
     args = call.arguments()
     if args is None:
-        return [Mismatch("invalid_arguments", None,
-                         f"not a JSON object: {_show(call.arguments_text)}")]
+        return [Mismatch("invalid_arguments", None, _invalid(call.arguments_text))]
     schema = schema if isinstance(schema, dict) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), dict) else None
     required = [r for r in schema.get("required") or [] if isinstance(r, str)]

@@ -39,7 +39,7 @@ Example:
     ...     "reference_tool_calls": [{"name": "weather", "arguments": {"city": "Paris"}}]}])[0]
     >>> result = asyncio.run(ToolCallAccuracy().score(row, None))
     >>> result.value, result.reason
-    (0.0, "0 of 1 reference calls matched: call 1 weather: wrong value for 'city': 'Lyon', expected 'Paris'")
+    (0.0, "0 of 1 reference call matched: call 1 weather: wrong value for 'city': 'Lyon', expected 'Paris'")
 """
 
 from __future__ import annotations
@@ -59,11 +59,14 @@ __all__ = ["AgentMetric", "ToolArgumentAccuracy", "ToolCallAccuracy", "ToolCallF
 _LISTED = 3
 
 
+def _n(count: int, word: str) -> str:
+    """``1 call``, ``2 calls``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _summary(c: Comparison) -> str:
     """``k of R reference calls matched``, then the first findings."""
-    head = f"{c.matched} of {len(c.references)} reference calls matched"
-    if len(c.calls) > c.matched and c.matched == len(c.references):
-        head += f", {len(c.calls) - c.matched} extra"
+    head = f"{c.matched} of {_n(len(c.references), 'reference call')} matched"
     texts = [f["text"] for f in c.findings()]
     if not texts:
         return head
@@ -133,8 +136,8 @@ class ToolArgumentAccuracy(AgentMetric):
         named = [i for i, call in enumerate(c.calls)
                  if any(r.name == call.name for r in c.references)]
         if not named:
-            return MetricResult.unscored("no predicted call names a tool of the reference calls",
-                                         **c.details())
+            return MetricResult.unscored("no predicted call names a tool of the reference "
+                                         "calls", **c.details())
         wrong: list[str] = []
         for i in named:
             options = [c.mismatches[i][j] for j, r in enumerate(c.references)
@@ -144,7 +147,8 @@ class ToolArgumentAccuracy(AgentMetric):
                 wrong.append(f"call {i + 1} {c.calls[i].name}: "
                              + "; ".join(m.text() for m in closest))
         right = len(named) - len(wrong)
-        why = f"{right} of {len(named)} calls to reference tools have every argument right"
+        why = (f"{right} of {_n(len(named), 'call')} to reference tools "
+               f"{'has' if len(named) == 1 else 'have'} every argument right")
         if wrong:
             why += ": " + "; ".join(wrong[:_LISTED])
         return MetricResult(value=round(right / len(named), 4), reason=why,
@@ -158,9 +162,15 @@ class TrajectoryExactMatch(AgentMetric):
 
     def from_comparison(self, c: Comparison) -> MetricResult:
         ok = c.exact()
-        why = (f"all {len(c.calls)} calls match the reference in order" if ok
-               else f"{len(c.calls)} calls against {len(c.references)} expected; "
-                    + _summary(c))
+        if ok:
+            why = f"{_n(len(c.calls), 'call')}, each matching the reference call at its place"
+        else:
+            k = next((k for k in range(min(len(c.calls), len(c.references)))
+                      if not c.fits(k, k)), None)
+            why = (f"{_n(len(c.calls), 'call')}, {len(c.references)} expected" if k is None
+                   else f"call {k + 1} {c.calls[k].name} does not match reference call "
+                        f"{k + 1} {c.references[k].name}")
+            why += "; " + _summary(c)
         return _binary(ok, why, c.details())
 
 
@@ -196,7 +206,8 @@ class TrajectoryPrecision(AgentMetric):
             return MetricResult.unscored("no predicted tool calls: precision is undefined",
                                          **c.details())
         return MetricResult(value=round(c.matched / len(c.calls), 4),
-                            reason=f"{c.matched} of {len(c.calls)} calls match a reference call",
+                            reason=f"{c.matched} of {_n(len(c.calls), 'call')} match a "
+                                   "reference call",
                             details=c.details())
 
 
