@@ -323,3 +323,15 @@ def test_the_example_scores_as_the_readme_says() -> None:
     means = {name: agg["mean"] for name, agg in result.summary["metrics"].items()}
     assert means == {"tool_call_accuracy": 0.375, "tool_call_f1": 0.375,
                      "trajectory_exact_match": 0.25}
+
+
+def test_the_accuracy_aggregate_counts_rows_per_kind_of_finding() -> None:
+    records = [agent_record([S_PARIS], [R_PARIS]),
+               agent_record([("search_hotels", '{"city": "Lyon", "max_price": "x"}')], [R_PARIS]),
+               agent_record([("search_hotels", '{"city": "Rome", "max_price": 200}'), W_OSLO],
+                            [R_PARIS]),
+               agent_record([W_OSLO], None)]
+    result = assay.evaluate(records, metrics="tool_call_accuracy")
+    summary = result.summary["metrics"]["tool_call_accuracy"]
+    assert summary["mean"] == pytest.approx(1 / 3, abs=1e-3)
+    assert summary["findings"] == {"wrong_value": 2, "extra_call": 1, "wrong_type": 1}

@@ -44,10 +44,12 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from ...data import Row
-from .._base import MetricResult, ScoreContext
+from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
 from ._compare import Comparison, compare_row
 
@@ -101,9 +103,27 @@ def _binary(ok: bool, why: str, details: dict[str, Any]) -> MetricResult:
 
 class ToolCallAccuracy(AgentMetric):
     """1 when the predicted calls match the reference calls one to one (order free), else 0.
-    ``details.findings`` names each mismatch, extra and missing call."""
+    ``details.findings`` names each mismatch, extra and missing call; the aggregate adds
+    ``findings``: how many scored rows have each kind of finding."""
 
     name = "tool_call_accuracy"
+
+    def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]:
+        """The mean, plus ``findings`` ``{kind: rows}`` (most frequent first).
+
+        Example:
+            >>> wrong = MetricResult(value=0.0, details={"findings": [
+            ...     {"kind": "wrong_value"}, {"kind": "wrong_value"}, {"kind": "extra_call"}]})
+            >>> ToolCallAccuracy().aggregate([wrong, MetricResult(value=1.0)])["findings"]
+            {'extra_call': 1, 'wrong_value': 1}
+        """
+        counts: Counter[str] = Counter()
+        for r in results:
+            if r.value is not None:
+                counts.update({f.get("kind") for f in r.details.get("findings") or []
+                               if isinstance(f, dict) and isinstance(f.get("kind"), str)})
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return {**mean_aggregate(results), "findings": dict(ranked)}
 
     def from_comparison(self, c: Comparison) -> MetricResult:
         ok = c.matched == len(c.calls) == len(c.references)
