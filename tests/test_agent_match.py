@@ -41,7 +41,10 @@ CASES = [
     ('{"amount": 10}', ref(amount=10.0), CONVERT, []),  # an integer where a number is expected
     ('{"amount": 10.5}', ref(amount=10), CONVERT, [("wrong_value", "amount")]),
     ('{"amount": true}', ref(amount=1), CONVERT, [("wrong_type", "amount")]),  # a bool is no number
-    ('{"flags": [true, 1]}', ref(flags=[True, True]), CONVERT, [("wrong_type", "flags")]),
+    ('{"flags": "true"}', ref(flags=[True]), CONVERT, [("wrong_type", "flags")]),
+    ('{"flags": [true, 1]}', ref(flags=[True, True]), CONVERT,  # a list, as the reference
+     [("wrong_value", "flags")]),
+    ('{"city": 7}', ref(city=7), HOTELS, []),  # the reference's own type is allowed (BFCL)
     ('{"city": "Paris"}', ref(city="Paris", max_price=200), HOTELS,
      [("missing_argument", "max_price")]),
     ('{"city": "Paris"}', ref(city="Paris", accept={"max_price": [200, None]}), HOTELS, []),

@@ -8,9 +8,10 @@ Function Calling Leaderboard's AST checker (our own implementation of its rules)
 - An argument the reference does not name, or the schema does not declare, is unexpected.
 - Types follow the schema's ``type`` (``integer``: an int, not ``7.0`` nor ``"7"``; ``number``:
   an int or a float; never a bool for either). BFCL's Python names (``float``, ``dict``,
-  ``tuple``, ``any``) are read too. A string passes the type check when an acceptable value
-  is a string too (BFCL's rule for variable names). Without a schema, the acceptable values
-  decide the type. An explicit ``null`` is right where ``None`` is acceptable.
+  ``tuple``, ``any``) are read too. A value passes the type check when an acceptable value
+  has its exact type (BFCL's rule for variables: the reference shows that type is allowed;
+  ``int`` and ``float`` differ). Without a schema, the acceptable values decide the type. An
+  explicit ``null`` is right where ``None`` is acceptable.
 - Values: strings compare without case, spaces and the punctuation ``,./-_*^`` (``'`` reads
   as ``"``); numbers by value (``200 == 200.0``); lists in order, item by item; objects key by
   key, recursively (the same keys on both sides).
@@ -157,7 +158,8 @@ def _check_value(name: str, value: Any, accepted: list[Any],
     if value is None and None in accepted:
         return None  # left out in effect, which the reference allows
     given = [a for a in accepted if a is not None]
-    variable = isinstance(value, str) and any(isinstance(a, str) for a in given)
+    # BFCL's rule for variables: the type of an acceptable value is a type the reference allows
+    variable = any(type(a) is type(value) for a in given)
     if not _type_ok(value, schema) and not variable:
         declared = schema.get("type") if isinstance(schema, dict) else None
         return Mismatch("wrong_type", name, f"{_show(value)} is {_json_type(value)}, "
