@@ -335,3 +335,19 @@ def test_the_accuracy_aggregate_counts_rows_per_kind_of_finding() -> None:
     summary = result.summary["metrics"]["tool_call_accuracy"]
     assert summary["mean"] == pytest.approx(1 / 3, abs=1e-3)
     assert summary["findings"] == {"wrong_value": 2, "extra_call": 1, "wrong_type": 1}
+
+
+def test_without_jsonschema_schema_validity_is_skipped_by_auto_and_refused_by_name(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay.errors import ConfigError
+    from assay.metrics.agent import ToolSchemaValidity
+
+    why = "tool_schema_validity needs the jsonschema package: pip install 'assay[agents]'"
+    monkeypatch.setattr(ToolSchemaValidity, "unavailable_reason", lambda self: why)
+    rows = [agent_row([S_PARIS], [R_PARIS])]
+    plan = plan_metrics(rows, "auto")
+    assert "tool_schema_validity" not in [m.name for m in plan.metrics]
+    assert f"tool_schema_validity: skipped, {why}" in plan.skipped
+    assert "tool_call_accuracy" in [m.name for m in plan.metrics]
+    with pytest.raises(ConfigError, match=r"tool_schema_validity cannot run: .*assay\[agents\]"):
+        plan_metrics(rows, "tool_call_accuracy,tool_schema_validity")

@@ -47,8 +47,9 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_AGENT_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "list_metrics",
-           "plan_metrics", "register", "similar_metric_names", "unknown_metrics_error"]
+__all__ = ["AUTO_AGENT_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
+           "get_metric", "list_metrics", "plan_metrics", "register", "similar_metric_names",
+           "unknown_metrics_error"]
 
 #: Every metric by name: built-ins, metrics registered in code, entry-point plugins.
 REGISTRY = MetricRegistry()
