@@ -8,20 +8,34 @@ import re
 
 import pytest
 
-from assay.data import Row
+from assay.data import Row, rows_from_records
 from assay.judges import FakeJudge, JudgeRequest
-from assay.metrics import REGISTRY, Metric, MetricResult, ScoreContext
+from assay.metrics import AUTO_AGENT_METRICS, REGISTRY, Metric, MetricResult, ScoreContext
 from assay.metrics.safety import CATEGORIES, SeverityMetric
 
-EVALUABLE = {"question", "context", "answer", "ground_truth"}
+#: The fields a metric may require: QA fields, and (agent metrics) a conversation's tool fields.
+EVALUABLE = {"question", "context", "answer", "ground_truth", "messages", "tools",
+             "reference_tool_calls"}
 ALL_METRICS = sorted(REGISTRY)
+AGENT = sorted(AUTO_AGENT_METRICS)
 LEXICAL = sorted(name for name, m in REGISTRY.items()
-                 if not m.uses_judge and not getattr(m, "uses_embedder", False))
+                 if not m.uses_judge and not getattr(m, "uses_embedder", False)
+                 and name not in AGENT)
 JUDGED = sorted(name for name, m in REGISTRY.items() if m.uses_judge)
 
 FULL_ROW = Row(id="full", line=1, question="How heavy is the tent?",
                context="It weighs 1.3 kg.\n\nIt is red.", contexts=["It weighs 1.3 kg.", "It is red."],
                answer="The tent weighs 1.3 kg.", ground_truth="1.3 kg")
+#: A conversation with a tool call, the tools and the reference calls (for the agent metrics).
+AGENT_ROW = rows_from_records([{"messages": [
+    {"role": "user", "content": "Weather in Oslo?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "4 C"},
+    {"role": "assistant", "content": "It is 4 C in Oslo."}],
+    "tools": [{"type": "function", "function": {"name": "weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}],
+    "reference_tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}])[0]
 
 # (answer, ground_truth): identical, partial, disjoint, punctuation-only or empty answer, CJK,
 # mixed, Cyrillic, accented, answer empty after normalisation, long and repetitive.
@@ -65,9 +79,10 @@ def test_metric_declaration(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_METRICS)
 def test_applies_follows_required_fields(name: str) -> None:
     metric = REGISTRY[name]
-    assert metric.applies(FULL_ROW) is None
+    row = AGENT_ROW if name in AGENT else FULL_ROW
+    assert metric.applies(row) is None
     for missing in metric.required:
-        partial = FULL_ROW.model_copy(update={missing: None})
+        partial = row.model_copy(update={missing: None})
         why = metric.applies(partial)
         assert why is not None and missing in why
 

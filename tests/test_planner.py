@@ -6,7 +6,14 @@ import pytest
 
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
-from assay.metrics import AUTO_METRICS, REGISTRY, Plan, get_metric, plan_metrics
+from assay.metrics import (
+    AUTO_AGENT_METRICS,
+    AUTO_METRICS,
+    REGISTRY,
+    Plan,
+    get_metric,
+    plan_metrics,
+)
 
 #: The risk and safety severity metrics: in the auto set (after f1_score), they need only an
 #: answer, so every plan below ends with them (QA rows and conversations alike).
@@ -81,7 +88,11 @@ def test_auto_with_context_and_ground_truth() -> None:
     assert_every_other_metric_has_a_reason(plan)
     precision = [line for line in plan.skipped if line.startswith("context_precision:")]
     assert len(precision) == 1 and "contexts list" in precision[0]
-    assert all("not in the auto set" in line for line in plan.skipped if line not in precision)
+    agent = [line for line in plan.skipped if line.split(":")[0] in AUTO_AGENT_METRICS]
+    assert len(agent) == len(AUTO_AGENT_METRICS)
+    assert all("row has no messages" in line for line in agent)  # QA rows: no tool calls
+    assert all("not in the auto set" in line for line in plan.skipped
+               if line not in precision and line not in agent)
 
 
 def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> None:
@@ -91,7 +102,8 @@ def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> 
     plan = plan_metrics(rows, "auto")
     assert names(plan) == list(AUTO_METRICS)
     assert_every_other_metric_has_a_reason(plan)
-    assert all("not in the auto set" in line for line in plan.skipped)
+    assert all("not in the auto set" in line for line in plan.skipped
+               if line.split(":")[0] not in AUTO_AGENT_METRICS)
 
 
 def test_auto_contexts_list_without_ground_truth_judges_chunks_against_the_answer() -> None:

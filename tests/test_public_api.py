@@ -17,7 +17,7 @@ import assay
 from conftest import bench_rag_requests, bench_retrieval_requests, bench_safety_requests
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.judge",
+PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.agent", "assay.metrics.judge",
             "assay.metrics.lexical", "assay.metrics.rag", "assay.judges", "assay.run",
             "assay.errors", "assay.compare", "assay.gate", "assay.redteam",
             "assay.report", "assay.store", "assay.injection")

@@ -8,11 +8,11 @@ Example:
 
 from ._clean import MAX_DEPTH, FieldLimits, LongFields
 from ._inputs import row_inputs
-from ._models import Citation, Row, Turn
+from ._models import Citation, ReferenceCall, Row, ToolCall, ToolSpec, Turn
 from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
 from ._source import FORMATS
 from ._stream import DatasetStream
 
 __all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "Citation", "DatasetStream", "FieldLimits",
-           "LongFields", "Row", "Turn", "parse_mapping", "read_dataset", "read_records",
-           "row_inputs", "rows_from_records"]
+           "LongFields", "ReferenceCall", "Row", "ToolCall", "ToolSpec", "Turn",
+           "parse_mapping", "read_dataset", "read_records", "row_inputs", "rows_from_records"]

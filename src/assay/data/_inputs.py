@@ -22,7 +22,8 @@ _FIELDS = ("question", "context", "contexts", "answer", "ground_truth")
 def row_inputs(row: Row) -> dict[str, Any]:
     """``{field: value}`` with the fields ``row`` has: ``question``, ``context``, ``contexts``
     (the retrieved chunks, when given as a list), ``answer``, ``ground_truth``, ``messages``
-    (``[{"role", "content", "citations"}]``, defaults left out) and ``extra``. Empty values are
+    (``[{"role", "content", "citations", "tool_calls", "tool_call_id"}]``, defaults left out),
+    ``tools`` (OpenAI function tools), ``reference_tool_calls`` and ``extra``. Empty values are
     left out. JSON-ready: the shape ``Store.add_rows(..., inputs=...)`` stores."""
     fields: dict[str, Any] = {}
     for name in _FIELDS:
@@ -32,6 +33,11 @@ def row_inputs(row: Row) -> dict[str, Any]:
     if row.messages is not None:
         fields["messages"] = [t.model_dump(mode="json", exclude_defaults=True)
                               for t in row.messages]
+    if row.tools is not None:
+        fields["tools"] = [t.openai() for t in row.tools]
+    if row.reference_tool_calls is not None:
+        fields["reference_tool_calls"] = [r.model_dump(mode="json", exclude_defaults=True)
+                                          for r in row.reference_tool_calls]
     if row.extra:
         fields["extra"] = dict(row.extra)
     return fields

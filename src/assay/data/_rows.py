@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import option
 from ._clean import FieldLimits, TooLongInt, clean_record
 from ._models import Citation, Row, Turn
+from ._tools import message_tool_fields, reference_calls, tool_results_problems, tool_specs
 
 __all__ = ["ALIASES", "duplicate_id_problem", "validated_rows"]
 
@@ -158,11 +159,17 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             problems.append(f"{where}, field {gt_key!r}: expected text, got "
                             f"{type(truth).__name__}. Fix: write it as a JSON string.")
             return None
-        extra = {k: v for k, v in rec.items()
-                 if k not in {msg_key, "conversation", gt_key, *used}}
-        if turns is None:
+        tools = rec.get("tools")
+        specs = None if tools is None else tool_specs(tools, where, problems)
+        refs = rec.get("reference_tool_calls")
+        expected = None if refs is None else reference_calls(refs, where, problems)
+        extra = {k: v for k, v in rec.items() if k not in {
+            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", *used}}
+        if turns is None or (tools is not None and specs is None) or (
+                refs is not None and expected is None):
             return None
-        return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None, extra=extra)
+        return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None,
+                   tools=specs, reference_tool_calls=expected, extra=extra)
     values: dict[str, Any] = {}
     mistyped: set[str] = set()
     for field in _TEXT_FIELDS:
@@ -227,19 +234,27 @@ def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
             problems.append(f"{where}, field '{f}.role': got {got}. Must be one of "
                             f"{', '.join(_ROLES)}. Fix: use one of them.")
             ok = False
+        before = len(problems)
+        calls, call_id = message_tool_fields(m, role, f"{where}, field '{f}", problems)
+        if len(problems) > before or calls:
+            ok = ok and len(problems) == before
+            if content is None and role == "assistant":
+                content = ""  # a message that only calls tools (or whose calls are reported)
         if not isinstance(content, str):
             got = "missing" if content is None else f"{type(content).__name__}, not text"
-            fix = "write it as a string"
-            if m.get("tool_calls") is not None:
-                fix += " (turns that only call tools are not evaluated yet: give them text)"
-            problems.append(f"{where}, field '{f}.content': {got}. Fix: {fix}.")
+            problems.append(f"{where}, field '{f}.content': {got}. Fix: write it as a string.")
             ok = False
         citations = _citations(m.get("context"), f"{where}, field '{f}.context", problems)
         if citations is None:
             ok = False
         if ok and isinstance(content, str):
-            turns.append(Turn.model_validate({"role": role, "content": content,
-                                              "citations": citations or []}))
+            turns.append(Turn.model_validate({
+                "role": role, "content": content, "citations": citations or [],
+                "tool_calls": calls or None, "tool_call_id": call_id}))
+    if ok:
+        found = tool_results_problems(turns, where)
+        problems.extend(found)
+        ok = not found
     return turns if ok else None
 
 

@@ -37,6 +37,7 @@ from ._family import (
 )
 from ._plugins import METRICS_GROUP, MetricInfo, MetricRegistry, metric_kind
 from ._registry import (
+    AUTO_AGENT_METRICS,
     AUTO_METRICS,
     REGISTRY,
     MetricPlanner,
@@ -49,6 +50,7 @@ from ._registry import (
 from ._table import FamilyTable, TableCell
 
 __all__ = [
+    "AUTO_AGENT_METRICS",
     "AUTO_METRICS",
     "METRICS_GROUP",
     "REGISTRY",

@@ -22,6 +22,18 @@ from ..data import Row
 from ..errors import ConfigError, DataError, option
 from ._base import Metric
 from ._plugins import MetricInfo, MetricRegistry
+from .agent import (
+    AGENT_METRICS,
+    ToolArgumentAccuracy,
+    ToolCallAccuracy,
+    ToolCallF1,
+    ToolSchemaValidity,
+    TrajectoryAnyOrderMatch,
+    TrajectoryExactMatch,
+    TrajectoryInOrderMatch,
+    TrajectoryPrecision,
+    TrajectoryRecall,
+)
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
@@ -35,8 +47,9 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan", "get_metric", "list_metrics",
-           "plan_metrics", "register", "similar_metric_names", "unknown_metrics_error"]
+__all__ = ["AUTO_AGENT_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
+           "get_metric", "list_metrics", "plan_metrics", "register", "similar_metric_names",
+           "unknown_metrics_error"]
 
 #: Every metric by name: built-ins, metrics registered in code, entry-point plugins.
 REGISTRY = MetricRegistry()
@@ -50,6 +63,9 @@ AUTO_METRICS = (
     # over-refusal datasets (``--metrics refusal``).
     "hate_unfairness", "sexual", "violence", "self_harm",
 )
+#: What ``--metrics auto`` also runs on conversations that give ``reference_tool_calls``
+#: (``tool_schema_validity``: ``tools``); on other rows each is skipped with the reason.
+AUTO_AGENT_METRICS = AGENT_METRICS
 
 
 def register(metric: Metric, *, replace: bool = False) -> Metric:
@@ -73,7 +89,10 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            GroundednessClaims(), Faithfulness(), RetrievalScore(), ContextPrecision(),
            ContextRecall(),
            AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
-           RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL):
+           RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
+           ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
+           TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
+           TrajectoryRecall(), ToolSchemaValidity()):
     register(_m)
 
 
@@ -149,6 +168,12 @@ def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
                        "the fields allow.")
 
 
+def _unavailable_reason(metric: Metric) -> str | None:
+    """Why ``metric`` cannot run on this machine (its ``unavailable_reason()``), or None."""
+    ask = getattr(metric, "unavailable_reason", None)
+    return ask() if callable(ask) else None
+
+
 @dataclass
 class Plan:
     """The metrics to run and one line for each metric left out, saying why."""
@@ -191,7 +216,7 @@ class MetricPlanner:
         self.source = source
         self.auto = isinstance(metrics, str) and metrics.strip() == "auto"
         if self.auto:
-            self.candidates = [get_metric(name) for name in AUTO_METRICS]
+            self.candidates = [get_metric(name) for name in (*AUTO_METRICS, *AUTO_AGENT_METRICS)]
         else:
             names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
                      else list(metrics))
@@ -208,8 +233,14 @@ class MetricPlanner:
                 metric = get_metric(item) if isinstance(item, str) else item
                 if metric.name in self.unavailable:
                     raise ConfigError(f"{metric.name} cannot run: {self.unavailable[metric.name]}")
+                if (missing := _unavailable_reason(metric)) is not None:
+                    raise ConfigError(f"{metric.name} cannot run: {missing}")
                 if metric.name not in {m.name for m in self.candidates}:
                     self.candidates.append(metric)
+        for metric in self.candidates:  # a metric may say it cannot run here (a missing extra)
+            if metric.name not in self.unavailable and (
+                    missing := _unavailable_reason(metric)) is not None:
+                self.unavailable[metric.name] = missing
         self._applies: set[str] = set()
         self._first_reason: dict[str, str] = {}
         self._problems: list[str] = []
@@ -249,7 +280,8 @@ class MetricPlanner:
                 chosen.append(metric)
         if self.auto:
             skipped.extend(f"{name}: not in the auto set; add it with {option('metrics', name)}"
-                           for name in REGISTRY if name not in AUTO_METRICS)
+                           for name in REGISTRY
+                           if name not in AUTO_METRICS and name not in AUTO_AGENT_METRICS)
             return Plan(chosen, skipped)
         if self._problems:
             raise DataError(self._problems)
