@@ -18,6 +18,12 @@ CONVERT = {"type": "object", "properties": {"amount": {"type": "number"},
 BFCL_NAMES = {"type": "dict", "properties": {"rate": {"type": "float"},
                                              "pair": {"type": "tuple"}, "x": {"type": "any"}}}
 
+# A schema the references below contradict (as some BFCL items do).
+MISTYPED = {"type": "object", "properties": {
+    "venue": {"type": "string"}, "n": {"type": "integer"},
+    "words": {"type": "array", "items": {"type": "integer"}},
+    "o": {"type": "object", "properties": {"k": {"type": "integer"}}}}}
+
 
 def call(args: str, name: str = "f") -> ToolCall:
     return ToolCall(id="c", name=name, arguments_text=args)
@@ -61,6 +67,15 @@ CASES = [
     ('{"o": {"a": 1}}', ref(o={"a": 1, "b": 2}), None, [("wrong_value", "o")]),  # nested key missing
     ('{"l": ["b", "a"]}', ref(l=["a", "b"]), None, [("wrong_value", "l")]),  # lists are ordered
     ('{"rate": 3, "pair": [1, 2], "x": "y"}', ref(rate=3.0, pair=[1, 2], x="Y"), BFCL_NAMES, []),
+    # Where the reference contradicts the schema, the reference's type wins (BFCL, any type):
+    ('{"venue": true}', ref(accept={"venue": [None, True]}), MISTYPED, []),
+    ('{"venue": "yes"}', ref(accept={"venue": [True]}), MISTYPED, [("wrong_type", "venue")]),
+    ('{"n": 5.0}', ref(n=5.0), MISTYPED, []),  # a float where the reference has one
+    ('{"n": 5.0}', ref(n=5), MISTYPED, [("wrong_type", "n")]),  # but not where it has an int
+    ('{"words": ["b", "a"]}', ref(words=["b", "a"]), MISTYPED, []),  # items too
+    ('{"words": ["b", 1]}', ref(words=["b", "a"]), MISTYPED, [("wrong_value", "words")]),
+    ('{"words": [2, 1.5]}', ref(words=[2, 1]), MISTYPED, [("wrong_type", "words")]),
+    ('{"o": {"k": "v"}}', ref(o={"k": "V"}), MISTYPED, []),  # and properties
 ]
 
 

@@ -8,9 +8,12 @@ Function Calling Leaderboard's AST checker (our own implementation of its rules)
 - An argument the reference does not name, or the schema does not declare, is unexpected.
 - Types follow the schema's ``type`` (``integer``: an int, not ``7.0`` nor ``"7"``; ``number``:
   an int or a float; never a bool for either). BFCL's Python names (``float``, ``dict``,
-  ``tuple``, ``any``) are read too. A string passes the type check when an acceptable value
-  is a string too (BFCL's rule for variable names). Without a schema, the acceptable values
-  decide the type. An explicit ``null`` is right where ``None`` is acceptable.
+  ``tuple``, ``any``) are read too. Where the reference and the schema disagree, the
+  reference wins: a value (or a list item, or a property) of the same type as an acceptable
+  value at that place passes the type check (BFCL's rule for variable names, which BFCL
+  applies to any type: a ``true`` for a parameter declared ``string`` whose acceptable value
+  is ``true``). Int and float are apart in that comparison. Without a schema, the acceptable
+  values decide the type. An explicit ``null`` is right where ``None`` is acceptable.
 - Values: strings compare without case, spaces and the punctuation ``,./-_*^`` (``'`` reads
   as ``"``); numbers by value (``200 == 200.0``); lists in order, item by item; objects key by
   key, recursively (the same keys on both sides).
@@ -129,20 +132,32 @@ def _is_type(value: Any, name: Any) -> bool:
     return isinstance(value, kinds)
 
 
-def _type_ok(value: Any, schema: Any) -> bool:
-    """Whether ``value`` has the type ``schema`` declares, items and properties included."""
+def _exact_type(value: Any) -> str:
+    """A parsed value's type with int and float apart (BFCL compares Python types)."""
+    if isinstance(value, bool):
+        return "boolean"
+    return {int: "integer", float: "float"}.get(type(value)) or _json_type(value)
+
+
+def _type_ok(value: Any, schema: Any, hints: list[Any] | None = None) -> bool:
+    """Whether ``value`` has the type ``schema`` declares, items and properties included.
+    ``hints`` are the acceptable values at the same place: a value of the same type as one of
+    them passes whatever the schema says (the reference wins, as in BFCL)."""
     if not isinstance(schema, dict):
         return True
+    hints = [h for h in hints or [] if h is not None]
     declared = schema.get("type")
-    if declared is not None:
+    if declared is not None and not any(_exact_type(value) == _exact_type(h) for h in hints):
         names = declared if isinstance(declared, list) else [declared]
         if not any(_is_type(value, n) for n in names):
             return False
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return all(_type_ok(v, schema["items"]) for v in value)
+        inner = [x for h in hints if isinstance(h, list) for x in h]
+        return all(_type_ok(v, schema["items"], inner) for v in value)
     props = schema.get("properties")
     if isinstance(value, dict) and isinstance(props, dict):
-        return all(_type_ok(v, props.get(k)) for k, v in value.items())
+        return all(_type_ok(v, props.get(k), [h[k] for h in hints if isinstance(h, dict)
+                                              and k in h]) for k, v in value.items())
     return True
 
 
@@ -157,8 +172,7 @@ def _check_value(name: str, value: Any, accepted: list[Any],
     if value is None and None in accepted:
         return None  # left out in effect, which the reference allows
     given = [a for a in accepted if a is not None]
-    variable = isinstance(value, str) and any(isinstance(a, str) for a in given)
-    if not _type_ok(value, schema) and not variable:
+    if not _type_ok(value, schema, given):
         declared = schema.get("type") if isinstance(schema, dict) else None
         return Mismatch("wrong_type", name, f"{_show(value)} is {_json_type(value)}, "
                                              f"expected {declared}")
