@@ -7,7 +7,9 @@ other acceptable values (``other_acceptable``: a random acceptable value per arg
 meaning left out), and mutations of one call (chosen with the seed): ``wrong_name``,
 ``missing_required``, ``wrong_value``, ``extra_argument`` (an argument the answer does not name:
 declared in the function doc but not in the answer, or undeclared, by turns), ``int_as_string``
-(``5`` written ``"5"``) and ``string_case`` (a string argument with its case swapped). A
+(``5`` written ``"5"``), ``string_case`` (a string argument with its case swapped),
+``int_for_float`` (``4.0`` written ``4``: right for both, a number accepts an integer) and
+``float_for_int`` (``5`` written ``5.0``: wrong for both, as BFCL reads types). A
 mutation that does not apply to an item (no integer argument, ...) is skipped, so each kind has
 its own n.
 
@@ -54,7 +56,7 @@ import assay
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
 KINDS = ("reference", "other_acceptable", "wrong_name", "missing_required", "wrong_value",
-         "extra_argument", "int_as_string", "string_case")
+         "extra_argument", "int_as_string", "string_case", "int_for_float", "float_for_int")
 INSTALL = ("bfcl_eval was not found. Install it apart from assay, without its dependencies:\n"
            "  python3 -m venv /tmp/bfclenv && /tmp/bfclenv/bin/pip install --no-deps bfcl-eval\n"
            "then pass --bfcl /tmp/bfclenv/lib/python3.X/site-packages (the folder that holds "
@@ -234,6 +236,12 @@ def mutate(item: Item, kind: str, rng: random.Random) -> list[Call] | None:
         if arg is None:
             return None
         args[arg] = str(args[arg])
+    elif kind in ("int_for_float", "float_for_int"):
+        want = float if kind == "int_for_float" else int
+        arg = pick([a for a, v in args.items() if type(v) is want and v == int(v)])
+        if arg is None:
+            return None
+        args[arg] = int(args[arg]) if want is float else float(args[arg])
     elif kind == "string_case":
         arg = pick([a for a, v in args.items() if isinstance(v, str) and v.swapcase() != v])
         if arg is None:

@@ -76,6 +76,11 @@ CASES = [
     ('{"words": ["b", 1]}', ref(words=["b", "a"]), MISTYPED, [("wrong_value", "words")]),
     ('{"words": [2, 1.5]}', ref(words=[2, 1]), MISTYPED, [("wrong_type", "words")]),
     ('{"o": {"k": "v"}}', ref(o={"k": "V"}), MISTYPED, []),  # and properties
+    # A string where the schema wants an array is a variable name: compared exactly.
+    ('{"words": "data[\'x\']"}', ref(words="data['x']"), MISTYPED, []),
+    ('{"words": "DATA[\'X\']"}', ref(words="data['x']"), MISTYPED, [("wrong_value", "words")]),
+    ('{"words": "data x"}', ref(words="data_x"), MISTYPED, [("wrong_value", "words")]),
+    ('{"venue": "DATA x"}', ref(venue="data_x"), MISTYPED, []),  # of the schema's type: as usual
 ]
 
 
