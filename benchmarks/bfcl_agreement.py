@@ -97,7 +97,8 @@ class Candidate:
 def load_bfcl(path: str | None) -> tuple[Callable[..., dict[str, Any]], Any, Path]:
     """BFCL's ``ast_checker``, its ``Language`` enum and its data folder."""
     if path:
-        sys.path.insert(0, str(Path(path).resolve()))
+        folder = Path(path).resolve()
+        sys.path.insert(0, str(folder.parent if folder.name == "bfcl_eval" else folder))
     stub = types.ModuleType("bfcl_eval.constants.model_config")
     # convert_func_name() asks the model's config whether "." became "_" in function names:
     # our calls keep the names as the docs write them.
