@@ -18,6 +18,12 @@ CONVERT = {"type": "object", "properties": {"amount": {"type": "number"},
 BFCL_NAMES = {"type": "dict", "properties": {"rate": {"type": "float"},
                                              "pair": {"type": "tuple"}, "x": {"type": "any"}}}
 
+# A schema the references below contradict (as some BFCL items do).
+MISTYPED = {"type": "object", "properties": {
+    "venue": {"type": "string"}, "n": {"type": "integer"},
+    "words": {"type": "array", "items": {"type": "integer"}},
+    "o": {"type": "object", "properties": {"k": {"type": "integer"}}}}}
+
 
 def call(args: str, name: str = "f") -> ToolCall:
     return ToolCall(id="c", name=name, arguments_text=args)
@@ -42,8 +48,8 @@ CASES = [
     ('{"amount": 10.5}', ref(amount=10), CONVERT, [("wrong_value", "amount")]),
     ('{"amount": true}', ref(amount=1), CONVERT, [("wrong_type", "amount")]),  # a bool is no number
     ('{"flags": "true"}', ref(flags=[True]), CONVERT, [("wrong_type", "flags")]),
-    ('{"flags": [true, 1]}', ref(flags=[True, True]), CONVERT,  # a list, as the reference
-     [("wrong_value", "flags")]),
+    ('{"flags": [true, 1]}', ref(flags=[True, True]), CONVERT,  # an int among booleans
+     [("wrong_type", "flags")]),
     ('{"city": 7}', ref(city=7), HOTELS, []),  # the reference's own type is allowed (BFCL)
     ('{"city": "Paris"}', ref(city="Paris", max_price=200), HOTELS,
      [("missing_argument", "max_price")]),
@@ -64,6 +70,20 @@ CASES = [
     ('{"o": {"a": 1}}', ref(o={"a": 1, "b": 2}), None, [("wrong_value", "o")]),  # nested key missing
     ('{"l": ["b", "a"]}', ref(l=["a", "b"]), None, [("wrong_value", "l")]),  # lists are ordered
     ('{"rate": 3, "pair": [1, 2], "x": "y"}', ref(rate=3.0, pair=[1, 2], x="Y"), BFCL_NAMES, []),
+    # Where the reference contradicts the schema, the reference's type wins (BFCL, any type):
+    ('{"venue": true}', ref(accept={"venue": [None, True]}), MISTYPED, []),
+    ('{"venue": "yes"}', ref(accept={"venue": [True]}), MISTYPED, [("wrong_type", "venue")]),
+    ('{"n": 5.0}', ref(n=5.0), MISTYPED, []),  # a float where the reference has one
+    ('{"n": 5.0}', ref(n=5), MISTYPED, [("wrong_type", "n")]),  # but not where it has an int
+    ('{"words": ["b", "a"]}', ref(words=["b", "a"]), MISTYPED, []),  # items too
+    ('{"words": ["b", 1]}', ref(words=["b", "a"]), MISTYPED, [("wrong_value", "words")]),
+    ('{"words": [2, 1.5]}', ref(words=[2, 1]), MISTYPED, [("wrong_type", "words")]),
+    ('{"o": {"k": "v"}}', ref(o={"k": "V"}), MISTYPED, []),  # and properties
+    # A string where the schema wants an array is a variable name: compared exactly.
+    ('{"words": "data[\'x\']"}', ref(words="data['x']"), MISTYPED, []),
+    ('{"words": "DATA[\'X\']"}', ref(words="data['x']"), MISTYPED, [("wrong_value", "words")]),
+    ('{"words": "data x"}', ref(words="data_x"), MISTYPED, [("wrong_value", "words")]),
+    ('{"venue": "DATA x"}', ref(venue="data_x"), MISTYPED, []),  # of the schema's type: as usual
 ]
 
 

@@ -8,10 +8,14 @@ Function Calling Leaderboard's AST checker (our own implementation of its rules)
 - An argument the reference does not name, or the schema does not declare, is unexpected.
 - Types follow the schema's ``type`` (``integer``: an int, not ``7.0`` nor ``"7"``; ``number``:
   an int or a float; never a bool for either). BFCL's Python names (``float``, ``dict``,
-  ``tuple``, ``any``) are read too. A value passes the type check when an acceptable value
-  has its exact type (BFCL's rule for variables: the reference shows that type is allowed;
-  ``int`` and ``float`` differ). Without a schema, the acceptable values decide the type. An
-  explicit ``null`` is right where ``None`` is acceptable.
+  ``tuple``, ``any``) are read too. Where the reference and the schema disagree, the
+  reference wins: a value (or a list item, or a property) of the same type as an acceptable
+  value at that place passes the type check (BFCL's rule for variable names, which BFCL
+  applies to any type: a ``true`` for a parameter declared ``string`` whose acceptable value
+  is ``true``). Int and float are apart in that comparison. Such a value (of another type
+  than the schema's, at the top level) must equal an acceptable value exactly: BFCL reads it
+  as a variable name (``data['sales']`` for an array), where case and punctuation count.
+  Without a schema, the acceptable values decide the type. An explicit ``null`` is right where ``None`` is acceptable.
 - Values: strings compare without case, spaces and the punctuation ``,./-_*^`` (``'`` reads
   as ``"``); numbers by value (``200 == 200.0``); lists in order, item by item; objects key by
   key, recursively (the same keys on both sides).
@@ -130,20 +134,39 @@ def _is_type(value: Any, name: Any) -> bool:
     return isinstance(value, kinds)
 
 
-def _type_ok(value: Any, schema: Any) -> bool:
-    """Whether ``value`` has the type ``schema`` declares, items and properties included."""
+def _exact_type(value: Any) -> str:
+    """A parsed value's type with int and float apart (BFCL compares Python types)."""
+    if isinstance(value, bool):
+        return "boolean"
+    return {int: "integer", float: "float"}.get(type(value)) or _json_type(value)
+
+
+def _off_schema(value: Any, schema: Any) -> bool:
+    """Whether ``value`` is not of the type the schema declares (its top level only)."""
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    if declared is None:
+        return False
+    names = declared if isinstance(declared, list) else [declared]
+    return not any(_is_type(value, n) for n in names)
+
+
+def _type_ok(value: Any, schema: Any, hints: list[Any] | None = None) -> bool:
+    """Whether ``value`` has the type ``schema`` declares, items and properties included.
+    ``hints`` are the acceptable values at the same place: a value of the same type as one of
+    them passes whatever the schema says (the reference wins, as in BFCL)."""
     if not isinstance(schema, dict):
         return True
-    declared = schema.get("type")
-    if declared is not None:
-        names = declared if isinstance(declared, list) else [declared]
-        if not any(_is_type(value, n) for n in names):
-            return False
+    hints = [h for h in hints or [] if h is not None]
+    if _off_schema(value, schema) and not any(_exact_type(value) == _exact_type(h)
+                                              for h in hints):
+        return False
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return all(_type_ok(v, schema["items"]) for v in value)
+        inner = [x for h in hints if isinstance(h, list) for x in h]
+        return all(_type_ok(v, schema["items"], inner) for v in value)
     props = schema.get("properties")
     if isinstance(value, dict) and isinstance(props, dict):
-        return all(_type_ok(v, props.get(k)) for k, v in value.items())
+        return all(_type_ok(v, props.get(k), [h[k] for h in hints if isinstance(h, dict)
+                                              and k in h]) for k, v in value.items())
     return True
 
 
@@ -158,13 +181,14 @@ def _check_value(name: str, value: Any, accepted: list[Any],
     if value is None and None in accepted:
         return None  # left out in effect, which the reference allows
     given = [a for a in accepted if a is not None]
-    # BFCL's rule for variables: the type of an acceptable value is a type the reference allows
-    variable = any(type(a) is type(value) for a in given)
-    if not _type_ok(value, schema) and not variable:
+    if not _type_ok(value, schema, given):
         declared = schema.get("type") if isinstance(schema, dict) else None
         return Mismatch("wrong_type", name, f"{_show(value)} is {_json_type(value)}, "
                                              f"expected {declared}")
-    if any(same_value(value, a) for a in accepted):
+    if _off_schema(value, schema):  # a variable name, as BFCL reads it: exactly equal
+        if any(value == a and _exact_type(value) == _exact_type(a) for a in given):
+            return None
+    elif any(same_value(value, a) for a in accepted):
         return None
     expected = _show(given[0]) if len(given) == 1 else f"one of {_show(given, 80)}"
     if given and all(_json_type(a) != _json_type(value) for a in given):
