@@ -16,6 +16,7 @@ from assay.data import Row, read_dataset, rows_from_records
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import AUTO_AGENT_METRICS, ScoreContext, get_metric, plan_metrics
+from assay.metrics.agent import AGENT_JUDGED, AGENT_METRICS
 from assay.metrics.safety import CATEGORIES
 
 TOOLS = [
@@ -125,7 +126,8 @@ def agent_row(calls: list[tuple[str, str]], references: list[dict[str, Any]] | N
 
 
 def test_the_table_covers_every_agent_metric_and_enough_trajectories() -> None:
-    assert set(METRICS) == set(AUTO_AGENT_METRICS)
+    assert set(METRICS) == set(AGENT_METRICS)
+    assert set(AUTO_AGENT_METRICS) == set(AGENT_METRICS) | {m.name for m in AGENT_JUDGED}
     assert len(TRAJECTORIES) >= 15
 
 
@@ -283,8 +285,9 @@ def test_auto_plans_the_agent_metrics_the_fields_allow() -> None:
     assert any(line.startswith("tool_schema_validity: skipped") and "row has no tools" in line
                for line in plan.skipped)
     plan = plan_metrics([agent_row([S_PARIS], None)], "auto")
+    judged = [m.name for m in AGENT_JUDGED]  # they need calls or tools, not references
     assert [m.name for m in plan.metrics if m.name in AUTO_AGENT_METRICS] == [
-        "tool_schema_validity"]
+        *judged, "tool_schema_validity"]
     assert any(line.startswith("tool_call_accuracy: skipped") and "reference_tool_calls" in line
                for line in plan.skipped)
 

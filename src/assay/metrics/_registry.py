@@ -23,6 +23,7 @@ from ..errors import ConfigError, DataError, option
 from ._base import Metric
 from ._plugins import MetricInfo, MetricRegistry
 from .agent import (
+    AGENT_JUDGED,
     AGENT_METRICS,
     ToolArgumentAccuracy,
     ToolCallAccuracy,
@@ -63,9 +64,11 @@ AUTO_METRICS = (
     # over-refusal datasets (``--metrics refusal``).
     "hate_unfairness", "sexual", "violence", "self_harm",
 )
-#: What ``--metrics auto`` also runs on conversations that give ``reference_tool_calls``
-#: (``tool_schema_validity``: ``tools``); on other rows each is skipped with the reason.
-AUTO_AGENT_METRICS = AGENT_METRICS
+#: What ``--metrics auto`` also runs on agent conversations: the judged agent metrics (on
+#: conversations that call a tool or declare ``tools``; with a judge), then the deterministic
+#: ones on conversations that give ``reference_tool_calls`` (``tool_schema_validity``:
+#: ``tools``); on other rows each is skipped with the reason.
+AUTO_AGENT_METRICS = (*(m.name for m in AGENT_JUDGED), *AGENT_METRICS)
 
 
 def register(metric: Metric, *, replace: bool = False) -> Metric:
@@ -92,7 +95,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
            ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
            TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
-           TrajectoryRecall(), ToolSchemaValidity()):
+           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED):
     register(_m)
 
 

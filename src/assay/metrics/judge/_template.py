@@ -31,8 +31,8 @@ __all__ = ["LANGS", "Template", "fence", "load_template"]
 LANGS = ("en", "zh")
 _SPLIT = "=== user ==="
 _TAGS = re.compile(r"<\s*(/?)\s*(question|context|answer|ground_truth|document|citation|text|"
-                   r"source|statements?|chunks?|history|documents?|intents?|instruction|"
-                   r"response(?:_a|_b)?)\b", re.IGNORECASE)
+                   r"source|statements?|chunks?|history|documents?|intents?|instructions?|"
+                   r"response(?:_a|_b)?|request|trajectory|tools|tool_results)\b", re.IGNORECASE)
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                           keep_trailing_newline=False)
 
