@@ -30,10 +30,13 @@ DETAIL_LABELS = {
     "level": "Severity level",
     "worst_turn": "Worst turn",
     "raw_answer": "Judge's raw answer",
+    "findings": "Mismatches",
+    "invalid": "Invalid calls",
+    "argument_errors": "Argument errors",
 }
 #: Detail keys shown first, in this order (the evidence people look for).
-DETAIL_FIRST = ("ungrounded", "level", "intents", "turns", "verdicts", "missing",
-                "false_positives", "false_negatives")
+DETAIL_FIRST = ("ungrounded", "findings", "invalid", "argument_errors", "level", "intents",
+                "turns", "verdicts", "missing", "false_positives", "false_negatives")
 #: Detail keys shown last, muted (provenance rather than evidence).
 DETAIL_LAST = ("prompt_sha256", "raw_answer")
 
@@ -64,7 +67,8 @@ _BAD = {"contradicted", "unsupported", "not supported", "no", "false", "medium",
 _WARN = {"not_verifiable", "low", "retrieval", "generation"}
 #: Detail keys that list what went wrong: highlighted; a full ``verdicts`` list beside one is
 #: shown collapsed.
-_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives")
+_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives", "findings", "invalid",
+             "argument_errors")
 _VERDICT_COLUMNS = {"verdict", "supported", "useful", "level", "stage", "correct"}
 
 
