@@ -25,9 +25,15 @@ from ._load import (
 from ._model import fmt, metric_names, pretty_json, scale_of, template_environment, value_of
 from ._render import render_report
 from ._stats import MetricStats, Pager, RunStats
-from ._trajectory import TrajectoryStep, TrajectoryView, call_findings, trajectory_view
+from ._trajectory import (
+    RESULT_CHARS,
+    TrajectoryStep,
+    TrajectoryView,
+    call_findings,
+    trajectory_view,
+)
 
-__all__ = ["MetricStats", "Pager", "RunStats", "TrajectoryStep", "TrajectoryView",
+__all__ = ["RESULT_CHARS", "MetricStats", "Pager", "RunStats", "TrajectoryStep", "TrajectoryView",
            "calibration_of", "call_findings", "detail_items", "find_dataset", "fmt",
            "inputs_for_run", "inputs_from_rows", "inputs_view", "load_calibration",
            "load_inputs", "metric_names", "pretty_json", "render_report", "scale_of",
