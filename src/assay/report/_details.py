@@ -33,6 +33,7 @@ DETAIL_LABELS = {
     "findings": "Mismatches",
     "invalid": "Invalid calls",
     "argument_errors": "Argument errors",
+    "matched": "Matched calls",
 }
 #: Detail keys shown first, in this order (the evidence people look for).
 DETAIL_FIRST = ("ungrounded", "findings", "invalid", "argument_errors", "level", "intents",
@@ -121,6 +122,9 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
             item.kind, item.items = "list", [fmt(v) for v in value]
             if not value:
                 item.kind, item.text = "scalar", "none"
+        elif key == "matched" and isinstance(value, list) and all(
+                isinstance(v, list) and len(v) == 2 for v in value):  # agent metrics' pairs
+            item.text = "; ".join(f"call {fmt(c)} = reference {fmt(r)}" for c, r in value)
         elif isinstance(value, (Mapping, list)):
             item.kind, item.text = "json", pretty_json(value)
         elif key.endswith("sha256") and isinstance(value, str) and len(value) > 16:

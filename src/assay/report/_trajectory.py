@@ -35,7 +35,7 @@ from typing import Any
 from ._model import pretty_json
 
 __all__ = ["RESULT_CHARS", "TrajectoryStep", "TrajectoryView", "call_findings", "has_trajectory",
-           "trajectory_view"]
+           "reference_text", "trajectory_view"]
 
 #: A tool result longer than this shows its start, the whole text behind "show all".
 RESULT_CHARS = 600
@@ -60,11 +60,13 @@ class TrajectoryStep:
 @dataclass
 class TrajectoryView:
     """The ``steps`` of a conversation with tool calls, its ``references`` (expected calls,
-    shown as steps of kind ``reference``) and findings that name no call (``other``)."""
+    shown as steps of kind ``reference``), findings that name no call (``other``) and
+    ``notes`` (no final answer; an empty reference: no call expected)."""
 
     steps: list[TrajectoryStep]
     references: list[TrajectoryStep]
     other: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def calls(self) -> int:
@@ -141,6 +143,39 @@ def _arguments(call: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(name), str(call.get("id") or ""), args
 
 
+def reference_text(ref: Mapping[str, Any]) -> str:
+    """A reference call's expected arguments, one line each: the value, the acceptable values
+    (``accept`` overrides ``arguments``), or that the argument may be left out.
+
+    Example:
+        >>> print(reference_text({"name": "f", "arguments": {"city": "Paris", "n": 2},
+        ...     "accept": {"city": ["Paris", "Paris, France"], "max": [200, None], "x": [None]}}))
+        city: one of "Paris", "Paris, France"
+        n: 2
+        max: 200, or left out
+        x: left out
+        >>> reference_text({"name": "f"})
+        '(no arguments)'
+    """
+    args = ref.get("arguments") if isinstance(ref.get("arguments"), Mapping) else {}
+    accept = ref.get("accept") if isinstance(ref.get("accept"), Mapping) else {}
+    lines = []
+    for name in dict.fromkeys([*args, *accept]):
+        if name not in accept or not isinstance(accept[name], list):
+            lines.append(f"{name}: {_json(args.get(name))}")
+            continue
+        values = [_json(v) for v in accept[name] if v is not None]
+        text = ("one of " if len(values) > 1 else "") + ", ".join(values)
+        if None in accept[name]:
+            text = f"{text}, or left out" if values else "left out"
+        lines.append(f"{name}: {text}")
+    return "\n".join(lines) or "(no arguments)"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _call_step(n: int, call: Mapping[str, Any], findings: list[str]) -> TrajectoryStep:
     name, _, args = _arguments(call)
     try:
@@ -165,9 +200,10 @@ def trajectory_view(inputs: Mapping[str, Any],
         return None
     by_call, by_ref, other = call_findings(record)
     turns = [t for t in inputs.get("messages") or [] if isinstance(t, Mapping)]
-    last_text = max((i for i, t in enumerate(turns)
-                     if t.get("role") == "assistant" and str(t.get("content") or "").strip()),
-                    default=-1)
+    last = turns[-1] if turns else {}
+    answered = (last.get("role") == "assistant" and not last.get("tool_calls")
+                and bool(str(last.get("content") or "").strip()))
+    last_text = len(turns) - 1 if answered else -1
     names: dict[str, str] = {}
     steps: list[TrajectoryStep] = []
     n = 0
@@ -198,12 +234,10 @@ def trajectory_view(inputs: Mapping[str, Any],
     for j, ref in enumerate(inputs.get("reference_tool_calls") or [], start=1):
         if not isinstance(ref, Mapping):
             continue
-        shown = {"arguments": ref.get("arguments") or {}}
-        if ref.get("accept"):
-            shown["accept"] = ref["accept"]
         references.append(TrajectoryStep("reference", f"reference {j}: {ref.get('name', '?')}",
-                                         pretty_json(shown if "accept" in shown
-                                                     else shown["arguments"]),
-                                         findings=by_ref.pop(j, [])))
+                                         reference_text(ref), findings=by_ref.pop(j, [])))
     other += [t for texts in by_ref.values() for t in texts]
-    return TrajectoryView(steps, references, other)
+    notes = [] if answered or not turns else ["The conversation ends without a final answer."]
+    if inputs.get("reference_tool_calls") == []:
+        notes.append("Reference calls: none (the agent should call no tool).")
+    return TrajectoryView(steps, references, other, notes)
