@@ -1,5 +1,6 @@
 """The HTML report of a run: one self-contained file (no network), with score distributions,
-defect rates, calibration, a filterable per-row table with details, and a comparison.
+defect rates, calibration, a filterable per-row table with details (an agent's trajectory as
+readable steps), and a comparison.
 
 Example:
     >>> import tempfile
@@ -24,8 +25,16 @@ from ._load import (
 from ._model import fmt, metric_names, pretty_json, scale_of, template_environment, value_of
 from ._render import render_report
 from ._stats import MetricStats, Pager, RunStats
+from ._trajectory import (
+    RESULT_CHARS,
+    TrajectoryStep,
+    TrajectoryView,
+    call_findings,
+    trajectory_view,
+)
 
-__all__ = ["MetricStats", "Pager", "RunStats", "calibration_of", "detail_items", "find_dataset",
-           "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view", "load_calibration",
+__all__ = ["RESULT_CHARS", "MetricStats", "Pager", "RunStats", "TrajectoryStep", "TrajectoryView",
+           "calibration_of", "call_findings", "detail_items", "find_dataset", "fmt",
+           "inputs_for_run", "inputs_from_rows", "inputs_view", "load_calibration",
            "load_inputs", "metric_names", "pretty_json", "render_report", "scale_of",
-           "template_environment", "value_of"]
+           "template_environment", "trajectory_view", "value_of"]

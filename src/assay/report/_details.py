@@ -30,10 +30,14 @@ DETAIL_LABELS = {
     "level": "Severity level",
     "worst_turn": "Worst turn",
     "raw_answer": "Judge's raw answer",
+    "findings": "Mismatches",
+    "invalid": "Invalid calls",
+    "argument_errors": "Argument errors",
+    "matched": "Matched calls",
 }
 #: Detail keys shown first, in this order (the evidence people look for).
-DETAIL_FIRST = ("ungrounded", "level", "intents", "turns", "verdicts", "missing",
-                "false_positives", "false_negatives")
+DETAIL_FIRST = ("ungrounded", "findings", "invalid", "argument_errors", "level", "intents",
+                "turns", "verdicts", "missing", "false_positives", "false_negatives")
 #: Detail keys shown last, muted (provenance rather than evidence).
 DETAIL_LAST = ("prompt_sha256", "raw_answer")
 
@@ -64,7 +68,8 @@ _BAD = {"contradicted", "unsupported", "not supported", "no", "false", "medium",
 _WARN = {"not_verifiable", "low", "retrieval", "generation"}
 #: Detail keys that list what went wrong: highlighted; a full ``verdicts`` list beside one is
 #: shown collapsed.
-_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives")
+_PROBLEMS = ("ungrounded", "missing", "false_positives", "false_negatives", "findings", "invalid",
+             "argument_errors")
 _VERDICT_COLUMNS = {"verdict", "supported", "useful", "level", "stage", "correct"}
 
 
@@ -117,6 +122,9 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
             item.kind, item.items = "list", [fmt(v) for v in value]
             if not value:
                 item.kind, item.text = "scalar", "none"
+        elif key == "matched" and isinstance(value, list) and all(
+                isinstance(v, list) and len(v) == 2 for v in value):  # agent metrics' pairs
+            item.text = "; ".join(f"call {fmt(c)} = reference {fmt(r)}" for c, r in value)
         elif isinstance(value, (Mapping, list)):
             item.kind, item.text = "json", pretty_json(value)
         elif key.endswith("sha256") and isinstance(value, str) and len(value) > 16:

@@ -242,9 +242,13 @@ def table_view(table: FamilyTable) -> dict[str, Any]:
 
 @functools.cache
 def template_environment(package: str) -> jinja2.Environment:
-    """A Jinja environment over ``package``'s ``templates/`` folder: autoescaped, strict about
-    undefined names, with the ``fmt`` and ``pct`` filters; one per package, built once."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"), autoescape=True,
+    """A Jinja environment over ``package``'s ``templates/`` folder, then the report's (so the
+    web UI imports the report's shared macros, e.g. ``_trajectory.html.j2``): autoescaped,
+    strict about undefined names, with the ``fmt`` and ``pct`` filters; one per package."""
+    loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader(package, "templates")]
+    if package != "assay.report":
+        loaders.append(jinja2.PackageLoader("assay.report", "templates"))
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
     env.filters["fmt"] = fmt

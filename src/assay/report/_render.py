@@ -48,6 +48,7 @@ from ._model import (
     value_of,
 )
 from ._stats import MetricStats, Pager, RunStats
+from ._trajectory import trajectory_view
 
 __all__ = ["render_report"]
 
@@ -248,6 +249,7 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
                       for heading, note in row_notes(rec).items()},
             "injection": describe(rec.get("injection")),
             "inputs": inputs_view(inputs) if inputs is not None else None,
+            "trajectory": trajectory_view(inputs, rec) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
 
 

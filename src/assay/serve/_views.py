@@ -39,6 +39,7 @@ from ..report import (
     metric_names,
     pretty_json,
     scale_of,
+    trajectory_view,
     value_of,
 )
 from ..run import RunData
@@ -191,6 +192,7 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "prev": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
         "metrics": metrics, "inputs": inputs_view(row_inputs) if row_inputs is not None else None,
+        "trajectory": trajectory_view(row_inputs, rec) if row_inputs is not None else None,
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,
         "notes": row_notes(rec),  # each metric family's note on the row (e.g. diagnosis)
