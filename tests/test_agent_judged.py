@@ -154,3 +154,19 @@ def test_local_judge_asks_a_reason_only_for_a_failing_row() -> None:
     failing = run(TASK_COMPLETION, agent_row(), judge, reasons="auto")
     assert failing.value == 2.0 and failing.reason == "the hotel was never booked"
     assert [r.schema_name for r in judge.requests] == ["score", "rating"]
+
+
+def test_relevance_history_shows_the_calls_of_a_call_only_turn() -> None:
+    from assay.metrics import get_metric
+    messages = [Turn(role="user", content="Find a hotel in Paris."),
+                Turn(role="assistant", content="",
+                     tool_calls=[call("c1", "search_hotels", '{"city": "Paris"}')]),
+                Turn(role="tool", content='[{"id": 3}]', tool_call_id="c1"),
+                Turn(role="user", content="Book it."),
+                Turn(role="assistant", content="Booked hotel 3.")]
+    judge = FakeJudge('{"score": 5, "reason": "ok"}')
+    run(get_metric("relevance"), Row(id="r", line=1, messages=messages), judge)
+    (request,) = judge.requests  # the call-only turn is not rated, only the text turn
+    user = request.messages[1]["content"]
+    assert 'assistant: [calls search_hotels {"city": "Paris"}]' in user
+    assert 'tool: [{"id": 3}]' in user

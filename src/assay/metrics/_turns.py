@@ -19,9 +19,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..data import Turn
 from ._base import MetricResult
 
-__all__ = ["ScoredTurn", "first_unscored_turn", "mean_of_turns", "score_turns"]
+__all__ = ["ScoredTurn", "first_unscored_turn", "history_text", "mean_of_turns", "score_turns"]
+
+#: The most characters of one tool result shown in a history.
+HISTORY_TOOL_CHARS = 600
 
 T = TypeVar("T")
 
@@ -72,3 +76,31 @@ def mean_of_turns(turns: Sequence[ScoredTurn], details: dict[str, Any]) -> Metri
                         weighted=round(sum(weights) / len(weights), 4) if weights else None,
                         reason=f"mean of {len(scored)} of {len(turns)} assistant turns; "
                                f"lowest: {worst.reason}", details=details)
+
+
+def history_text(turns: Sequence[Turn]) -> str | None:
+    """Earlier turns as the judge reads them, one line each (``role: text``); a turn that calls
+    tools shows its calls, a tool turn its (cut) result, so a call-only turn is not blank.
+
+    Example:
+        >>> from assay.data import ToolCall
+        >>> print(history_text([Turn(role="user", content="Weather in Oslo?"),
+        ...     Turn(role="assistant", content="", tool_calls=[
+        ...         ToolCall(id="c1", name="weather", arguments_text='{"city": "Oslo"}')]),
+        ...     Turn(role="tool", content="3 C", tool_call_id="c1")]))
+        user: Weather in Oslo?
+        assistant: [calls weather {"city": "Oslo"}]
+        tool: 3 C
+        >>> history_text([]) is None
+        True
+    """
+    lines = []
+    for turn in turns:
+        text = turn.content
+        if turn.role == "tool" and len(text) > HISTORY_TOOL_CHARS:
+            text = f"{text[:HISTORY_TOOL_CHARS]} …[cut]"
+        calls = "; ".join(f"{c.name} {c.arguments_text}" for c in turn.tool_calls or [])
+        if calls:
+            text = f"{text} [calls {calls}]".strip()
+        lines.append(f"{turn.role}: {text}")
+    return "\n".join(lines) or None

@@ -19,7 +19,7 @@ from ...data import Row
 from ...judges import JudgeCapabilities, JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._turns import mean_of_turns, score_turns
+from .._turns import history_text, mean_of_turns, score_turns
 from ._ask import ask_judge, ask_until_parsed, ask_verdict, cut_reason
 from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
 from ._reasons import PASS_SCORE, explain_if_wanted, reason_plan
@@ -197,7 +197,7 @@ class ConversationRelevance(RubricMetric):
             user = row.request_before(i)
             if user is None:
                 continue
-            history = "\n".join(f"{m.role}: {m.content}" for m in messages[:user]) or None
+            history = history_text(messages[:user])
             values: dict[str, str | None] = {"history": history,
                                              "question": messages[user].content,
                                              "answer": turn.content}

@@ -18,6 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._turns import history_text
 from ..judge import (
     PASS_SCORE,
     ask_until_parsed,
@@ -180,7 +181,7 @@ def _inputs(row: Row) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
     if last_user is None:
         return None, None, []
-    history = "\n".join(f"{m.role}: {m.content}" for m in messages[:last_user]) or None
+    history = history_text(messages[:last_user])
     cited = next((m for m in messages[last_user + 1:] if m.role == "assistant" and m.citations),
                  None)
     if cited is None:  # fall back to the latest citations before the question
