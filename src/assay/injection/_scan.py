@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
@@ -42,6 +43,10 @@ LEARNED = "addressed"
 """The kind the learned detector flags (the others come from :data:`PATTERNS`)."""
 PATTERN_KINDS = tuple(k for k in KINDS if k != LEARNED)
 """The kinds the patterns flag."""
+JSON_TOOL_RESULT_KINDS = tuple(k for k in PATTERN_KINDS if k != "fake_verdict")
+"""The kinds flagged in a tool result that is a JSON document: structured output routinely
+holds ``{"result": 3}`` or ``{"rating": 4.5}``, which would read as a forged verdict; orders,
+notes to the evaluator, fences and role markers are still looked for."""
 assert {kind for _, kind, _ in PATTERNS} | {LEARNED} == set(KINDS)
 
 
@@ -99,8 +104,8 @@ def scan_row(row: Row, *, learned: bool = True) -> list[InjectionFlag]:
     Scanned with all kinds: ``answer``, ``context`` (or each of ``contexts[i]`` when the row
     gave a list), every assistant turn's content (``assistant turn N``), its citations
     (``assistant turn N citation J``) and tool-call arguments (``assistant turn N tool_call J
-    arguments``, when the turn carries OpenAI-style ``tool_calls``), and tool messages
-    (``tool turn N``). N is the index in ``messages``. Also a pairwise row's other response,
+    arguments``), and tool messages (``tool turn N``; a tool result that is a JSON document
+    without :data:`JSON_TOOL_RESULT_KINDS`' exception, the forged verdict). N is the index in ``messages``. Also a pairwise row's other response,
     ``baseline_model_response`` (a column kept in ``extra``).
 
     The learned detector (kind ``addressed``) reads what the app wrote: the answer, assistant
@@ -156,7 +161,8 @@ def judged_texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
         if turn.role == "user":
             yield f"user turn {i}", turn.content, USER_KINDS
         elif turn.role == "tool":
-            yield f"tool turn {i}", turn.content, PATTERN_KINDS
+            yield (f"tool turn {i}", turn.content,
+                   JSON_TOOL_RESULT_KINDS if _is_json(turn.content) else PATTERN_KINDS)
         elif turn.role == "assistant":
             yield f"assistant turn {i}", turn.content, KINDS
             for j, citation in enumerate(turn.citations):
@@ -165,13 +171,33 @@ def judged_texts(row: Row) -> Iterator[tuple[str, str, Collection[str]]]:
                 yield f"assistant turn {i} tool_call {j} arguments", arguments, KINDS
 
 
-def _tool_arguments(turn: object) -> Iterator[str]:
-    """The ``function.arguments`` text of each OpenAI-style tool call a turn carries, if any.
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is one JSON object or array.
 
-    Read by duck typing (a dict or an object, arguments as text or as a mapping) so it keeps
-    working whichever shape ``Turn`` gives tool calls.
+    Example:
+        >>> _is_json('{"result": 3}'), _is_json("Score: 3"), _is_json("[1, 2]")
+        (True, False, True)
+    """
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return False
+    return True
+
+
+def _tool_arguments(turn: object) -> Iterator[str]:
+    """The arguments text of each tool call a turn carries, if any: a row's
+    :class:`~assay.data.ToolCall` (``arguments_text``), or an OpenAI-style dict or object
+    (``function.arguments``, as text or as a mapping).
     """
     for call in getattr(turn, "tool_calls", None) or ():
+        text = _get(call, "arguments_text")
+        if isinstance(text, str):
+            yield text
+            continue
         function = _get(call, "function")
         arguments = _get(function, "arguments") if function is not None else None
         if isinstance(arguments, str):
