@@ -12,6 +12,8 @@ from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest
 from assay.metrics import ScoreContext
 from assay.metrics.agent import (
     AGENT_JUDGED,
+    NO_ANSWER,
+    NO_TOOL_RESULT,
     RESULT_CHARS,
     STEP_EFFICIENCY,
     TASK_ADHERENCE,
@@ -109,10 +111,7 @@ def test_each_metric_sends_one_request_with_its_parts_fenced() -> None:
     (TASK_COMPLETION, Row(id="c", line=1, messages=[Turn(role="user", content="Hi"),
                                                     Turn(role="assistant", content="Yo")]),
      "calls no tool and declares no tools"),
-    (TASK_COMPLETION, agent_row(final=None), "ends without a final assistant answer"),
-    (TOOL_OUTPUT_GROUNDEDNESS, Row(id="d", line=1, tools=[HOTELS], messages=[
-        Turn(role="user", content="Hi"), Turn(role="assistant", content="Hello!")]),
-     "has no tool result"),
+    (TOOL_OUTPUT_GROUNDEDNESS, agent_row(final=None), "no claim to ground"),
 ])
 def test_where_a_metric_does_not_apply_it_says_why_and_asks_nothing(metric, row, why) -> None:
     judge = FakeJudge()
@@ -120,6 +119,18 @@ def test_where_a_metric_does_not_apply_it_says_why_and_asks_nothing(metric, row,
     assert result.value is None and why in (result.error or "")
     assert metric.applies(row) and why in metric.applies(row)
     assert judge.requests == []
+
+
+def test_no_final_answer_and_no_tool_result_are_judged_as_such() -> None:
+    judge = FakeJudge('{"score": 1, "reason": "never answered"}')
+    assert run(TASK_COMPLETION, agent_row(final=None), judge).value == 1.0
+    assert NO_ANSWER in judge.requests[0].messages[1]["content"]
+    guess = Row(id="g", line=1, tools=[HOTELS], messages=[
+        Turn(role="user", content="Is hotel 3 free tonight?"),
+        Turn(role="assistant", content="Yes, it is free.")])
+    judge = FakeJudge('{"score": 1, "reason": "no tool behind it"}')
+    assert run(TOOL_OUTPUT_GROUNDEDNESS, guess, judge).value == 1.0
+    assert NO_TOOL_RESULT in judge.requests[0].messages[1]["content"]
 
 
 def test_trajectory_metrics_score_a_conversation_that_ends_on_a_call() -> None:

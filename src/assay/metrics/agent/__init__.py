@@ -15,6 +15,8 @@ from ._compare import Comparison, compare_calls, compare_row, max_matching
 from ._judged import (
     AGENT_JUDGED,
     INTENT_RESOLUTION,
+    NO_ANSWER,
+    NO_TOOL_RESULT,
     STEP_EFFICIENCY,
     TASK_ADHERENCE,
     TASK_COMPLETION,
@@ -43,7 +45,8 @@ AGENT_METRICS = ("tool_call_accuracy", "tool_call_f1", "tool_argument_accuracy",
                  "trajectory_any_order_match", "trajectory_precision", "trajectory_recall",
                  "tool_schema_validity")
 
-__all__ = ["AGENT_JUDGED", "AGENT_METRICS", "INTENT_RESOLUTION", "RESULT_CHARS",
+__all__ = ["AGENT_JUDGED", "AGENT_METRICS", "INTENT_RESOLUTION", "NO_ANSWER", "NO_TOOL_RESULT",
+           "RESULT_CHARS",
            "STEP_EFFICIENCY", "TASK_ADHERENCE", "TASK_COMPLETION", "TOOL_OUTPUT_GROUNDEDNESS",
            "TOOL_SELECTION", "AgentMetric", "AgentRubricMetric", "AgentView", "Comparison",
            "Mismatch", "MismatchKind",

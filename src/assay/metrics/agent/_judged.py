@@ -8,9 +8,13 @@
 - ``tool_output_groundedness``: the final answer is supported by what the tools returned.
 - ``step_efficiency``: no redundant or looping calls.
 
-They apply to agent conversations (rows whose messages call a tool or that declare ``tools``);
-a metric that reads the final answer does not apply to a conversation that ends without one,
-and ``tool_output_groundedness`` needs a tool result.
+They apply to agent conversations (rows whose messages call a tool or that declare ``tools``).
+A conversation that ends without a final answer (an agent that looped until it stopped) is
+judged as such: the rubric reads :data:`NO_ANSWER` where the answer would be, and such a run
+has not completed its task. An answer given without any tool result is judged for
+``tool_output_groundedness`` against :data:`NO_TOOL_RESULT` (its claims have no tool behind
+them). Only ``tool_output_groundedness`` of a conversation with no final answer does not apply:
+there is no claim to ground.
 
 Example:
     >>> import asyncio
@@ -37,8 +41,14 @@ from .._base import MetricResult, ScoreContext
 from ..judge import RubricMetric
 from ._steps_text import AgentView, is_agent_row
 
-__all__ = ["AGENT_JUDGED", "INTENT_RESOLUTION", "STEP_EFFICIENCY", "TASK_ADHERENCE",
-           "TASK_COMPLETION", "TOOL_OUTPUT_GROUNDEDNESS", "TOOL_SELECTION", "AgentRubricMetric"]
+__all__ = ["AGENT_JUDGED", "INTENT_RESOLUTION", "NO_ANSWER", "NO_TOOL_RESULT", "STEP_EFFICIENCY",
+           "TASK_ADHERENCE", "TASK_COMPLETION", "TOOL_OUTPUT_GROUNDEDNESS", "TOOL_SELECTION",
+           "AgentRubricMetric"]
+
+#: What a rubric reads as the answer of a conversation that ends without one.
+NO_ANSWER = "(no final answer: the conversation ends after the agent's last step)"
+#: What ``tool_output_groundedness`` reads as the tool results when no tool returned anything.
+NO_TOOL_RESULT = "(no tool result: the agent called no tool, or no call returned)"
 
 
 class AgentRubricMetric(RubricMetric):
@@ -54,11 +64,8 @@ class AgentRubricMetric(RubricMetric):
             return ("row has no messages: the metric scores agent conversations (that call a "
                     "tool or declare tools)" if row.kind == "qa" else
                     "conversation calls no tool and declares no tools")
-        view = AgentView.of(row)
-        if "answer" in self.parts and view.answer is None:
-            return "conversation ends without a final assistant answer"
-        if "tool_results" in self.parts and view.tool_results is None:
-            return "conversation has no tool result"
+        if "tool_results" in self.parts and AgentView.of(row).answer is None:
+            return "conversation ends without a final assistant answer: no claim to ground"
         return None
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
@@ -66,7 +73,12 @@ class AgentRubricMetric(RubricMetric):
         if why:
             return MetricResult.unscored(f"does not apply: {why}")
         view = AgentView.of(row)
-        return await self._rate({part: getattr(view, part) for part in self.parts}, ctx)
+        values = {part: getattr(view, part) for part in self.parts}
+        if "answer" in values and values["answer"] is None:
+            values["answer"] = NO_ANSWER
+        if "tool_results" in values and values["tool_results"] is None:
+            values["tool_results"] = NO_TOOL_RESULT
+        return await self._rate(values, ctx)
 
 
 TASK_COMPLETION = AgentRubricMetric("task_completion", ("request", "trajectory", "answer"))
