@@ -301,7 +301,8 @@ def test_every_unknown_metric_is_named_at_once_with_a_did_you_mean(fake_judge_se
                   "--out", tmp_path / "out")
     assert res.exit_code == 2
     msg = _flat(res.stderr)
-    assert ("Unknown metrics: 'groundednes' (did you mean groundedness, groundedness_claims?), "
+    assert ("Unknown metrics: 'groundednes' (did you mean groundedness, groundedness_claims, "
+            "tool_output_groundedness?), "
             "'f1' (did you mean f1_score?), 'rougeL' (did you mean rouge_l?), "
             "'zzz' (no close name).") in msg
     assert "Fix:" in msg and "Traceback" not in res.output
