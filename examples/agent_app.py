@@ -106,7 +106,7 @@ TOOL_SPECS = [
           {"order_id": {"type": "string"}}, ["order_id"]),
 ]
 
-_WEATHER_WORDS = re.compile(r"weather|warm|cold|sunny|rain|temperature", re.I)
+_WEATHER_WORDS = re.compile(r"weather|warm|cold|sunny|rain|temperature", re.IGNORECASE)
 _ORDER = re.compile(r"\b[A-Z]\d{4}\b")
 _EXPRESSION = re.compile(r"\(?\d[\d,.]*\)?(?:\s*(?:[-+*/%]|\*\*)\s*\(?\d[\d,.]*\)?)+")
 

@@ -85,8 +85,9 @@ class AgentRunner:
         steps, note = 0, None
         try:
             while True:
+                conversation = [*asked, *new]
                 raw = await self._retry.call(
-                    lambda: self.target.complete([*asked, *new], tools))
+                    lambda: self.target.complete(conversation, tools))  # noqa: B023 - awaited here
                 new += reply_messages(raw, row_id=row.id, target=self.id)
                 steps += 1
                 pending = pending_calls(new)

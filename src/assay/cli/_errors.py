@@ -64,7 +64,9 @@ def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
     report = summary.get("failures") or {}
     causes = report.get("causes") or {}
     if causes:
-        err.print("judge calls failed:", highlight=False)
+        agent_only = all(str(why).startswith("target call failed") for why in causes)
+        err.print("target calls failed:" if agent_only else "judge calls failed:",
+                  highlight=False)
         for why, n in list(causes.items())[:top]:
             err.print(f"  {n} result{'s' if n != 1 else ''}: {escape(why)}", highlight=False)
         if len(causes) > top:

@@ -25,6 +25,7 @@ from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge, check_judge_spec
 from ..metrics import Metric, Plan
 from ..store import Store
+from ._complete import AgentStage, RowAgent
 from ._options import (
     _GROUPS,
     _OWN_KEYWORDS,
@@ -34,7 +35,6 @@ from ._options import (
     ScoringOptions,
     resolve_options,
 )
-from ._complete import AgentStage, RowAgent
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
