@@ -135,7 +135,7 @@ def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
     """An :class:`AgentRunner` from a target spec (``python:...`` or ``openai:MODEL``) and,
     optionally, a tools spec (``python:package.module:TOOLS``)."""
     if not target.startswith(("python:", "openai:")):
-        raise ConfigError(f"Got {option('target', target)}: an agent target must be one of "
+        raise ConfigError(f"Got {option('target', target)}. An agent target must be one of "
                           f"{', '.join(AGENT_TARGETS)}.")
     functions = load_tools(tools) if tools else None
     made = make_target(target)

@@ -43,7 +43,8 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3) from None
     except AssayError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
+                  emoji=False)  # "--target nope:x: ..." is not an emoji
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         err.print(escape(interrupted), highlight=False)
