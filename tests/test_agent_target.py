@@ -103,6 +103,7 @@ def test_a_python_target_completes_rows_and_the_completed_rows_are_scored_and_st
     written = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
     assert written[0]["agent"] == oslo
     reader = open_store(store)
+    assert reader.get(result.summary["run_id"]).settings["agent"] == f"python:{name}:agent"
     stored = reader.inputs(result.summary["run_id"], ["oslo"])["oslo"]
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert sorted(sys.modules[name].CALLS) == [1, 1, 3, 3]  # two turns per row

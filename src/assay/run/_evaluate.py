@@ -157,7 +157,8 @@ async def evaluate_async(
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
                 judge=judge, embeddings=embeddings, out_dir=out_dir,
-                ray_workers=getattr(runner, "workers", None)),
+                ray_workers=getattr(runner, "workers", None))
+            | ({"agent": agent.id} if agent is not None else {}),
             resume_id=(previous_run.run_id if previous_run is not None
                        and previous_run.status != "complete" else None))
         if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
