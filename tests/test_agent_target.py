@@ -226,6 +226,38 @@ def test_an_openai_target_with_tools_is_asked_again_with_the_tool_results(
     assert result.rows[0]["agent"]["messages"][-1] == answer
 
 
+def test_an_openai_target_that_fails_leaves_the_row_unscored_with_the_cause(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[dict[str, Any]] = []
+    agent = _openai_agent(monkeypatch, [], seen)
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(400, json={"error": {"message": "tools not supported"}})
+
+    agent.target._client = openai.AsyncOpenAI(  # type: ignore[attr-defined]
+        api_key="sk-mock", base_url="http://app.invalid/v1", max_retries=0,
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(refuse)))
+    result = evaluate([_row("oslo", "Weather in Oslo?")], metrics="tool_call_accuracy",
+                      agent=agent, run=RunOptions(store=False))
+    asyncio.run(agent.aclose())
+    assert len(seen) == 1  # a 400 is not retried
+    error = result.rows[0]["tool_call_accuracy"]["error"]
+    assert result.rows[0]["tool_call_accuracy"]["value"] is None
+    assert error.startswith("target call failed: ") and "tools not supported" in error
+    assert result.rows[0]["agent"]["error"] == error and agent.stats.failed == 1
+
+
+def test_an_empty_model_answer_is_recorded_as_empty_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[dict[str, Any]] = []
+    agent = _openai_agent(monkeypatch, [{"role": "assistant", "content": None}], seen)
+    result = evaluate([_row("thanks", "Thanks!", ref_city=None)], metrics="tool_call_accuracy",
+                      agent=agent, run=RunOptions(store=False))
+    asyncio.run(agent.aclose())
+    assert result.rows[0]["agent"]["messages"] == [{"role": "assistant", "content": ""}]
+    assert result.rows[0]["tool_call_accuracy"]["value"] == 1.0  # no call, none expected
+
+
 def test_resume_asks_the_agent_only_for_rows_it_failed_on(module: Any, tmp_path: Path) -> None:
     # The agent fails on Lima the first time (a bug of the app), and works the second time.
     name = module(SCRIPTED.format(def_="def ", fail=(

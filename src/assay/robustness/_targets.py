@@ -157,8 +157,8 @@ class OpenAITarget:
         calls = [{"id": c.id, "type": "function", "function": {
             "name": c.function.name, "arguments": c.function.arguments}}
             for c in message.tool_calls or []]
-        return [{"role": "assistant", "content": message.content,
-                 **({"tool_calls": calls} if calls else {})}]
+        return [{"role": "assistant", "content": message.content if calls else
+                 message.content or "", **({"tool_calls": calls} if calls else {})}]
 
     async def aclose(self) -> None:
         """Close the client's connections (once; a later call opens a new client)."""
