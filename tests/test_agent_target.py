@@ -330,6 +330,8 @@ def test_the_readme_command_runs_offline(tmp_path: Path, monkeypatch: pytest.Mon
     assert "9 rows completed (16 agent turns, 9 tool calls run), 0 failed" in result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["metrics"]["tool_call_accuracy"]["mean"] == pytest.approx(8 / 9, abs=1e-4)
+    assert summary["agent"] == {"target": "python:examples.agent_app:agent", "rows": 9,
+                                "failed": 0, "step_limit": 0, "turns": 16, "tool_calls": 9}
 
 
 @pytest.mark.parametrize(("flags", "says"), [

@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -120,6 +121,11 @@ class AgentRunner:
         """``row`` with the entry's messages appended (no target call)."""
         return with_messages(row, list(entry.get("messages") or []),
                              target=str(entry.get("target", self.id)))
+
+    def summary(self) -> dict[str, Any]:
+        """``{"target", "rows", "failed", "step_limit", "turns", "tool_calls"}``: the rows this
+        run completed (rows replayed on resume are not counted)."""
+        return {"target": self.id, **dataclasses.asdict(self.stats)}
 
     async def aclose(self) -> None:
         """Close the target's connections."""

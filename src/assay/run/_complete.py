@@ -15,6 +15,7 @@ Example:
     ...     def wants(self, row): return row.messages[-1].role == "user"
     ...     async def complete(self, row): return {"target": self.id, "messages": ["hi"]}
     ...     def apply(self, row, entry): return row.model_copy(update={"answer": "done"})
+    ...     def summary(self): return {}
     >>> rows = rows_from_records([{"id": "a", "messages": [{"role": "user", "content": "Hi"}]}])
     >>> stage = AgentStage(Echo(), ["exact_match"])
     >>> async def go():
@@ -62,6 +63,10 @@ class RowAgent(Protocol):
 
     def apply(self, row: Row, entry: Mapping[str, Any]) -> Row:
         """``row`` with the entry's messages appended (no agent call)."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """What the agent did in this run, for ``summary.json`` (``"agent"``)."""
         ...
 
 

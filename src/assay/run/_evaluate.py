@@ -209,6 +209,8 @@ async def evaluate_async(
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
+        if agent is not None:
+            summary["agent"] = agent.summary()
         if recorder is not None:
             summary["run_id"] = recorder.run_id
         summary = typed_summary(summary)  # checked, with its schema_version
