@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from assay.agents import AgentRunner, make_agent
 from assay.cli.main import app
 from assay.errors import ConfigError
+from assay.report import metric_names
 from assay.robustness import make_target
 from assay.run import RunOptions, evaluate
 from assay.store import open_store
@@ -245,7 +246,7 @@ def test_an_openai_target_that_fails_leaves_the_row_unscored_with_the_cause(
     error = result.rows[0]["tool_call_accuracy"]["error"]
     assert result.rows[0]["tool_call_accuracy"]["value"] is None
     assert error.startswith("target call failed: ") and "tools not supported" in error
-    assert result.rows[0]["agent"]["error"] == error and agent.stats.failed == 1
+    assert result.rows[0]["agent"]["failure"] == error and agent.stats.failed == 1
 
 
 def test_an_empty_model_answer_is_recorded_as_empty_text(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -272,10 +273,11 @@ def test_resume_asks_the_agent_only_for_rows_it_failed_on(module: Any, tmp_path:
                      run=RunOptions(out=out, store=False))
     lima = first.rows[1]
     assert lima["agent"] == {"target": spec["target"],
-                             "error": "target call failed: RuntimeError: app crashed"}
+                             "failure": "target call failed: RuntimeError: app crashed"}
     assert lima["tool_call_accuracy"]["value"] is None
     assert lima["tool_call_accuracy"]["error"] == "target call failed: RuntimeError: app crashed"
     assert first.summary["failures"]["causes"] == {"target call failed: RuntimeError": 1}
+    assert metric_names(first.summary, first.rows) == ["tool_call_accuracy"]  # 'agent' is none
     calls = sys.modules[name].CALLS
     asked = len(calls)  # oslo: 2 turns, lima: 1 failed turn
     assert asked == 3

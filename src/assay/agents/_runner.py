@@ -11,8 +11,8 @@ The loop, per row whose last message is a user turn:
    conversation is kept as it is and the entry's ``note`` says the limit was hit: a finding,
    not an error).
 
-A target that fails (after retries for rate limits and server errors) leaves the row with an
-``error`` (``target call failed: ...``), never a made-up conversation; a reply of the wrong
+A target that fails (after retries for rate limits and server errors) leaves the row with a
+``failure`` (``target call failed: ...``), never a made-up conversation; a reply of the wrong
 shape is a ConfigError naming the row and the shape to return.
 
 Example:
@@ -78,7 +78,7 @@ class AgentRunner:
 
     async def complete(self, row: Row) -> dict[str, Any]:
         """Run the agent on ``row``: the record entry (``target``, ``messages``, ``steps``,
-        ``seconds``, and ``note`` at the step limit; or ``error``)."""
+        ``seconds``, and ``note`` at the step limit; or ``failure``)."""
         started = time.monotonic()
         tools = [t.openai() for t in row.tools] if row.tools else None
         asked = openai_messages(row)
@@ -133,7 +133,7 @@ class AgentRunner:
 
     def _failed(self, error: str) -> dict[str, Any]:
         self.stats.failed += 1
-        return {"target": self.id, "error": error}
+        return {"target": self.id, "failure": error}
 
 
 def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,

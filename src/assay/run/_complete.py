@@ -4,7 +4,8 @@ A row the agent wants (a conversation whose last message is a user turn) is comp
 the agent's new messages and how the run went are kept in the row's record under ``"agent"``
 (``results.jsonl`` and the run store), and the completed row is what gets scored and stored. A
 resumed run replays that entry instead of asking the agent again; a row whose agent call
-failed (its entry has an ``error``, every metric is unscored with that reason) is asked again.
+failed (its entry has a ``failure``, every metric is unscored with that reason) is asked
+again. (Not ``error``: readers of a record take a mapping with an ``error`` for a metric.)
 Up to ``agent.concurrency`` rows are completed ahead of the scorer, handed on in dataset order.
 
 Example:
@@ -58,7 +59,7 @@ class RowAgent(Protocol):
 
     async def complete(self, row: Row) -> dict[str, Any]:
         """The record entry of one run of the agent on ``row``: its new ``messages``, or an
-        ``error`` (``"target call failed: ..."``) when the agent could not answer."""
+        ``failure`` (``"target call failed: ..."``) when the agent could not answer."""
         ...
 
     def apply(self, row: Row, entry: Mapping[str, Any]) -> Row:
@@ -97,9 +98,9 @@ class AgentStage:
         """The record of a row the agent could not complete (every metric unscored with the
         agent's error), or None when it was completed."""
         entry = self._entries.get(row_id)
-        if entry is None or not entry.get("error"):
+        if entry is None or not entry.get("failure"):
             return None
-        unscored = result_record(MetricResult(value=None, error=str(entry["error"])))
+        unscored = result_record(MetricResult(value=None, error=str(entry["failure"])))
         return self.finish({"id": row_id, **{name: dict(unscored) for name in self.metrics}})
 
     def finish(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -115,7 +116,7 @@ class AgentStage:
             return row, previous
         kept = previous.get(AGENT_KEY)
         finished = all(name in previous for name in self.metrics)
-        if isinstance(kept, Mapping) and not kept.get("error"):
+        if isinstance(kept, Mapping) and not kept.get("failure"):
             if not finished:  # scored again: its record keeps the entry
                 self._entries[row.id] = dict(kept)
             return self.agent.apply(row, kept), previous
@@ -124,4 +125,4 @@ class AgentStage:
         entry = await self.agent.complete(row)
         self._entries[row.id] = entry
         previous = {k: v for k, v in previous.items() if k != AGENT_KEY}
-        return (row if entry.get("error") else self.agent.apply(row, entry)), previous
+        return (row if entry.get("failure") else self.agent.apply(row, entry)), previous
