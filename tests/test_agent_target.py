@@ -322,18 +322,24 @@ def _cli(*args: str | Path) -> Any:
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def test_the_readme_command_runs_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_readme_command_runs_offline_and_resume_does_not_ask_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    result = _cli("run", "examples/agent_tasks.jsonl", "--target",
-                  "python:examples.agent_app:agent", "--tools", "python:examples.agent_app:TOOLS",
-                  "--metrics", "tool_call_accuracy,trajectory_exact_match", "--judge", "fake",
-                  "--out", tmp_path / "out", "--no-store", "--quiet")
+    args = ("run", "examples/agent_tasks.jsonl", "--target", "python:examples.agent_app:agent",
+            "--tools", "python:examples.agent_app:TOOLS", "--metrics",
+            "tool_call_accuracy,trajectory_exact_match", "--judge", "fake", "--out",
+            tmp_path / "out", "--no-store", "--quiet")
+    result = _cli(*args)
     assert result.exit_code == 0, result.output
     assert "9 rows completed (16 agent turns, 9 tool calls run), 0 failed" in result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["metrics"]["tool_call_accuracy"]["mean"] == pytest.approx(8 / 9, abs=1e-4)
     assert summary["agent"] == {"target": "python:examples.agent_app:agent", "rows": 9,
                                 "failed": 0, "step_limit": 0, "turns": 16, "tool_calls": 9}
+    first = (tmp_path / "out" / "results.jsonl").read_text()
+    resumed = _cli(*args, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert "0 rows completed (0 agent turns, 0 tool calls run)" in resumed.output
+    assert (tmp_path / "out" / "results.jsonl").read_text() == first  # the recorded runs kept
 
 
 @pytest.mark.parametrize(("flags", "says"), [
