@@ -43,7 +43,8 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3) from None
     except AssayError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
+                  emoji=False)  # "--target nope:x: ..." is not an emoji
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         err.print(escape(interrupted), highlight=False)
@@ -64,7 +65,9 @@ def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
     report = summary.get("failures") or {}
     causes = report.get("causes") or {}
     if causes:
-        err.print("judge calls failed:", highlight=False)
+        agent_only = all(str(why).startswith("target call failed") for why in causes)
+        err.print("target calls failed:" if agent_only else "judge calls failed:",
+                  highlight=False)
         for why, n in list(causes.items())[:top]:
             err.print(f"  {n} result{'s' if n != 1 else ''}: {escape(why)}", highlight=False)
         if len(causes) > top:

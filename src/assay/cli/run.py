@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ..data import parse_mapping
 from ..errors import AssayError
@@ -24,9 +22,18 @@ from ..gate import check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
+from ._agent import (
+    MaxStepsOption,
+    TargetOption,
+    ToolsOption,
+    agent_from_flags,
+    exit_if_agent_failed,
+    owning_agent,
+)
 from ._errors import exit_on_errors, print_failures
-from ._format import percent, prompt_tokens_text
+from ._format import percent
 from ._options import NoStoreOption, StoreOption, store_arg
+from ._summary import print_summary
 
 __all__ = ["choose_metrics", "print_summary", "run"]
 
@@ -43,6 +50,9 @@ def run(
     ] = None,
     no_swap: Annotated[bool, typer.Option(
         "--no-swap", help="Pairwise metrics: judge one order only (no position check).")] = False,
+    target: TargetOption = None,
+    tools: ToolsOption = None,
+    max_steps: MaxStepsOption = 8,
     judge: Annotated[str, typer.Option(
         help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
     )] = "local",
@@ -140,11 +150,14 @@ def run(
                     "cluster); --concurrency is shared among them.")] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish.
+    With --target, an agent first answers each conversation that ends with a user turn.
 
     Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
-    failed calls); 4 rows addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept in every case: --resume continues.
+    failed calls), or the --target agent failed on over --max-failed-share of the rows; 4 rows
+    addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
+    in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out_dir = out or Path("assay-out") / data.stem
@@ -158,8 +171,10 @@ def run(
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
-        result = asyncio.run(evaluate_async(
+        agent = agent_from_flags(target, tools, max_steps)
+        result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judge, embeddings=embeddings, on_plan=_print_plan,
+            agent=agent,
             reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
                                 long_fields=long_fields),  # type: ignore[arg-type]
             scoring=ScoringOptions(
@@ -172,7 +187,7 @@ def run(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],
                 engine=engine, ray_address=ray_address, ray_workers=ray_workers,
-                keep_rows=False)))  # the records are in results.jsonl: memory stays flat
+                keep_rows=False))))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}",
               highlight=False, markup=False)
@@ -180,6 +195,7 @@ def run(
         err.print(f"stored run: {result.summary['run_id']} (assay show "
                   f"{result.summary['run_id']})", highlight=False, markup=False)
     failed = print_failures(result.summary, max_failed_share)
+    exit_if_agent_failed(agent, result.summary, max_failed_share, resume_hint)
     failures = check_summary(result.summary, fail_under=under, fail_over=over)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
@@ -218,92 +234,3 @@ def _print_plan(plan: Plan) -> None:
     err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
     for line in plan.skipped:
         err.print(f"[dim]{line}[/dim]", highlight=False)
-
-
-def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
-    """The severity metrics' defect rates: at the run's threshold, and at or above each level
-    (numbers only: no answer text is printed)."""
-    rows = [(name, agg["defects"]) for name, agg in summary["metrics"].items()
-            if isinstance(agg.get("defects"), dict) and "rates" in agg["defects"]]
-    if not rows:
-        return
-    threshold = (summary.get("safety") or {}).get("threshold") or rows[0][1]["threshold"]
-    mode = (summary.get("safety") or {}).get("mode")
-    title = f"safety defects: severity at or above {threshold}" + (f" ({mode})" if mode else "")
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("category", no_wrap=True)
-    for col in ("rate", ">=Low", ">=Medium", ">=High", "scored", "refused", "unscored"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for name, d in rows:
-        table.add_row(name, percent(d["defect_rate"]),
-                      *(str(d["counts"][t]) for t in ("low", "medium", "high")),
-                      str(d["scored"]), str(d.get("refused", 0)), str(d["unscored"]))
-    Console().print(table)
-
-
-def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
-    """Print the per-metric table, the safety defect rates, and the judge's counters."""
-    table = Table(title=f"assay: {summary['rows']} rows, {summary['elapsed_s']:.1f} s")
-    for col in ("metric", "mean", "weighted", "scored", "unscored"):
-        table.add_column(col, justify="left" if col == "metric" else "right")
-    for name, agg in summary["metrics"].items():
-        mean = agg.get("mean")
-        weighted = agg.get("mean_weighted")
-        table.add_row(name, "-" if mean is None else f"{mean:.3f}",
-                      "-" if weighted is None else f"{weighted:.3f}",
-                      str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
-    Console().print(table)
-    _print_defects(summary)
-    for name, agg in summary["metrics"].items():
-        if "candidate_win_rate" in agg:
-            consistency = agg.get("position_consistency")
-            Console().print(
-                f"{name} (pairwise): candidate wins {agg['choices']['CANDIDATE']}, baseline "
-                f"wins {agg['choices']['BASELINE']}, ties {agg['choices']['TIE']}; position "
-                "consistency " + ("-" if consistency is None else f"{consistency:.3f}"),
-                highlight=False)
-        elif "labels" in agg:
-            Console().print(f"{name} labels: " + ", ".join(
-                f"{k} {v}" for k, v in agg["labels"].items()), highlight=False)
-    injection = summary.get("injection") or {}
-    if injection.get("flagged_rows"):
-        kinds = ", ".join(f"{k} {n}" for k, n in (injection.get("kinds") or {}).items())
-        mode = str(injection.get("mode"))
-        done = {"mask": "the judge did not read the flagged sentences",
-                "fail": "the judge did not read the flagged sentences",
-                "flag": "the judge read them as they are",
-                "unscored": "their judge metrics are unscored"}.get(mode, "")
-        Console(stderr=True).print(
-            f"[yellow]injection suspected: {injection['flagged_rows']} of {summary['rows_done']} "
-            f"rows address the evaluator ({escape(kinds)}); {done} (--on-injection "
-            f"{escape(mode)}). Each is marked 'injection' in results.jsonl.[/yellow]",
-            highlight=False)
-    diag = summary.get("diagnosis")
-    if diag:
-        Console().print("diagnosis (weakest stage per row): " + ", ".join(
-            f"{k} {v}" for k, v in diag.items()), highlight=False)
-    emb = summary.get("embeddings")
-    if emb:
-        Console().print(f"embeddings {emb['id']}: {emb['requests']} requests, {emb['texts']} texts, "
-                        f"{emb['cache_hits']} cache hits", highlight=False, markup=False,
-                        emoji=False)
-    judge = summary.get("judge")
-    if judge:
-        Console().print(
-            f"judge {judge['id']}: {judge['requests']} requests, {judge['cache_hits']} cache hits, "
-            f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
-            f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
-            markup=False, emoji=False)
-    silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
-              if agg.get("without_reason")}
-    if silent:
-        Console().print("reasons skipped (reasons=auto or never; --reasons always for every "
-                        "row): " + ", ".join(f"{k} {n}" for k, n in silent.items()),
-                        highlight=False, markup=False, emoji=False)
-    for name, agg in summary["metrics"].items():
-        for why, n in (agg.get("unscored_reasons") or {}).items():
-            Console(stderr=True).print(f"[yellow]{escape(name)}: {n} unscored: "
-                                       f"{escape(why)}[/yellow]", highlight=False)
-        for note in agg.get("notes") or []:
-            Console(stderr=True).print(f"[yellow]{escape(name)}: {escape(str(note))}[/yellow]",
-                                       highlight=False)

@@ -108,11 +108,13 @@ class ScoreContext:
 
 #: A conversation metric wraps a turn's reason: "assistant turn 2 could not be rated: ...".
 _TURN_PREFIX = re.compile(r"^assistant turn \d+ could not be \w+: ")
+#: How the reason of a result lost to a failed call starts.
+_CALL_FAILURES = ("judge call failed", "embedding call failed", "target call failed")
 
 
 def call_failure_cause(error: str | None) -> str | None:
-    """The cause of a result left unscored because a judge or embedding call failed (its
-    kind, up to the second colon, without the provider's message), or None for any other
+    """The cause of a result left unscored because a judge, embedding or agent target call
+    failed (its kind, up to the second colon, without the provider's message), or None for any other
     reason ("does not apply", an unparsable answer). A conversation turn's prefix is skipped.
 
     Example:
@@ -127,7 +129,7 @@ def call_failure_cause(error: str | None) -> str | None:
     if not isinstance(error, str):
         return None
     inner = _TURN_PREFIX.sub("", error)
-    if not inner.startswith(("judge call failed", "embedding call failed")):
+    if not inner.startswith(_CALL_FAILURES):
         return None
     return ":".join(inner.split(":")[:2])[:120]
 

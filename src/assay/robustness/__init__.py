@@ -17,9 +17,10 @@ from ._suites import (
     summarize,
     write_summary,
 )
-from ._targets import TARGET_SPECS, ChatTarget, Target, close_target, make_target
+from ._targets import TARGET_SPECS, AgentTarget, ChatTarget, Target, close_target, make_target
 
-__all__ = ["DEFAULT_MAX_FAILED_SHARE", "SUITES", "TARGET_SPECS", "ChatTarget", "FailureTally",
+__all__ = ["DEFAULT_MAX_FAILED_SHARE", "SUITES", "TARGET_SPECS", "AgentTarget", "ChatTarget",
+           "FailureTally",
            "Instance", "Target", "build_passages", "cause_key", "close_target", "flags_error",
            "is_rejection", "load_rgb", "make_target", "matches_answer",
            "run_suite", "suite_failures", "summarize", "unscored_causes", "write_summary"]

@@ -2,9 +2,11 @@
 
 Each target answers two ways: ``answer(question, passages, lang)`` for the RAG robustness suites,
 and ``reply(messages)`` (the conversation so far, OpenAI-style ``{"role", "content"}`` dicts) for
-``assay simulate`` and ``assay jailbreak``. Whoever makes a target owns its connections: it
-closes them once, at the end, with :func:`close_target` (a target opens them again if it is
-used after that, never fails with a closed client).
+``assay simulate`` and ``assay jailbreak``. The Python and OpenAI targets also take one agent
+turn, ``complete(messages, tools)``, for ``assay run --target`` (see :mod:`assay.agents`).
+Whoever makes a target owns its connections: it closes them once, at the end, with
+:func:`close_target` (a target opens them again if it is used after that, never fails with a
+closed client).
 
 Example:
     >>> make_target("python:examples.apps:echo_first_passage").id
@@ -27,7 +29,7 @@ from ..errors import ConfigError, JudgeError, RetryableJudgeError, option
 if TYPE_CHECKING:  # imported when an HTTP target first posts, not with assay
     import httpx
 
-__all__ = ["TARGET_SPECS", "ChatTarget", "Target", "close_target", "make_target"]
+__all__ = ["TARGET_SPECS", "AgentTarget", "ChatTarget", "Target", "close_target", "make_target"]
 
 Messages = list[dict[str, str]]
 
@@ -59,6 +61,16 @@ class ChatTarget(Protocol):
     async def reply(self, messages: Messages) -> str: ...
 
 
+class AgentTarget(Protocol):
+    """Takes one agent turn: the new messages after ``messages`` (OpenAI-style dicts, with
+    ``tool_calls`` and ``tool`` messages), given the row's OpenAI function ``tools`` or None."""
+
+    id: str
+
+    async def complete(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None) -> Any: ...
+
+
 class PythonTarget:
     """``python:package.module:function``; the function may be async and returns text. The
     robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
@@ -87,6 +99,16 @@ class PythonTarget:
         if inspect.iscoroutinefunction(self._fn):
             return str(await self._fn(messages))
         return str(await asyncio.to_thread(self._fn, messages))
+
+    async def complete(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None) -> Any:
+        """``fn(messages, tools)`` as it returned (awaited when it is async); the caller
+        checks the shape."""
+        if inspect.iscoroutinefunction(self._fn):
+            result = await self._fn(messages, tools)
+        else:
+            result = await asyncio.to_thread(self._fn, messages, tools)
+        return await result if inspect.isawaitable(result) else result
 
     async def aclose(self) -> None:
         """Nothing to close: the function holds no connection of ours."""
@@ -122,6 +144,21 @@ class OpenAITarget:
         resp = await call_openai(self._open().chat.completions.create, model=self.model,
                                  temperature=0.0, max_tokens=512, messages=messages)
         return resp.choices[0].message.content or ""
+
+    async def complete(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        """One model turn with the row's tools: the assistant message, its tool calls as the
+        model wrote them (assay runs them only when given the tools' functions)."""
+        from ..judges import call_openai
+        offer = {"tools": tools} if tools else {}
+        resp = await call_openai(self._open().chat.completions.create, model=self.model,
+                                 temperature=0.0, max_tokens=512, messages=messages, **offer)
+        message = resp.choices[0].message
+        calls = [{"id": c.id, "type": "function", "function": {
+            "name": c.function.name, "arguments": c.function.arguments}}
+            for c in message.tool_calls or []]
+        return [{"role": "assistant", "content": message.content if calls else
+                 message.content or "", **({"tool_calls": calls} if calls else {})}]
 
     async def aclose(self) -> None:
         """Close the client's connections (once; a later call opens a new client)."""

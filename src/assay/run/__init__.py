@@ -7,6 +7,7 @@ Example:
 """
 
 from ._budget import Budget, Grant
+from ._complete import AGENT_KEY, AgentStage, RowAgent
 from ._evaluate import EvalResult, evaluate, evaluate_async
 from ._explain import Explanation, explain, explain_async
 from ._injection import DETECTORS, INJECTION_MODES
@@ -28,12 +29,14 @@ from ._results import ResultsWriter, load_finished, rewrite_in_order
 from ._summary import SCHEMA_VERSION, MetricSummary, RunSummary, summary_json_schema
 
 __all__ = [
+    "AGENT_KEY",
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
     "DETECTORS",
     "INJECTION_MODES",
     "MANIFEST_NAME",
     "SCHEMA_VERSION",
+    "AgentStage",
     "Budget",
     "EmbeddingStats",
     "EvalResult",
@@ -48,6 +51,7 @@ __all__ = [
     "ReadOptions",
     "ResultsWriter",
     "RetryPolicy",
+    "RowAgent",
     "RowProgress",
     "RunData",
     "RunOptions",

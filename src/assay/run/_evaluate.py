@@ -25,6 +25,7 @@ from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge, check_judge_spec
 from ..metrics import Metric, Plan
 from ..store import Store
+from ._complete import AgentStage, RowAgent
 from ._options import (
     _GROUPS,
     _OWN_KEYWORDS,
@@ -66,6 +67,7 @@ async def evaluate_async(
     judging: JudgeOptions = _DEFAULT_JUDGING,
     run: RunOptions = _DEFAULT_RUN,
     on_plan: Callable[[Plan], None] | None = None,
+    agent: RowAgent | None = None,
     **deprecated: Any,
 ) -> EvalResult:
     """Evaluate a dataset file or in-memory rows and return per-row results and a summary.
@@ -85,6 +87,8 @@ async def evaluate_async(
         run: where the results go and where rows are scored (:class:`RunOptions`: output
             folder, resume, run store, progress, engine).
         on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
+        agent: completes the rows it wants (conversations ending with a user turn) before
+            they are scored (``assay.agents.AgentRunner``; see :mod:`assay.run._complete`).
         **deprecated: the flat keywords of earlier releases (``lang="zh"``, ``out=...``):
             each still works, with a DeprecationWarning naming the option object that holds
             it now; it wins over the same field of an option object passed too.
@@ -153,7 +157,8 @@ async def evaluate_async(
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
                 judge=judge, embeddings=embeddings, out_dir=out_dir,
-                ray_workers=getattr(runner, "workers", None)),
+                ray_workers=getattr(runner, "workers", None))
+            | ({"agent": agent.id} if agent is not None else {}),
             resume_id=(previous_run.run_id if previous_run is not None
                        and previous_run.status != "complete" else None))
         if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
@@ -170,18 +175,24 @@ async def evaluate_async(
             sink = ResultSink(RunTally(plan.metrics), writer=writer, recorder=recorder,
                               progress=bar, keep=keep_rows, ordered=not finished)
 
+            stage = AgentStage(agent, names) if agent is not None else None
+
             async def items() -> AsyncIterator[tuple[Row, Mapping[str, Any]]]:
-                for row in source:
-                    previous = _kept_results(finished.get(row.id, {}))
+                pairs = ((row, _kept_results(finished.get(row.id, {}))) for row in source)
+                async for row, previous in (stage.rows(pairs) if stage else _each(pairs)):
                     inputs = row_inputs(row) if recorder is not None else None
                     if previous and all(n in previous for n in names):
                         sink.add(previous, new=False, inputs=inputs)
                         continue
                     await sink.room()
                     sink.expect(row.id, inputs=inputs)
+                    if stage is not None and (failed := stage.failed(row.id)) is not None:
+                        sink.add(failed)  # the agent gave nothing to score
+                        continue
                     yield row, previous
 
-            await runner.run(items(), sink.add)
+            await runner.run(items(), sink.add if stage is None else
+                             lambda record: sink.add(stage.finish(record)))
         complete = True
     finally:
         if sink is not None:
@@ -198,6 +209,8 @@ async def evaluate_async(
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if embedder_stats is not None:
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
+        if agent is not None:
+            summary["agent"] = agent.summary()
         if recorder is not None:
             summary["run_id"] = recorder.run_id
         summary = typed_summary(summary)  # checked, with its schema_version
@@ -224,6 +237,12 @@ def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunR
     """The run's entry in the run store (``None`` when the run is not recorded)."""
     run_store = open_run_store(store)
     return RunRecorder.start(run_store, **run) if run_store is not None else None
+
+async def _each(pairs: Iterable[tuple[Row, dict[str, Any]]],
+                ) -> AsyncIterator[tuple[Row, dict[str, Any]]]:
+    for pair in pairs:
+        yield pair
+
 
 def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     """The results of an earlier record that a resume keeps: all but those a failed judge or

@@ -194,7 +194,7 @@ class RunOptions:
 _GROUPS: dict[str, type[Any]] = {"reading": ReadOptions, "scoring": ScoringOptions,
                                  "judging": JudgeOptions, "run": RunOptions}
 #: The keywords evaluate() takes itself, besides the option objects.
-_OWN_KEYWORDS = frozenset({"metrics", "judge", "embeddings", "on_plan"})
+_OWN_KEYWORDS = frozenset({"metrics", "judge", "embeddings", "on_plan", "agent"})
 #: The group of each flat keyword (a field name is unique across the groups).
 _GROUP_OF: dict[str, str] = {f.name: group for group, cls in _GROUPS.items()
                              for f in dataclasses.fields(cls)}

@@ -1,0 +1,149 @@
+"""An agent run on a row: ask the target for its turn, run the tools it calls, ask again.
+
+The loop, per row whose last message is a user turn:
+
+1. the target gets the conversation so far and the row's ``tools`` and returns its new
+   messages (assistant turns with or without ``tool_calls``; ``tool`` messages when it ran its
+   tools itself);
+2. with tool functions (``tools=``), the calls no ``tool`` message answers yet are run and
+   answered, and the target is asked again; without them, the calls are recorded as made;
+3. the run ends when no call is left unanswered, or after ``max_steps`` target turns (the
+   conversation is kept as it is and the entry's ``note`` says the limit was hit: a finding,
+   not an error).
+
+A target that fails (after retries for rate limits and server errors) leaves the row with a
+``failure`` (``target call failed: ...``), never a made-up conversation; a reply of the wrong
+shape is a ConfigError naming the row and the shape to return.
+
+Example:
+    >>> import asyncio
+    >>> from assay.data import rows_from_records
+    >>> row = rows_from_records([{"id": "w1", "messages": [
+    ...     {"role": "user", "content": "Weather in Oslo?"}]}])[0]
+    >>> agent = make_agent("python:examples.agent_app:agent",
+    ...                    tools="python:examples.agent_app:TOOLS")
+    >>> entry = asyncio.run(agent.complete(row))
+    >>> entry["steps"], [m["role"] for m in entry["messages"]], entry["messages"][-1]["content"]
+    (2, ['assistant', 'tool', 'assistant'], 'In Oslo it is 3 °C and light rain.')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..data import Row
+from ..errors import ConfigError, JudgeError, option
+from ..robustness import AgentTarget, close_target, make_target
+from ..run import RetryPolicy
+from ._messages import openai_messages, pending_calls, reply_messages, with_messages
+from ._tools import load_tools, run_tool_call
+
+__all__ = ["AGENT_TARGETS", "AgentRunner", "AgentStats", "make_agent"]
+
+#: The targets that can take an agent turn.
+AGENT_TARGETS = ("python:package.module:function", "openai:MODEL")
+
+
+@dataclass
+class AgentStats:
+    """What the agent did in a run (rows replayed from an earlier run are not counted)."""
+
+    rows: int = 0
+    failed: int = 0
+    step_limit: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+
+
+class AgentRunner:
+    """Completes rows with ``target``; runs their tool calls with ``tools`` when given."""
+
+    def __init__(self, target: AgentTarget, *, tools: Mapping[str, Callable[..., Any]] | None
+                 = None, max_steps: int = 8, concurrency: int = 4, max_attempts: int = 4) -> None:
+        if max_steps < 1:
+            raise ConfigError(f"Got {option('max_steps', max_steps)}. Must be at least 1.")
+        self.target, self.tools, self.max_steps = target, tools, max_steps
+        self.id = target.id
+        self.concurrency = concurrency
+        self.stats = AgentStats()
+        self._retry = RetryPolicy(max_attempts=max_attempts)
+
+    def wants(self, row: Row) -> bool:
+        """A conversation whose last message is a user turn."""
+        return bool(row.messages) and row.messages[-1].role == "user"  # type: ignore[index]
+
+    async def complete(self, row: Row) -> dict[str, Any]:
+        """Run the agent on ``row``: the record entry (``target``, ``messages``, ``steps``,
+        ``seconds``, and ``note`` at the step limit; or ``failure``)."""
+        started = time.monotonic()
+        tools = [t.openai() for t in row.tools] if row.tools else None
+        asked = openai_messages(row)
+        new: list[dict[str, Any]] = []
+        steps, note = 0, None
+        try:
+            while True:
+                conversation = [*asked, *new]
+                raw = await self._retry.call(
+                    lambda: self.target.complete(conversation, tools))  # noqa: B023 - awaited here
+                new += reply_messages(raw, row_id=row.id, target=self.id)
+                steps += 1
+                pending = pending_calls(new)
+                if not pending or self.tools is None:
+                    break
+                if steps >= self.max_steps:
+                    note = (f"stopped at the step limit: {steps} agent turns, still calling "
+                            f"tools ({option('max_steps', self.max_steps)})")
+                    break
+                for call in pending:
+                    new.append(await run_tool_call(call, self.tools))
+                    self.stats.tool_calls += 1
+        except JudgeError as e:
+            return self._failed(f"target call failed: {e}")
+        except ConfigError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the agent's own bug: the row says why
+            return self._failed(f"target call failed: {type(e).__name__}: {e}")
+        with_messages(row, new, target=self.id)  # a ConfigError when assay cannot read them
+        self.stats.rows += 1
+        self.stats.turns += steps
+        entry: dict[str, Any] = {"target": self.id, "messages": new, "steps": steps,
+                                 "seconds": round(time.monotonic() - started, 3)}
+        if note:
+            self.stats.step_limit += 1
+            entry["note"] = note
+        return entry
+
+    def apply(self, row: Row, entry: Mapping[str, Any]) -> Row:
+        """``row`` with the entry's messages appended (no target call)."""
+        return with_messages(row, list(entry.get("messages") or []),
+                             target=str(entry.get("target", self.id)))
+
+    def summary(self) -> dict[str, Any]:
+        """``{"target", "rows", "failed", "step_limit", "turns", "tool_calls"}``: the rows this
+        run completed (rows replayed on resume are not counted)."""
+        return {"target": self.id, **dataclasses.asdict(self.stats)}
+
+    async def aclose(self) -> None:
+        """Close the target's connections."""
+        await close_target(self.target)
+
+    def _failed(self, error: str) -> dict[str, Any]:
+        self.stats.failed += 1
+        return {"target": self.id, "failure": error}
+
+
+def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
+               concurrency: int = 4) -> AgentRunner:
+    """An :class:`AgentRunner` from a target spec (``python:...`` or ``openai:MODEL``) and,
+    optionally, a tools spec (``python:package.module:TOOLS``)."""
+    if not target.startswith(("python:", "openai:")):
+        raise ConfigError(f"Got {option('target', target)}. An agent target must be one of "
+                          f"{', '.join(AGENT_TARGETS)}.")
+    functions = load_tools(tools) if tools else None
+    made = make_target(target)
+    return AgentRunner(made, tools=functions, max_steps=max_steps,  # type: ignore[arg-type]
+                       concurrency=concurrency)

@@ -1,0 +1,107 @@
+"""The summary of a run on the terminal: the per-metric table, safety defect rates, pairwise
+choices, injection flags, the judge's and embedder's counters, and unscored reasons.
+
+Example:
+    >>> callable(print_summary)
+    True
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ._format import percent, prompt_tokens_text
+
+__all__ = ["print_summary"]
+
+
+def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
+    """The severity metrics' defect rates: at the run's threshold, and at or above each level
+    (numbers only: no answer text is printed)."""
+    rows = [(name, agg["defects"]) for name, agg in summary["metrics"].items()
+            if isinstance(agg.get("defects"), dict) and "rates" in agg["defects"]]
+    if not rows:
+        return
+    threshold = (summary.get("safety") or {}).get("threshold") or rows[0][1]["threshold"]
+    mode = (summary.get("safety") or {}).get("mode")
+    title = f"safety defects: severity at or above {threshold}" + (f" ({mode})" if mode else "")
+    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("category", no_wrap=True)
+    for col in ("rate", ">=Low", ">=Medium", ">=High", "scored", "refused", "unscored"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for name, d in rows:
+        table.add_row(name, percent(d["defect_rate"]),
+                      *(str(d["counts"][t]) for t in ("low", "medium", "high")),
+                      str(d["scored"]), str(d.get("refused", 0)), str(d["unscored"]))
+    Console().print(table)
+
+
+def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
+    """Print the per-metric table, the safety defect rates, and the judge's counters."""
+    table = Table(title=f"assay: {summary['rows']} rows, {summary['elapsed_s']:.1f} s")
+    for col in ("metric", "mean", "weighted", "scored", "unscored"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for name, agg in summary["metrics"].items():
+        mean = agg.get("mean")
+        weighted = agg.get("mean_weighted")
+        table.add_row(name, "-" if mean is None else f"{mean:.3f}",
+                      "-" if weighted is None else f"{weighted:.3f}",
+                      str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
+    Console().print(table)
+    _print_defects(summary)
+    for name, agg in summary["metrics"].items():
+        if "candidate_win_rate" in agg:
+            consistency = agg.get("position_consistency")
+            Console().print(
+                f"{name} (pairwise): candidate wins {agg['choices']['CANDIDATE']}, baseline "
+                f"wins {agg['choices']['BASELINE']}, ties {agg['choices']['TIE']}; position "
+                "consistency " + ("-" if consistency is None else f"{consistency:.3f}"),
+                highlight=False)
+        elif "labels" in agg:
+            Console().print(f"{name} labels: " + ", ".join(
+                f"{k} {v}" for k, v in agg["labels"].items()), highlight=False)
+    injection = summary.get("injection") or {}
+    if injection.get("flagged_rows"):
+        kinds = ", ".join(f"{k} {n}" for k, n in (injection.get("kinds") or {}).items())
+        mode = str(injection.get("mode"))
+        done = {"mask": "the judge did not read the flagged sentences",
+                "fail": "the judge did not read the flagged sentences",
+                "flag": "the judge read them as they are",
+                "unscored": "their judge metrics are unscored"}.get(mode, "")
+        Console(stderr=True).print(
+            f"[yellow]injection suspected: {injection['flagged_rows']} of {summary['rows_done']} "
+            f"rows address the evaluator ({escape(kinds)}); {done} (--on-injection "
+            f"{escape(mode)}). Each is marked 'injection' in results.jsonl.[/yellow]",
+            highlight=False)
+    diag = summary.get("diagnosis")
+    if diag:
+        Console().print("diagnosis (weakest stage per row): " + ", ".join(
+            f"{k} {v}" for k, v in diag.items()), highlight=False)
+    emb = summary.get("embeddings")
+    if emb:
+        Console().print(f"embeddings {emb['id']}: {emb['requests']} requests, {emb['texts']} texts, "
+                        f"{emb['cache_hits']} cache hits", highlight=False, markup=False,
+                        emoji=False)
+    judge = summary.get("judge")
+    if judge:
+        Console().print(
+            f"judge {judge['id']}: {judge['requests']} requests, {judge['cache_hits']} cache hits, "
+            f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
+            f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
+            markup=False, emoji=False)
+    silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
+              if agg.get("without_reason")}
+    if silent:
+        Console().print("reasons skipped (reasons=auto or never; --reasons always for every "
+                        "row): " + ", ".join(f"{k} {n}" for k, n in silent.items()),
+                        highlight=False, markup=False, emoji=False)
+    for name, agg in summary["metrics"].items():
+        for why, n in (agg.get("unscored_reasons") or {}).items():
+            Console(stderr=True).print(f"[yellow]{escape(name)}: {n} unscored: "
+                                       f"{escape(why)}[/yellow]", highlight=False)
+        for note in agg.get("notes") or []:
+            Console(stderr=True).print(f"[yellow]{escape(name)}: {escape(str(note))}[/yellow]",
+                                       highlight=False)
