@@ -219,7 +219,8 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
     metric = REGISTRY[name]
     low, high = metric.value_range
     judge = FakeJudge(_scripted(rating))
-    result = asyncio.run(metric.score(FULL_ROW, ScoreContext(judge=judge)))
+    row = AGENT_ROW if name in AGENT else FULL_ROW
+    result = asyncio.run(metric.score(row, ScoreContext(judge=judge)))
     assert result.error is None, result.error
     assert result.value is not None and low <= result.value <= high
     if isinstance(metric, SeverityMetric):  # combined mode (the default): one shared request

@@ -155,7 +155,7 @@ def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
 
     Example:
         >>> print(unknown_metrics_error(["grounded", "nosuch"]))  # doctest: +ELLIPSIS
-        Unknown metrics: 'grounded' (did you mean groundedness, groundedness_claims?), 'nosuch' (no close name).
+        Unknown metrics: 'grounded' (did you mean groundedness, groundedness_claims, tool_output_groundedness?), 'nosuch' (no close name).
         Known metrics: ...
         Fix: use names from that list in metrics, or metrics='auto' for what the fields allow.
     """
