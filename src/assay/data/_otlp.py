@@ -122,6 +122,7 @@ class _Trace:
         self.trace_id, self.line = trace_id, line
         self.spans: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
         self.resource: dict[str, Any] = {}
+        self.replayed = 0  # how many messages the next inference span's input repeats
 
     def record(self, skipped: list[str]) -> dict[str, Any]:
         messages: list[dict[str, Any]] = []
@@ -165,10 +166,11 @@ class _Trace:
                 messages.extend(texts)
             for m in inputs:
                 self._add(m, messages, pending)
-        else:
-            for m in inputs:
-                if m.get("role") == "tool":
+        else:  # the history again: only its tool results, and user messages past the last
+            for k, m in enumerate(inputs):  # span's input and output are new
+                if m.get("role") == "tool" or (m.get("role") == "user" and k >= self.replayed):
                     self._add(m, messages, pending)
+        self.replayed = len(inputs) + len(outputs)
         for m in outputs:
             self._add({**m, "role": "assistant"}, messages, pending)
         return started or bool(inputs)
@@ -178,8 +180,8 @@ class _Trace:
         if "gen_ai.tool.call.result" not in attrs:
             return  # the result is opt-in: the next chat span's input may carry it
         call_id, name = attrs.get("gen_ai.tool.call.id"), attrs.get("gen_ai.tool.name")
-        match = next((c for c, n in pending if c == str(call_id)), None) if call_id else \
-            next((c for c, n in pending if n == name), None)
+        match = next((c for c, n in pending if c == str(call_id)), None) or \
+            next((c for c, n in pending if n == name), None)  # calls logged without ids
         if match is not None:
             self._add({"role": "tool", "tool_call_id": match,
                        "content": _text(attrs["gen_ai.tool.call.result"])}, messages, pending)
