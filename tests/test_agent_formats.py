@@ -120,6 +120,23 @@ def test_a_tool_result_answering_no_tool_use_is_named() -> None:
     assert "line 2" not in text
 
 
+def test_broken_blocks_are_named() -> None:
+    with pytest.raises(DataError) as e:
+        rows_from_records([{"system": 5, "messages": [
+            {"role": "user", "content": ["hi"]},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "a", "name": "f", "input": "x"},
+                {"type": "tool_result", "tool_use_id": "a", "content": "1"}]}]}])
+    assert [p.split(". Fix")[0] for p in e.value.problems] == [
+        ("<records> line 1, field 'messages[0].content[0]': expected a content block "
+        "{\"type\", ...}, got str"),
+        ("<records> line 1, field 'messages[1].content[0].input': expected an object of "
+        "arguments, got str"),
+        ("<records> line 1, field 'messages[1].content[1].type': a tool_result block in a "
+        "message of role 'assistant'"),
+        "<records> line 1, field 'system': expected text or a list of text blocks, got int"]
+
+
 def test_trace_gives_the_same_row_as_the_openai_form() -> None:
     trace_row = read_dataset(TRACE)[0]
     openai_row = rows_from_records([OPENAI[0]])[0]

@@ -114,7 +114,7 @@ def expand_message(message: dict[str, Any], path: str, where: str,
         if kind in ("tool_use", "tool_result") and role != ("assistant" if kind == "tool_use"
                                                           else "user"):
             owner = "assistant" if kind == "tool_use" else "user"
-            problems.append(f"{at}.type': a {kind} block in a {role!r} message. Fix: only "
+            problems.append(f"{at}.type': a {kind} block in a message of role {role!r}. Fix: only "
                             f"{owner} messages hold {kind} blocks.")
         elif kind == "tool_use" and (call := _tool_use(block, at, problems)) is not None:
             calls.append(call)
