@@ -196,6 +196,34 @@ def test_a_trace_without_user_messages_is_named(tmp_path: Path) -> None:
             "the trace's chat spans. Fix: record message content") in str(e.value)
 
 
+def test_older_attributes_and_plain_text_are_read(tmp_path: Path) -> None:
+    def attr(key: str, value: Any) -> dict[str, Any]:
+        kind = "intValue" if isinstance(value, int) else "stringValue"
+        return {"key": key, "value": {kind: str(value) if kind == "intValue" else value}}
+    completion = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c7", "type": "function", "function": {"name": "get_weather",
+                                                       "arguments": '{"city": "Oslo"}'}}]}]
+    spans = [
+        {"traceId": "ab" * 16, "spanId": "1", "startTimeUnixNano": "100", "attributes": [
+            attr("gen_ai.operation.name", "chat"), attr("gen_ai.system_instructions", "Be brief."),
+            attr("gen_ai.prompt", "Weather in Oslo?"),
+            attr("gen_ai.completion", json.dumps(completion))]},
+        {"traceId": "ab" * 16, "spanId": "2", "startTimeUnixNano": 200, "attributes": [
+            attr("gen_ai.operation.name", "execute_tool"), attr("gen_ai.tool.name", "get_weather"),
+            attr("gen_ai.tool.call.result", "rain, 4 C")]},  # no call id: matched by name
+        {"traceId": "ab" * 16, "spanId": "3", "startTimeUnixNano": "300", "attributes": [
+            attr("gen_ai.operation.name", "chat"), attr("gen_ai.completion", "Rain, 4 C.")]}]
+    path = write_jsonl(tmp_path / "old.jsonl", [{"resourceSpans": [{"scopeSpans": [
+        {"spans": spans}]}]}])
+    row = read_dataset(path)[0]
+    assert row.id == "ab" * 16 and row.messages is not None
+    assert [(t.role, t.content, t.tool_call_id) for t in row.messages] == [
+        ("system", "Be brief.", None), ("user", "Weather in Oslo?", None), ("assistant", "", None),
+        ("tool", "rain, 4 C", "c7"), ("assistant", "Rain, 4 C.", None)]
+    assert [(c.name, c.arguments()) for c in row.tool_calls()] == [("get_weather",
+                                                                     {"city": "Oslo"})]
+
+
 def without_references(tmp_path: Path) -> Path:
     export = json.loads(TRACE.read_text(encoding="utf-8"))
     for ss in export["resourceSpans"][0]["scopeSpans"]:

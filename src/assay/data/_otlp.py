@@ -75,9 +75,15 @@ def attributes(raw: Any) -> dict[str, Any]:
     return out
 
 
-def _json(value: Any) -> Any:
-    """A JSON attribute decoded (it is usually a string); ValueError when it does not parse."""
-    return json.loads(value) if isinstance(value, str) else value
+def _json(value: Any, *, loose: bool = False) -> Any:
+    """A JSON attribute decoded (it is usually a string); ValueError when it does not parse,
+    unless ``loose`` (then the text itself)."""
+    try:
+        return json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        if loose:
+            return value
+        raise
 
 
 def _text(value: Any) -> str:
@@ -153,17 +159,17 @@ class _Trace:
     def _inference(self, attrs: dict[str, Any], span_id: str, started: bool,
                    messages: list[dict[str, Any]], pending: list[tuple[str, str]],
                    rec: dict[str, Any]) -> bool:
-        raw_in = attrs.get("gen_ai.input.messages", attrs.get("gen_ai.prompt"))
-        raw_out = attrs.get("gen_ai.output.messages", attrs.get("gen_ai.completion"))
-        inputs = [] if raw_in is None else _messages(_json(raw_in), span_id)
-        outputs = [] if raw_out is None else _messages(_json(raw_out), span_id)
+        inputs = self._side(attrs, "gen_ai.input.messages", "gen_ai.prompt", span_id)
+        outputs = self._side(attrs, "gen_ai.output.messages", "gen_ai.completion", span_id)
         if "tools" not in rec and attrs.get("gen_ai.tool.definitions") is not None:
             rec["tools"] = _json(attrs["gen_ai.tool.definitions"])
         if not started:
             system = attrs.get("gen_ai.system_instructions")
             if system is not None:
-                texts = _messages([{"role": "system", "parts": _json(system)}], span_id)
-                messages.extend(texts)
+                parts = _json(system, loose=True)
+                parts = parts if isinstance(parts, list) else [{"type": "text",
+                                                                "content": _text(parts)}]
+                messages.extend(_messages([{"role": "system", "parts": parts}], span_id))
             for m in inputs:
                 self._add(m, messages, pending)
         else:  # the history again: only its tool results, and user messages past the last
@@ -172,8 +178,17 @@ class _Trace:
                     self._add(m, messages, pending)
         self.replayed = len(inputs) + len(outputs)
         for m in outputs:
-            self._add({**m, "role": "assistant"}, messages, pending)
+            self._add({**m, "role": "tool" if m.get("role") == "tool" else "assistant"},
+                      messages, pending)
         return started or bool(inputs)
+
+    @staticmethod
+    def _side(attrs: dict[str, Any], key: str, old: str, span_id: str) -> list[dict[str, Any]]:
+        """The messages of ``key`` (JSON), else of the older ``old`` (JSON or plain text)."""
+        if attrs.get(key) is not None:
+            return _messages(_json(attrs[key]), span_id)
+        return [] if attrs.get(old) is None else _messages(_json(attrs[old], loose=True),
+                                                            span_id)
 
     def _tool(self, attrs: dict[str, Any], messages: list[dict[str, Any]],
               pending: list[tuple[str, str]]) -> None:
@@ -204,7 +219,16 @@ class _Trace:
 def traces_as_records(records: Iterable[tuple[int, dict[str, Any]]], source: str,
                       problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """``records`` with every OTLP export taken out and, at the end, one conversation record
-    per trace of those exports (line: the first line holding one of its spans)."""
+    per trace of those exports (line: the first line holding one of its spans).
+
+    Example:
+        >>> say = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}])
+        >>> span = {"traceId": "t1", "attributes": [{"key": k, "value": {"stringValue": v}}
+        ...     for k, v in [("gen_ai.operation.name", "chat"), ("gen_ai.input.messages", say)]]}
+        >>> export = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+        >>> list(traces_as_records([(1, {"answer": "x"}), (2, export)], "d.jsonl", []))
+        [(1, {'answer': 'x'}), (2, {'trace_id': 't1', 'messages': [{'role': 'user', 'content': 'Hi'}], 'id': 't1'})]
+    """
     traces: dict[str, _Trace] = {}
     skipped: list[str] = []
     for line, rec in records:
