@@ -25,6 +25,7 @@ from ..errors import DataError, option
 from ._clean import FieldLimits, LongFields, clean_record, parse_int
 from ._csv import csv_records
 from ._models import Row
+from ._otlp import is_export, traces_as_records
 from ._rows import ALIASES, validated_rows
 from ._source import Source, no_rows_problem, open_source
 
@@ -186,10 +187,10 @@ def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None 
         for line, rec in csv_records(src, problems):
             yield line, clean_record(rec, f"{src.path} line {line}", limits, problems,
                                      id_key=id_key, surrogates=False)
-    elif src.fmt == "json":
-        yield from _json_records(src, problems, limits, id_key)
-    else:
-        yield from _jsonl_records(src.lines(problems), src, problems, limits, id_key)
+    else:  # OTLP trace exports among them become one conversation per trace (see _otlp)
+        recs = (_json_records(src, problems, limits, id_key) if src.fmt == "json" else
+                _jsonl_records(src.lines(problems), src, problems, limits, id_key))
+        yield from traces_as_records(recs, str(src.path), problems)
 
 
 def _jsonl_records(lines: Iterable[tuple[int, str]], src: Source, problems: list[str],
@@ -245,6 +246,9 @@ def _json_records(src: Source, problems: list[str], limits: FieldLimits,
             lines = enumerate(text.split("\n"), start=1)
             yield from _jsonl_records(lines, src, problems, limits, id_key)
         return
+    if isinstance(doc, dict) and is_export(doc):  # one OTLP trace export
+        yield 1, clean_record(doc, str(src.path), limits, problems, id_key=id_key)
+        return
     if isinstance(doc, dict):
         lists = [k for k, v in doc.items() if isinstance(v, list) and v
                  and all(isinstance(x, dict) for x in v)]
@@ -285,16 +289,12 @@ def _loads(text: str, where: str, problems: list[str], fix: str) -> Any:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return f"an array of {len(value)}"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
+    if isinstance(value, (list, str)) or value is None:
+        return f"an array of {len(value)}" if isinstance(value, list) else (
+            "a string" if isinstance(value, str) else "null")
     return f"a {type(value).__name__}" if not isinstance(value, bool) else "a boolean"
 
 
 def _keys(doc: dict[str, Any]) -> str:
-    keys = list(doc)
-    shown = ", ".join(repr(k) for k in keys[:5])
-    return shown + (f", ... {len(keys) - 5} more" if len(keys) > 5 else "")
+    shown = ", ".join(repr(k) for k in list(doc)[:5])
+    return shown + (f", ... {len(doc) - 5} more" if len(doc) > 5 else "")

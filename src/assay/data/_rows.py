@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..errors import option
+from ._anthropic import expand_message, system_turn
 from ._clean import FieldLimits, TooLongInt, clean_record
 from ._models import Citation, Row, Turn
 from ._tools import message_tool_fields, reference_calls, tool_results_problems, tool_specs
@@ -164,10 +165,13 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
         refs = rec.get("reference_tool_calls")
         expected = None if refs is None else reference_calls(refs, where, problems)
         extra = {k: v for k, v in rec.items() if k not in {
-            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", *used}}
+            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", "system", *used}}
+        system = None if rec.get("system") is None else system_turn(rec["system"], where,
+                                                                       problems)
         if turns is None or (tools is not None and specs is None) or (
-                refs is not None and expected is None):
+                refs is not None and expected is None) or (rec.get("system") and not system):
             return None
+        turns = [system, *turns] if system else turns
         return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None,
                    tools=specs, reference_tool_calls=expected, extra=extra)
     values: dict[str, Any] = {}
@@ -219,10 +223,14 @@ def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
                         f"{{role, content}} objects, got {got}. Fix: write the conversation as "
                         "a JSON list.")
         return None
+    before_all = len(problems)  # content as a list of blocks: see _anthropic
+    flat = [x for i, m in enumerate(messages) for x in (
+        expand_message(m, f"messages[{i}]", where, problems)
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        else [(m, f"messages[{i}]", "tool_call_id")])]
     turns: list[Turn] = []
-    ok = True
-    for i, m in enumerate(messages):
-        f = f"messages[{i}]"
+    ok = len(problems) == before_all
+    for m, f, _ in flat:
         if not isinstance(m, dict):
             problems.append(f"{where}, field '{f}': expected an object, got "
                             f"{type(m).__name__} {_show(m)}. Fix: use {{role, content}}.")
@@ -252,7 +260,7 @@ def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
                 "role": role, "content": content, "citations": citations or [],
                 "tool_calls": calls or None, "tool_call_id": call_id}))
     if ok:
-        found = tool_results_problems(turns, where)
+        found = tool_results_problems(turns, where, [f"{f}.{key}" for _, f, key in flat])
         problems.extend(found)
         ok = not found
     return turns if ok else None

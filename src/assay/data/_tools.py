@@ -124,8 +124,10 @@ def message_tool_fields(message: dict[str, Any], role: Any, field: str,
     return calls, call_id
 
 
-def tool_results_problems(turns: list[Turn], where: str) -> list[str]:
-    """A problem for every ``tool`` message whose ``tool_call_id`` answers no earlier call.
+def tool_results_problems(turns: list[Turn], where: str,
+                          fields: list[str] | None = None) -> list[str]:
+    """A problem for every ``tool`` message whose ``tool_call_id`` answers no earlier call
+    (``fields``: where each turn's id is in the input, default ``messages[i].tool_call_id``).
 
     Example:
         >>> turns = [Turn(role="tool", content="42", tool_call_id="c9")]
@@ -137,9 +139,10 @@ def tool_results_problems(turns: list[Turn], where: str) -> list[str]:
     for i, turn in enumerate(turns):
         called.update(c.id for c in turn.tool_calls or [])
         if turn.role == "tool" and turn.tool_call_id not in called:
-            problems.append(f"{where}, field 'messages[{i}].tool_call_id': "
-                            f"{turn.tool_call_id!r} answers no earlier tool call. Fix: use the "
-                            "'id' of a call an earlier assistant message made.")
+            at = fields[i] if fields else f"messages[{i}].tool_call_id"
+            problems.append(f"{where}, field '{at}': {turn.tool_call_id!r} answers no earlier "
+                            "tool call. Fix: use the 'id' of a call an earlier assistant "
+                            "message made.")
     return problems
 
 
@@ -158,7 +161,7 @@ def tool_specs(raw: Any, where: str, problems: list[str]) -> list[ToolSpec] | No
             problems.append(f"{at}': expected {_TOOL_SHAPE}, {_kind(tool)}. Fix: use that "
                             "shape.")
             return None
-        if isinstance(tool, dict) and tool.get("type", "function") != "function":
+        if isinstance(tool, dict) and tool.get("type", "function") not in ("function", "custom"):
             problems.append(f"{at}.type': got {json.dumps(tool.get('type'), default=str)}; "
                             "only 'function' tools are read. Fix: use type 'function'.")
             return None
@@ -167,7 +170,7 @@ def tool_specs(raw: Any, where: str, problems: list[str]) -> list[ToolSpec] | No
             problems.append(f"{at}{sub}.name': {_kind(spec.get('name'))}. Fix: name the "
                             "function, as text.")
             return None
-        params = spec.get("parameters")
+        params = spec.get("parameters", spec.get("input_schema"))  # Anthropic: input_schema
         if params is not None and not isinstance(params, dict):
             problems.append(f"{at}{sub}.parameters': expected a JSON Schema object, "
                             f"{_kind(params)}. Fix: write it as {{\"type\": \"object\", "
