@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from sklearn.metrics import roc_auc_score
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _stats import auroc_ci
 
 import assay
 from assay import JudgeOptions
@@ -31,19 +32,6 @@ from assay import JudgeOptions
 ROOT = Path(__file__).resolve().parents[1]
 JUDGED = ("task_completion", "intent_resolution", "task_adherence", "tool_selection",
           "tool_output_groundedness", "step_efficiency")
-
-
-def auroc_ci(labels: list[int], scores: list[float], seed: int = 0) -> tuple[float, float, float]:
-    """AUROC and its 95% bootstrap interval (2000 resamples of the rows)."""
-    y, s = np.array(labels), np.array(scores)
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(2000):
-        i = rng.integers(0, len(y), len(y))
-        if len(set(y[i])) == 2:
-            draws.append(roc_auc_score(y[i], s[i]))
-    return float(roc_auc_score(y, s)), float(np.percentile(draws, 2.5)), float(
-        np.percentile(draws, 97.5))
 
 
 def main() -> None:

@@ -8,9 +8,6 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +22,13 @@ from assay.run import JudgeOptions, RunOptions, evaluate, load_finished
 from assay.run._stored_row import StoredRow
 from assay.store import open_store
 from test_ray_engine import ray_instance  # noqa: F401  (the shared Ray fixture and skip rule)
-from test_serve_browser import WAIT, _csp_violations, _need_browser, _wait, driver  # noqa: F401
+from test_serve_browser import (  # noqa: F401  (the browser fixture and helpers)
+    _csp_violations,
+    _need_browser,
+    _wait,
+    driver,
+    serving,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "agent_calls.jsonl"
 METRICS = "tool_call_accuracy,tool_call_f1,trajectory_exact_match"
@@ -168,32 +171,11 @@ def test_report_shows_the_trajectory_as_steps(tmp_path: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A stored agent run served by uvicorn on 127.0.0.1 (as test_serve_browser does)."""
     _need_browser()
-    import uvicorn
-
-    from assay.serve import create_app
-
     tmp = tmp_path_factory.mktemp("agent-browser")
     store = tmp / "runs.sqlite"
     res = evaluate(DATA, metrics=METRICS, run=RunOptions(store=store, progress=False))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(store, allowed_hosts=["127.0.0.1"]),
-                                        log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not srv.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    try:
-        yield {"url": f"http://127.0.0.1:{port}", "run": res.summary["run_id"]}
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=WAIT)
-        sock.close()
+    with serving(store) as url:
+        yield {"url": url, "run": res.summary["run_id"]}
 
 
 def test_web_ui_shows_the_steps_in_chromium(driver: Any, server: dict[str, Any]) -> None:  # noqa: F811

@@ -9,6 +9,7 @@ makes that a failure. ``ASSAY_SCREENSHOT_DIR`` keeps the screenshots there.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -59,10 +60,6 @@ def _need_browser() -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Two stored runs, served by uvicorn on 127.0.0.1 and a free port in a background thread."""
     _need_browser()
-    import uvicorn
-
-    from assay.serve import create_app
-
     tmp = tmp_path_factory.mktemp("browser")
     store = tmp / "runs.sqlite"
     data = tmp / "tents.jsonl"
@@ -74,6 +71,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
                              for i, r in enumerate(ROWS)), encoding="utf-8")
     better = evaluate(fixed, metrics="f1_score,exact_match",
                       run=RunOptions(store=store, run_name="better", tags=["nightly"]))
+
+    with serving(store) as url:
+        yield {"url": url, "base": base.summary["run_id"], "better": better.summary["run_id"]}
+
+
+@contextlib.contextmanager
+def serving(store: Path) -> Iterator[str]:
+    """The web UI on ``store``, served by uvicorn on 127.0.0.1 and a free port in a background
+    thread: its URL, until the block ends."""
+    import uvicorn
+
+    from assay.serve import create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -89,8 +98,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
     try:
-        yield {"url": f"http://127.0.0.1:{port}", "base": base.summary["run_id"],
-               "better": better.summary["run_id"]}
+        yield f"http://127.0.0.1:{port}"
     finally:
         srv.should_exit = True
         thread.join(timeout=WAIT)
