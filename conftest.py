@@ -13,6 +13,7 @@ import pytest
 _EXTRA_DOCTESTS = {
     "src/assay/run/_ray.py": ("ray", "ray"),
     "src/assay/run/_ray_worker.py": ("ray", "ray"),
+    "src/assay/metrics/agent/_schema.py": ("jsonschema", "agents"),
 }
 _ROOT = Path(__file__).parent
 
