@@ -115,7 +115,7 @@ def test_the_store_keeps_tool_calls_and_reads_the_row_back(tmp_path: Path) -> No
         (info,) = opened.runs()
         stored = opened.inputs(info.id, ["search_then_book"])["search_then_book"]
     calls = [c for t in stored["messages"] for c in t.get("tool_calls") or []]
-    assert [c["name"] for c in calls] == ["search_hotels", "book_hotel"]
+    assert [c["function"]["name"] for c in calls] == ["search_hotels", "book_hotel"]
     assert [t["tool_call_id"] for t in stored["messages"] if t["role"] == "tool"] == ["c1", "c2"]
     assert stored["reference_tool_calls"][1]["name"] == "book_hotel"
     original = {r.id: r for r in read_dataset(DATA)}

@@ -110,7 +110,7 @@ def test_no_final_answer_and_an_empty_reference_are_said() -> None:
     cut = {"messages": [
         {"role": "user", "content": "Weather?"},
         {"role": "assistant", "content": "Checking.", "tool_calls": [
-            {"id": "c1", "name": "get_weather", "arguments_text": "{}"}]},
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "sunny"}],
         "reference_tool_calls": []}
     view = trajectory_view(cut)

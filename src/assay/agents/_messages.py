@@ -36,8 +36,7 @@ def openai_messages(row: Row) -> list[dict[str, Any]]:
         message: dict[str, Any] = {"role": turn.role, "content": turn.content}
         if turn.tool_calls:
             message["content"] = turn.content or None
-            message["tool_calls"] = [{"id": c.id, "type": "function", "function": {
-                "name": c.name, "arguments": c.arguments_text}} for c in turn.tool_calls]
+            message["tool_calls"] = [c.openai() for c in turn.tool_calls]
         if turn.tool_call_id is not None:
             message["tool_call_id"] = turn.tool_call_id
         out.append(message)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._models import Row
+from ._models import Row, Turn
 
 __all__ = ["row_inputs"]
 
@@ -22,7 +22,8 @@ _FIELDS = ("question", "context", "contexts", "answer", "ground_truth")
 def row_inputs(row: Row) -> dict[str, Any]:
     """``{field: value}`` with the fields ``row`` has: ``question``, ``context``, ``contexts``
     (the retrieved chunks, when given as a list), ``answer``, ``ground_truth``, ``messages``
-    (``[{"role", "content", "citations", "tool_calls", "tool_call_id"}]``, defaults left out),
+    (``[{"role", "content", "citations", "tool_calls", "tool_call_id"}]``, defaults left out;
+    tool calls in OpenAI's shape, so the stored row reads back as a dataset line),
     ``tools`` (OpenAI function tools), ``reference_tool_calls`` and ``extra``. Empty values are
     left out. JSON-ready: the shape ``Store.add_rows(..., inputs=...)`` stores."""
     fields: dict[str, Any] = {}
@@ -31,8 +32,7 @@ def row_inputs(row: Row) -> dict[str, Any]:
         if value not in (None, "", []):
             fields[name] = list(value) if isinstance(value, list) else value
     if row.messages is not None:
-        fields["messages"] = [t.model_dump(mode="json", exclude_defaults=True)
-                              for t in row.messages]
+        fields["messages"] = [_turn_inputs(t) for t in row.messages]
     if row.tools is not None:
         fields["tools"] = [t.openai() for t in row.tools]
     if row.reference_tool_calls is not None:
@@ -41,3 +41,11 @@ def row_inputs(row: Row) -> dict[str, Any]:
     if row.extra:
         fields["extra"] = dict(row.extra)
     return fields
+
+
+def _turn_inputs(turn: Turn) -> dict[str, Any]:
+    """One message as stored: its fields, defaults left out, tool calls in OpenAI's shape."""
+    stored = turn.model_dump(mode="json", exclude_defaults=True)
+    if turn.tool_calls:
+        stored["tool_calls"] = [c.openai() for c in turn.tool_calls]
+    return stored

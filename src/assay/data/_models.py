@@ -35,11 +35,18 @@ class ToolCall(BaseModel):
         {'x': 1}
         >>> ToolCall(id="c2", name="f", arguments_text="{x: 1}").arguments() is None
         True
+        >>> ToolCall(id="c1", name="f", arguments_text='{"x": 1}').openai()
+        {'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{"x": 1}'}}
     """
 
     id: str
     name: str
     arguments_text: str = "{}"
+
+    def openai(self) -> dict[str, Any]:
+        """The OpenAI chat-completions shape, which the dataset reader takes back."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments_text}}
 
     def arguments(self) -> dict[str, Any] | None:
         """The arguments as an object, or None when the text is not a JSON object."""

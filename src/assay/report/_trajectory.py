@@ -9,7 +9,8 @@ Example:
     >>> inputs = {"messages": [
     ...     {"role": "user", "content": "Weather in Paris?"},
     ...     {"role": "assistant", "content": "", "tool_calls": [
-    ...         {"id": "c1", "name": "get_weather", "arguments_text": '{"city": "Paris"}'}]},
+    ...         {"id": "c1", "type": "function",
+    ...          "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
     ...     {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
     ...     {"role": "assistant", "content": "It is sunny."}],
     ...     "reference_tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]}
@@ -133,11 +134,11 @@ def call_findings(record: Mapping[str, Any] | None) -> tuple[dict[int, list[str]
 
 
 def _arguments(call: Mapping[str, Any]) -> tuple[str, str, str]:
-    """``(name, call id, arguments text)`` of a stored call (``{"id", "name",
-    "arguments_text"}``) or an OpenAI one (``{"id", "function": {"name", "arguments"}}``)."""
+    """``(name, call id, arguments text)`` of a call as inputs hold it, in OpenAI's shape
+    (``{"id", "function": {"name", "arguments"}}``: the store keeps it so, datasets give it so)."""
     fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
-    name = call.get("name", fn.get("name", "?"))
-    args = call.get("arguments_text", fn.get("arguments", "{}"))
+    name = fn.get("name", "?")
+    args = fn.get("arguments", "{}")
     if not isinstance(args, str):
         args = json.dumps(args, ensure_ascii=False)
     return str(name), str(call.get("id") or ""), args

@@ -230,31 +230,14 @@ def store_reasons(row: StoredRow, reasons: Mapping[str, str],
 
 
 def _flat(inputs: Mapping[str, Any], row_id: str) -> dict[str, Any]:
-    """``row_inputs``' shape (extra fields under ``extra``) as a dataset line; stored tool
-    calls (``{"id", "name", "arguments_text"}``) back in OpenAI's shape, which the reader takes.
+    """``row_inputs``' shape (extra fields under ``extra``) as a dataset line.
 
     Example:
-        >>> _flat({"messages": [{"role": "assistant", "content": "", "tool_calls": [
-        ...     {"id": "c1", "name": "f", "arguments_text": "{}"}]}]}, "a")["messages"][0]
-        {'role': 'assistant', 'content': '', 'tool_calls': [{'id': 'c1', 'type': 'function', \
-'function': {'name': 'f', 'arguments': '{}'}}]}
+        >>> _flat({"question": "Q?", "extra": {"topic": "x"}}, "a")
+        {'topic': 'x', 'question': 'Q?', 'id': 'a'}
     """
     extra = inputs.get("extra") if isinstance(inputs.get("extra"), dict) else {}
-    flat = {**extra, **{k: v for k, v in inputs.items() if k != "extra"}, "id": row_id}
-    if isinstance(flat.get("messages"), list):
-        flat["messages"] = [_openai_turn(t) for t in flat["messages"]]
-    return flat
-
-
-def _openai_turn(turn: Any) -> Any:
-    """A stored message with its tool calls in OpenAI's shape (other messages as they are)."""
-    if not isinstance(turn, Mapping) or not isinstance(turn.get("tool_calls"), list):
-        return turn
-    calls = [{"id": c.get("id"), "type": "function",
-              "function": {"name": c.get("name"), "arguments": c.get("arguments_text", "{}")}}
-             if isinstance(c, Mapping) and "function" not in c else c
-             for c in turn["tool_calls"]]
-    return {**turn, "tool_calls": calls}
+    return {**extra, **{k: v for k, v in inputs.items() if k != "extra"}, "id": row_id}
 
 
 def _own_folder(out: object, run_id: str) -> Path | None:
