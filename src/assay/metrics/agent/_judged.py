@@ -39,7 +39,7 @@ from __future__ import annotations
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from ..judge import RubricMetric
-from ._steps_text import AgentView, is_agent_row
+from ._steps_text import AgentView, final_answer, is_agent_row
 
 __all__ = ["AGENT_JUDGED", "INTENT_RESOLUTION", "NO_ANSWER", "NO_TOOL_RESULT", "STEP_EFFICIENCY",
            "TASK_ADHERENCE", "TASK_COMPLETION", "TOOL_OUTPUT_GROUNDEDNESS", "TOOL_SELECTION",
@@ -64,7 +64,7 @@ class AgentRubricMetric(RubricMetric):
             return ("row has no messages: the metric scores agent conversations (that call a "
                     "tool or declare tools)" if row.kind == "qa" else
                     "conversation calls no tool and declares no tools")
-        if "tool_results" in self.parts and AgentView.of(row).answer is None:
+        if "tool_results" in self.parts and final_answer(row) is None:
             return "conversation ends without a final assistant answer: no claim to ground"
         return None
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from ...data import Row, ToolSpec
 
-__all__ = ["RESULT_CHARS", "AgentView", "is_agent_row"]
+__all__ = ["RESULT_CHARS", "AgentView", "final_answer", "is_agent_row"]
 
 #: The most characters of one tool result shown to the judge.
 RESULT_CHARS = 800
@@ -41,6 +41,13 @@ RESULT_CHARS = 800
 def is_agent_row(row: Row) -> bool:
     """A conversation that calls a tool or declares tools it could call."""
     return row.kind == "conversation" and (bool(row.tool_calls()) or bool(row.tools))
+
+
+def final_answer(row: Row) -> str | None:
+    """The conversation's final answer: its last message, when that is an assistant turn with
+    text (None for a conversation that ends on a call or a tool result)."""
+    last = row.messages[-1] if row.messages else None
+    return last.content if last is not None and last.role == "assistant" and last.has_text else None
 
 
 def _cut(text: str, limit: int = RESULT_CHARS) -> str:
@@ -77,8 +84,7 @@ class AgentView:
         numbered calls with their results, and user or assistant texts in between."""
         messages = row.messages or []
         results = {t.tool_call_id: t.content for t in messages if t.role == "tool"}
-        last = messages[-1] if messages else None
-        final = last if last is not None and last.role == "assistant" and last.has_text else None
+        final = messages[-1] if final_answer(row) is not None else None
         users = [t.content for t in messages if t.role == "user"]
         request = (users[0] if len(users) == 1 else
                    "\n".join(f"({n}) {u}" for n, u in enumerate(users, start=1)) or None)
@@ -104,4 +110,4 @@ class AgentView:
                    tools="\n".join(_tool_line(s) for s in row.tools or []) or None,
                    trajectory="\n".join(lines) or "(no steps: the agent answered directly)",
                    tool_results="\n".join(shown) or None,
-                   answer=final.content if final is not None else None)
+                   answer=final_answer(row))
