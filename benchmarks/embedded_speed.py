@@ -16,13 +16,20 @@ requests, processed and generated tokens per row under each setting.
 
 ``--halueval N`` scores N HaluEval QA items (right and hallucinated answer each: 2N rows) and
 prints groundedness AUROC for both settings, with its 95% bootstrap interval.
+
+Both settings start cold: each has a new, empty rubric-prefix directory (``ASSAY_PREFIX_CACHE``),
+as on a first run. ``--warm`` then scores the rows once more under ``auto`` with the prefixes
+the ``auto`` run saved, as any later run would find them, and prints the same line for it and
+whether its scores equal the cold run's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -91,7 +98,8 @@ def halueval_rows(n: int) -> tuple[list[dict[str, Any]], list[int]]:
     return rows, labels
 
 
-def run(rows: list[dict[str, Any]], metrics: str, reasons: str) -> dict[str, Any]:
+def run(rows: list[dict[str, Any]], metrics: str, reasons: str, prefixes: Path) -> dict[str, Any]:
+    os.environ["ASSAY_PREFIX_CACHE"] = str(prefixes)
     judge = PromptTimedJudge()
     judge._load()  # the model load is the same for both settings: not timed
     started = time.monotonic()
@@ -112,7 +120,10 @@ def main() -> None:
     ap.add_argument("--data", default=str(ROOT / "examples" / "qa.jsonl"))
     ap.add_argument("--metrics", default="auto")
     ap.add_argument("--halueval", type=int, default=0, help="HaluEval items (2 rows each)")
+    ap.add_argument("--warm", action="store_true",
+                    help="also run auto again with the rubric prefixes the first run saved")
     args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="assay-prefixes-"))
     labels: list[int] = []
     if args.halueval:
         rows, labels = halueval_rows(args.halueval)
@@ -121,7 +132,9 @@ def main() -> None:
         rows = [json.loads(x) for x in Path(args.data).read_text().splitlines() if x.strip()]
         source = f"{len(rows)} rows of {args.data}"
     print(f"{source}, metrics {args.metrics}, embedded judge, no cache")
-    runs = {mode: run(rows, args.metrics, mode) for mode in ("always", "auto")}
+    runs = {mode: run(rows, args.metrics, mode, tmp / mode) for mode in ("always", "auto")}
+    if args.warm:
+        runs["warm"] = run(rows, args.metrics, "auto", tmp / "auto")
     print(f"{'reasons':8} {'wall s':>8} {'requests':>9} {'generated':>10} {'processed':>10} "
           f"{'explained':>10}")
     for mode, r in runs.items():
@@ -137,6 +150,14 @@ def main() -> None:
                 total += 1
                 same += va.get("value") == rb[name].get("value")
     print(f"scores identical under both settings: {same}/{total}")
+    if args.warm:
+        w = runs["warm"]
+        same_warm = sum(va.get("value") == rw[name].get("value")
+                        for rb, rw in zip(b["rows"], w["rows"]) for name, va in rb.items()
+                        if isinstance(va, dict) and "value" in va)
+        print(f"warm (auto, rubric prefixes restored): {w['processed']} processed tokens "
+              f"against {b['processed']} cold, wall {w['wall']:.1f} s against {b['wall']:.1f} s; "
+              f"scores equal to the cold run's: {same_warm}/{total}")
     n = len(rows)
     print(f"per row, by rubric prompt ({n} rows): seconds / requests / processed / generated")
     print(f"{'prompt':22} {'always':>30} {'auto':>30}")

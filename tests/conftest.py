@@ -147,6 +147,7 @@ def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))  # the default run store
     monkeypatch.delenv("ASSAY_STORE", raising=False)
+    monkeypatch.delenv("ASSAY_PREFIX_CACHE", raising=False)  # rubric prefixes: under XDG_CACHE_HOME
     monkeypatch.setenv("ASSAY_MODEL_DIR", os.environ.get("ASSAY_MODEL_DIR")
                        or str(Path.home() / ".cache" / "assay"))
 

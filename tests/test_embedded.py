@@ -47,3 +47,39 @@ def test_embedded_judge_rates_grounded_above_hallucinated(tmp_path) -> None:
     assert res.summary["judge"]["id"].startswith("local:")
     # one verdict a row, and one more request for each row with a reason
     assert res.summary["judge"]["requests"] == 2 + sum(1 for m in (good, bad) if m["reason"])
+
+
+def test_a_rubric_prefix_saved_by_one_run_is_restored_by_the_next(tmp_path, monkeypatch) -> None:
+    """The second process finds the system prompt in a file and processes only the row's
+    tokens, and answers exactly as the first did."""
+    _require_local_extra()
+    import asyncio
+
+    from assay.judges import JudgeRequest
+    from assay.judges._local import LocalJudge
+
+    monkeypatch.setenv("ASSAY_PREFIX_CACHE", str(tmp_path / "kv"))
+    system = ("You rate how clear a short answer is, from 1 (unclear) to 5 (very clear). "
+              "Read the answer, think about whether a reader would understand it at once, "
+              "and reply with the digit alone. ") * 4
+
+    def request(answer: str) -> JudgeRequest:
+        return JudgeRequest(messages=[{"role": "system", "content": system},
+                                      {"role": "user", "content": f"Answer: {answer}"}],
+                            schema_name="clarity", max_tokens=2, logprobs=False)
+
+    async def run(answers: list[str]) -> list:
+        judge = LocalJudge(n_ctx=1024, slots=2)
+        try:
+            return [await judge.complete(request(a)) for a in answers]
+        finally:
+            await judge.aclose()
+
+    first = asyncio.run(run(["Paris is the capital of France.", "It is, well, maybe blue."]))
+    files = list((tmp_path / "kv").rglob("*.bin"))
+    assert len(files) == 1  # the system prompt served two requests: saved once
+    assert not list((tmp_path / "kv").rglob("*.tmp"))
+    second = asyncio.run(run(["It is, well, maybe blue."]))
+    assert first[0].processed_prompt_tokens > 100  # the whole prompt, once
+    assert second[0].processed_prompt_tokens < 30  # the row's own tokens only
+    assert second[0].text == first[1].text

@@ -4,7 +4,8 @@ Why xllamacpp rather than llama-cpp-python: it ships a prebuilt CPU wheel (insta
 second instead of a ~6 minute source build on 2 cores), runs ~20% faster here, and exposes
 llama.cpp's own server loop (prompt-prefix KV reuse, JSON-schema constrained output, logprobs).
 Its server also opens an HTTP listener on a random loopback port; assay sets a random API key
-on it so nothing else on the machine can use it, and calls the server in-process only.
+on it so nothing else on the machine can use it. Requests go in-process; the listener serves
+only the saving and restoring of rubric prefixes across runs (:mod:`._prefix_slots`).
 
 Example:
     >>> LocalJudge.default_id()
@@ -17,15 +18,18 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import threading
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, JudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._model_file import MODEL_FILENAME, embedded_model_path
+from ._prefix_slots import PrefixPlan, PrefixSlots, prefix_cache_dir
 
 __all__ = ["LocalJudge"]
 
@@ -52,7 +56,10 @@ class LocalJudge:
         self._slots = slots
         self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
         self._server: Any = None
+        self._key = secrets.token_hex(24)
+        self._prefixes: PrefixSlots | None = None
         self._lock = threading.Lock()
+        self._calls = threading.Lock()  # one request (with its prefix restore and save) at a time
         self.capabilities = JudgeCapabilities(token_logprobs=True, json_schema=True,
                                               context_window=n_ctx, local=True,
                                               input_price=0.0, output_price=0.0)
@@ -72,17 +79,25 @@ class LocalJudge:
                                   f"'assay[local]', or use {option('judge', 'openai:MODEL')}."
                                   ) from e
             path = self._path or embedded_model_path()
+            version = getattr(xlc, "__version__", "0")
+            store = prefix_cache_dir(f"{path.stem}-{path.stat().st_size}-{version}-{self._n_ctx}")
+            if store is not None:
+                store.mkdir(parents=True, exist_ok=True)
+            self._prefixes = PrefixSlots(self._slots, store)
             p = xlc.CommonParams()
             p.model.path = str(path)
             # One KV-cache slot per rubric: requests are sent one at a time, and llama.cpp picks
             # the slot whose cached prompt shares the longest prefix, so each metric's rubric is
-            # processed once and only the row's own text is new.
+            # processed once and only the row's own text is new. Each system prompt is pinned
+            # to a slot, and kept across runs in files (``_prefix_slots``).
             p.n_ctx = self._n_ctx * self._slots
             p.n_parallel = self._slots
             p.cpuparams.n_threads = self._threads
             p.cpuparams_batch.n_threads = self._threads
-            p.api_keys = [secrets.token_hex(24)]  # the loopback listener refuses everyone else
-            p.endpoint_slots = False
+            p.api_keys = [self._key]  # the loopback listener refuses everyone else
+            p.endpoint_slots = store is not None
+            if store is not None:
+                p.slot_save_path = str(store) + os.sep
             p.endpoint_props = False
             p.endpoint_metrics = False
             p.verbosity = -1
@@ -92,11 +107,44 @@ class LocalJudge:
 
     def _call(self, body: dict[str, Any]) -> dict[str, Any]:
         server = self._load()
-        out = server.handle_chat_completions(body)
-        if isinstance(out, (str, bytes)):
-            import json
-            out = json.loads(out)
+        with self._calls:
+            plan = self._prefixes.plan(body["messages"]) if self._prefixes else PrefixPlan(None)
+            if plan.restore and not self._slot_action(server, plan.slot, "restore", plan.restore):
+                assert self._prefixes is not None
+                self._prefixes.forget(plan.restore)
+            if plan.slot is not None:
+                body = {**body, "id_slot": plan.slot}
+            out = _chat(server, body)
+            if plan.save:
+                self._save_prefix(server, plan)
         return out
+
+    def _save_prefix(self, server: Any, plan: PrefixPlan) -> None:
+        """Cut ``plan.slot`` back to the system prompt alone (already cached: about one new
+        token) and save it, under a temporary name first, so that a reader never sees half a
+        file."""
+        assert self._prefixes is not None and self._prefixes.directory is not None
+        _chat(server, {"messages": list(plan.save_messages), "max_tokens": 1, "temperature": 0,
+                       "id_slot": plan.slot})
+        tmp = f"{plan.save}.{os.getpid()}.tmp"
+        if self._slot_action(server, plan.slot, "save", tmp):
+            os.replace(self._prefixes.directory / tmp, self._prefixes.directory / str(plan.save))
+            self._prefixes.saved(str(plan.save))
+        else:
+            (self._prefixes.directory / tmp).unlink(missing_ok=True)
+
+    def _slot_action(self, server: Any, slot: int | None, action: str, filename: str) -> bool:
+        """POST llama.cpp's ``/slots/N?action=save|restore`` on the key-protected loopback
+        listener; ``False`` when it did not succeed (the run goes on without the file)."""
+        request = urllib.request.Request(
+            f"{server.listening_address}/slots/{slot}?action={action}",
+            data=json.dumps({"filename": filename}).encode(), method="POST",
+            headers={"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:  # the loopback listener
+                return 200 <= answer.status < 300
+        except (OSError, ValueError):
+            return False
 
     async def complete(self, request: JudgeRequest, *,
                        accept: Accept | None = None) -> JudgeResponse:
@@ -132,3 +180,8 @@ class LocalJudge:
     async def aclose(self) -> None:
         with self._lock:
             self._server = None
+
+
+def _chat(server: Any, body: dict[str, Any]) -> dict[str, Any]:
+    out = server.handle_chat_completions(body)
+    return json.loads(out) if isinstance(out, (str, bytes)) else out
