@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay import JudgeOptions, RunOptions, evaluate
+from assay import JudgeOptions, RunOptions, evaluate, load_metric_file
 from assay.cli.main import app
 from assay.judges import FakeJudge, JudgeRequest
 from assay.store import open_store
@@ -43,8 +43,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     result = evaluate(data, metrics="coherence", judge=FakeJudge(_by_length, id="len"),
                       judging=JudgeOptions(cache=False),
                       run=RunOptions(store=store, out=tmp / "run"))
+    pairs = tmp / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"id": f"p{i}", "question": "Which?", "answer": a,
+                                         "baseline_model_response": b}) + "\n"
+                             for i, (a, b) in enumerate([("good", "bad"), ("bad", "good")])))
+    template = tmp / "pref.md"
+    template.write_text("---\nname: pref\nkind: pairwise\n---\n"
+                        "A: {{ response_a }}\nB: {{ response_b }}\n")
+    pairwise = evaluate(pairs, metrics=[load_metric_file(template)],
+                        judge=FakeJudge('{"choice": "TIE", "reason": "same to me"}', id="tie"),
+                        judging=JudgeOptions(cache=False),
+                        run=RunOptions(store=store, out=tmp / "pairs-run"))
     with serving(store) as url:
-        yield {"url": url, "store": store, "run": str(result.summary["run_id"]), "tmp": tmp}
+        yield {"url": url, "store": store, "run": str(result.summary["run_id"]), "tmp": tmp,
+               "pairwise": str(pairwise.summary["run_id"])}
 
 
 def _checked(drv: Any) -> list[str]:
@@ -106,3 +118,32 @@ def test_label_with_a_shortcut_survives_a_reload_and_exports(driver: Any,
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert lines == [{"question": "Question 0?", "answer": "ok", "id": "r0",
                       "coherence/human_rating": 4, "coherence/human_comment": "reads well"}]
+
+
+def test_pairwise_choice_by_key_then_enter_saves_and_moves_on(driver: Any,
+                                                              server: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as ec
+
+    run = server["pairwise"]
+    driver.get(f"{server['url']}/runs/{run}/review?rater=bob")
+    _wait(driver, ec.presence_of_element_located((By.ID, "label-form")), "the review page")
+    review = driver.find_element(By.ID, "review").text
+    assert "TIE" in review and "same to me" in review  # the judge's choice and reason
+    assert "Baseline response (A)" in driver.find_element(By.ID, "inputs").text
+
+    def chosen(d: Any) -> list[str]:
+        return [e.get_attribute("value") for e in d.find_elements(
+            By.CSS_SELECTOR, 'input[name="value:pref"]') if e.is_selected()]
+
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("b")
+    _wait(driver, lambda d: chosen(d) == ["CANDIDATE"], "b to choose the candidate")
+    body.send_keys(Keys.ENTER)  # save and go to the next row
+    _wait(driver, lambda d: "row=p1" in d.current_url, "Enter to save and open the next row")
+    assert chosen(driver) == [""]
+    assert _csp_violations(driver) == []
+    with open_store(server["store"]) as store:
+        assert [(x.row_id, x.value, x.rater) for x in store.labels(run)] == [
+            ("p0", "CANDIDATE", "bob")]
