@@ -185,3 +185,34 @@ def test_a_run_without_rows_or_rateable_metrics(client: TestClient, store: Store
     store.add_rows(lexical, [{"id": "a", "f1_score": {"value": 1.0}}])
     page = client.get(f"/runs/{lexical}/review")
     assert "No metric of this run has a discrete scale" in page.text
+
+
+def test_a_custom_label_scale_is_rated_by_its_labels(client: TestClient, store: Store) -> None:
+    rid = store.create_run()
+    store.add_rows(rid, [{"id": "a", "tone": {"value": 0.0, "details": {"label": "rude"}}},
+                         {"id": "b", "tone": {"value": 2.0, "details": {"label": "warm"}}}])
+    store.finish_run(rid, complete=True, summary={"metrics": {
+        "tone": {"mean": 1.0, "labels": {"rude": 1, "plain": 0, "warm": 1}}}})
+    page = client.get(f"/runs/{rid}/review")
+    assert 'name="value:tone" value="plain" data-key="2"' in page.text
+    assert '<b class="judged">rude</b>' in page.text
+    done = client.post(f"/runs/{rid}/review", follow_redirects=False, data={
+        "token": _token(page.text), "row": "a", "rater": "ann", "value:tone": "WARM"})
+    assert done.status_code == 303
+    assert [(x.row_id, x.value) for x in store.labels(rid)] == [("a", "warm")]
+    first = client.get(f"/runs/{rid}/review?order=disagreement")
+    assert "<code>a</code>" in first.text and "<b>1</b>" in first.text  # rude vs warm: ends
+
+
+def test_shortcut_keys_of_each_kind_of_scale() -> None:
+    from assay.serve._review import _options
+    from assay.serve._review_view import RatingScale
+
+    def keys(kind: str, values: list[int | str]) -> dict[str, str]:
+        return {o["value"]: o["key"] for o in _options(RatingScale("m", kind, values))}
+
+    assert keys("labels", list(range(11)))["0"] == "0"  # a number's own digit
+    assert keys("labels", list(range(11)))["10"] == ""  # no single key for 10
+    assert keys("labels", ["rude", "plain", "warm"]) == {"rude": "1", "plain": "2", "warm": "3"}
+    assert keys("pairwise", ["BASELINE", "CANDIDATE", "TIE"]) == {
+        "BASELINE": "a", "CANDIDATE": "b", "TIE": "t"}

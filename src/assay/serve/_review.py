@@ -59,7 +59,14 @@ def _options(scale: RatingScale) -> list[dict[str, str]]:
     if scale.kind == "pairwise":
         return [{"value": str(v), "key": PAIRWISE_KEYS[str(v)][0],
                  "text": PAIRWISE_KEYS[str(v)][1]} for v in scale.values]
-    return [{"value": str(v), "key": str(i + 1) if i < 9 else "", "text": str(v)}
+    numeric = all(isinstance(v, int) for v in scale.values)
+
+    def key(i: int, v: int | str) -> str:  # a number's own digit; a named label's place
+        if numeric:
+            return str(v) if 0 <= int(v) <= 9 else ""
+        return str(i + 1) if i < 9 else ""
+
+    return [{"value": str(v), "key": key(i, v), "text": str(v)}
             for i, v in enumerate(scale.values)]
 
 
@@ -123,7 +130,7 @@ class ReviewPages(SiteBase):
         context: dict[str, Any] = {
             "run": info, "order": order, "rater": rater, "saved": text(q, "saved") == "1",
             "token": self.form_token, "row": None, "gap": gap, "orders": ORDERS,
-            "any_labels": bool(self.store.labels(info.id)) if row else False}
+            "any_labels": bool(row) and self.store.label_count(info.id) > 0}
         if row:
             found = self.store.row_at(info.id, row)
             inputs, note = page_inputs(self.store, info, [row])

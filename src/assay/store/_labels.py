@@ -14,7 +14,9 @@ Example:
     ...     _ = store.save_label(rid, "q2", "coherence", rater="ann", value=4, comment="fine")
     ...     _ = store.save_label(rid, "q1", "preference", rater="bob", value="TIE")
     ...     [(lb.row_id, lb.metric, lb.rater, lb.value, lb.comment) for lb in store.labels(rid)]
+    ...     store.label_count(rid)
     [('q1', 'preference', 'bob', 'TIE', None), ('q2', 'coherence', 'ann', 4, 'fine')]
+    2
 """
 
 from __future__ import annotations
@@ -138,6 +140,14 @@ class LabelStore(RunReader):
                 labels_t.c.run_id == run_id, labels_t.c.row_id == str(row_id),
                 labels_t.c.metric == str(metric), labels_t.c.rater == str(rater)))
             return bool(done.rowcount)
+
+    def label_count(self, run_id: str) -> int:
+        """How many labels the run has (every rater's). Raises ``ConfigError`` for an unknown
+        run."""
+        with transaction(self._engine, write=False) as conn:
+            self._require(conn, run_id)
+            return int(conn.execute(sa.select(sa.func.count()).select_from(labels_t)
+                                    .where(labels_t.c.run_id == run_id)).scalar() or 0)
 
     def labels(self, run_id: str, *, rater: str | None = None,
                row_id: str | None = None) -> list[Label]:
