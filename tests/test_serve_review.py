@@ -216,3 +216,12 @@ def test_shortcut_keys_of_each_kind_of_scale() -> None:
     assert keys("labels", ["rude", "plain", "warm"]) == {"rude": "1", "plain": "2", "warm": "3"}
     assert keys("pairwise", ["BASELINE", "CANDIDATE", "TIE"]) == {
         "BASELINE": "a", "CANDIDATE": "b", "TIE": "t"}
+
+
+def test_one_bad_value_saves_nothing_of_the_form(client: TestClient, run_id: str,
+                                                 store: Store) -> None:
+    bad = _post(client, run_id, {"row": "q0", "rater": "ann", "value:coherence": "3",
+                                 "value:pref": "maybe"})
+    assert bad.status_code == 400 and "BASELINE, CANDIDATE, TIE" in bad.text
+    assert store.labels(run_id) == []
+    assert client.get(f"/runs/{run_id}/review?order=disagreement&row=zz").status_code == 404

@@ -104,8 +104,8 @@ class ReviewPages(SiteBase):
             queue = queue_order(records, self.store.labels(info.id),
                                 rating_scales(info, records))
             ids = [i for i, _ in queue]
-            if not ids:
-                return "", None, None, None
+            if not ids or (row and row not in ids):
+                return row, None, None, None  # no rows, or no such row (a 404)
             at = ids.index(row) if row in ids else 0
             return (ids[at], ids[at - 1] if at > 0 else None,
                     ids[at + 1] if at + 1 < len(ids) else None, queue[at][1])
@@ -187,30 +187,32 @@ class ReviewPages(SiteBase):
 
     def _save(self, ref: str, form: Mapping[str, str]) -> Response:
         info = self.find(ref)
-        row, rater = str(form.get("row") or ""), str(form.get("rater") or "").strip()
-        order = str(form.get("order") or "run")
+        row, rater = form.get("row") or "", (form.get("rater") or "").strip()
+        order = form.get("order") if form.get("order") in ORDERS else "run"
         if not rater:
             raise HTTPException(400, "Enter your name in the rater field, so that labels by "
                                      "different people stay apart; then save again.")
         found = self.store.row_at(info.id, row)
         if found is None:
             raise HTTPException(404, f"Run {info.id} has no row {row!r} to label.")
+        given: dict[str, int | str | None] = {}  # every value checked before any is saved
         for name, scale in rating_scales(info, [found[1]]).items():
             raw = form.get(f"value:{name}")
             if raw is None:
                 continue  # not on the form: left as it is
-            if not str(raw).strip():
-                self.store.delete_label(info.id, row, name, rater=rater)
-                continue
-            value = scale.parse(str(raw))
-            if value is None:
+            given[name] = scale.parse(raw) if raw.strip() else None  # empty: no label
+            if raw.strip() and given[name] is None:
                 raise HTTPException(400, f"Got {raw!r:.40} for {name}. Must be one of "
                                          f"{', '.join(str(v) for v in scale.values)}.")
-            try:
-                self.store.save_label(info.id, row, name, rater=rater, value=value,
-                                      comment=str(form.get(f"comment:{name}") or ""))
-            except ConfigError as e:
-                raise HTTPException(400, str(e)) from None
+        try:
+            for name, value in given.items():
+                if value is None:
+                    self.store.delete_label(info.id, row, name, rater=rater)
+                else:
+                    self.store.save_label(info.id, row, name, rater=rater, value=value,
+                                          comment=form.get(f"comment:{name}") or "")
+        except ConfigError as e:
+            raise HTTPException(400, str(e)) from None
         then = str(form.get("then") or "stay")
         target = str(form.get(then) or "") if then in ("next", "prev") else ""
         return RedirectResponse(review_href(info.id, row=target or row, order=order,
