@@ -76,6 +76,7 @@
       e.preventDefault();
       if (!(dirty && submit(key === "n" ? "next" : "prev"))) { window.location.href = link.href; }
     } else if (key === "Enter") {
+      if (tag === "A" || tag === "BUTTON" || tag === "SUMMARY") { return; }  // their own Enter
       e.preventDefault();
       if (!submit("next")) { submit("stay"); }
     } else if (key === "s") {
