@@ -276,8 +276,9 @@ def slow_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
              ) -> dict[str, Any]:
-    """A store with two runs of examples/qa.jsonl (base, then candidate, tagged nightly), the
-    same rows as CSV, and a calibration of examples/rated.jsonl."""
+    """A store with two runs of examples/qa.jsonl (base, then candidate, tagged nightly; two
+    rows of the candidate labelled), the same rows as CSV, and a calibration of
+    examples/rated.jsonl."""
     tmp = tmp_path_factory.mktemp("prepared")
     store = tmp / "runs.sqlite"
     env = _env(judge, tmp, store)
@@ -298,6 +299,10 @@ def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
         writer.writerows(rows)
     with open_store(str(store)) as opened:
         ids = {info.name: info.id for info in opened.runs()}
+        for rec, rating in zip(opened.rows_page(ids["candidate"], limit=2), (2, 5)):
+            # labels, as the review page of assay serve saves them, for assay labels export
+            opened.save_label(ids["candidate"], str(rec["id"]), "groundedness", rater="ann",
+                              value=rating)
     return {"store": store, "fill": {"base": ids["base"], "candidate": ids["candidate"],
                                      "base_dir": str(tmp / "base"),
                                      "candidate_dir": str(tmp / "candidate"),

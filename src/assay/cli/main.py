@@ -19,6 +19,7 @@ from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import explain as explain_cmd
 from . import jailbreak as jailbreak_cmd
+from . import labels as labels_cmd
 from . import metrics as metrics_cmd
 from . import report as report_cmd
 from . import robustness as robustness_cmd
@@ -49,6 +50,7 @@ app.command("simulate")(simulate_cmd.simulate_cmd)
 app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
 app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
 app.command("metrics")(metrics_cmd.metrics_cmd)
+app.add_typer(labels_cmd.app, name="labels")
 
 
 def _print_version(value: bool) -> None:

@@ -2,7 +2,8 @@
 
 It binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and then only
 answers requests addressed to a loopback name, so a web page cannot reach it by DNS
-rebinding. The server is read-only: nothing it serves writes to the store.
+rebinding. Only the review page's form writes to the store (people's labels), and only
+from this server's own pages.
 
 Example:
     >>> callable(serve), _url("127.0.0.1", 8400), _url("::1", 8400)
@@ -65,7 +66,7 @@ def serve(
              "runs to anyone who can reach it.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8400,
 ) -> None:
-    """Serve a local web UI over the run store: runs, reports, rows and comparisons."""
+    """Serve a local web UI over the run store: runs, reports, rows, comparisons, review."""
     with exit_on_errors("stopped."):
         try:
             import uvicorn

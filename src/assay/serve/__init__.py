@@ -1,9 +1,10 @@
-"""``assay serve``: a local, read-only web UI over the run store: the runs list with
-filters, each run's report, a page per row, comparisons, and a JSON API.
+"""``assay serve``: a local web UI over the run store: the runs list with filters, each run's
+report, a page per row, comparisons, a review queue where people label rows (the only thing
+that writes to the store), and a JSON API.
 
 It needs ``starlette`` (and ``uvicorn`` to serve it from the command line). Pages load nothing
-from the network and run no script of their own; reports keep their pinned
-Content-Security-Policy.
+from the network; the review page's one script comes from this server; reports keep their
+pinned Content-Security-Policy.
 
 Example:
     >>> from starlette.testclient import TestClient

@@ -1,6 +1,6 @@
-"""The Starlette app of ``assay serve``: a read-only web UI and JSON API over a run store.
+"""The Starlette app of ``assay serve``: a web UI and JSON API over a run store.
 
-Routes (every one a GET; nothing on them writes to the store):
+Routes (every one a GET, which never writes to the store, except the review form's POST):
 
 - ``/``: the runs list, filtered by the ``tag``, ``name``, ``dataset`` and ``limit`` query
   parameters, with A/B choices and a button to compare two runs.
@@ -12,6 +12,10 @@ Routes (every one a GET; nothing on them writes to the store):
 - ``/runs/{run}/rows/{row}``: one row: its inputs and, per metric, the value, reason, error
   and details. ``{row}`` is the row id, percent-encoded (``/``, ``#``, ``?``, ``%``, spaces
   and newlines included).
+- ``/runs/{run}/review``: the review queue, one row at a time (``row``, ``order`` ``run`` or
+  ``disagreement``, ``rater``) with a form for a person's labels; a POST to the same URL saves
+  them (this server's pages only: a form token and the browser's ``Origin`` are checked) and
+  redirects back (see ``_review``).
 - ``/compare?a=RUN_A&b=RUN_B``: the report of B compared with A (the baseline).
 - ``/api/runs`` (the same filters) and ``/api/runs/{run}`` (its rows by ``limit`` and
   ``offset``, with ``rows_total`` and the URL of the ``next`` page): JSON.
@@ -90,7 +94,10 @@ def create_app(store: str | Path | Store | None = None, *,
         Route("/compare", site.compare_page),
         Route("/api/runs", site.api_runs),
         Route("/api/runs/{run_id}", site.api_run),
+        Route("/runs/{run_id}/review", site.review_page, methods=["GET"]),
+        Route("/runs/{run_id}/review", site.review_save, methods=["POST"]),
         Route("/assets/assay.css", site.stylesheet),
+        Route("/assets/review.js", site.review_script),
     ]
     middleware = ([Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
                   if allowed_hosts else [])

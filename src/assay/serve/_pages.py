@@ -1,5 +1,5 @@
 """The web UI's HTML pages: the runs list, a run's report (one page of rows at a time), one
-row, and two runs compared.
+row, and two runs compared (the review queue is in ``_review``).
 
 Example:
     >>> from starlette.testclient import TestClient
@@ -26,16 +26,17 @@ from ..errors import AssayError
 from ..report import Pager, calibration_of, render_report
 from ..run import RunData
 from ._params import text
-from ._site import SiteBase, check_params
+from ._review import ReviewPages, review_href
+from ._site import check_params
 from ._urls import paged_href, row_id_of
 from ._views import add_links, page_inputs, row_href, row_view, run_data, run_line, run_meta
 
 __all__ = ["Site"]
 
 
-class Site(SiteBase):
-    """Every endpoint of the web UI: the pages here, the JSON API and errors from
-    :class:`SiteBase`."""
+class Site(ReviewPages):
+    """Every endpoint of the web UI: the pages here, the review queue from
+    :class:`ReviewPages`, the JSON API and errors from :class:`SiteBase`."""
 
     # -- pages -------------------------------------------------------------------------------
 
@@ -70,7 +71,8 @@ class Site(SiteBase):
                              calibration=calibration_of(data.summary), stats=stats,
                              pager=pager)
         return self.report(self.pages.put(key, add_links(
-            html, nav={"All runs": "/", "JSON": f"/api/runs/{info.id}"},
+            html, nav={"All runs": "/", "Review rows": review_href(info.id),
+                       "JSON": f"/api/runs/{info.id}"},
             row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None)))
 
     def row_page(self, request: Request) -> Response:

@@ -158,7 +158,8 @@ class SiteBase:
         if _is_api(request):
             return JSONResponse({"error": message, "status": status}, status_code=status,
                                 headers=HEADERS)
-        titles = {400: "Bad request", 404: "Not found", 405: "Method not allowed"}
+        titles = {400: "Bad request", 403: "Forbidden", 404: "Not found",
+                  405: "Method not allowed"}
         return self.page("error.html.j2", title=titles.get(status, f"Error {status}"),
                          status=status, message=message)
 

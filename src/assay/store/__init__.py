@@ -4,7 +4,8 @@ Runs live in SQLite (``runs.sqlite`` in the user data directory by default) or P
 through SQLAlchemy Core, with a versioned schema and forward-only migrations. Settings, tags
 and row inputs pass a sanitizer first, so API keys and passwords are never written. A running
 run whose process is gone (no heartbeat for ``STALE_AFTER_S`` seconds, or a dead PID on this
-host) reads as ``interrupted``.
+host) reads as ``interrupted``. People's labels on a run's rows (``Store.save_label``) are
+kept beside the run, and ``rated_rows`` turns them into the rated dataset ``calibrate`` reads.
 
 Example:
     >>> from assay.store import open_store
@@ -19,14 +20,17 @@ Example:
 
 from ._amend import fill_reasons
 from ._export import FORMATS
+from ._labels import Label
 from ._migrations import MIGRATIONS
 from ._open import open_store
 from ._owner import HEARTBEAT_S, STALE_AFTER_S
+from ._rated import PAIRWISE_CHOICES, RatedRows, combine_labels, human_column, rated_rows
 from ._schema import SCHEMA_VERSION
 from ._secrets import mask_secrets, sanitize
 from ._store import KINDS, STATUSES, RunInfo, Store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
 __all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MIGRATIONS",
-           "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "RunInfo", "Store", "fill_reasons",
-           "mask_secrets", "open_store", "resolve_url", "sanitize"]
+           "PAIRWISE_CHOICES", "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "Label", "RatedRows",
+           "RunInfo", "Store", "combine_labels", "fill_reasons", "human_column", "mask_secrets",
+           "open_store", "rated_rows", "resolve_url", "sanitize"]

@@ -13,7 +13,7 @@ Example:
     >>> from ._engine import make_engine
     >>> engine = make_engine(sa.make_url("sqlite://"))
     >>> migrate(engine, target=1), migrate(engine), migrate(engine)
-    ([1], [2, 3], [])
+    ([1], [2, 3, 4], [])
     >>> engine.dispose()
 """
 
@@ -30,7 +30,7 @@ from ._schema import SCHEMA_VERSION, schema_version
 
 __all__ = ["MIGRATIONS", "current_version", "migrate"]
 
-_ASSAY_TABLES = ("runs", "run_tags", "run_rows", "run_aggregates")
+_ASSAY_TABLES = ("runs", "run_tags", "run_rows", "run_aggregates", "run_labels")
 _PG_LOCK_KEY = 0x61737361  # "assa": serialises migrations of one PostgreSQL database
 
 
@@ -96,11 +96,31 @@ def _v3_owner_heartbeat_and_inputs(conn: sa.Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE run_rows ADD COLUMN inputs TEXT")
 
 
+def _v4_labels(conn: sa.Connection) -> None:
+    """v4: people's labels on a run's rows (``run_labels``): one per run, row, metric and rater,
+    its value (JSON text: a rating or a pairwise choice), a comment and when it was given."""
+    md = sa.MetaData()
+    sa.Table("runs", md, sa.Column("id", sa.String(32), primary_key=True))  # for the key only
+    sa.Table(
+        "run_labels", md,
+        sa.Column("run_id", sa.String(32), sa.ForeignKey("runs.id", ondelete="CASCADE"),
+                  primary_key=True),
+        sa.Column("row_id", sa.Text, primary_key=True),
+        sa.Column("metric", sa.String(200), primary_key=True),
+        sa.Column("rater", sa.String(200), primary_key=True),
+        sa.Column("value", sa.Text, nullable=False),
+        sa.Column("comment", sa.Text),
+        sa.Column("labelled", sa.String(32), nullable=False),
+    )
+    md.tables["run_labels"].create(conn, checkfirst=False)
+
+
 #: ``MIGRATIONS[i]`` upgrades a store from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[sa.Connection], None]] = [
     _v1_create_tables,
     _v2_finished_and_created_index,
     _v3_owner_heartbeat_and_inputs,
+    _v4_labels,
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION, "one migration per schema version"
 

@@ -9,17 +9,18 @@ key order survives.
 
 Example:
     >>> [t.name for t in metadata.sorted_tables]
-    ['runs', 'schema_version', 'run_aggregates', 'run_rows', 'run_tags']
+    ['runs', 'schema_version', 'run_aggregates', 'run_labels', 'run_rows', 'run_tags']
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-__all__ = ["SCHEMA_VERSION", "aggregates", "metadata", "rows", "runs", "schema_version", "tags"]
+__all__ = ["SCHEMA_VERSION", "aggregates", "labels", "metadata", "rows", "runs", "schema_version",
+           "tags"]
 
 #: The schema version this code writes; ``_migrations.MIGRATIONS`` has one step per version.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 metadata = sa.MetaData()
 
@@ -81,4 +82,17 @@ aggregates = sa.Table(
               primary_key=True),
     sa.Column("metric", sa.String(200), primary_key=True),
     sa.Column("data", sa.Text, nullable=False),
+)
+
+#: v4: people's labels on a run's rows; saving again for one (run, row, metric, rater) replaces.
+labels = sa.Table(
+    "run_labels", metadata,
+    sa.Column("run_id", sa.String(32), sa.ForeignKey("runs.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("row_id", sa.Text, primary_key=True),
+    sa.Column("metric", sa.String(200), primary_key=True),
+    sa.Column("rater", sa.String(200), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),  # JSON: a rating (1-5 or a label) or a choice
+    sa.Column("comment", sa.Text),
+    sa.Column("labelled", sa.String(32), nullable=False),  # when it was saved (now_iso)
 )

@@ -52,9 +52,9 @@ from ._info import (
     select_runs,
     str_map,
 )
+from ._labels import LabelStore
 from ._meta import assay_version, now_iso
 from ._owner import Owner
-from ._reader import RunReader
 from ._rows import write_rows
 from ._schema import aggregates as aggregates_t
 from ._schema import rows as rows_t
@@ -71,11 +71,11 @@ def _owned(now: str) -> dict[str, Any]:
             "heartbeat": now}
 
 
-class Store(RunReader):
+class Store(LabelStore):
     """A run store; create one with ``open_store``. ``url`` is the database URL, password
     masked; ``read_only`` is True for a SQLite file this process cannot write (it can be listed
-    and read, see ``RunReader``; writing raises ``ConfigError``). Usable as a context manager
-    (closes on exit)."""
+    and read, see ``RunReader``, labels too, see ``LabelStore``; writing raises ``ConfigError``).
+    Usable as a context manager (closes on exit)."""
 
     # -- writing ----------------------------------------------------------------------------
 

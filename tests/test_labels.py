@@ -1,0 +1,230 @@
+"""People's labels in the run store (SQLite and PostgreSQL), the v3 -> v4 migration, and
+``assay labels export`` feeding ``assay calibrate`` (FakeJudge, offline)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+import assay
+from assay import JudgeOptions, RunOptions
+from assay.cli.main import app
+from assay.errors import ConfigError
+from assay.judges import FakeJudge, JudgeRequest
+from assay.store import Store, open_store, rated_rows, resolve_url
+from assay.store._engine import make_engine, transaction
+from assay.store._migrations import migrate
+from test_store import pg_cluster, store, store_url  # noqa: F401 - fixtures on both engines
+
+# -- the store, on both engines ----------------------------------------------------------------
+
+
+def _run_with_rows(opened: Store, n: int = 3, *, complete: bool = True) -> str:
+    rid = opened.create_run(name="labelled")
+    opened.add_rows(rid, [{"id": f"q{i}", "coherence": {"value": float(i + 1)}} for i in range(n)],
+                    inputs={f"q{i}": {"question": f"Q{i}?", "answer": f"A{i}."} for i in range(n)})
+    if complete:
+        opened.finish_run(rid, summary={"metrics": {}}, complete=True)
+    return rid
+
+
+def test_save_replace_read_and_delete_labels(store: Store) -> None:  # noqa: F811
+    rid = _run_with_rows(store)
+    first = store.save_label(rid, "q2", "coherence", rater="ann", value=2, comment=" too short ")
+    assert (first.value, first.comment) == (2, "too short") and first.labelled.endswith("Z")
+    store.save_label(rid, "q0", "pref", rater="ann", value="TIE")
+    store.save_label(rid, "q2", "coherence", rater="bob", value="5")  # a digit text is a rating
+    again = store.save_label(rid, "q2", "coherence", rater="ann", value=4,
+                             comment="key sk-proj-a1b2c3d4e5f6")
+    got = store.labels(rid)
+    assert [(x.row_id, x.metric, x.rater, x.value) for x in got] == [
+        ("q0", "pref", "ann", "TIE"), ("q2", "coherence", "ann", 4), ("q2", "coherence", "bob", 5)]
+    assert got[1] == again and got[1].comment == "key ***"  # replaced, comment masked
+    assert [x.rater for x in store.labels(rid, rater="bob")] == ["bob"]
+    assert [x.metric for x in store.labels(rid, row_id="q0")] == ["pref"]
+    assert store.delete_label(rid, "q2", "coherence", rater="bob") is True
+    assert store.delete_label(rid, "q2", "coherence", rater="bob") is False
+    assert len(store.labels(rid)) == 2
+
+
+def test_labels_refuse_unknown_rows_runs_and_bad_values(store: Store) -> None:  # noqa: F811
+    rid = _run_with_rows(store, complete=False)
+    with pytest.raises(ConfigError, match="has no row 'zz'"):
+        store.save_label(rid, "zz", "coherence", rater="ann", value=3)
+    with pytest.raises(ConfigError, match="No run with id"):
+        store.save_label("nope", "q0", "coherence", rater="ann", value=3)
+    with pytest.raises(ConfigError, match="No run with id"):
+        store.labels("nope")
+    for bad in (None, True, 2.5, "", "x" * 201, [1]):
+        with pytest.raises(ConfigError, match="Got value="):
+            store.save_label(rid, "q0", "coherence", rater="ann", value=bad)
+    with pytest.raises(ConfigError, match="Got rater="):
+        store.save_label(rid, "q0", "coherence", rater="  ", value=3)
+    assert store.labels(rid) == []
+
+
+def test_deleting_a_run_deletes_its_labels(store: Store, store_url: str) -> None:  # noqa: F811
+    rid = _run_with_rows(store)
+    store.save_label(rid, "q1", "coherence", rater="ann", value=3)
+    store.delete(rid)
+    engine = make_engine(resolve_url(store_url))
+    with transaction(engine, write=False) as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM run_labels").scalar()
+    engine.dispose()
+    assert left == 0
+
+
+def test_v3_store_gets_the_labels_table_and_keeps_its_runs(store_url: str) -> None:  # noqa: F811
+    engine = make_engine(resolve_url(store_url))
+    assert migrate(engine, target=3) == [1, 2, 3]  # a store as assay with schema v3 left it
+    with transaction(engine, write=True) as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO runs (id, name, kind, created, status, metrics, prompt_sha256, "
+            "settings, tokens, timings, assay_version) VALUES ('20250101-000000-abcd', 'old', "
+            "'run', '2025-01-01T00:00:00.000000Z', 'complete', '{}', '{}', '{}', '{}', '{}', "
+            "'0.0.1')")
+        conn.exec_driver_sql(
+            "INSERT INTO run_rows (run_id, row_id, position, record, inputs) VALUES "
+            "('20250101-000000-abcd', 'q1', 0, '{\"id\": \"q1\"}', '{\"question\": \"Q?\"}')")
+        assert not sa.inspect(conn).has_table("run_labels")
+    engine.dispose()
+    with open_store(store_url) as opened:
+        old = opened.get("20250101")
+        assert (old.name, old.status, old.rows) == ("old", "complete", 1)
+        assert opened.inputs(old.id, ["q1"]) == {"q1": {"question": "Q?"}}
+        opened.save_label(old.id, "q1", "coherence", rater="ann", value=5)
+        assert rated_rows(opened, old.id).rows == [
+            {"question": "Q?", "id": "q1", "coherence/human_rating": 5}]
+
+
+# -- export, then calibrate ------------------------------------------------------------------
+
+RATED = [("ok", 1), ("fine answer", 2), ("a longer answer here", 4), ("x", 1),
+         ("a good and complete answer", 5), ("medium text!", 3)]
+
+
+def _by_length(req: JudgeRequest) -> str:
+    answer = req.messages[-1]["content"].split("<answer>")[1].split("</answer>")[0].strip()
+    return json.dumps({"score": min(5, 1 + len(answer) // 6), "reason": f"{len(answer)} chars"})
+
+
+@pytest.fixture
+def judged(tmp_path: Path) -> tuple[Path, str]:
+    """A store with one coherence run by the length judge over ``RATED``'s answers."""
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "question": "Q?", "answer": a,
+                                        "topic": "tents"}) + "\n"
+                            for i, (a, _) in enumerate(RATED)))
+    path = tmp_path / "runs.sqlite"
+    result = assay.evaluate(data, metrics="coherence", judge=FakeJudge(_by_length, id="len"),
+                            judging=JudgeOptions(cache=False),
+                            run=RunOptions(store=path, out=tmp_path / "run"))
+    return path, str(result.summary["run_id"])
+
+
+def test_exported_labels_go_straight_into_calibrate(judged: tuple[Path, str],
+                                                     tmp_path: Path) -> None:
+    path, rid = judged
+    with open_store(path) as opened:
+        for i, (_, human) in enumerate(RATED):
+            opened.save_label(rid, f"r{i}", "coherence", rater="ann", value=human,
+                              comment="short" if i == 0 else None)
+    out = tmp_path / "rated.jsonl"
+    done = CliRunner().invoke(app, ["labels", "export", rid[:10], "--out", str(out),
+                                    "--store", str(path)])
+    assert done.exit_code == 0, done.output
+    assert f"wrote 6 rated rows of run {rid}" in done.output
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines[0] == {"topic": "tents", "question": "Q?", "answer": "ok", "id": "r0",
+                        "coherence/human_rating": 1, "coherence/human_comment": "short"}
+    got = assay.calibrate(out, metric="coherence", judges=[FakeJudge(_by_length, id="len")],
+                          out=tmp_path / "cal", cache=None)
+    report = got.reports["len"]
+    assert report["n_compared"] == 6 and report["no_human"] == 0
+    assert report["spearman"] == pytest.approx(1.0)
+    judged_scores = [min(5, 1 + len(a) // 6) for a, _ in RATED]
+    assert report["exact_agreement"] == pytest.approx(
+        sum(j == h for j, (_, h) in zip(judged_scores, RATED)) / 6)
+
+
+def test_pairwise_labels_export_as_choices_for_calibrate(tmp_path: Path) -> None:
+    template = tmp_path / "pref.md"
+    template.write_text("---\nname: pref\nkind: pairwise\n---\n"
+                        "A: {{ response_a }}\nB: {{ response_b }}\n")
+    pairs = [("good", "bad", "CANDIDATE"), ("bad", "good", "BASELINE"), ("good", "good", "TIE")]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps({"id": f"p{i}", "answer": a,
+                                        "baseline_model_response": b}) + "\n"
+                            for i, (a, b, _) in enumerate(pairs)))
+
+    def prefers_good(req: JudgeRequest) -> str:
+        a, b = req.messages[-1]["content"].split("\nB: ")
+        choice = "TIE" if ("good" in a) == ("good" in b) else (
+            "model_A" if "good" in a else "model_B")
+        return json.dumps({"choice": choice, "reason": "good beats bad"})
+
+    metric = assay.load_metric_file(template)
+    store_path = tmp_path / "runs.sqlite"
+    result = assay.evaluate(data, metrics=[metric], judge=FakeJudge(prefers_good, id="j"),
+                            judging=JudgeOptions(cache=False),
+                            run=RunOptions(store=store_path, out=tmp_path / "run"))
+    rid = str(result.summary["run_id"])
+    with open_store(store_path) as opened:
+        for i, (_, _, human) in enumerate(pairs):
+            opened.save_label(rid, f"p{i}", "pref", rater="ann", value=human.lower())
+    out = tmp_path / "rated.jsonl"
+    done = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out),
+                                    "--store", str(store_path)])
+    assert done.exit_code == 0, done.output
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["pref/human_pairwise_choice"] for x in lines] == [p[2] for p in pairs]
+    assert lines[0]["baseline_model_response"] == "bad"
+    got = assay.calibrate(out, metric=metric, judges=[FakeJudge(prefers_good, id="j")],
+                          out=tmp_path / "cal", cache=None)
+    assert got.reports["j"]["confusion_matrix"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+
+def test_several_raters_combined_or_one_picked(judged: tuple[Path, str], tmp_path: Path) -> None:
+    path, rid = judged
+    with open_store(path) as opened:
+        for rater, value in (("ann", 2), ("bob", 5)):
+            opened.save_label(rid, "r0", "coherence", rater=rater, value=value)
+        opened.save_label(rid, "r1", "pref", rater="ann", value="BASELINE")
+        opened.save_label(rid, "r1", "pref", rater="bob", value="CANDIDATE")
+    out = tmp_path / "rated.jsonl"
+    done = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out),
+                                    "--store", str(path)])
+    assert done.exit_code == 0, done.output
+    assert "2 row-metric labels came from several raters" in done.output
+    assert "1 left out" in done.output and "r1/pref" in done.output
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(x["id"], x["coherence/human_rating"]) for x in lines] == [("r0", 2)]  # lower median
+    assert "coherence/human_comment" not in lines[0]
+    bob = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out), "--rater", "bob",
+                                   "--store", str(path)])
+    assert bob.exit_code == 0, bob.output
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(x["id"], x.get("coherence/human_rating"), x.get("pref/human_pairwise_choice"))
+            for x in lines] == [("r0", 5, None), ("r1", None, "CANDIDATE")]
+
+
+def test_export_errors_name_the_run_and_the_fix(judged: tuple[Path, str],
+                                                tmp_path: Path) -> None:
+    path, rid = judged
+    out = tmp_path / "rated.jsonl"
+    unknown = CliRunner().invoke(app, ["labels", "export", "nope", "--out", str(out),
+                                       "--store", str(path)])
+    assert unknown.exit_code == 2 and "No run 'nope'" in unknown.output
+    empty = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out),
+                                     "--store", str(path)])
+    assert empty.exit_code == 2 and f"Run {rid} has no labelled rows" in empty.output
+    assert f"/runs/{rid}/review" in empty.output and not out.exists()
+    with open_store(path) as opened:
+        opened.save_label(rid, "r0", "coherence", rater="ann", value=3)
+    nobody = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out), "--rater",
+                                      "zed", "--store", str(path)])
+    assert nobody.exit_code == 2 and "by rater 'zed'" in nobody.output
