@@ -48,11 +48,12 @@ def alpha_of(rows: list[list[float]], level: str) -> tuple[float | None, str | N
     import numpy as np
 
     data = np.array(rows, dtype=float)
-    values = data[~np.isnan(data)]
-    if values.size == 0 or np.all(values == values[0]):
-        return None, "undefined: every rating is the same value"
-    if not np.any(np.sum(~np.isnan(data), axis=0) >= 2):
+    paired = data[:, np.sum(~np.isnan(data), axis=0) >= 2]  # the rows rated twice or more
+    if paired.shape[1] == 0:
         return None, "undefined: no row has two ratings"
+    values = paired[~np.isnan(paired)]
+    if np.all(values == values[0]):
+        return None, "undefined: every rating is the same value"
     try:
         alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
     except (ValueError, ZeroDivisionError) as e:
