@@ -147,5 +147,5 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
         from ._openai import azure_judge
         return azure_judge(arg, timeout=timeout)
     if kind == "fake":
-        return FakeJudge(id=spec)
+        return FakeJudge(id=spec) if arg else FakeJudge()
     raise _unknown_spec(spec)
