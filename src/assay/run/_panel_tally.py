@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import call_failure_cause
@@ -120,9 +120,12 @@ class PanelTally:
         """Count one row's result of ``metric`` (a dict with ``value`` and ``details``)."""
         self.metrics.setdefault(metric, _MetricPanel()).add(result)
 
-    def agreement(self) -> dict[str, Any]:
-        """``{metric: {level, rows, alpha, judges: {id: {alpha, scored, failed}}}}``."""
-        return {name: m.summary() for name, m in self.metrics.items()}
+    def agreement(self, order: Sequence[str] = ()) -> dict[str, Any]:
+        """``{metric: {level, rows, alpha, judges: {id: {alpha, scored, failed}}}}``, the
+        metrics named in ``order`` first, in that order."""
+        names = [n for n in order if n in self.metrics]
+        names += [n for n in self.metrics if n not in names]
+        return {name: self.metrics[name].summary() for name in names}
 
     def failures(self) -> dict[str, Any]:
         """Rows each judge lost to failed calls, as :func:`call_failures` reports them, under

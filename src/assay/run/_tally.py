@@ -215,7 +215,8 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
                       "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
         **tally.sections(options),
-        **({"panel": {"agreement": tally.panel.agreement()}} if tally.panel.metrics else {}),
+        **({"panel": {"agreement": tally.panel.agreement([m.name for m in metrics])}}
+           if tally.panel.metrics else {}),
         "judge": None,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
