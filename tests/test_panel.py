@@ -84,6 +84,8 @@ def test_numeric_scores_are_the_mean_of_the_judges_and_deterministic_metrics_run
     assert result.summary["metrics"]["fluency"]["mean"] == 3.0
     assert result.summary["judge"]["id"] == "panel(a, b, c)"
     assert result.summary["judge"]["requests"] == 9
+    typed = result.run_summary.panel  # summary.json's panel, through its typed model
+    assert typed is not None and typed.agreement["fluency"].judges["a"].scored == 3
 
 
 def _tone() -> PointwiseMetric:
