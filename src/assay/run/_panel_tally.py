@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..metrics import call_failure_cause
+from ._managed import ManagedJudge
 
 __all__ = ["PanelTally", "alpha_of", "judge_usage"]
 
@@ -143,13 +144,13 @@ class PanelTally:
         return {"by_metric": by_metric, "causes": dict(causes)}
 
 
-def judge_usage(judge: Any) -> dict[str, Any]:
+def judge_usage(judge: ManagedJudge) -> dict[str, Any]:
     """What one managed judge of a panel did: requests, cache hits, tokens, and the cost in US
     dollars at its declared prices (``None`` when they are unknown).
 
     Example:
         >>> from assay.judges import FakeJudge, JudgeCapabilities
-        >>> from assay.run._managed import ManagedJudge
+        >>> from assay.run import ManagedJudge
         >>> judge = ManagedJudge(FakeJudge(capabilities=JudgeCapabilities(
         ...     input_price=1e-6, output_price=2e-6)))
         >>> judge.stats.prompt_tokens, judge.stats.completion_tokens = 1000, 100

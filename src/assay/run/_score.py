@@ -77,19 +77,23 @@ class Scorer:
     ``budget`` is the token / request budget the judge waits on: a local :class:`Budget`, or
     one shared by every worker of a Ray run. ``owns_backends``: close the judge and embedder
     in :meth:`aclose` (True when the run made them from a spec; a Judge or Embedder instance
-    the caller passed in stays open for its owner).
+    the caller passed in stays open for its owner; for a panel, one flag per judge).
+    ``judge``: one judge, or a panel's list (see :class:`~assay.run._panel.Panel`).
     """
 
     def __init__(self, metrics: Sequence[Metric], *, judge: Judge | Sequence[Judge] | None,
                  embedder: Embedder | None, settings: ScoreSettings = ScoreSettings(),
                  budget: Budget | None = None,
-                 owns_backends: tuple[bool, bool] = (True, True)) -> None:
+                 owns_backends: tuple[bool | Sequence[bool], bool] = (True, True)) -> None:
         self.metrics = list(metrics)
         self.fence = settings.fence
         self.owns_judge, self.owns_embedder = owns_backends
         backends = ([] if judge is None else list(judge) if isinstance(judge, Sequence)
                     else [judge])
         self.judge_backends, self.embedder_backend = backends, embedder
+        owned = ([self.owns_judge] * len(backends) if isinstance(self.owns_judge, bool)
+                 else list(self.owns_judge))
+        self._owned_judges = [b for b, own in zip(backends, owned, strict=True) if own]
         cache_path = settings.cache_path
         self.judge_cache = JudgeCache(cache_path) if backends and cache_path else None
         self.embedding_cache = (EmbeddingCache(cache_path)
@@ -170,9 +174,8 @@ class Scorer:
             self.embedding_cache.close()
         if self.embedder_backend is not None and self.owns_embedder:
             await self.embedder_backend.aclose()
-        if self.owns_judge:
-            for backend in self.judge_backends:
-                await backend.aclose()
+        for backend in self._owned_judges:
+            await backend.aclose()
 
 
 async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,

@@ -145,7 +145,7 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
                     embedder=(make_embedder(embeddings, timeout=timeout)
                               if uses_embedder else None),
                     settings=settings, budget=Budget(tpm, rpm),
-                    owns_backends=(all(isinstance(s, str) for s in specs),
+                    owns_backends=([isinstance(s, str) for s in specs] if judges else False,
                                    isinstance(embeddings, str)))
     in_flight = (max(j.max_in_flight for j in scorer.judges) if scorer.judges
                  else settings.concurrency)
