@@ -321,3 +321,25 @@ def test_cli_a_judge_failing_fails_the_run_and_resume_asks_only_it_again(
     assert summary["panel"]["usage"]["fake:c"]["requests"] == 1
     assert summary["panel"]["agreement"]["fluency"]["rows"] == 3
     assert summary["failures"]["by_metric"]["fluency (fake:c)"]["failed"] == 0
+
+
+def test_cli_refuses_a_panel_on_ray_naming_the_flag(
+        tmp_path: Path, cli_judges: dict[str, list[str]]) -> None:
+    res = _cli(_write_rows(tmp_path, 1), tmp_path / "out", "--engine", "ray", "--no-cache")
+    assert res.exit_code == 2, res.output
+    flat = " ".join(res.output.split())
+    assert "A panel of 3 judges runs on the local engine only: got --engine ray" in flat
+    assert not cli_judges  # refused before any judge call
+
+
+def test_a_row_every_judge_leaves_unscored_for_the_same_reason_keeps_that_reason() -> None:
+    from assay.metrics import MetricResult
+    from assay.run._panel import combine_panel
+
+    same = combine_panel({"a": MetricResult.unscored("conversation has no assistant turn"),
+                          "b": MetricResult.unscored("conversation has no assistant turn")})
+    assert same.error == "conversation has no assistant turn"
+    mixed = combine_panel({"a": MetricResult.unscored("judge answer is not a valid rating"),
+                           "b": MetricResult.unscored("judge call failed: HTTP 503: down")})
+    assert mixed.error == "judge call failed: HTTP 503: down"  # resume asks again
+    assert mixed.details["panel"]["a"]["error"] == "judge answer is not a valid rating"
