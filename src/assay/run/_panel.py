@@ -34,10 +34,11 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from ..errors import ConfigError
 from ..metrics import MetricResult, ScoreContext
 from ._results import is_call_failure
 
-__all__ = ["Panel", "combine_panel", "panel_id", "panel_label"]
+__all__ = ["Panel", "check_panel_ids", "combine_panel", "panel_id", "panel_label"]
 
 
 def panel_id(ids: Sequence[str]) -> str:
@@ -48,6 +49,22 @@ def panel_id(ids: Sequence[str]) -> str:
         'panel(fake:a, fake:b)'
     """
     return f"panel({', '.join(ids)})"
+
+
+def check_panel_ids(ids: Sequence[str]) -> None:
+    """A ConfigError when two judges of a panel have the same id (their answers would share
+    cache entries and ``details.panel`` keys).
+
+    Example:
+        >>> check_panel_ids(["fake:a", "fake:a"])
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: The judges of a panel need distinct ids: got fake:a more than once (name an endpoint with openai:MODEL@URL, a scripted judge with fake:NAME).
+    """
+    if twice := sorted(judge for judge, n in Counter(ids).items() if n > 1):
+        raise ConfigError(f"The judges of a panel need distinct ids: got {', '.join(twice)} "
+                          "more than once (name an endpoint with openai:MODEL@URL, a "
+                          "scripted judge with fake:NAME).")
 
 
 def panel_label(result: MetricResult) -> str | None:

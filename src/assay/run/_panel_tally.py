@@ -26,10 +26,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..judges import JudgeCapabilities
 from ..metrics import call_failure_cause
 from ._managed import ManagedJudge
 
-__all__ = ["PanelTally", "alpha_of", "judge_usage"]
+__all__ = ["PanelTally", "alpha_of", "judge_usage", "split_usage"]
 
 _LEVEL = {"mean": "interval", "majority": "nominal"}
 
@@ -163,3 +164,34 @@ def judge_usage(judge: ManagedJudge) -> dict[str, Any]:
             "failed": stats.failed, "retries": stats.retries,
             "rate_limited": stats.rate_limited,
             "cost_usd": judge.capabilities.cost(stats.prompt_tokens, stats.completion_tokens)}
+
+
+#: Joins a judge's id and a counter in the flat stats a Ray worker sends (``"<id>" + TAB + "<counter>"``).
+SEP = "\t"
+
+
+def split_usage(stats: Mapping[str, Any], costs: Mapping[str, JudgeCapabilities]
+                ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A panel's stats summed over Ray workers, split into the judges' total and the usage per
+    judge (keys ``"<id>" + TAB + "<counter>"``), with each judge's cost from its capabilities.
+
+    Example:
+        >>> from assay.judges import JudgeCapabilities
+        >>> total, usage = split_usage({"requests": 3, f"a{SEP}requests": 2,
+        ...     f"a{SEP}prompt_tokens": 10, f"a{SEP}completion_tokens": 1, f"b{SEP}requests": 1},
+        ...     {"a": JudgeCapabilities()})
+        >>> total, usage["a"]["requests"], usage["a"]["cost_usd"], usage["b"]["requests"]
+        ({'requests': 3}, 2, None, 1)
+    """
+    total = {k: v for k, v in stats.items() if SEP not in k}
+    usage: dict[str, dict[str, Any]] = {}
+    for key, value in stats.items():
+        if SEP in key:
+            judge, _, counter = key.partition(SEP)
+            usage.setdefault(judge, {})[counter] = value
+    for judge, counters in usage.items():
+        caps = costs.get(judge)
+        counters["cost_usd"] = (caps.cost(counters.get("prompt_tokens", 0),
+                                          counters.get("completion_tokens", 0))
+                                if caps is not None else None)
+    return total, usage

@@ -41,7 +41,7 @@ from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 from ._panel import Panel, panel_id
-from ._panel_tally import judge_usage
+from ._panel_tally import SEP, judge_usage
 
 __all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
@@ -126,13 +126,18 @@ class Scorer:
             return panel_id(self.panel.ids)
         return self.judge.id if self.judge is not None else None
 
-    def judge_stats(self) -> dict[str, int] | None:
-        """What the judge did (a panel's judges' counters added up), ``None`` without one."""
+    def judge_stats(self, *, per_judge: bool = False) -> dict[str, int] | None:
+        """What the judge did (a panel's judges' counters added up), ``None`` without one;
+        ``per_judge``: a panel's judges' own counters too, as ``"<id>" + TAB + "<counter>"`` (what a
+        Ray worker sends: see :func:`~assay.run._panel_tally.split_usage`)."""
         if not self.judges:
             return None
         total: Counter[str] = Counter()
         for judge in self.judges:
-            total.update(judge.stats.as_dict())
+            counters = judge.stats.as_dict()
+            total.update(counters)
+            if per_judge and self.panel is not None:
+                total.update({f"{judge.id}{SEP}{k}": v for k, v in counters.items()})
         return dict(total)
 
     def panel_usage(self) -> dict[str, dict[str, Any]] | None:

@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from ..metrics.judge import FENCES, LANGS
 from ._budget import Budget
 from ._injection import DETECTORS, INJECTION_MODES
 from ._local import LocalEngine
+from ._panel import check_panel_ids
 from ._score import Scorer, ScoreSettings
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
     is closed by the engine; an instance passed in stays open for its owner).
 
     Raises:
-        ConfigError: a panel on the Ray engine, or two judges of a panel with the same id.
+        ConfigError: two judges of a panel with the same id.
     """
     uses_judge = any(m.uses_judge for m in plan.metrics)
     embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
@@ -124,22 +124,15 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
         bool(embedder_users) and "semantic_similarity" not in unavailable)
     specs = judge_list(judge)
     if engine == "ray":
-        if len(specs) > 1:
-            raise ConfigError(f"A panel of {len(specs)} judges runs on the local engine only: "
-                              f"got {option('engine', 'ray')}. Score with one judge on Ray, "
-                              "or the panel on the local engine.")
         from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
 
-        return RayEngine(plan.metrics, judge=specs[0] if uses_judge else None,
+        return RayEngine(plan.metrics,
+                         judge=(specs if len(specs) > 1 else specs[0]) if uses_judge else None,
                          embedder=embeddings if uses_embedder else None, settings=settings,
                          timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
                          workers=ray_workers)
     judges = [make_judge(spec, timeout=timeout) for spec in specs] if uses_judge else []
-    ids = Counter(j.id for j in judges)
-    if twice := sorted(judge_id for judge_id, n in ids.items() if n > 1):
-        raise ConfigError(f"The judges of a panel need distinct ids: got {', '.join(twice)} "
-                          "more than once (name an endpoint with openai:MODEL@URL, a "
-                          "scripted judge with fake:NAME).")
+    check_panel_ids([j.id for j in judges])
     scorer = Scorer(plan.metrics,
                     judge=judges[0] if len(judges) == 1 else judges or None,
                     embedder=(make_embedder(embeddings, timeout=timeout)
