@@ -166,7 +166,7 @@ def judge_usage(judge: ManagedJudge) -> dict[str, Any]:
             "cost_usd": judge.capabilities.cost(stats.prompt_tokens, stats.completion_tokens)}
 
 
-#: Joins a judge's id and a counter in the flat stats a Ray worker sends (``"<id>" + TAB + "<counter>"``).
+#: Joins a judge's id and a counter in the flat stats a Ray worker sends.
 SEP = "\t"
 
 
