@@ -173,7 +173,8 @@ SEP = "\t"
 def split_usage(stats: Mapping[str, Any], costs: Mapping[str, JudgeCapabilities]
                 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """A panel's stats summed over Ray workers, split into the judges' total and the usage per
-    judge (keys ``"<id>" + TAB + "<counter>"``), with each judge's cost from its capabilities.
+    judge (keys: the judge's id and the counter joined by :data:`SEP`), with each judge's cost
+    from its capabilities.
 
     Example:
         >>> from assay.judges import JudgeCapabilities

@@ -128,8 +128,9 @@ class Scorer:
 
     def judge_stats(self, *, per_judge: bool = False) -> dict[str, int] | None:
         """What the judge did (a panel's judges' counters added up), ``None`` without one;
-        ``per_judge``: a panel's judges' own counters too, as ``"<id>" + TAB + "<counter>"`` (what a
-        Ray worker sends: see :func:`~assay.run._panel_tally.split_usage`)."""
+        ``per_judge``: a panel's judges' own counters too, each under its judge's id and the
+        counter's name joined by a tab (what a Ray worker sends: see
+        :func:`~assay.run._panel_tally.split_usage`)."""
         if not self.judges:
             return None
         total: Counter[str] = Counter()
