@@ -225,9 +225,11 @@ def test_one_judge_in_a_list_is_a_plain_run_without_panel() -> None:
     assert "panel" not in result.rows[0]["fluency"]["details"]
 
 
-def test_a_panel_needs_distinct_judge_ids() -> None:
+def test_a_panel_needs_distinct_judge_ids_and_at_least_one_judge() -> None:
     with pytest.raises(ConfigError, match="distinct ids: got fake more than once"):
         run_panel(qa_rows(1), "fluency", ["fake", "fake"])
+    with pytest.raises(ConfigError, match="Give a judge, or several for a panel"):
+        run_panel(qa_rows(1), "fluency", [])
 
 
 # ----------------------------------------------------------------------------- CLI
