@@ -39,6 +39,42 @@ def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
     Console().print(table)
 
 
+def _alpha_text(alpha: float | None) -> str:
+    return "-" if alpha is None else f"{alpha:.3f}"
+
+
+def _print_panel(panel: dict) -> None:  # type: ignore[type-arg]
+    """A panel's table: per judge, Krippendorff's alpha with the panel for each judge metric,
+    its requests, tokens and cost; last, each metric's alpha across the judges."""
+    agreement, usage = panel.get("agreement") or {}, panel.get("usage") or {}
+    if not agreement and not usage:
+        return
+    judges = list(usage) or list(next(iter(agreement.values()))["judges"])
+    table = Table(title=f"panel of {len(judges)} judges: Krippendorff's alpha with the panel",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("judge", no_wrap=True)
+    for name in agreement:
+        table.add_column(name, justify="right", no_wrap=True)
+    for col in ("failed rows", "requests", "tokens", "cost $"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for judge in judges:
+        use = usage.get(judge) or {}
+        cost = use.get("cost_usd")
+        table.add_row(
+            escape(judge),
+            *(_alpha_text((m["judges"].get(judge) or {}).get("alpha")) for m in agreement.values()),
+            str(sum((m["judges"].get(judge) or {}).get("failed", 0) for m in agreement.values())),
+            str(use.get("requests", "-")),
+            f"{use.get('prompt_tokens', 0)} + {use.get('completion_tokens', 0)}",
+            "-" if cost is None else f"{cost:.4f}")
+    table.add_row("[i]across the judges[/i]",
+                  *(_alpha_text(m.get("alpha")) for m in agreement.values()), "", "", "", "")
+    Console().print(table)
+    for name, m in agreement.items():
+        if m.get("alpha_note"):
+            Console().print(f"{escape(name)}: alpha {escape(m['alpha_note'])}", highlight=False)
+
+
 def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
     """Print the per-metric table, the safety defect rates, and the judge's counters."""
     table = Table(title=f"assay: {summary['rows']} rows, {summary['elapsed_s']:.1f} s")
@@ -92,6 +128,7 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
             f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
             markup=False, emoji=False)
+    _print_panel(summary.get("panel") or {})
     silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
               if agg.get("without_reason")}
     if silent:

@@ -53,9 +53,12 @@ def run(
     target: TargetOption = None,
     tools: ToolsOption = None,
     max_steps: MaxStepsOption = 8,
-    judge: Annotated[str, typer.Option(
-        help="local (embedded offline model), local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT."
-    )] = "local",
+    judge: Annotated[list[str] | None, typer.Option(
+        help="local (embedded offline model), local:PATH.gguf, openai:MODEL, "
+             "openai:MODEL@URL (its own endpoint), azure:DEPLOYMENT. Default: local. Repeat "
+             "for a panel of judges: each judge metric is asked of every judge and combined "
+             "per row (mean; majority for labels), with each judge's agreement with the panel "
+             "(Krippendorff's alpha), requests and cost in the summary.")] = None,
     embeddings: Annotated[str, typer.Option(
         help="Embedder for semantic_similarity: local (offline MiniLM) or openai:MODEL.")] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
@@ -171,9 +174,11 @@ def run(
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
+        judges = judge or ["local"]
         agent = agent_from_flags(target, tools, max_steps)
         result = asyncio.run(owning_agent(agent, evaluate_async(
-            data, metrics=chosen, judge=judge, embeddings=embeddings, on_plan=_print_plan,
+            data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
+            embeddings=embeddings, on_plan=_print_plan,
             agent=agent,
             reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
                                 long_fields=long_fields),  # type: ignore[arg-type]

@@ -20,7 +20,8 @@ from ._fake import FakeJudge
 
 __all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "check_judge_spec", "judge_protocol_gaps", "make_judge"]
 
-JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "azure:DEPLOYMENT")
+JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "openai:MODEL@URL",
+               "azure:DEPLOYMENT")
 #: The entry-point group of judge plugins; the built-in prefixes below cannot be claimed.
 JUDGES_GROUP = "assay.judges"
 _BUILTIN_PREFIXES = ("local", "openai", "azure", "fake")
@@ -114,8 +115,17 @@ def check_judge_spec(spec: str | Judge) -> None:
 def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
     """``local`` (the embedded model), ``local:PATH.gguf``, ``openai:MODEL``, ``azure:DEPLOYMENT``.
 
-    A Judge instance is returned unchanged; ``fake`` is the scripted test judge.
-    ``PREFIX:REST`` with a judge plugin named ``PREFIX`` calls its factory with ``REST``.
+    ``openai:MODEL@URL`` names the endpoint too (instead of ``OPENAI_BASE_URL``), and is the
+    judge's id: two endpoints serving the same model are two judges (e.g. in a panel). A Judge
+    instance is returned unchanged; ``fake`` is the scripted test judge, ``fake:NAME`` one
+    with the id ``fake:NAME``. ``PREFIX:REST`` with a judge plugin named ``PREFIX`` calls its
+    factory with ``REST``.
+
+    Example:
+        >>> make_judge("openai:gpt-4o-mini@http://127.0.0.1:8101/v1", timeout=5).id
+        'openai:gpt-4o-mini@http://127.0.0.1:8101/v1'
+        >>> make_judge("fake:strict").id
+        'fake:strict'
     """
     if not isinstance(spec, str):
         return spec
@@ -127,10 +137,15 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
         return LocalJudge(arg or None)
     if kind == "openai" and arg:
         from ._openai import OpenAIJudge
-        return OpenAIJudge(arg, timeout=timeout)
+        model, at, url = arg.rpartition("@")
+        if not (at and model and url.startswith(("http://", "https://"))):
+            return OpenAIJudge(arg, timeout=timeout)
+        judge = OpenAIJudge(model, base_url=url, timeout=timeout)
+        judge.id = spec  # its own cache entries and results, apart from other endpoints'
+        return judge
     if kind == "azure" and arg:
         from ._openai import azure_judge
         return azure_judge(arg, timeout=timeout)
     if kind == "fake":
-        return FakeJudge()
+        return FakeJudge(id=spec) if arg else FakeJudge()
     raise _unknown_spec(spec)

@@ -22,7 +22,7 @@ from typing import Any, ParamSpec
 
 from ..data import Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
-from ..judges import Judge, check_judge_spec
+from ..judges import Judge
 from ..metrics import Metric, Plan
 from ..store import Store
 from ._complete import AgentStage, RowAgent
@@ -38,8 +38,8 @@ from ._options import (
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store
-from ._results import EvalResult, ResultsWriter, is_call_failure, load_finished, reorder_results
-from ._setup import ENGINES, STYLES, check_options, make_runner, read_and_plan
+from ._results import EvalResult, ResultsWriter, kept_results, load_finished, reorder_results
+from ._setup import ENGINES, STYLES, check_options, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
 from ._summary import typed_summary
 from ._sync import run_sync
@@ -60,7 +60,7 @@ async def evaluate_async(
     data: str | Path | Iterable[Mapping[str, Any]],
     *,
     metrics: str | Sequence[str | Metric] = "auto",
-    judge: str | Judge = "local",
+    judge: str | Judge | Sequence[str | Judge] = "local",
     embeddings: str | Embedder = "local",
     reading: ReadOptions = _DEFAULT_READ,
     scoring: ScoringOptions = _DEFAULT_SCORING,
@@ -75,8 +75,10 @@ async def evaluate_async(
     Args:
         data: a ``.jsonl`` / ``.json`` / ``.csv`` path, or an iterable of dicts.
         metrics: ``"auto"`` (every metric the fields allow), ``"a,b"``, or a list.
-        judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``, ``"azure:DEPLOYMENT"``,
-            or a Judge instance.
+        judge: ``"local"``, ``"local:PATH.gguf"``, ``"openai:MODEL"``,
+            ``"openai:MODEL@URL"``, ``"azure:DEPLOYMENT"``, or a Judge instance; or a list:
+            a panel (every judge metric asked of each, combined per row as in
+            :mod:`assay.run._panel`; each judge's agreement and usage in ``summary["panel"]``).
         embeddings: ``"local"`` (offline all-MiniLM-L6-v2) or ``"openai:MODEL"``, for
             ``semantic_similarity``; one instance per run, loaded once.
         reading: how the dataset is read (:class:`ReadOptions`: column mapping, field length).
@@ -112,7 +114,8 @@ async def evaluate_async(
                    safety_mode=safety_mode, engine=run.engine, on_injection=on_injection,
                    fence=fence, injection_detector=scoring.injection_detector,
                    reasons=scoring.reasons)
-    check_judge_spec(judge)
+    judges = judge_list(judge)  # each spec checked
+    judge = judges[0] if len(judges) == 1 else judges
     check_embedder_spec(embeddings)
     unavailable: dict[str, str] = {}
     if embeddings == "local" and (missing := local_embedder_missing()):
@@ -178,7 +181,7 @@ async def evaluate_async(
             stage = AgentStage(agent, names) if agent is not None else None
 
             async def items() -> AsyncIterator[tuple[Row, Mapping[str, Any]]]:
-                pairs = ((row, _kept_results(finished.get(row.id, {}))) for row in source)
+                pairs = ((row, kept_results(finished.get(row.id, {}))) for row in source)
                 async for row, previous in (stage.rows(pairs) if stage else _each(pairs)):
                     inputs = row_inputs(row) if recorder is not None else None
                     if previous and all(n in previous for n in names):
@@ -207,6 +210,8 @@ async def evaluate_async(
                            on_injection=on_injection)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
+        if (usage := getattr(runner, "panel_usage", lambda: None)()) and "panel" in summary:
+            summary["panel"]["usage"] = usage  # requests, tokens, cost per judge
         if embedder_stats is not None:
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
         if agent is not None:
@@ -242,13 +247,6 @@ async def _each(pairs: Iterable[tuple[Row, dict[str, Any]]],
                 ) -> AsyncIterator[tuple[Row, dict[str, Any]]]:
     for pair in pairs:
         yield pair
-
-
-def _kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The results of an earlier record that a resume keeps: all but those a failed judge or
-    embedding call left unscored (those are scored again)."""
-    return {k: v for k, v in record.items()
-            if not (isinstance(v, Mapping) and is_call_failure(v.get("error")))}
 
 
 def _synchronous(run_async: Callable[P, Coroutine[Any, Any, EvalResult]],

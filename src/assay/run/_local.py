@@ -53,7 +53,7 @@ class LocalEngine:
     def __init__(self, scorer: Scorer, *, workers: int = 16) -> None:
         self.scorer = scorer
         self.workers = max(1, workers)
-        self.judge_id = scorer.judge.id if scorer.judge is not None else None
+        self.judge_id = scorer.judge_id
         self.embedder_id = scorer.embedder.id if scorer.embedder is not None else None
 
     async def run(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
@@ -101,10 +101,15 @@ class LocalEngine:
                 await asyncio.sleep(0)  # let other tasks run, and a cancellation in
 
     def stats(self) -> tuple[dict[str, int] | None, dict[str, int] | None]:
-        """What the judge and the embedder did (``None`` where the run has none)."""
-        judge, embedder = self.scorer.judge, self.scorer.embedder
-        return (judge.stats.as_dict() if judge is not None else None,
+        """What the judge (a panel's judges, added up) and the embedder did (``None`` where
+        the run has none)."""
+        embedder = self.scorer.embedder
+        return (self.scorer.judge_stats(),
                 embedder.stats.as_dict() if embedder is not None else None)
+
+    def panel_usage(self) -> dict[str, dict[str, Any]] | None:
+        """A panel's requests, tokens and cost per judge (``None`` without a panel)."""
+        return self.scorer.panel_usage()
 
     async def aclose(self) -> None:
         await self.scorer.aclose()

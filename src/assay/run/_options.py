@@ -229,7 +229,8 @@ class EvalOptions:
             "fence": s.fence, "on_injection": s.on_injection,
             "injection_detector": s.injection_detector, "reasons": s.reasons, "engine": engine,
             **({"ray_workers": ray_workers} if engine == "ray" else {}),
-            "judge": judge if isinstance(judge, str) else getattr(judge, "id", None),
+            "judge": ([j if isinstance(j, str) else j.id for j in judge] if isinstance(judge, list)
+                      else judge if isinstance(judge, str) else getattr(judge, "id", None)),
             "embeddings": embeddings if isinstance(embeddings, str) else None,
             "mapping": dict(self.reading.mapping or {}),
             "out": str(out_dir) if out_dir else None}

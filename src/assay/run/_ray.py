@@ -50,6 +50,7 @@ import dataclasses
 import logging
 import math
 import os
+from collections import Counter
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -60,6 +61,8 @@ from ..judges import Judge, make_judge
 from ..metrics import Metric
 from ._managed import JudgeStats
 from ._managed_embedder import EmbeddingStats
+from ._panel import check_panel_ids, panel_id
+from ._panel_tally import split_usage
 from ._ray_budget import start_budget_actor
 from ._ray_worker import (
     RAY_MISSING,
@@ -91,7 +94,8 @@ class RayEngine:
     Args:
         metrics: the planned metrics (sent to every worker).
         judge, embedder: a spec, built in each worker, or an instance, sent as is; ``None``
-            when no metric needs one.
+            when no metric needs one. A list of judges is a panel (see
+            :mod:`assay.run._panel`), built in each worker the same way.
         settings: how rows are scored; ``concurrency`` is the run's total judge concurrency.
         timeout: the judge's and embedder's request timeout (for specs).
         tpm, rpm: the run's token / request budget per minute, kept by one budget actor for
@@ -109,7 +113,7 @@ class RayEngine:
         ConfigError: ray is not installed, or a bad option.
     """
 
-    def __init__(self, metrics: Sequence[Metric], *, judge: str | Judge | None,
+    def __init__(self, metrics: Sequence[Metric], *, judge: str | Judge | list[str | Judge] | None,
                  embedder: str | Embedder | None, settings: ScoreSettings, timeout: float = 120.0,
                  tpm: int | None = None, rpm: int | None = None, address: str | None = None,
                  workers: int | None = None, batch_size: int = 16) -> None:
@@ -121,11 +125,15 @@ class RayEngine:
         # Built here only for their ids and to check the spec and its settings early (building
         # opens no connection; so the driver's environment needs the judge's settings too);
         # the workers build their own.
-        self._judge_probe = make_judge(judge, timeout=timeout) if isinstance(judge, str) else None
+        specs = judge if isinstance(judge, list) else [] if judge is None else [judge]
+        self._judge_probes = [make_judge(j, timeout=timeout) for j in specs]  # a panel: several
+        self._owned_probes = [p for p, j in zip(self._judge_probes, specs, strict=True)
+                              if isinstance(j, str)]  # an instance stays open for its owner
         self._embedder_probe = (make_embedder(embedder, timeout=timeout)
                                 if isinstance(embedder, str) else None)
-        self.judge_id: str | None = (None if judge is None
-                                     else (self._judge_probe or cast(Judge, judge)).id)
+        ids = [j.id for j in self._judge_probes]
+        check_panel_ids(ids)
+        self.judge_id: str | None = (panel_id(ids) if len(ids) > 1 else ids[0] if ids else None)
         self.embedder_id: str | None = (None if embedder is None
                                         else (self._embedder_probe or cast(Embedder, embedder)).id)
         self.batch_size = batch_size
@@ -233,7 +241,8 @@ class RayEngine:
 
     def stats(self) -> tuple[Stats | None, Stats | None]:
         """Judge stats and embedder stats summed over all workers (the keys of ``JudgeStats`` /
-        ``EmbeddingStats.as_dict()``), ``None`` where there is no judge / embedder."""
+        ``EmbeddingStats.as_dict()``; a panel's judges added up), ``None`` where there is no
+        judge / embedder."""
         judge = JudgeStats().as_dict() if self.judge_id is not None else None
         embedder = EmbeddingStats().as_dict() if self.embedder_id is not None else None
         for worker_judge, worker_embedder in self._stats:
@@ -241,7 +250,16 @@ class RayEngine:
                 if total is not None and part is not None:
                     for key, value in part.items():
                         total[key] = total.get(key, 0) + value
-        return judge, embedder
+        return (split_usage(judge, {})[0] if judge is not None else None), embedder
+
+    def panel_usage(self) -> dict[str, dict[str, Any]] | None:
+        """A panel's requests, tokens and cost per judge over all workers (``None`` without)."""
+        if len(self._judge_probes) < 2:
+            return None
+        summed: Counter[str] = Counter()
+        for worker_judge, _ in self._stats:
+            summed.update(worker_judge or {})
+        return split_usage(summed, {j.id: j.capabilities for j in self._judge_probes})[1]
 
     async def aclose(self) -> None:
         """Close the workers' scorers, kill the actors, and shut Ray down if this engine started
@@ -256,7 +274,7 @@ class RayEngine:
             log.debug("closing the Ray workers failed", exc_info=True)
         for actor in [*self._actors, *([self._budget_actor] if self._budget_actor else [])]:
             ray.kill(actor)
-        for probe in (self._judge_probe, self._embedder_probe):
+        for probe in (*self._owned_probes, self._embedder_probe):
             if probe is not None:
                 await probe.aclose()
         if self._owns_ray:

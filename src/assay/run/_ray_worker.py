@@ -49,7 +49,7 @@ class ScoreWorker:
     """One worker: a :class:`Scorer` inside an async Ray actor, scoring the batches it is sent
     (several at once, each row's metrics concurrently) on the actor's event loop."""
 
-    def __init__(self, metrics: Sequence[Metric], judge: str | Judge | None,
+    def __init__(self, metrics: Sequence[Metric], judge: str | Judge | list[str | Judge] | None,
                  embedder: str | Embedder | None, settings: ScoreSettings, timeout: float,
                  budget_actor: Any = None) -> None:
         self._args = (list(metrics), judge, embedder, settings, timeout, budget_actor)
@@ -61,7 +61,8 @@ class ScoreWorker:
             budget = cast(Budget, BudgetClient(budget_actor)) if budget_actor is not None else None
             self._scorer = Scorer(
                 metrics, settings=settings, budget=budget,
-                judge=make_judge(judge, timeout=timeout) if judge is not None else None,
+                judge=([make_judge(j, timeout=timeout) for j in judge] if isinstance(judge, list)
+                       else make_judge(judge, timeout=timeout) if judge is not None else None),
                 embedder=make_embedder(embedder, timeout=timeout) if embedder is not None else None)
         return self._scorer
 
@@ -89,7 +90,7 @@ class ScoreWorker:
     async def stats(self) -> tuple[Stats | None, Stats | None]:
         """Judge and embedder stats so far (``None`` for what this worker does not have)."""
         scorer = self._get_scorer()
-        return (scorer.judge.stats.as_dict() if scorer.judge is not None else None,
+        return (scorer.judge_stats(per_judge=True),
                 scorer.embedder.stats.as_dict() if scorer.embedder is not None else None)
 
     async def close(self) -> None:

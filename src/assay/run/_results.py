@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -21,7 +21,7 @@ from typing import Any, Self
 from ..metrics import call_failure_cause
 from ._summary import RunSummary
 
-__all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines",
+__all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines", "kept_results",
            "load_finished", "reorder_results", "rewrite_in_order"]
 
 
@@ -157,3 +157,21 @@ def _in_order(records: dict[str, dict[str, Any]], ids: Iterable[str]) -> Iterabl
     for row_id in ids:
         if row_id in records:
             yield records[row_id]
+
+
+def kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The results of an earlier record that a resume keeps: all but those a failed judge or
+    embedding call left unscored, or where a judge of a panel failed (those are scored again:
+    the cache answers for the judges that did not fail)."""
+    return {k: v for k, v in record.items()
+            if not (isinstance(v, Mapping) and (is_call_failure(v.get("error"))
+                                                or _panel_failed(v)))}
+
+
+def _panel_failed(result: Mapping[str, Any]) -> bool:
+    """Whether a judge of the panel behind ``result`` failed its call."""
+    details = result.get("details")
+    panel = details.get("panel") if isinstance(details, Mapping) else None
+    return isinstance(panel, Mapping) and any(
+        isinstance(entry, Mapping) and is_call_failure(entry.get("error"))
+        for entry in panel.values())

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
+from ._panel import Panel, panel_id
+from ._panel_tally import SEP, judge_usage
 
 __all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
@@ -74,35 +77,75 @@ class Scorer:
     ``budget`` is the token / request budget the judge waits on: a local :class:`Budget`, or
     one shared by every worker of a Ray run. ``owns_backends``: close the judge and embedder
     in :meth:`aclose` (True when the run made them from a spec; a Judge or Embedder instance
-    the caller passed in stays open for its owner).
+    the caller passed in stays open for its owner; for a panel, one flag per judge).
+    ``judge``: one judge, or a panel's list (see :class:`~assay.run._panel.Panel`).
     """
 
-    def __init__(self, metrics: Sequence[Metric], *, judge: Judge | None,
+    def __init__(self, metrics: Sequence[Metric], *, judge: Judge | Sequence[Judge] | None,
                  embedder: Embedder | None, settings: ScoreSettings = ScoreSettings(),
                  budget: Budget | None = None,
-                 owns_backends: tuple[bool, bool] = (True, True)) -> None:
+                 owns_backends: tuple[bool | Sequence[bool], bool] = (True, True)) -> None:
         self.metrics = list(metrics)
         self.fence = settings.fence
         self.owns_judge, self.owns_embedder = owns_backends
-        self.judge_backend, self.embedder_backend = judge, embedder
+        backends = ([] if judge is None else list(judge) if isinstance(judge, Sequence)
+                    else [judge])
+        self.judge_backends, self.embedder_backend = backends, embedder
+        owned = ([self.owns_judge] * len(backends) if isinstance(self.owns_judge, bool)
+                 else list(self.owns_judge))
+        self._owned_judges = [b for b, own in zip(backends, owned, strict=True) if own]
         cache_path = settings.cache_path
-        self.judge_cache = JudgeCache(cache_path) if judge is not None and cache_path else None
+        self.judge_cache = JudgeCache(cache_path) if backends and cache_path else None
         self.embedding_cache = (EmbeddingCache(cache_path)
                                 if embedder is not None and cache_path else None)
         retry = RetryPolicy(max_attempts=settings.max_attempts, max_wait=settings.max_wait)
-        self.judge = (ManagedJudge(judge, cache=self.judge_cache, budget=budget or Budget(),
-                                   concurrency=settings.concurrency, retry=retry)
-                      if judge is not None else None)
+        budget = budget or Budget()  # a panel's judges share the run's budget
+        #: The managed judges: one, or a panel's (each with its own pace and counters).
+        self.judges = [ManagedJudge(backend, cache=self.judge_cache, budget=budget,
+                                    concurrency=settings.concurrency, retry=retry)
+                       for backend in backends]
+        self.judge = self.judges[0] if self.judges else None
         self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry)
                          if embedder is not None else None)
         # ScoreContext checks each setting against its allowed values
         options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
         self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder, **options)
+        #: Two judges or more: every judge metric is asked of each and combined (see Panel).
+        self.panel = (Panel([(j.id, ScoreContext(judge=j, embedder=self.embedder, **options))
+                             for j in self.judges]) if len(self.judges) > 1 else None)
         self.families = families_for(self.metrics)
         #: Whether scoring a row may wait (on a judge, an embedder): else rows can be scored
         #: one after another with no task per row (see LocalEngine).
         self.waits = (self.judge is not None or self.embedder is not None
                       or any(_waits(m) for m in self.metrics))
+
+    @property
+    def judge_id(self) -> str | None:
+        """The judge's id, a panel's (:func:`panel_id`), or ``None`` without a judge."""
+        if self.panel is not None:
+            return panel_id(self.panel.ids)
+        return self.judge.id if self.judge is not None else None
+
+    def judge_stats(self, *, per_judge: bool = False) -> dict[str, int] | None:
+        """What the judge did (a panel's judges' counters added up), ``None`` without one;
+        ``per_judge``: a panel's judges' own counters too, each under its judge's id and the
+        counter's name joined by a tab (what a Ray worker sends: see
+        :func:`~assay.run._panel_tally.split_usage`)."""
+        if not self.judges:
+            return None
+        total: Counter[str] = Counter()
+        for judge in self.judges:
+            counters = judge.stats.as_dict()
+            total.update(counters)
+            if per_judge and self.panel is not None:
+                total.update({f"{judge.id}{SEP}{k}": v for k, v in counters.items()})
+        return dict(total)
+
+    def panel_usage(self) -> dict[str, dict[str, Any]] | None:
+        """A panel's usage per judge (:func:`judge_usage`), ``None`` without a panel."""
+        if self.panel is None:
+            return None
+        return {judge.id: judge_usage(judge) for judge in self.judges}
 
     async def score(self, row: Row, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The row's record: ``{"id", <metric>: result, ...}`` (see :func:`score_row`), its
@@ -110,7 +153,7 @@ class Scorer:
         token = FENCE_STYLE.set(self.fence)
         try:
             return await score_row(row, self.metrics, self.ctx, previous or {},
-                                   families=self.families)
+                                   families=self.families, panel=self.panel)
         finally:
             FENCE_STYLE.reset(token)
 
@@ -137,13 +180,15 @@ class Scorer:
             self.embedding_cache.close()
         if self.embedder_backend is not None and self.owns_embedder:
             await self.embedder_backend.aclose()
-        if self.judge_backend is not None and self.owns_judge:
-            await self.judge_backend.aclose()
+        for backend in self._owned_judges:
+            await backend.aclose()
 
 
 async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
-                     previous: Mapping[str, Any], found: dict[str, Any] | None) -> MetricResult:
-    """One metric's result for the row (``judged``: the row as judge metrics read it)."""
+                     previous: Mapping[str, Any], found: dict[str, Any] | None,
+                     panel: Panel | None = None) -> MetricResult:
+    """One metric's result for the row (``judged``: the row as judge metrics read it); a
+    judge metric asked of each judge of ``panel``, when there is one."""
     if metric.name in previous:
         return MetricResult.model_validate(previous[metric.name])
     why = metric.applies(row)
@@ -151,8 +196,17 @@ async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
         return MetricResult.unscored(f"does not apply: {why}")
     if found is not None and metric.uses_judge and ctx.on_injection == "unscored":
         return MetricResult.unscored(injection_reason(found), injection=found)
+    if not metric.uses_judge:
+        return await _ask(metric, row, ctx)
+    if panel is not None:
+        return await panel.score(lambda judge_ctx: _ask(metric, judged, judge_ctx))
+    return await _ask(metric, judged, ctx)
+
+
+async def _ask(metric: Metric, row: Row, ctx: ScoreContext) -> MetricResult:
+    """``metric.score(row, ctx)``, a bug in the metric kept to the row as an unscored result."""
     try:
-        return await metric.score(judged if metric.uses_judge else row, ctx)
+        return await metric.score(row, ctx)
     except (ConfigError, JudgeStoppedError):
         raise  # a setting, install or judge problem: stop the run and say how to fix it
     except Exception as e:  # a bug in one metric must not lose the row
@@ -182,7 +236,8 @@ def result_record(result: MetricResult) -> dict[str, Any]:
 
 async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
                     previous: Mapping[str, Any], *,
-                    families: Sequence[MetricFamily] | None = None) -> dict[str, Any]:
+                    families: Sequence[MetricFamily] | None = None,
+                    panel: Panel | None = None) -> dict[str, Any]:
     """Score ``row`` with every metric (those in ``previous`` are kept as they are).
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
@@ -192,6 +247,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     ``ctx.injection_detector`` says what finds it (``learned``, the default, or
     ``patterns``); ``ctx.on_injection`` says what else: ``"mask"`` and ``"fail"``: its judge
     metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
+    With a ``panel``, each judge metric is asked of every judge and their answers combined
+    (:func:`~assay.run._panel.combine_panel`); the other metrics are scored once.
     """
     mode = ctx.on_injection
     learned = ctx.injection_detector == "learned"
@@ -202,7 +259,7 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         judged = mask_row(row, learned=learned)
 
     async def one(metric: Metric) -> MetricResult:
-        return await _score_one(metric, row, judged, ctx, previous, found)
+        return await _score_one(metric, row, judged, ctx, previous, found, panel)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).

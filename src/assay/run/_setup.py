@@ -18,18 +18,19 @@ from typing import TYPE_CHECKING, Any
 from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError, option
-from ..judges import Judge, make_judge
+from ..judges import Judge, check_judge_spec, make_judge
 from ..metrics import Metric, MetricPlanner, Plan, family_options
 from ..metrics.judge import FENCES, LANGS
 from ._budget import Budget
 from ._injection import DETECTORS, INJECTION_MODES
 from ._local import LocalEngine
+from ._panel import check_panel_ids
 from ._score import Scorer, ScoreSettings
 
 if TYPE_CHECKING:
     from ._ray import RayEngine
 
-__all__ = ["ENGINES", "STYLES", "check_options", "make_runner", "read_and_plan"]
+__all__ = ["ENGINES", "STYLES", "check_options", "judge_list", "make_runner", "read_and_plan"]
 
 #: How judge metrics ask: a 1-5 rating, a Yes/No verdict, or the judge's better one.
 STYLES = ("auto", "rating", "verdict")
@@ -89,30 +90,56 @@ def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
     return source, dataset, total, planner.finish()
 
 
-def make_runner(plan: Plan, *, judge: str | Judge, embeddings: str | Embedder,
-                 unavailable: dict[str, str], settings: ScoreSettings, engine: str,
-                 timeout: float, tpm: int | None, rpm: int | None, ray_address: str | None,
+def judge_list(judge: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:
+    """The judges of ``evaluate(judge=...)``, each spec checked: one, or a panel's list.
+
+    Example:
+        >>> judge_list("fake"), judge_list(["fake:a", "fake:b"])
+        (['fake'], ['fake:a', 'fake:b'])
+    """
+    judges = (list(judge) if isinstance(judge, Sequence) and not isinstance(judge, str)
+              else [judge])
+    if not judges:
+        raise ConfigError(f"Got {option('judge', [])}. Give a judge, or several for a panel.")
+    for spec in judges:
+        check_judge_spec(spec)
+    return judges
+
+
+def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
+                 embeddings: str | Embedder, unavailable: dict[str, str],
+                 settings: ScoreSettings, engine: str, timeout: float, tpm: int | None,
+                 rpm: int | None, ray_address: str | None,
                  ray_workers: int | None) -> LocalEngine | RayEngine:
-    """The engine that scores the plan's metrics, with a judge and an embedder only when a
-    metric needs them (a judge made here from a spec is closed by the engine; an instance
-    passed in stays open for its owner)."""
+    """The engine that scores the plan's metrics, with a judge (or a panel of judges: a list of
+    two or more) and an embedder only when a metric needs them (a judge made here from a spec
+    is closed by the engine; an instance passed in stays open for its owner).
+
+    Raises:
+        ConfigError: two judges of a panel with the same id.
+    """
     uses_judge = any(m.uses_judge for m in plan.metrics)
     embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
     uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
         bool(embedder_users) and "semantic_similarity" not in unavailable)
+    specs = judge_list(judge)
     if engine == "ray":
         from ._ray import RayEngine  # Ray is an optional extra: imported only when asked for
 
-        return RayEngine(plan.metrics, judge=judge if uses_judge else None,
+        return RayEngine(plan.metrics,
+                         judge=(specs if len(specs) > 1 else specs[0]) if uses_judge else None,
                          embedder=embeddings if uses_embedder else None, settings=settings,
                          timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
                          workers=ray_workers)
+    judges = [make_judge(spec, timeout=timeout) for spec in specs] if uses_judge else []
+    check_panel_ids([j.id for j in judges])
     scorer = Scorer(plan.metrics,
-                    judge=make_judge(judge, timeout=timeout) if uses_judge else None,
+                    judge=judges[0] if len(judges) == 1 else judges or None,
                     embedder=(make_embedder(embeddings, timeout=timeout)
                               if uses_embedder else None),
                     settings=settings, budget=Budget(tpm, rpm),
-                    owns_backends=(isinstance(judge, str), isinstance(embeddings, str)))
-    in_flight = scorer.judge.max_in_flight if scorer.judge is not None else settings.concurrency
+                    owns_backends=([isinstance(s, str) for s in specs] if judges else False,
+                                   isinstance(embeddings, str)))
+    in_flight = (max(j.max_in_flight for j in scorer.judges) if scorer.judges
+                 else settings.concurrency)
     return LocalEngine(scorer, workers=(in_flight or 8) * 2)  # a row's metrics overlap
-

@@ -107,6 +107,40 @@ class JudgeUsage(ServiceUsage):
         "cache); absent when the backend does not say."))
 
 
+class PanelJudgeAgreement(BaseModel):
+    """One judge of a panel on one metric: its agreement with the panel's values."""
+
+    alpha: float | None = Field(None, description=(
+        "Krippendorff's alpha between this judge's values and the panel's; null when "
+        "undefined (alpha_note says why)."))
+    alpha_note: str | None = None
+    scored: int = Field(description="Rows this judge scored.")
+    failed: int = Field(description="Rows this judge lost to failed calls.")
+
+
+class PanelMetricAgreement(BaseModel):
+    """How the judges of a panel agree on one metric."""
+
+    level: str = Field(description="interval (numeric scores) or nominal (labels).")
+    rows: int = Field(description="Rows the panel was asked.")
+    alpha: float | None = Field(None, description=(
+        "Krippendorff's alpha across the judges (a failed answer is a missing value); null "
+        "when undefined (alpha_note says why)."))
+    alpha_note: str | None = None
+    judges: dict[str, PanelJudgeAgreement]
+
+
+class PanelSummary(BaseModel):
+    """A panel of judges: agreement per judge metric, and what each judge did and cost."""
+
+    model_config = ConfigDict(extra="allow")
+
+    agreement: dict[str, PanelMetricAgreement]
+    usage: dict[str, dict[str, Any]] | None = Field(None, description=(
+        "Per judge: requests, cache_hits, prompt_tokens, completion_tokens, failed, retries, "
+        "rate_limited, and cost_usd (null where the judge's price is unknown)."))
+
+
 class RunSummary(BaseModel):
     """A run's ``summary.json``: what ran on which data, each metric's aggregate, failures,
     injection counts, the judge's usage and the time taken. A family's sections (``safety``
@@ -138,6 +172,8 @@ class RunSummary(BaseModel):
     skipped: list[str] = Field(default_factory=list)
     judge: JudgeUsage | None = None
     embeddings: ServiceUsage | None = None
+    panel: PanelSummary | None = Field(None, description=(
+        "With a panel of judges: each judge's agreement with the panel and its usage."))
     elapsed_s: float | None = None
     run_id: str | None = None
 

@@ -30,6 +30,7 @@ from typing import Any
 from ..metrics import FieldMetric, Metric, MetricResult, families_for, unscored_reason_key
 from ._failures import call_failures
 from ._interval import with_interval
+from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
 
@@ -118,6 +119,7 @@ class RunTally:
         self.prompt_sha256: dict[str, str] = {}
         self.injected = 0  # rows whose texts address the evaluator
         self.injection_kinds: Counter[str] = Counter()
+        self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
@@ -134,6 +136,8 @@ class RunTally:
             if result.get("value") is None and error:
                 self._reasons[name][unscored_reason_key(error)] += 1
             details = result.get("details") or {}
+            if "panel" in details:
+                self.panel.add(name, result)
             if "no_reason" in details:
                 self._no_reason[name] += 1
             if name not in self.prompt_sha256:
@@ -206,11 +210,25 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "prompt_sha256": dict(tally.prompt_sha256),
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(options)),
-        "failures": call_failures(metrics_summary),
+        "failures": _with_panel(call_failures(metrics_summary), tally.panel),
         "injection": {"mode": on_injection, "flagged_rows": tally.injected,
                       "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
         **tally.sections(options),
+        **({"panel": {"agreement": tally.panel.agreement([m.name for m in metrics])}}
+           if tally.panel.metrics else {}),
         "judge": None,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
+
+
+def _with_panel(failures: dict[str, Any], panel: PanelTally) -> dict[str, Any]:
+    """The run's failures with each panel judge's rows lost to failed calls (as
+    ``"<metric> (<judge>)"``): a judge that fails fails the run, even where the panel scored
+    the row with the other judges."""
+    if not panel.metrics:
+        return failures
+    extra = panel.failures()
+    causes = Counter(failures["causes"]) + Counter(extra["causes"])
+    return {"by_metric": {**failures["by_metric"], **extra["by_metric"]},
+            "causes": dict(causes.most_common())}

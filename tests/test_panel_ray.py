@@ -1,0 +1,75 @@
+"""A panel of judges on the Ray engine: the same records and panel figures as the local
+engine (each worker builds the panel; the usage per judge is summed over the workers)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from assay import FakeJudge, JudgeOptions, RunOptions, evaluate
+from assay.judges import JudgeCapabilities, JudgeRequest
+
+ROWS = [{"id": f"r{i}", "question": f"What colour is item {i}?",
+         "answer": f"Item {i} is {['red', 'green', 'blue'][i % 3]}.",
+         "context": f"Item {i} is red.", "ground_truth": "red"} for i in range(12)]
+PRICED = JudgeCapabilities(input_price=1e-6, output_price=4e-6)
+
+
+def strict(request: JudgeRequest) -> str:
+    text = request.messages[-1]["content"]
+    return f'{{"score": {1 + sum(map(ord, text)) % 5}, "reason": "strict"}}'
+
+
+def lenient(request: JudgeRequest) -> str:
+    text = request.messages[-1]["content"]
+    return f'{{"score": {min(5, 2 + sum(map(ord, text)) % 4)}, "reason": "lenient"}}'
+
+
+def panel() -> list[FakeJudge]:
+    return [FakeJudge(strict, id="strict", capabilities=PRICED),
+            FakeJudge(lenient, id="lenient")]
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[Any]:
+    """One local Ray for the module; this module's scripts go to the workers by value."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("ASSAY_REQUIRE_RAY"):
+            pytest.fail("ASSAY_REQUIRE_RAY is set but ray is not installed")
+        pytest.skip("ray is not installed (pip install 'assay[ray]')")
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING)
+    yield ray
+    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    if started:
+        ray.shutdown()
+
+
+def test_a_panel_on_ray_gives_the_local_records_and_figures(ray_instance: Any) -> None:
+    def run(engine: str) -> Any:
+        return evaluate(ROWS, metrics="f1_score,fluency,relevance", judge=panel(),
+                        judging=JudgeOptions(cache=None, concurrency=4),
+                        run=RunOptions(store=False, engine=engine))
+
+    local, on_ray = run("local"), run("ray")
+    assert on_ray.rows == local.rows and len(local.rows) == 12
+    assert set(local.rows[0]["fluency"]["details"]["panel"]) == {"strict", "lenient"}
+    assert on_ray.summary["metrics"] == local.summary["metrics"]
+    assert on_ray.summary["panel"]["agreement"] == local.summary["panel"]["agreement"]
+    usage = on_ray.summary["panel"]["usage"]
+    assert {j: u["requests"] for j, u in usage.items()} == {"strict": 24, "lenient": 24}
+    assert usage["strict"]["cost_usd"] == local.summary["panel"]["usage"]["strict"]["cost_usd"]
+    assert usage["lenient"]["cost_usd"] is None
+    assert on_ray.summary["judge"]["id"] == "panel(strict, lenient)"
+    assert on_ray.summary["judge"]["requests"] == 48
+    assert not any("\t" in key for key in on_ray.summary["judge"])
