@@ -1,13 +1,18 @@
 """Test doubles shared by several test files (importable as ``support``: pytest puts tests/ on
-the path): a bare metric to subclass, and an OpenAI judge over a mock transport."""
+the path): a bare metric to subclass, an OpenAI judge over a mock transport, and a local Ray
+for the Ray engine's tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import os
+from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
 
 import httpx
 import openai
+import pytest
 
 from assay.data import Row
 from assay.judges import OpenAIJudge
@@ -48,3 +53,27 @@ def mock_openai_judge(handler: Callable[[httpx.Request], httpx.Response],
         api_key="sk-mock", base_url="http://judge.invalid/v1", max_retries=0,
         http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
     return OpenAIJudge(model, client=client, **kwargs)
+
+
+def local_ray(*by_value: ModuleType) -> Iterator[Any]:
+    """A local Ray for a test module, as a generator for a fixture to yield from: skipped when
+    ray is missing (failed under ``ASSAY_REQUIRE_RAY``). ``by_value`` are the modules its
+    workers cannot import (tests/ is not a package): they are sent by value. A Ray already
+    running is reused and left running."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("ASSAY_REQUIRE_RAY"):
+            pytest.fail("ASSAY_REQUIRE_RAY is set but ray is not installed")
+        pytest.skip("ray is not installed (pip install 'assay[ray]')")
+    for module in by_value:
+        ray.cloudpickle.register_pickle_by_value(module)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING)
+    yield ray
+    for module in by_value:
+        ray.cloudpickle.unregister_pickle_by_value(module)
+    if started:
+        ray.shutdown()

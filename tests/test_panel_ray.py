@@ -3,14 +3,13 @@ engine (each worker builds the panel; the usage per judge is summed over the wor
 
 from __future__ import annotations
 
-import logging
-import os
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+import support
 from assay import FakeJudge, JudgeOptions, RunOptions, evaluate
 from assay.judges import JudgeCapabilities, JudgeRequest
 
@@ -38,21 +37,7 @@ def panel() -> list[FakeJudge]:
 @pytest.fixture(scope="module")
 def ray_instance() -> Iterator[Any]:
     """One local Ray for the module; this module's scripts go to the workers by value."""
-    try:
-        import ray
-    except ImportError:
-        if os.environ.get("ASSAY_REQUIRE_RAY"):
-            pytest.fail("ASSAY_REQUIRE_RAY is set but ray is not installed")
-        pytest.skip("ray is not installed (pip install 'assay[ray]')")
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.WARNING)
-    yield ray
-    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-    if started:
-        ray.shutdown()
+    yield from support.local_ray(sys.modules[__name__])
 
 
 def test_a_panel_on_ray_gives_the_local_records_and_figures(ray_instance: Any) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
-import os
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -54,26 +52,9 @@ PREVIOUS = {"r3": KEPT}
 
 @pytest.fixture(scope="module")
 def ray_instance() -> Iterator[Any]:
-    """One local Ray for the module (engines reuse it and leave it running)."""
-    try:
-        import ray
-    except ImportError:
-        if os.environ.get("ASSAY_REQUIRE_RAY"):
-            pytest.fail("ASSAY_REQUIRE_RAY is set but ray is not installed")
-        pytest.skip("ray is not installed (pip install 'assay[ray]')")
-    # The script and the metric below live in this module and in tests/support.py, which Ray's
-    # workers cannot import (tests/ is not a package): send them by value.
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.cloudpickle.register_pickle_by_value(support)
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.WARNING)
-    yield ray
-    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
-    ray.cloudpickle.unregister_pickle_by_value(support)
-    if started:
-        ray.shutdown()
+    """One local Ray for the module (engines reuse it and leave it running). The script and the
+    metric below live in this module and in tests/support.py: sent to the workers by value."""
+    yield from support.local_ray(sys.modules[__name__], support)
 
 
 async def pairs(rows: Sequence[Row], previous: Mapping[str, Mapping[str, Any]],
