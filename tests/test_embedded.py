@@ -79,7 +79,8 @@ def test_a_rubric_prefix_saved_by_one_run_is_restored_by_the_next(tmp_path, monk
     files = list((tmp_path / "kv").rglob("*.bin"))
     assert len(files) == 1  # the system prompt served two requests: saved once
     assert not list((tmp_path / "kv").rglob("*.tmp"))
-    second = asyncio.run(run(["It is, well, maybe blue."]))
+    second = asyncio.run(run(["Paris is the capital of France.", "It is, well, maybe blue."]))
     assert first[0].processed_prompt_tokens > 100  # the whole prompt, once
     assert second[0].processed_prompt_tokens < 30  # the row's own tokens only
-    assert second[0].text == first[1].text
+    # the same computation, restored or not: the first row too sits on the system prompt alone
+    assert [r.text for r in second] == [r.text for r in first]

@@ -37,8 +37,8 @@ def test_saved_once_after_the_second_request_with_the_system_prompt_alone(tmp_pa
     third = slots.plan(_msgs("rubric", "row three"))
     assert first.save is None  # one request: maybe a row's own text, never stored
     assert second.save and second.save.endswith(".bin")
-    assert second.save_messages == ({"role": "system", "content": "rubric"},)
-    assert "row" not in str(second.save_messages)
+    assert second.system == ({"role": "system", "content": "rubric"},)
+    assert "row" not in str(second.system)
     assert third.save is None  # once per process
     assert slots.plan(_msgs("other")).save is None
 
@@ -57,6 +57,7 @@ def test_a_file_on_disk_is_restored_on_first_use_and_not_saved_again(tmp_path: P
     reader = PrefixSlots(n_slots=2, directory=tmp_path)
     plans = [reader.plan(_msgs("rubric", f"row {i}")) for i in range(3)]
     assert [p.restore for p in plans] == [name, None, None]  # the slot keeps it afterwards
+    assert not any(p.prefill for p in plans)  # restored, not computed
     assert all(p.save is None for p in plans)
 
 
@@ -98,3 +99,10 @@ def test_prefix_cache_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch
     got = prefix_cache_dir("model")
     assert got is not None and got.parts[-2:] == ("kv-prefixes", "model")
     assert str(got).startswith(str(tmp_path))
+
+
+def test_a_new_slot_without_a_file_is_filled_with_the_system_prompt_first() -> None:
+    slots = PrefixSlots(n_slots=1, directory=None)
+    plans = [slots.plan(_msgs(s)) for s in ("a", "a", "b", "a")]
+    assert [p.prefill for p in plans] == [True, False, True, True]
+    assert plans[2].system == ({"role": "system", "content": "b"},)

@@ -8,6 +8,12 @@ two requests (so it is a rubric, not one row's text), stores the slot holding *t
 prompt alone* in a file named by its hash. A later process restores the file into the slot
 before the first request, and processes only the row's own tokens.
 
+Where no file is restored, the slot is first filled with the system prompt alone (a request of
+it, one token long), so that the first row of a rubric is computed on top of the same cached
+system prompt as every later row, and as in a run that restored it: scores do not depend on
+whether the prefix came from a file (on the demo rows, without this step the first row of a
+rubric could decode differently, e.g. one statement instead of two).
+
 What reaches the disk is the KV cache of a system prompt that at least two requests shared:
 the slot is cut back to the system prompt (a request of it alone, whose prefix is already
 cached) before it is saved, so no row's text is stored. The files live in
@@ -22,6 +28,8 @@ Example:
     >>> b = [{"role": "system", "content": "Rate fluency."}, {"role": "user", "content": "y"}]
     >>> [slots.plan(m).slot for m in (a, b, a, b)]
     [0, 1, 0, 1]
+    >>> slots.plan(b).prefill, PrefixSlots(n_slots=2, directory=None).plan(a).prefill
+    (False, True)
     >>> c = [{"role": "system", "content": "Rate relevance."}, {"role": "user", "content": "z"}]
     >>> slots.plan(c).slot  # the least recently used slot (coherence's) is taken over
     0
@@ -68,13 +76,15 @@ def prefix_cache_dir(model_key: str) -> Path | None:
 
 @dataclass(frozen=True)
 class PrefixPlan:
-    """What to do around one request: send it to ``slot``; first restore ``restore`` (a file
-    name) into it; afterwards save ``save_messages`` (the system prompt alone) as ``save``."""
+    """What to do around one request: send it to ``slot``; first restore the file ``restore``
+    into it, or fill it with ``system`` (the system prompt alone) when ``prefill``; afterwards
+    fill it with ``system`` again and save that as the file ``save``."""
 
     slot: int | None
+    system: tuple[dict[str, Any], ...] = ()
     restore: str | None = None
+    prefill: bool = False
     save: str | None = None
-    save_messages: tuple[dict[str, Any], ...] = ()
 
 
 class PrefixSlots:
@@ -99,7 +109,7 @@ class PrefixSlots:
         system = str(messages[0].get("content") or "")
         key = hashlib.sha256(system.encode()).hexdigest()[:40]
         self._uses[key] = self._uses.get(key, 0) + 1
-        restore = None
+        restore, prefill = None, False
         if key in self._slot_of:
             self._slot_of.move_to_end(key)
             slot = self._slot_of[key]
@@ -107,6 +117,7 @@ class PrefixSlots:
             slot = self._free_slot()
             self._slot_of[key] = slot
             restore = self._file_of(key) if self._on_disk(key) else None
+            prefill = restore is None
             if restore:
                 self._saved.add(key)
         save = None
@@ -114,8 +125,8 @@ class PrefixSlots:
                 and self._uses[key] >= _SAVE_AFTER):
             save = self._file_of(key)
             self._saved.add(key)
-        return PrefixPlan(slot=slot, restore=restore, save=save,
-                          save_messages=(messages[0],) if save else ())
+        return PrefixPlan(slot=slot, system=(messages[0],), restore=restore, prefill=prefill,
+                          save=save)
 
     def forget(self, filename: str) -> None:
         """A prefix file that could not be restored: remove it."""
