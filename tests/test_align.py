@@ -176,3 +176,36 @@ def test_bad_inputs_are_refused_before_any_judge_call(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="context"):
         align(_rated(tmp_path, HUMANS), metric=needs_context, judge=judge, out=tmp_path / "o")
     assert judge.requests == []
+
+
+def test_score_map_in_a_metric_file_is_checked_and_optional(tmp_path: Path) -> None:
+    body = "---\nname: m\nscale: 1-3\n{extra}---\n{{{{ response }}}}\n"
+    plain = tmp_path / "plain.md"
+    plain.write_text(body.format(extra=""))
+    assert load_metric_file(plain).calibration is None
+    good = tmp_path / "good.md"
+    good.write_text(body.format(extra="calibration:\n  thresholds: {1: 0, 3: 2.2}\n"))
+    assert load_metric_file(good).calibration.label_for(2.5) == 3  # type: ignore[union-attr]
+    for extra, message in (("calibration:\n  thresholds: {1: 0, 3: 1, 2: 2}\n", "rise"),
+                           ("calibration:\n  thresholds: {1: 0, 7: 2}\n", "not on the scale"),
+                           ("calibration:\n  thresholds: {1: x}\n", "must be a number"),
+                           ("calibration: 3\n", "needs 'thresholds'")):
+        bad = tmp_path / "bad.md"
+        bad.write_text(body.format(extra=extra))
+        with pytest.raises(ConfigError, match=message):
+            load_metric_file(bad)
+
+
+def test_public_names_are_sorted_and_documented() -> None:
+    import inspect
+
+    import assay.align as package
+
+    names = list(package.__all__)
+    assert all(hasattr(package, n) for n in names)
+    constants = [n for n in names if n.isupper()]
+    assert names[:len(constants)] == sorted(constants)
+    undocumented = [n for n in names if (inspect.isclass(getattr(package, n)) or
+                                         inspect.isfunction(getattr(package, n)))
+                    and not (getattr(package, n).__doc__ or "").strip()]
+    assert undocumented == []

@@ -35,9 +35,9 @@ def stratified_split(labels: Sequence[Hashable], *, heldout: float = 0.3, seed: 
         raise ConfigError(f"Got {option('heldout', heldout)}. The held-out share must lie "
                           "within 0.3-0.8 (at least 30% of the rows measure the result).")
     if len(labels) < MIN_ROWS:
-        raise DataError([f"Only {len(labels)} rows have a human rating; aligning needs at "
-                         f"least {MIN_ROWS} (to learn on some and measure on the others). "
-                         "Fix: rate more rows."])
+        raise DataError([(f"Only {len(labels)} rows have a human rating; aligning needs at "
+                          f"least {MIN_ROWS} (to learn on some and measure on the others). "
+                          "Fix: rate more rows.")])
     rng = random.Random(seed)
     by_label: dict[Hashable, list[int]] = {}
     for i, label in enumerate(labels):
