@@ -209,3 +209,21 @@ def test_public_names_are_sorted_and_documented() -> None:
                                          inspect.isfunction(getattr(package, n)))
                     and not (getattr(package, n).__doc__ or "").strip()]
     assert undocumented == []
+
+
+def test_a_label_scale_is_aligned_through_label_positions(tmp_path: Path) -> None:
+    names = ["bad", "ok", "good", "great"]
+    rows = [{"id": f"r{i}", "response": f"text {i} level {h}", "tone/human_rating": names[h]}
+            for i, h in enumerate([0, 1, 2] * 6)]
+    data = tmp_path / "tone.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    metric = PointwiseMetric("tone", "<a>{{ response }}</a>", scale=names, ordinal=True)
+
+    def one_up(req: JudgeRequest) -> str:  # says the next label up
+        return json.dumps({"score": names[_level(req) + 1], "reason": "scripted"})
+
+    got = align(data, metric=metric, judge=FakeJudge(one_up), out=tmp_path / "out",
+                cache=None, shots=())
+    assert got.report["chosen"]["thresholds"] == {"bad": 0.0, "ok": 1.5, "good": 2.5}
+    assert got.report["after"]["balanced_accuracy"]["value"] == 1.0
+    assert load_metric_file(got.files["metric_file"]).scale.labels == names

@@ -111,7 +111,16 @@ def align(
             cache=False if no_cache else (cache or True), concurrency=concurrency,
             progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
     report = result.report
+    for cand in report["candidates"]:
+        Console().print(f"train ({report['selection_rows']} rows): {cand['prompt']}"
+                        f"{' + score map' if cand['mapping'] else ''}: balanced accuracy "
+                        f"{cand['train_balanced_accuracy']:.3f}, Spearman "
+                        f"{cand['train_spearman']:.3f}", highlight=False, markup=False)
     Console().print(alignment_table(report))
+    unscored = report["before"]["unscored"], report["after"]["unscored"]
+    if any(unscored):
+        Console().print(f"unscored held-out rows (left out of the figures): before "
+                        f"{unscored[0]}, after {unscored[1]}", highlight=False, markup=False)
     chosen = report["chosen"]
     gain = report["gain"]["balanced_accuracy"]
     verdict = ("more than noise: the paired 95% interval of the gain excludes 0" if
