@@ -227,3 +227,22 @@ def test_a_label_scale_is_aligned_through_label_positions(tmp_path: Path) -> Non
     assert got.report["chosen"]["thresholds"] == {"bad": 0.0, "ok": 1.5, "good": 2.5}
     assert got.report["after"]["balanced_accuracy"]["value"] == 1.0
     assert load_metric_file(got.files["metric_file"]).scale.labels == names
+
+
+def test_a_better_wording_variant_is_chosen_and_written(tmp_path: Path) -> None:
+    def reads_the_variant(req: JudgeRequest) -> str:
+        right = "Judge strictly." in req.messages[0]["content"]
+        score = _level(req) if right else 5 - _level(req) + 1
+        return json.dumps({"score": score, "reason": "scripted"})
+
+    variant = PointwiseMetric("helpfulness_v2", TEMPLATE, scale="1-5",
+                              instruction="Judge strictly.", where="v2.md")
+    got = align(_rated(tmp_path, [1, 3, 5] * 6), metric=_metric(), variants=[variant],
+                judge=FakeJudge(reads_the_variant), out=tmp_path / "out", cache=None,
+                shots=(1, 9))
+    assert got.report["chosen"]["prompt"] == "variant v2.md"
+    assert got.report["notes"] == [("few-shot k=9 skipped: it would leave fewer than 6 train "
+                                    "rows to choose with")]
+    written = load_metric_file(got.files["metric_file"])
+    assert written.name == "helpfulness" and written.instruction == "Judge strictly."
+    assert got.report["after"]["balanced_accuracy"]["value"] == 1.0

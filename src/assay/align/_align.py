@@ -145,20 +145,21 @@ async def align_async(
     held = [rated[i] for i in held_idx]
     say = on_stage or (lambda _line: None)
     notes: list[str] = []
-    ks = sorted({k for k in shots if k > 0})
-    examples: list[int] = []
-    while ks:
-        examples = pick_examples([lab for _, lab in train], k=ks[-1], seed=seed)
-        if len(train) - len(examples) >= MIN_SELECTION:
-            break
-        notes.append(f"few-shot k={ks.pop()} skipped: it would leave fewer than "
-                     f"{MIN_SELECTION} train rows to choose with")
-    if not ks:
-        examples = []
-    selection = [pair for i, pair in enumerate(train) if i not in set(examples)]
+    train_labels = [lab for _, lab in train]
+    ks: list[int] = []
+    for k in sorted({k for k in shots if k > 0}):
+        if len(train) - len(pick_examples(train_labels, k=k, seed=seed)) >= MIN_SELECTION:
+            ks.append(k)
+        else:
+            notes.append(f"few-shot k={k} skipped: it would leave fewer than "
+                         f"{MIN_SELECTION} train rows to choose with")
+    # The larger k's examples include the smaller k's: none of them is ever scored.
+    examples = pick_examples(train_labels, k=ks[-1], seed=seed) if ks else []
+    taken = set(examples)
+    selection = [pair for i, pair in enumerate(train) if i not in taken]
     candidates = [_Candidate("as given", base)]
     for k in ks:
-        chosen_rows = pick_examples([lab for _, lab in train], k=k, seed=seed)
+        chosen_rows = pick_examples(train_labels, k=k, seed=seed)
         candidates.append(_Candidate(f"few-shot k={k}",
                                      with_examples(base, [train[i] for i in chosen_rows])))
     candidates += [_Candidate(f"variant {m.source or i + 1}", m) for i, m in enumerate(tried)]
