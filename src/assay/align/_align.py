@@ -92,9 +92,10 @@ def _variant(base: PointwiseMetric, variant: str | Metric) -> PointwiseMetric:
 
 
 def _train_figures(human: Sequence[Hashable], judged: Sequence[Any],
-                   labels: Sequence[Hashable], ordinal: bool) -> tuple[float, float]:
+                   labels: Sequence[Hashable], ordinal: bool) -> tuple[float, float | None]:
+    """Balanced accuracy (0 when nothing was scored) and Spearman (``None`` if undefined)."""
     stats = agreement_stats(human, judged, labels=labels, ordinal=ordinal)
-    return (stats["balanced_accuracy"] or 0.0, stats.get("spearman") or -1.0)
+    return (stats["balanced_accuracy"] or 0.0, stats.get("spearman"))
 
 
 def align(data: str | Path, **options: Any) -> AlignmentResult:
@@ -182,10 +183,12 @@ async def align_async(
                                             scale.labels, seed=seed)
             mapped = _train_figures(sel_human, mapped_labels, scale.labels, scale.ordinal)
             for with_map, figs in ((False, raw), (True, mapped)):
-                rank = (round(figs[0], 6), round(figs[1], 6), -(2 * n + with_map))
+                rho = figs[1]
+                rank = (round(figs[0], 6), -2.0 if rho is None else round(rho, 6),
+                        -(2 * n + with_map))
                 table_rows.append({"prompt": cand.name, "mapping": with_map,
                                    "train_balanced_accuracy": round(figs[0], 3),
-                                   "train_spearman": round(figs[1], 3)})
+                                   "train_spearman": None if rho is None else round(rho, 3)})
                 if best is None or rank > best[0]:
                     best = (rank, cand, with_map)
         assert best is not None

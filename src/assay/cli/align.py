@@ -29,6 +29,10 @@ _NAMES = {"balanced_accuracy": "balanced accuracy", "class_weighted_f1": "weight
           "spearman": "Spearman", "cohen_kappa": "Cohen's kappa"}
 
 
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _cell(figure: dict[str, Any]) -> str:
     value, ci = figure.get("value"), figure.get("ci95") or [None, None]
     if value is None:
@@ -115,7 +119,7 @@ def align(
         Console().print(f"train ({report['selection_rows']} rows): {cand['prompt']}"
                         f"{' + score map' if cand['mapping'] else ''}: balanced accuracy "
                         f"{cand['train_balanced_accuracy']:.3f}, Spearman "
-                        f"{cand['train_spearman']:.3f}", highlight=False, markup=False)
+                        f"{_number(cand['train_spearman'])}", highlight=False, markup=False)
     Console().print(alignment_table(report))
     unscored = report["before"]["unscored"], report["after"]["unscored"]
     if any(unscored):
