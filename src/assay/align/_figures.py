@@ -39,6 +39,12 @@ def figures_of(human: Sequence[Hashable | None], judged: Sequence[Hashable | Non
         "n_compared": stats["n_compared"], "unscored": stats["unscored"]}
 
 
+def _ranks(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Average ranks of label positions ``x`` (ties share their mean rank), from the counts."""
+    start = np.cumsum(counts) - counts
+    return (start + (counts + 1) / 2)[x]
+
+
 def _fast(h: np.ndarray, j: np.ndarray, k: int, ordinal: bool) -> list[float]:
     """The four figures on label positions (NaN where undefined), for one resample."""
     if len(h) == 0:
@@ -60,12 +66,9 @@ def _fast(h: np.ndarray, j: np.ndarray, k: int, ordinal: bool) -> list[float]:
     expected = np.outer(support, predicted) / n
     denom = (w * expected).sum()
     kappa = float(1 - (w * m).sum() / denom) if denom > 0 else np.nan
-    if ordinal and len(set(h.tolist())) > 1 and len(set(j.tolist())) > 1:
-        from scipy.stats import rankdata
-
-        rho = float(np.corrcoef(rankdata(h), rankdata(j))[0, 1])
-    else:
-        rho = np.nan
+    rho = np.nan
+    if ordinal and support[present].size > 1 and (predicted > 0).sum() > 1:
+        rho = float(np.corrcoef(_ranks(h, support), _ranks(j, predicted))[0, 1])
     return [bal, wf1, rho, kappa]
 
 
