@@ -9,8 +9,10 @@ Example:
 """
 
 from ._calibrate import CalibrationResult, HumanScale, calibrate, human_scale
+from ._calibrate import _human_labels as human_labels
 from ._report import comparison_table, confusion_png, safe_name, write_calibration
 from ._stats import agreement_stats
 
 __all__ = ["CalibrationResult", "HumanScale", "agreement_stats", "calibrate",
-           "comparison_table", "confusion_png", "human_scale", "safe_name", "write_calibration"]
+           "comparison_table", "confusion_png", "human_labels", "human_scale", "safe_name",
+           "write_calibration"]

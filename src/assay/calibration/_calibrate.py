@@ -184,6 +184,9 @@ def _store_calibration(store: Any, summary: dict[str, Any], stats: dict[str, Any
 
 
 def _human_labels(rows: Sequence[Row], scale: HumanScale, source: str) -> list[Any]:
+    """Each row's human label (``None`` where empty); a DataError lists every off-scale cell
+    (file, line, value), or says that no row has the column. Public as
+    ``assay.calibration.human_labels`` (``assay align`` reads labels the same way)."""
     labels: list[Any] = []
     problems: list[str] = []
     for row in rows:

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from . import align as align_cmd
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import explain as explain_cmd
@@ -38,6 +39,7 @@ app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
 app.command("run")(run_cmd.run)
 app.command("robustness")(robustness_cmd.robustness)
 app.command("calibrate")(calibrate_cmd.calibrate)
+app.command("align")(align_cmd.align)
 app.command("compare")(compare_cmd.compare)
 app.command("report")(report_cmd.report)
 app.command("explain")(explain_cmd.explain_cmd)

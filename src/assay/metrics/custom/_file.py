@@ -10,6 +10,9 @@
     rating_rubric:
       5: answers the question fully and correctly
       1: does not help at all
+    calibration:               # optional, written by assay align: judge score -> label
+      input: weighted          # the probability-weighted score (the rating without them)
+      thresholds: {1: 0, 3: 2.6, 5: 4.1}
     ---
     <question>
     {{ question }}
@@ -40,7 +43,8 @@ from ._pointwise import PointwiseMetric
 
 __all__ = ["load_metric_file"]
 
-_KEYS = {"pointwise": {"name", "kind", "scale", "instruction", "rating_rubric", "ordinal"},
+_KEYS = {"pointwise": {"name", "kind", "scale", "instruction", "rating_rubric", "ordinal",
+                       "calibration"},
          "pairwise": {"name", "kind", "instruction"}}
 
 
@@ -85,7 +89,7 @@ def load_metric_file(path: str | Path, *, swap: bool = True) -> PointwiseMetric 
                           "meaning, e.g. '5: fully helpful'.")
     return PointwiseMetric(name, body, rating_rubric=rubric, scale=scale,
                            instruction=instruction, ordinal=meta.get("ordinal"),
-                           where=str(path))
+                           where=str(path), calibration=meta.get("calibration"))
 
 
 def _split(text: str, path: Path) -> tuple[str, str]:

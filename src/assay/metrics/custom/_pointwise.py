@@ -27,7 +27,7 @@ from .._base import MetricResult, ScoreContext, mean_aggregate
 from ..judge import ask_until_parsed, weighted_rating
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._prompt import UserTemplate
-from ._scale import Scale
+from ._scale import Scale, ScoreMap
 
 __all__ = ["PointwiseMetric"]
 
@@ -60,11 +60,15 @@ class PointwiseMetric(TemplateFieldsMetric):
         scale: ``"1-5"``, ``(1, 5)`` or a list of labels (value = the label's position).
         instruction: one or two sentences saying what to judge.
         ordinal: whether labels are ordered (integer scales always are).
+        calibration: a :class:`ScoreMap` (or its metric-file dict) from the judge's
+            probability-weighted score (its rating when the judge gives no probabilities)
+            to the label recorded; ``details`` then keep ``judge_label`` and ``judge_score``.
     """
 
     def __init__(self, name: str, template: str, rating_rubric: Mapping[Any, str] | None = None,
                  scale: str | Sequence[Any] | tuple[int, int] = "1-5", *,
-                 instruction: str = "", ordinal: bool | None = None, where: str = "") -> None:
+                 instruction: str = "", ordinal: bool | None = None, where: str = "",
+                 calibration: ScoreMap | Mapping[str, Any] | None = None) -> None:
         _check_name(name, where)
         self.name = name
         #: Where the definition came from (a metric file's path), for reports.
@@ -79,6 +83,12 @@ class PointwiseMetric(TemplateFieldsMetric):
         self.required = frozenset(field_name(v) for v in self.variables)
         self.instruction = instruction.strip()
         self.rubric = self._check_rubric(dict(rating_rubric or {}), where)
+        try:
+            self.calibration = (calibration if isinstance(calibration, ScoreMap) or
+                                calibration is None else ScoreMap.parse(calibration, self.scale))
+        except ConfigError as e:
+            place = f" ({where})" if where else ""
+            raise ConfigError(f"metric {name!r}{place}: {e}") from None
         lows = self.scale.value(self.scale.labels[0]), self.scale.value(self.scale.labels[-1])
         self.value_range = (lows[0], lows[1])
         self.prompt_names: tuple[str, ...] = ()
@@ -116,6 +126,10 @@ class PointwiseMetric(TemplateFieldsMetric):
         (label, reason), resp = answer
         weighted = (weighted_rating(resp.logprobs, self.scale.labels[0], self.scale.labels[-1])
                     if self.scale.numeric else None)
+        if self.calibration is not None:
+            score = weighted if weighted is not None else self.scale.value(label)
+            details.update(judge_label=label, judge_score=score)
+            label = self.calibration.label_for(score)
         return MetricResult(value=self.scale.value(label), weighted=weighted, reason=reason,
                             details={**details, "label": label})
 

@@ -22,7 +22,7 @@ from typing import Any
 from ...errors import ConfigError
 from ..judge import json_object, parse_rating
 
-__all__ = ["Scale"]
+__all__ = ["Scale", "ScoreMap"]
 
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-|\.\.|to)\s*(-?\d+)\s*$")
 
@@ -102,3 +102,61 @@ class Scale:
         if value is None:
             return None
         return int(value) if self.numeric else self.labels[int(value)]
+
+
+@dataclass(frozen=True)
+class ScoreMap:
+    """A monotone map from the judge's score to a label: ``thresholds`` are ``(label, lowest
+    judge score)`` pairs in scale order; a score takes the last label whose lowest score it
+    reaches (the first label below them all). Learned by ``assay align`` (isotonic regression)
+    and kept in a metric file under ``calibration``.
+
+    Example:
+        >>> m = ScoreMap.parse({"thresholds": {1: 0, 3: 2.5, 5: 4.2}}, Scale.parse("1-5"))
+        >>> m.label_for(2.49), m.label_for(2.5), m.label_for(4.9), m.as_dict()["input"]
+        (1, 3, 5, 'weighted')
+    """
+
+    thresholds: tuple[tuple[Any, float], ...]
+    input: str = "weighted"
+
+    @classmethod
+    def parse(cls, spec: Any, scale: Scale) -> ScoreMap:
+        """From ``{"input": "weighted", "thresholds": {label: lowest score, ...}}``; a
+        ConfigError says what is wrong."""
+        table = spec.get("thresholds") if isinstance(spec, dict) else None
+        if not isinstance(table, dict) or not table:
+            raise ConfigError("calibration needs 'thresholds': a mapping of label to the lowest "
+                              "judge score that gets it, e.g. {1: 0, 2: 2.4, 3: 3.6}.")
+        if spec.get("input", "weighted") != "weighted" or set(spec) - {"input", "thresholds"}:
+            raise ConfigError(f"calibration: got keys {sorted(spec)}; allowed: input "
+                              "(weighted), thresholds.")
+        by_key = {str(k).strip().lower(): v for k, v in table.items()}
+        pairs: list[tuple[Any, float]] = []
+        for label in scale.labels:
+            low = by_key.pop(str(label).lower(), None)
+            if low is None:
+                continue
+            if isinstance(low, bool) or not isinstance(low, (int, float)):
+                raise ConfigError(f"calibration threshold of {label!r}: got {low!r}; must be "
+                                  "a number.")
+            pairs.append((label, float(low)))
+        if by_key:
+            raise ConfigError(f"calibration thresholds {sorted(by_key)} are not on the scale "
+                              f"{scale.labels}.")
+        lows = [low for _, low in pairs]
+        if lows != sorted(lows):
+            raise ConfigError(f"calibration thresholds must rise with the scale; got {table}.")
+        return cls(tuple(pairs))
+
+    def label_for(self, score: float) -> Any:
+        """The label for a judge score."""
+        label = self.thresholds[0][0]
+        for candidate, low in self.thresholds[1:]:
+            if score >= low:
+                label = candidate
+        return label
+
+    def as_dict(self) -> dict[str, Any]:
+        """The metric-file form (``calibration:`` key)."""
+        return {"input": self.input, "thresholds": {k: v for k, v in self.thresholds}}

@@ -1,0 +1,137 @@
+"""``assay align DATA --metric-file FILE``: learn on rated train rows how a judge metric
+agrees better with people, measure it on held-out rows, write the aligned metric file.
+
+Example:
+    >>> callable(align)
+    True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..align import FIGURES
+from ..align import align as run_alignment
+from ..data import parse_mapping
+from ..errors import AssayError
+from ..metrics.custom import load_metric_file
+from ._errors import exit_on_errors
+
+__all__ = ["align", "alignment_table"]
+
+err = Console(stderr=True)
+_NAMES = {"balanced_accuracy": "balanced accuracy", "class_weighted_f1": "weighted F1",
+          "spearman": "Spearman", "cohen_kappa": "Cohen's kappa"}
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _cell(figure: dict[str, Any]) -> str:
+    value, ci = figure.get("value"), figure.get("ci95") or [None, None]
+    if value is None:
+        return "n/a"
+    span = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci[0] is not None else ""
+    return f"{value:.3f}{span}"
+
+
+def alignment_table(report: dict[str, Any]) -> Table:
+    """Held-out before / after / gain, each with its bootstrap 95% interval.
+
+    Example:
+        >>> f = {"value": 0.5, "ci95": [0.3, 0.7]}
+        >>> g = {"value": 0.0, "ci95": [-0.2, 0.2], "beyond_noise": False}
+        >>> r = {"metric": "m", "heldout": 30, "before": {n: f for n in FIGURES},
+        ...      "after": {n: f for n in FIGURES}, "gain": {n: g for n in FIGURES}}
+        >>> alignment_table(r).row_count
+        4
+    """
+    table = Table(title=f"assay align: {report['metric']}, held-out rows "
+                        f"(n={report['heldout']}), 95% bootstrap CI")
+    for column in ("figure", "before", "after", "gain (paired CI)", "beyond noise"):
+        table.add_column(column)
+    for name in FIGURES:
+        gain = report["gain"][name]
+        table.add_row(_NAMES[name], _cell(report["before"][name]), _cell(report["after"][name]),
+                      _cell(gain), "yes" if gain.get("beyond_noise") else "no")
+    return table
+
+
+def align(
+    data: Annotated[Path, typer.Argument(
+        help="Rated dataset: the metric's inputs plus {metric}/human_rating.")],
+    metric: Annotated[str | None, typer.Option(
+        help="A registered custom pointwise metric. Or use --metric-file.")] = None,
+    metric_file: Annotated[Path | None, typer.Option(
+        "--metric-file", help="The custom pointwise metric file to align.")] = None,
+    variant: Annotated[list[Path] | None, typer.Option(
+        help="Another wording of the metric (a metric file on the same scale); repeat.")
+    ] = None,
+    judge: Annotated[str, typer.Option(help="Judge to align (default: the embedded one).")
+                     ] = "local",
+    out: Annotated[Path | None, typer.Option(
+        help="Output directory (<metric>-aligned.md, alignment.json). "
+             "Default: assay-out/align-<data name>.")] = None,
+    heldout: Annotated[float, typer.Option(
+        help="Share of rated rows kept for measuring (0.3-0.8), never used for choosing.")
+    ] = 0.3,
+    seed: Annotated[int, typer.Option(help="Seed of the split, example picks and bootstrap.")
+                    ] = 0,
+    shots: Annotated[str, typer.Option(
+        help="Few-shot sizes to try, rated train examples per label (e.g. 1,2; 0 for none).")
+    ] = "1,2",
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    map_: Annotated[list[str] | None, typer.Option(
+        "--map", help="FIELD=COLUMN for other column names.")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="Judge requests in flight.")
+                           ] = None,
+) -> None:
+    """Try few-shot examples, a score map and wording variants on train rows; measure the
+    best against the metric as given on held-out rows; write the aligned metric file."""
+    with exit_on_errors("\ninterrupted: judge answers so far are cached; rerun to continue."):
+        if metric and metric_file:
+            raise AssayError("Give --metric or --metric-file, not both.")
+        if not metric and not metric_file:
+            raise AssayError("Name the metric to align: --metric-file FILE (a custom "
+                             "pointwise metric) or --metric NAME.")
+        try:
+            sizes = [int(x) for x in shots.split(",") if x.strip()]
+        except ValueError:
+            raise AssayError(f"Got --shots {shots!r}. Must be integers such as 1,2 (0 for "
+                             "no few-shot examples).") from None
+        base = load_metric_file(metric_file) if metric_file else (metric or "")
+        variants = [load_metric_file(f) for f in variant or []]
+        result = run_alignment(
+            data, metric=base, judge=judge, out=out, variants=variants, shots=sizes,
+            heldout=heldout, seed=seed, mapping=parse_mapping(map_ or []), lang=lang,
+            cache=False if no_cache else (cache or True), concurrency=concurrency,
+            progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
+    report = result.report
+    for cand in report["candidates"]:
+        Console().print(f"train ({report['selection_rows']} rows): {cand['prompt']}"
+                        f"{' + score map' if cand['mapping'] else ''}: balanced accuracy "
+                        f"{cand['train_balanced_accuracy']:.3f}, Spearman "
+                        f"{_number(cand['train_spearman'])}", highlight=False, markup=False)
+    Console().print(alignment_table(report))
+    unscored = report["before"]["unscored"], report["after"]["unscored"]
+    if any(unscored):
+        Console().print(f"unscored held-out rows (left out of the figures): before "
+                        f"{unscored[0]}, after {unscored[1]}", highlight=False, markup=False)
+    chosen = report["chosen"]
+    gain = report["gain"]["balanced_accuracy"]
+    verdict = ("more than noise: the paired 95% interval of the gain excludes 0" if
+               gain["beyond_noise"] else "not more than noise: the paired 95% interval of "
+               "the gain includes 0")
+    Console().print(
+        f"chosen on {report['train']} train rows: {chosen['prompt']}"
+        f"{' + score map' if chosen['mapping'] else ''}. Balanced accuracy gain on "
+        f"{report['heldout']} held-out rows: {verdict}.", highlight=False, markup=False)
+    err.print("files: " + ", ".join(report["files"].values()), highlight=False, markup=False)
