@@ -228,3 +228,52 @@ def test_export_errors_name_the_run_and_the_fix(judged: tuple[Path, str],
     nobody = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(out), "--rater",
                                       "zed", "--store", str(path)])
     assert nobody.exit_code == 2 and "by rater 'zed'" in nobody.output
+
+
+# -- export, then align ----------------------------------------------------------------------
+
+
+def test_exported_labels_go_straight_into_align(tmp_path: Path) -> None:
+    """Labels given on a run of a custom metric and exported with the CLI are what ``align``
+    reads: both files written, and the aligned metric file runs with ``assay run`` (named in
+    ``--metrics`` too: run once, from the file)."""
+    from assay.align import align
+    from assay.metrics.custom import load_metric_file
+
+    metric_file = Path(__file__).parents[1] / "examples" / "metrics" / "helpfulness.md"
+    humans = [1, 2, 3] * 6
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "question": f"Question {i}?",
+                                        "answer": f"answer {i} level {h}"}) + "\n"
+                            for i, h in enumerate(humans)))
+
+    def two_high(req: JudgeRequest) -> str:  # ranks like the people, two points too high
+        level = int(req.messages[-1]["content"].rsplit("level ", 1)[1][0])
+        return json.dumps({"score": min(5, level + 2), "reason": "scripted"})
+
+    path = tmp_path / "runs.sqlite"
+    run = assay.evaluate(data, metrics=[load_metric_file(metric_file)],
+                         judge=FakeJudge(two_high, id="high"), judging=JudgeOptions(cache=False),
+                         run=RunOptions(store=path, out=tmp_path / "run"))
+    rid = str(run.summary["run_id"])
+    with open_store(path) as opened:
+        for i, human in enumerate(humans):
+            opened.save_label(rid, f"r{i}", "helpfulness", rater="ann", value=human)
+    rated = tmp_path / "rated.jsonl"
+    done = CliRunner().invoke(app, ["labels", "export", rid, "--out", str(rated),
+                                    "--store", str(path)])
+    assert done.exit_code == 0, done.output
+
+    align(rated, metric=load_metric_file(metric_file), judge=FakeJudge(two_high),
+          out=tmp_path / "aligned", cache=None, shots=(1,))
+    report = json.loads((tmp_path / "aligned" / "alignment.json").read_text())
+    assert report["train"] + report["heldout"] == len(humans)
+    before, after = (report[k]["balanced_accuracy"]["value"] for k in ("before", "after"))
+    assert before < 0.5 < after  # two points too high, then mapped back
+    done = CliRunner().invoke(app, ["run", str(data), "--metric-file",
+                                    str(tmp_path / "aligned" / "helpfulness-aligned.md"),
+                                    "--metrics", "helpfulness", "--judge", "fake", "--no-cache",
+                                    "--no-store", "--out", str(tmp_path / "again")])
+    assert done.exit_code == 0, done.output
+    rows = [json.loads(x) for x in (tmp_path / "again" / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == len(humans) and all(r["helpfulness"]["value"] is not None for r in rows)

@@ -223,16 +223,19 @@ def run(
 def choose_metrics(metrics: str | None, metric_files: list[Path], *,
                    swap: bool = True) -> str | list[str | Metric]:
     """What to run: ``--metrics`` (default auto) plus the ``--metric-file`` metrics; with
-    metric files and no ``--metrics``, only the file metrics."""
-    custom: list[str | Metric] = [load_metric_file(f, swap=swap) for f in metric_files]
+    metric files and no ``--metrics``, only the file metrics. A file metric named in
+    ``--metrics`` too is run once, from its file."""
+    custom: list[Metric] = [load_metric_file(f, swap=swap) for f in metric_files]
     if not custom:
         return metrics or "auto"
     if metrics is None:
-        return custom
+        return list(custom)
     if metrics.strip() == "auto":
         raise AssayError("--metrics auto cannot be combined with --metric-file. Name the "
                          "built-in metrics to add, e.g. --metrics groundedness,relevance.")
-    return [m.strip() for m in metrics.split(",") if m.strip()] + custom
+    from_files = {m.name for m in custom}
+    named = [m.strip() for m in metrics.split(",") if m.strip() and m.strip() not in from_files]
+    return [*named, *custom]
 
 
 def _print_plan(plan: Plan) -> None:
