@@ -164,7 +164,8 @@ def usr_items() -> list[Item]:
 
 
 def hanna_items() -> list[Item]:
-    return [Item({"id": f"hanna-{r['prompt_id']}-{r['story_id']}", "question": r["prompt"], "answer": r["story"]},
+    return [Item({"id": f"hanna-{r['prompt_id']}-{r['story_id']}", "question": r["prompt"],
+                  "answer": r["story"]},
                  {"coherence": float(r["Coherence"])}, r["prompt_id"])
             for r in _jsonl(DATA / "hanna" / "hanna_shared.jsonl")]
 
@@ -244,7 +245,7 @@ def _safety_items(name: str) -> Callable[[], list[Item]]:
 def _safety_line(name: str) -> Line:
     metrics = SAFETY_DATASETS[name][1]
     shown = "refusal" if metrics == ("refusal",) else (
-        metrics[0] if len(metrics) == 1 else "max of 4 severities")
+        metrics[0] if len(metrics) == 1 else "max_severity")
     return Line(shown, metrics, "positive", "auroc")
 
 

@@ -22,6 +22,7 @@ finish) and the judge cache in ``DIR/cache.sqlite``: a rerun scores only the mis
 Ctrl-C loses nothing already scored. Progress (set i of k, rows done) goes to stderr.
 
     .venv/bin/python benchmarks/agreement.py --all --resume runs/agreement --table table.md
+    .venv/bin/python benchmarks/agreement.py               # HaluEval groundedness, 100 rows
     .venv/bin/python benchmarks/agreement.py --all --judge fake --n 3       # the flow, offline
     .venv/bin/python benchmarks/agreement.py --only halueval,summeval --n 40
     .venv/bin/python benchmarks/agreement.py --only faithbench --metric groundedness,faithfulness
@@ -50,7 +51,7 @@ import platform
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,18 @@ def judged(rec: dict[str, Any], metrics: Sequence[str], pairwise: bool) -> Any:
     return max(c["weighted"] if c.get("weighted") is not None else c["value"] for c in cells)
 
 
+def unscored_reason(rec: dict[str, Any], metrics: Sequence[str]) -> str:
+    """Why a row has no figure for a line: the first unscored metric's reason or error."""
+    if not rec:
+        return "not scored (the run stopped before this row)"
+    for m in metrics:
+        cell = rec.get(m) or {}
+        if cell.get("value") is None:
+            why = str(cell.get("error") or cell.get("reason") or "no reason given")
+            return f"{m}: {why[:160]}"
+    return "the judge gave no choice"
+
+
 def _finished_ids(folder: Path) -> set[str]:
     path = folder / "results.jsonl"
     ids: set[str] = set()
@@ -187,9 +200,13 @@ def figures(bench: BenchSet, items: list[Item], records: list[dict[str, Any]], *
     out = []
     for line in bench.lines:
         gold, got, groups = [], [], []
+        reasons: Counter[str] = Counter()
         for it in items:
-            value = judged(by_id.get(it.row["id"], {}), line.metrics, bench.pairwise)
-            if value is not None and it.gold.get(line.gold) is not None:
+            rec = by_id.get(it.row["id"], {})
+            value = judged(rec, line.metrics, bench.pairwise)
+            if value is None:
+                reasons[unscored_reason(rec, line.metrics)] += 1
+            elif it.gold.get(line.gold) is not None:
                 gold.append(it.gold[line.gold])
                 got.append(value)
                 groups.append(it.group)
@@ -198,7 +215,7 @@ def figures(bench: BenchSet, items: list[Item], records: list[dict[str, Any]], *
         out.append({"dataset": bench.name, "metric": line.name, "n": len(items),
                     "scored": len(gold), "figure": line.figure, "value": point, "low": low,
                     "high": high, "unscored": (1 - len(gold) / len(items)) if items else None,
-                    "s_per_row": s_per_row, "note": note})
+                    "s_per_row": s_per_row, "note": note, "reasons": dict(reasons)})
     return out
 
 
@@ -214,7 +231,10 @@ def run_sets(names: Sequence[str], *, n: int, judge: str, base: Path, cache: str
             bench = dataclasses.replace(bench, lines=tuple(
                 dataclasses.replace(bench.lines[0], name=m, metrics=(m,)) for m in metric))
         items = bench.sample(bench.load(), n)
-        folder = base / name
+        # another metric or style is another run: its own folder, never mixed on resume
+        variant = [*(metric if bench is not SETS[name] else []),
+                   *([style] if style != "auto" else [])]
+        folder = base / "@".join([name, *variant])
         folder.mkdir(parents=True, exist_ok=True)
         done = len(_finished_ids(folder) & {it.row["id"] for it in items})
         print(f"[set {i}/{len(names)}] {name}: {len(items)} rows, {done} already scored",
@@ -250,6 +270,9 @@ def print_table(lines: list[dict[str, Any]]) -> None:
     for ln in lines:
         print(f"{ln['dataset']:<20} {ln['metric']:<20} {ln['n']:>4} {ln['figure']:<18} "
               f"{_cell(ln):<24} {_share(ln['unscored']):>8} {_seconds(ln['s_per_row']):>7}")
+    for ln in lines:
+        for why, k in sorted(ln["reasons"].items(), key=lambda kv: -kv[1])[:2]:
+            print(f"  {ln['dataset']} {ln['metric']}: {k} unscored, {why}")
 
 
 def machine() -> str:
@@ -312,10 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_safety(args.dataset, args.n, args.judge, cache, args.mode)
         return 0
     names = list(SETS) if args.all else [s.strip() for s in args.only.split(",") if s.strip()]
-    names = names or ([args.dataset] if args.dataset else [])
-    if not names or (unknown := sorted(set(names) - set(SETS))):
-        ap.error(f"give --all, --only or --dataset with sets of {', '.join(SETS)}"
-                 + (f"; unknown: {', '.join(unknown)}" if names else ""))
+    names = names or [args.dataset or "halueval"]
+    if unknown := sorted(set(names) - set(SETS)):
+        ap.error(f"unknown sets {', '.join(unknown)}; the sets are {', '.join(SETS)}")
     metric = [m.strip() for m in args.metric.split(",") if m.strip()]
     if bad := sorted(set(metric) - set(GROUNDEDNESS_METRICS)):
         ap.error(f"unknown --metric {bad}; one of {', '.join(GROUNDEDNESS_METRICS)}")
