@@ -136,8 +136,9 @@ def begin_items() -> list[Item]:
             for i, r in enumerate(csv.DictReader(f, delimiter="\t")):
                 if r["begin_label"] == "Generic":
                     continue
-                out.append(Item({"id": f"{name}-{i}", "question": r["message"],
-                                 "context": r["knowledge"], "answer": r["response"]},
+                row = {"id": f"{name}-{i}", "question": r["message"],
+                       "context": r["knowledge"], "answer": r["response"]}
+                out.append(Item({k: v for k, v in row.items() if v.strip()},
                                 {"grounded": int(r["begin_label"] == "Fully attributable")},
                                 r["knowledge"]))
     return out
@@ -195,6 +196,11 @@ def truthfulqa_items() -> list[Item]:
     return out
 
 
+def _response(value: Any) -> str:
+    """A PandaLM response as text: a few are JSON ``true`` (the model wrote "True")."""
+    return EMPTY if value is None or value == "" else str(value)
+
+
 def pairwise_rows(name: str, n: int) -> list[dict]:
     """Rows for ``assay.calibrate`` with ``preference/human_pairwise_choice``: the first
     ``n`` of ``llmbar_natural``, ``llmbar_adversarial`` (the four adversarial subsets,
@@ -220,8 +226,8 @@ def pairwise_rows(name: str, n: int) -> list[dict]:
         task = r["instruction"] + (f"\n\n{r['input']}" if r["input"] else "")
         # an empty response is still a response to judge: shown as a marker, not dropped
         rows.append({"id": f"pandalm-{r['idx']}", "question": task,
-                     "answer": r["response1"] or EMPTY,
-                     "baseline_model_response": r["response2"] or EMPTY,
+                     "answer": _response(r["response1"]),
+                     "baseline_model_response": _response(r["response2"]),
                      column: {0: "TIE", 1: "CANDIDATE", 2: "BASELINE"}[r["majority_label"]]})
     return rows[:n]
 
@@ -237,8 +243,9 @@ def _pairwise_items(name: str) -> Callable[[], list[Item]]:
 def _safety_items(name: str) -> Callable[[], list[Item]]:
     loader, _metrics = SAFETY_DATASETS[name]
 
-    def load() -> list[Item]:  # no group: each text stands alone
-        return [Item(it.row, {"positive": it.label}, it.row["id"]) for it in loader()]
+    def load() -> list[Item]:  # no group: each text stands alone; an empty reply is left out
+        return [Item(it.row, {"positive": it.label}, it.row["id"]) for it in loader()
+                if str(it.row.get("answer") or "").strip()]
     return load
 
 
