@@ -300,6 +300,10 @@ def markdown(lines: list[dict[str, Any]], *, judge: str, n: int, skipped: bool) 
     out += [f"| {ln['dataset']} | {ln['metric']} | {ln['n']} | {ln['figure']} | {_cell(ln)} | "
             f"{_share(ln['unscored'])} | {_seconds(ln['s_per_row'])} | {ln['note']} |"
             for ln in lines]
+    unscored = [f"- {ln['dataset']} {ln['metric']}: {k} x {why}" for ln in lines
+                for why, k in sorted(ln["reasons"].items(), key=lambda kv: -kv[1])[:2]]
+    if unscored:
+        out += ["", "Unscored rows (the main reasons):", "", *unscored]
     if skipped:
         out += ["", "Skipped (no metric fits):", ""]
         out += [f"- `{name}`: {why}" for name, why in SKIPPED.items()]
