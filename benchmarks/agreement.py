@@ -1,155 +1,90 @@
-"""Agreement of the groundedness metrics with human or gold labels in ``../shared/data``.
+"""Agreement of assay's judge metrics with the human or gold labels in ``../shared/data``.
 
-Datasets (``--dataset``), each read as (context, answer[, question]) rows with a binary label,
-grounded (1) or not (0):
+``--all`` scores every labelled set that fits a metric (the registry ``SETS`` of
+``_agreement_sets.py``; the sets that fit none are listed as skipped, with the reason), ``--n``
+rows per set (default 100; fewer where the set has fewer, said in the table), and prints one
+line per set and metric: n, the figure that fits with a seeded bootstrap 95% CI, the unscored
+share and the seconds per row. The figures:
 
-- ``halueval``: HaluEval QA; each seed gives its right answer (1) and a hallucinated one (0).
-- ``faithbench``: FaithBench summaries by 10 LLMs; 1 when the worst annotator label is
-  Consistent or Benign, 0 when it is Questionable or Unwanted.
-- ``qags``: QAGS CNN/DM and XSum summaries; 1 when every sentence was judged consistent
-  (``scores.consistency == 1``), else 0. The 0-1 consistency also gives a Spearman figure.
-- ``begin``: BEGIN knowledge-grounded dialogue responses; 1 when "Fully attributable", 0 when
-  "Not fully attributable" (Generic responses are left out); the previous turn is the question.
+- ``auroc``: binary gold (grounded, truthful, unsafe, refused) against the graded score
+  (probability-weighted where the judge gives logprobs, else the integer value; the highest
+  of the four severities for DiaSafety). Binary sets are sampled half of each label.
+- ``spearman``: graded ratings (SummEval, USR Topical-Chat, HANNA, SF data-to-text) against
+  the metric's graded score, pooled over rows spread through the file.
+- ``pairwise_accuracy``: the shipped pairwise rubric ``examples/metrics/preference.md`` (both
+  orders) against the gold or majority choice (LLMBar, MT-Bench votes, PandaLM with ties).
 
-Judge calibration datasets (issue "judges you can trust"), run through ``assay.calibrate``
-with the shipped pairwise template ``examples/metrics/preference.md`` (both orders):
+The intervals resample whole groups where rows share a source (a HaluEval seed, an article,
+a question, a passage), so rows that move together do not narrow them. ``--table FILE``
+writes the table as Markdown with the date, judge and machine, ready for docs/benchmarks.md.
+``--resume DIR`` keeps each set's assay run in ``DIR/<set>/`` (results.jsonl, written as rows
+finish) and the judge cache in ``DIR/cache.sqlite``: a rerun scores only the missing rows, and
+Ctrl-C loses nothing already scored. Progress (set i of k, rows done) goes to stderr.
 
-- ``llmbar_natural`` and ``llmbar_adversarial`` (all four adversarial subsets, interleaved):
-  which of two outputs follows the instruction; no ties in the gold labels.
-- ``pandalm``: three annotators' majority (response 1, response 2 or tie).
+    .venv/bin/python benchmarks/agreement.py --all --resume runs/agreement --table table.md
+    .venv/bin/python benchmarks/agreement.py               # HaluEval groundedness, 100 rows
+    .venv/bin/python benchmarks/agreement.py --all --judge fake --n 3       # the flow, offline
+    .venv/bin/python benchmarks/agreement.py --only halueval,summeval --n 40
+    .venv/bin/python benchmarks/agreement.py --only faithbench --metric groundedness,faithfulness
+    .venv/bin/python benchmarks/agreement.py --only qags --style rating   # the 1-5 rating rubric
+    .venv/bin/python benchmarks/agreement.py --all --judge openai:gpt-4o-mini --n 200
 
-They print the accuracy (exact agreement), balanced accuracy and position consistency.
-``summeval`` rates summaries (of the first articles, all 16 systems each) with the rubric
-metrics coherence, fluency, groundedness (SummEval's consistency) and relevance, and prints
-Spearman and Kendall against the experts' mean rating: per article, then averaged (G-Eval's
-summary-level figure: 0.514 average Spearman with GPT-4), and pooled over all rows.
+Single-dataset reports with more detail (``--dataset``): ``llmbar_natural``,
+``llmbar_adversarial``, ``llmbar_mtbench`` and ``pandalm`` run ``assay.calibrate`` and print
+accuracy, balanced accuracy, position consistency, the confusion matrix and single-order
+accuracy; ``diasafety``, ``davidson``, ``toxigen`` and ``xstest`` run
+``benchmarks/safety_agreement.py`` (``--mode`` combined, separate or both side by side); any
+other set name is the same as ``--only NAME``.
 
-The groundedness sample takes ``--n`` rows, half of each label, in file order. For each metric it prints the
-balanced accuracy at ``--threshold`` (default 4 on 1-5, 0.5 on 0-1), the AUROC of the
-probability-weighted score, and the pairwise agreement: over pairs of rows with the same
-source (question, article or passage) and different labels, the share where the grounded one
-scores higher (ties count half). That pairwise figure is how Ragas reported faithfulness on
-WikiEval (0.95 with a GPT-3.5 judge).
-
-    .venv/bin/python benchmarks/agreement.py                                # HaluEval, 60 rows
-    .venv/bin/python benchmarks/agreement.py --dataset faithbench --n 40 --metric faithfulness
-    .venv/bin/python benchmarks/agreement.py --dataset qags --metric groundedness,faithfulness
-    .venv/bin/python benchmarks/agreement.py --style rating   # the 1-5 rating rubric
-    .venv/bin/python benchmarks/agreement.py --judge openai:gpt-4o-mini --n 200
-    .venv/bin/python benchmarks/agreement.py --dataset llmbar_adversarial --n 30
-    .venv/bin/python benchmarks/agreement.py --dataset summeval --n 32
+    .venv/bin/python benchmarks/agreement.py --dataset llmbar_natural --n 30
     .venv/bin/python benchmarks/agreement.py --dataset toxigen --n 20 --mode both
-
-Safety datasets (``diasafety``, ``davidson``, ``toxigen``, ``xstest``): see
-``benchmarks/safety_agreement.py``; ``--mode`` picks combined (one request for the four
-severities), separate (one per category) or both side by side.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
+import dataclasses
+import datetime
 import json
+import os
+import platform
+import sys
 import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from _agreement_sets import (
+    EMPTY,
+    PAIRWISE_COLUMN,
+    PREFERENCE,
+    SETS,
+    SKIPPED,
+    BenchSet,
+    Item,
+    pairwise_rows,
+)
+from _stats import accuracy, auroc, balanced_accuracy, bootstrap_ci, spearman
 from safety_agreement import DATASETS as SAFETY_DATASETS
 from safety_agreement import run_safety
-from scipy.stats import kendalltau, spearmanr
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 import assay
-from assay import JudgeOptions, ScoringOptions
+from assay import JudgeOptions, RunOptions, ScoringOptions
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+__all__ = ["EMPTY", "PREFERENCE", "pairwise_rows", "run_pairwise", "run_sets"]
 
-#: (row for assay, label, group for pairwise agreement, continuous gold or None)
-Item = tuple[dict, int, str, float | None]
-
-
-def halueval_items() -> Iterator[Item]:
-    for line in (DATA / "halueval" / "qa_shared.jsonl").read_text().splitlines():
-        seed = json.loads(line)
-        for kind, answer, label in (("right", seed["right_answer"], 1),
-                                    ("halluc", seed["hallucinated_answer_one_turn"], 0)):
-            yield ({"id": f"{seed['id']}-{kind}", "question": seed["question"],
-                    "context": seed["knowledge"], "answer": answer}, label, str(seed["id"]), None)
-
-
-def faithbench_items() -> Iterator[Item]:
-    for line in (DATA / "faithbench" / "faithbench_shared.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        label = int(r["worst_label"] in ("Consistent", "Benign"))
-        yield ({"id": f"fb-{r['id']}", "context": r["source"], "answer": r["summary"]},
-               label, str(r["source_id"]), None)
-
-
-def qags_items() -> Iterator[Item]:
-    files = [(DATA / "qags" / f"qags_{name}_shared.jsonl").read_text().splitlines()
-             for name in ("cnndm", "xsum")]
-    for pair in zip(*files):  # alternate the two sources
-        for name, line in zip(("cnndm", "xsum"), pair):
-            r = json.loads(line)
-            gold = float(r["scores"]["consistency"])
-            yield ({"id": f"qags-{name}-{r['doc_id']}-{r['system_id']}", "context": r["source"],
-                    "answer": r["system_output"]}, int(gold == 1.0), f"{name}-{r['doc_id']}", gold)
-
-
-def begin_items() -> Iterator[Item]:
-    for name in ("begin_dev_wow_shared", "begin_dev_tc", "begin_dev_cmu"):
-        with (DATA / "begin" / f"{name}.tsv").open(newline="") as f:
-            for i, r in enumerate(csv.DictReader(f, delimiter="\t")):
-                if r["begin_label"] == "Generic":
-                    continue
-                yield ({"id": f"{name}-{i}", "question": r["message"],
-                        "context": r["knowledge"], "answer": r["response"]},
-                       int(r["begin_label"] == "Fully attributable"), r["knowledge"], None)
-
-
-PREFERENCE = Path(__file__).resolve().parents[1] / "examples" / "metrics" / "preference.md"
-PAIRWISE = ("llmbar_natural", "llmbar_adversarial", "pandalm")
-SUMMEVAL_DIMENSIONS = {"coherence": "coherence", "fluency": "fluency",
-                       "groundedness": "consistency", "relevance": "relevance"}
-
-
-#: What a PandaLM response that is empty reads as (the data reader treats "" as missing).
-EMPTY = "(empty response)"
-
-
-def pairwise_rows(name: str, n: int) -> list[dict]:
-    """Rows for ``assay.calibrate`` with ``preference/human_pairwise_choice``."""
-    column = "preference/human_pairwise_choice"
-    if name.startswith("llmbar"):
-        files = (["natural"] if name == "llmbar_natural" else
-                 ["adversarial_neighbor", "adversarial_gptinst", "adversarial_gptout",
-                  "adversarial_manual"])
-        lists = [[json.loads(x) for x in (DATA / "llmbar" / f"{f}_shared.jsonl")
-                  .read_text().splitlines()] for f in files]
-        picked = [r for group in zip(*lists) for r in group] if len(lists) > 1 else lists[0]
-        extra = [r for lst in lists for r in lst[min(map(len, lists)):]] if len(lists) > 1 else []
-        rows = [{"id": f"{r['subset']}-{r['id']}", "question": r["input"],
-                 "answer": r["output_1"], "baseline_model_response": r["output_2"],
-                 column: "CANDIDATE" if r["label"] == 1 else "BASELINE"}
-                for r in picked + extra]
-        return rows[:n]
-    rows = []
-    for line in (DATA / "pandalm" / "testset_shared.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r["majority_label"] is None:
-            continue
-        task = r["instruction"] + (f"\n\n{r['input']}" if r["input"] else "")
-        # an empty response is still a response to judge: shown as a marker, not dropped
-        rows.append({"id": f"pandalm-{r['idx']}", "question": task,
-                     "answer": r["response1"] or EMPTY,
-                     "baseline_model_response": r["response2"] or EMPTY,
-                     column: {0: "TIE", 1: "CANDIDATE", 2: "BASELINE"}[r["majority_label"]]})
-    return rows[:n]
+PAIRWISE = ("llmbar_natural", "llmbar_adversarial", "llmbar_mtbench", "pandalm")
+STATISTICS = {"auroc": auroc, "spearman": spearman, "pairwise_accuracy": accuracy,
+              "balanced_accuracy": balanced_accuracy}
+#: The groundedness metrics ``--metric`` may put on the groundedness sets.
+GROUNDEDNESS_METRICS = ("groundedness", "groundedness_claims", "faithfulness")
 
 
 def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
+    """Calibrate the shipped pairwise rubric on the first ``n`` pairs of ``name`` and print
+    accuracy, balanced accuracy, position consistency and single-order figures."""
     rows = pairwise_rows(name, n)
     work = Path(tempfile.mkdtemp())
     data = work / f"{name}.jsonl"
@@ -161,8 +96,7 @@ def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
     report = next(iter(result.reports.values()))
     summary = json.loads(next((work / "out").glob("*/summary.json")).read_text())
     agg = summary["metrics"]["preference"]
-    gold = {c: sum(r["preference/human_pairwise_choice"] == c for r in rows)
-            for c in ("CANDIDATE", "BASELINE", "TIE")}
+    gold = {c: sum(r[PAIRWISE_COLUMN] == c for r in rows) for c in ("CANDIDATE", "BASELINE", "TIE")}
     print(f"{name}: {report['n_compared']} pairs compared, {report['unscored']} unscored "
           f"(gold {gold}), judge {report['judge']}")
     if not report["n_compared"]:
@@ -182,7 +116,7 @@ def run_pairwise(name: str, n: int, judge: str, cache: str) -> None:
 def print_orders(results: Path, rows: list[dict]) -> None:
     """Accuracy of each single order (what a judge asked once would score) and the share of
     answers naming the first-shown response: the position bias that swapping exposes."""
-    gold = {r["id"]: r["preference/human_pairwise_choice"] for r in rows}
+    gold = {r["id"]: r[PAIRWISE_COLUMN] for r in rows}
     per_order: dict[str, list[bool]] = defaultdict(list)
     first_named = []
     for line in results.read_text().splitlines():
@@ -191,170 +125,242 @@ def print_orders(results: Path, rows: list[dict]) -> None:
         for verdict in (pref.get("details") or {}).get("orders", []):
             per_order[verdict["order"]].append(verdict["verdict"] == gold[rec["id"]])
             first_named.append(verdict["answer"] == "model_A")
-    accuracy = {order: f"{sum(v) / len(v):.3f} (n={len(v)})" for order, v in per_order.items()}
+    accuracy_by = {order: f"{sum(v) / len(v):.3f} (n={len(v)})" for order, v in per_order.items()}
     if first_named:
-        print(f"  single-order accuracy {accuracy}; answers naming the first-shown response "
+        print(f"  single-order accuracy {accuracy_by}; answers naming the first-shown response "
               f"{sum(first_named) / len(first_named):.3f}")
 
 
-def run_summeval(n: int, judge: str, cache: str, style: str) -> None:
-    rows, gold = [], {}
-    for line in (DATA / "summeval" / "summeval_shared.jsonl").read_text().splitlines()[:n]:
-        r = json.loads(line)
-        rid = f"{r['article_id']}-{r['summary_id']}"
-        rows.append({"id": rid, "question": "Summarize the news article.",
-                     "context": r["article"], "answer": r["summary"]})
-        gold[rid] = (r["article_id"], r)
+def judged(rec: dict[str, Any], metrics: Sequence[str], pairwise: bool) -> Any:
+    """What the judge gave a row for a line: the pairwise choice, or the highest graded value
+    over ``metrics``; None when any of them is unscored."""
+    cells = [rec.get(m) or {} for m in metrics]
+    if any(c.get("value") is None for c in cells):
+        return None
+    if pairwise:
+        return (cells[0].get("details") or {}).get("choice")
+    return max(c["weighted"] if c.get("weighted") is not None else c["value"] for c in cells)
+
+
+def unscored_reason(rec: dict[str, Any], metrics: Sequence[str]) -> str:
+    """Why a row has no figure for a line: the first unscored metric's reason or error."""
+    if not rec:
+        return "not scored (the run stopped before this row)"
+    for m in metrics:
+        cell = rec.get(m) or {}
+        if cell.get("value") is None:
+            why = str(cell.get("error") or cell.get("reason") or "no reason given")
+            return f"{m}: {why[:160]}"
+    return "the judge gave no choice"
+
+
+def _finished_ids(folder: Path) -> set[str]:
+    path = folder / "results.jsonl"
+    ids: set[str] = set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                ids.add(str(json.loads(line)["id"]))
+            except (ValueError, KeyError, TypeError):
+                continue  # a line torn by an interruption
+    return ids
+
+
+def score_set(bench: BenchSet, items: list[Item], *, judge: str, folder: Path, cache: str,
+              style: str) -> tuple[list[dict[str, Any]], str]:
+    """Run (or resume) assay on ``items`` in ``folder``; the records and the judge id. The
+    session's seconds and new rows are added to ``folder/timing.json``, even on Ctrl-C."""
+    metrics: list[Any] = sorted({m for line in bench.lines for m in line.metrics})
+    if bench.pairwise:
+        metrics = [assay.load_metric_file(PREFERENCE)]
+    ids = {it.row["id"] for it in items}
+    before = len(_finished_ids(folder) & ids)
+    timing_path = folder / "timing.json"
+    timing = json.loads(timing_path.read_text()) if timing_path.exists() else {
+        "seconds": 0.0, "rows": 0}
     t0 = time.monotonic()
-    result = assay.evaluate(rows, metrics=",".join(SUMMEVAL_DIMENSIONS), judge=judge,
-                            scoring=ScoringOptions(style=style),
-                            judging=JudgeOptions(cache=cache, concurrency=8))
-    elapsed = time.monotonic() - t0
-    articles = sorted({a for a, _ in gold.values()})
-    print(f"SummEval: {len(rows)} summaries of {len(articles)} articles, judge "
-          f"{result.summary['judge']['id']}")
-    print("  dimension      per-article Spearman  Kendall   pooled Spearman  Kendall  unscored")
-    per_dim = []
-    for metric, human_key in SUMMEVAL_DIMENSIONS.items():
-        pairs = [(gold[rec["id"]][0], gold[rec["id"]][1][human_key],
-                  rec[metric]["weighted"] if rec[metric]["weighted"] is not None
-                  else rec[metric]["value"])
-                 for rec in result.rows if rec[metric]["value"] is not None]
-        unscored = len(result.rows) - len(pairs)
-        by_article: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        for art, h, j in pairs:
-            by_article[art].append((h, j))
-        rhos, taus = [], []
-        for values in by_article.values():
-            h, j = zip(*values)
-            if len(set(h)) > 1 and len(set(j)) > 1:
-                rhos.append(spearmanr(h, j).statistic)
-                taus.append(kendalltau(h, j).statistic)
-        h_all = [p[1] for p in pairs]
-        j_all = [p[2] for p in pairs]
-        rho = sum(rhos) / len(rhos) if rhos else float("nan")
-        tau = sum(taus) / len(taus) if taus else float("nan")
-        per_dim.append(rho)
-        print(f"  {metric:<14} {rho:>20.3f} {tau:>8.3f} {spearmanr(h_all, j_all).statistic:>17.3f}"
-              f" {kendalltau(h_all, j_all).statistic:>8.3f} {unscored:>9}")
-    print(f"  average per-article Spearman {sum(per_dim) / len(per_dim):.3f} "
-          "(G-Eval with GPT-4: 0.514)")
-    print(f"time {elapsed:.0f} s, {elapsed / len(rows):.1f} s/summary "
-          f"({result.summary['judge']['requests']} judge requests)")
+    try:
+        result = assay.evaluate([it.row for it in items], metrics=metrics, judge=judge,
+                                scoring=ScoringOptions(style=style),
+                                judging=JudgeOptions(cache=cache),
+                                run=RunOptions(out=folder, resume=True, progress=True))
+    finally:
+        new = len(_finished_ids(folder) & ids) - before
+        if new > 0:
+            timing = {"seconds": timing["seconds"] + time.monotonic() - t0,
+                      "rows": timing["rows"] + new}
+            timing_path.write_text(json.dumps(timing))
+    return result.rows, (result.summary.get("judge") or {}).get("id") or str(judge)
 
 
-DATASETS: dict[str, Callable[[], Iterator[Item]]] = {
-    "halueval": halueval_items, "faithbench": faithbench_items, "qags": qags_items,
-    "begin": begin_items}
-
-
-def balanced_sample(items: Iterator[Item], n: int) -> list[Item]:
-    """The first ``n // 2`` items of each label, in file order."""
-    want = {0: n // 2, 1: n - n // 2}
-    out: list[Item] = []
-    for item in items:
-        if want[item[1]] > 0:
-            want[item[1]] -= 1
-            out.append(item)
-        if not any(want.values()):
-            break
+def figures(bench: BenchSet, items: list[Item], records: list[dict[str, Any]], *, asked: int,
+            s_per_row: float | None) -> list[dict[str, Any]]:
+    """One table line per line of ``bench``: the figure with its bootstrap CI."""
+    by_id = {str(rec["id"]): rec for rec in records}
+    out = []
+    for line in bench.lines:
+        gold, got, groups = [], [], []
+        reasons: Counter[str] = Counter()
+        for it in items:
+            rec = by_id.get(it.row["id"], {})
+            value = judged(rec, line.metrics, bench.pairwise)
+            if value is None:
+                reasons[unscored_reason(rec, line.metrics)] += 1
+            elif it.gold.get(line.gold) is not None:
+                gold.append(it.gold[line.gold])
+                got.append(value)
+                groups.append(it.group)
+        point, low, high = bootstrap_ci(STATISTICS[line.figure], gold, got, groups=groups)
+        note = bench.note + (f"; all {len(items)} rows the set has" if len(items) < asked else "")
+        out.append({"dataset": bench.name, "metric": line.name, "n": len(items),
+                    "scored": len(gold), "figure": line.figure, "value": point, "low": low,
+                    "high": high, "unscored": (1 - len(gold) / len(items)) if items else None,
+                    "s_per_row": s_per_row, "note": note, "reasons": dict(reasons)})
     return out
 
 
-def pairwise_agreement(labels: list[int], scores: list[float], groups: list[str]) -> tuple[
-        float | None, int]:
-    """Share of same-group (grounded, not grounded) pairs ranked right; ties count half."""
-    by_group: dict[str, list[tuple[int, float]]] = defaultdict(list)
-    for y, s, g in zip(labels, scores, groups):
-        by_group[g].append((y, s))
-    wins, pairs = 0.0, 0
-    for members in by_group.values():
-        for y1, s1 in members:
-            for y0, s0 in members:
-                if y1 == 1 and y0 == 0:
-                    pairs += 1
-                    wins += 1.0 if s1 > s0 else 0.5 if s1 == s0 else 0.0
-    return (wins / pairs if pairs else None), pairs
+def run_sets(names: Sequence[str], *, n: int, judge: str, base: Path, cache: str,
+             style: str = "auto", metric: Sequence[str] = ()) -> tuple[list[dict[str, Any]], str]:
+    """Score each named set (``n`` rows) under ``base/<set>``; the table lines and judge id.
+    ``metric`` replaces the groundedness sets' metric (e.g. ``faithfulness``)."""
+    lines: list[dict[str, Any]] = []
+    judge_id = str(judge)
+    for i, name in enumerate(names, 1):
+        bench = SETS[name]
+        if metric and bench.lines[0].gold == "grounded":
+            bench = dataclasses.replace(bench, lines=tuple(
+                dataclasses.replace(bench.lines[0], name=m, metrics=(m,)) for m in metric))
+        items = bench.sample(bench.load(), n)
+        # another metric or style is another run: its own folder, never mixed on resume
+        variant = [*(metric if bench is not SETS[name] else []),
+                   *([style] if style != "auto" else [])]
+        folder = base / "@".join([name, *variant])
+        folder.mkdir(parents=True, exist_ok=True)
+        done = len(_finished_ids(folder) & {it.row["id"] for it in items})
+        print(f"[set {i}/{len(names)}] {name}: {len(items)} rows, {done} already scored",
+              file=sys.stderr, flush=True)
+        records, judge_id = score_set(bench, items, judge=judge, folder=folder, cache=cache,
+                                      style=style)
+        timing = json.loads((folder / "timing.json").read_text()) if (
+            folder / "timing.json").exists() else {"rows": 0}
+        s_per_row = timing["seconds"] / timing["rows"] if timing["rows"] else None
+        lines += figures(bench, items, records, asked=n, s_per_row=s_per_row)
+    return lines, judge_id
 
 
-def report(name: str, metric: str, result: assay.EvalResult, items: list[Item],
-           threshold: float | None) -> None:
-    by_id = {item[0]["id"]: item for item in items}
-    y, pred, weighted, groups, gold = [], [], [], [], []
-    unscored = 0
-    is_unit = metric == "faithfulness"
-    cut = threshold if threshold is not None else (0.5 if is_unit else 4.0)
-    for rec in result.rows:
-        g = rec[metric]
-        if g["value"] is None:
-            unscored += 1
-            continue
-        _row, label, group, cont = by_id[rec["id"]]
-        y.append(label)
-        pred.append(int(g["value"] >= cut))
-        weighted.append(g["weighted"] if g["weighted"] is not None else g["value"])
-        groups.append(group)
-        gold.append(cont)
-    styles = {(r[metric]["details"] or {}).get("style", "rating") for r in result.rows}
-    style = "statements" if metric != "groundedness" else "/".join(sorted(styles))
-    print(f"{name} {metric} ({style}), judge {result.summary['judge']['id']}: "
-          f"n={len(y)} scored, {unscored} unscored ({sum(y)} grounded / "
-          f"{len(y) - sum(y)} not)")
-    if len(set(y)) < 2:
-        print("  both labels are needed for the figures")
-        return
-    pair, n_pairs = pairwise_agreement(y, weighted, groups)
-    line = (f"  balanced accuracy (>= {cut:g}) {balanced_accuracy_score(y, pred):.3f}; "
-            f"AUROC {roc_auc_score(y, weighted):.3f}")
-    if pair is not None:
-        line += f"; pairwise agreement {pair:.3f} over {n_pairs} pairs"
-    if all(c is not None for c in gold):
-        rho = spearmanr(gold, weighted).statistic
-        line += f"; Spearman with the 0-1 consistency {rho:.3f}"
-    print(line)
+def _cell(line: dict[str, Any]) -> str:
+    if line["value"] is None:
+        return "-"
+    if line["low"] is None:
+        return f"{line['value']:.3f} [-]"
+    return f"{line['value']:.3f} [{line['low']:.3f}, {line['high']:.3f}]"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dataset", default="halueval",
-                    choices=sorted(DATASETS) + list(PAIRWISE) + ["summeval"]
-                    + sorted(SAFETY_DATASETS))
-    ap.add_argument("--n", type=int, default=60, help="rows, half of each label")
+def _share(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def _seconds(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def print_table(lines: list[dict[str, Any]]) -> None:
+    print(f"{'dataset':<20} {'metric':<20} {'n':>4} {'figure':<18} {'agreement [95% CI]':<24}"
+          f" {'unscored':>8} {'s/row':>7}")
+    for ln in lines:
+        print(f"{ln['dataset']:<20} {ln['metric']:<20} {ln['n']:>4} {ln['figure']:<18} "
+              f"{_cell(ln):<24} {_share(ln['unscored']):>8} {_seconds(ln['s_per_row']):>7}")
+    for ln in lines:
+        for why, k in sorted(ln["reasons"].items(), key=lambda kv: -kv[1])[:2]:
+            print(f"  {ln['dataset']} {ln['metric']}: {k} unscored, {why}")
+
+
+def machine() -> str:
+    """Cores and CPU model (from /proc/cpuinfo where there is one)."""
+    model = platform.processor() or platform.machine()
+    try:
+        for row in Path("/proc/cpuinfo").read_text().splitlines():
+            if row.startswith("model name"):
+                model = row.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model}"
+
+
+def markdown(lines: list[dict[str, Any]], *, judge: str, n: int, skipped: bool) -> str:
+    """The table as Markdown, with the date, judge and machine, and the skipped sets."""
+    head = (f"Measured {datetime.date.today().isoformat()}, judge `{judge}`, on {machine()}; "
+            f"`--n {n}` rows per set (fewer where the set has fewer). Intervals: 95% "
+            "percentile bootstrap, 2,000 seeded resamples of the rows' groups (source article, "
+            "question, passage). Unscored rows are counted, not used.")
+    out = [head, "",
+           "| dataset | metric | n | figure | agreement [95% CI] | unscored | s/row | note |",
+           "| --- | --- | ---: | --- | --- | ---: | ---: | --- |"]
+    out += [f"| {ln['dataset']} | {ln['metric']} | {ln['n']} | {ln['figure']} | {_cell(ln)} | "
+            f"{_share(ln['unscored'])} | {_seconds(ln['s_per_row'])} | {ln['note']} |"
+            for ln in lines]
+    unscored = [f"- {ln['dataset']} {ln['metric']}: {k} x {why}" for ln in lines
+                for why, k in sorted(ln["reasons"].items(), key=lambda kv: -kv[1])[:2]]
+    if unscored:
+        out += ["", "Unscored rows (the main reasons):", "", *unscored]
+    if skipped:
+        out += ["", "Skipped (no metric fits):", ""]
+        out += [f"- `{name}`: {why}" for name, why in SKIPPED.items()]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--all", action="store_true", help="every set of the registry")
+    ap.add_argument("--only", default="", help="comma-separated sets: " + ", ".join(SETS))
+    ap.add_argument("--dataset", default=None, choices=sorted(set(SETS) | set(SAFETY_DATASETS)),
+                    help="one set, with the detailed report for pairwise and safety sets")
+    ap.add_argument("--n", type=int, default=100, help="rows per set (default 100)")
     ap.add_argument("--judge", default="local")
-    ap.add_argument("--metric", default="groundedness",
-                    help="comma-separated: groundedness, groundedness_claims, faithfulness")
-    ap.add_argument("--threshold", type=float, default=None,
-                    help="predicted grounded at or above this (default 4 on 1-5, 0.5 on 0-1)")
+    ap.add_argument("--metric", default="", help="groundedness sets: comma-separated, of "
+                    + ", ".join(GROUNDEDNESS_METRICS))
     ap.add_argument("--style", default="auto", choices=["auto", "rating", "verdict"])
-    ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
+    ap.add_argument("--resume", default=None, metavar="DIR",
+                    help="keep each set's results in DIR/<set>; a rerun scores only the rest")
+    ap.add_argument("--cache", default=None, help="judge cache (default: DIR/cache.sqlite "
+                    "with --resume, else a fresh temp file)")
+    ap.add_argument("--table", default=None, metavar="FILE", help="write the Markdown table")
     ap.add_argument("--mode", default="both", choices=["combined", "separate", "both"],
-                    help="safety datasets: one judge request for the four severities, one per "
-                         "category, or both side by side")
-    args = ap.parse_args()
-    cache = args.cache or str(Path(tempfile.mkdtemp()) / "cache.sqlite")
+                    help="--dataset with a safety set: one judge request for the four "
+                         "severities, one per category, or both side by side")
+    args = ap.parse_args(argv)
+    base = Path(args.resume) if args.resume else Path(tempfile.mkdtemp(prefix="agreement-"))
+    cache = args.cache or str(base / "cache.sqlite")
     if args.dataset in PAIRWISE:
-        return run_pairwise(args.dataset, args.n, args.judge, cache)
-    if args.dataset == "summeval":
-        return run_summeval(args.n, args.judge, cache, args.style)
+        run_pairwise(args.dataset, args.n, args.judge, cache)
+        return 0
     if args.dataset in SAFETY_DATASETS:
         run_safety(args.dataset, args.n, args.judge, cache, args.mode)
-        return None
-    metrics = [m.strip() for m in args.metric.split(",") if m.strip()]
-    unknown = set(metrics) - {"groundedness", "groundedness_claims", "faithfulness"}
-    if unknown:
-        ap.error(f"unknown --metric {sorted(unknown)}")
-    items = balanced_sample(DATASETS[args.dataset](), args.n)
-    t0 = time.monotonic()
-    result = assay.evaluate([item[0] for item in items], metrics=",".join(metrics),
-                            judge=args.judge, scoring=ScoringOptions(style=args.style),
-                            judging=JudgeOptions(cache=cache, concurrency=8))
-    elapsed = time.monotonic() - t0
-    for metric in metrics:
-        report(args.dataset, metric, result, items, args.threshold)
-    print(f"time {elapsed:.0f} s, {elapsed / len(items):.1f} s/row "
-          f"({result.summary['judge']['requests']} judge requests)")
+        return 0
+    names = list(SETS) if args.all else [s.strip() for s in args.only.split(",") if s.strip()]
+    names = names or [args.dataset or "halueval"]
+    if unknown := sorted(set(names) - set(SETS)):
+        ap.error(f"unknown sets {', '.join(unknown)}; the sets are {', '.join(SETS)}")
+    metric = [m.strip() for m in args.metric.split(",") if m.strip()]
+    if bad := sorted(set(metric) - set(GROUNDEDNESS_METRICS)):
+        ap.error(f"unknown --metric {bad}; one of {', '.join(GROUNDEDNESS_METRICS)}")
+    try:
+        lines, judge_id = run_sets(names, n=args.n, judge=args.judge, base=base, cache=cache,
+                                   style=args.style, metric=metric)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the rows scored so far are in {base}; run again with "
+              f"--resume {base} to score the rest", file=sys.stderr)
+        return 130
+    print_table(lines)
+    if args.all:
+        for name, why in SKIPPED.items():
+            print(f"skipped {name}: {why}")
+    if args.table:
+        Path(args.table).write_text(markdown(lines, judge=judge_id, n=args.n, skipped=args.all))
+        print(f"table written to {args.table}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
-
+    sys.exit(main())
