@@ -63,6 +63,35 @@ def spearman(gold: Sequence[float], scores: Sequence[float]) -> float | None:
     return float(np.corrcoef(a, b)[0, 1])
 
 
+def spearman_by_group(gold: Sequence[float], scores: Sequence[float],
+                      groups: Sequence[str]) -> list[float]:
+    """Spearman's rho within each group (e.g. the summaries of one article) that has at least
+    3 rows and is not constant on either side: G-Eval's summary-level figure is their mean.
+
+    >>> spearman_by_group([1, 2, 3, 1, 2, 3, 5], [1, 2, 3, 3, 2, 1, 4], list("aaabbbc"))
+    [1.0, -1.0]
+    """
+    index: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        index.setdefault(g, []).append(i)
+    out = []
+    for rows in index.values():
+        if len(rows) >= 3:
+            rho = spearman([gold[i] for i in rows], [scores[i] for i in rows])
+            if rho is not None:
+                out.append(rho)
+    return out
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """The mean; None when empty.
+
+    >>> mean([1.0, 0.5]), mean([])
+    (0.75, None)
+    """
+    return float(np.mean(values)) if len(values) else None
+
+
 def accuracy(gold: Sequence[Any], predicted: Sequence[Any]) -> float | None:
     """Share of exact matches; None when empty.
 

@@ -10,7 +10,9 @@ share and the seconds per row. The figures:
   (probability-weighted where the judge gives logprobs, else the integer value; the highest
   of the four severities for DiaSafety). Binary sets are sampled half of each label.
 - ``spearman``: graded ratings (SummEval, USR Topical-Chat, HANNA, SF data-to-text) against
-  the metric's graded score, pooled over rows spread through the file.
+  the metric's graded score, pooled over rows spread through the file; the note adds the mean
+  Spearman within groups of at least 3 rows (per article for SummEval: G-Eval's
+  summary-level figure) with a bootstrap CI over the groups.
 - ``pairwise_accuracy``: the shipped pairwise rubric ``examples/metrics/preference.md`` (both
   orders) against the gold or majority choice (LLMBar, MT-Bench votes, PandaLM with ties).
 
@@ -66,7 +68,15 @@ from _agreement_sets import (
     Item,
     pairwise_rows,
 )
-from _stats import accuracy, auroc, balanced_accuracy, bootstrap_ci, spearman
+from _stats import (
+    accuracy,
+    auroc,
+    balanced_accuracy,
+    bootstrap_ci,
+    mean,
+    spearman,
+    spearman_by_group,
+)
 from safety_agreement import DATASETS as SAFETY_DATASETS
 from safety_agreement import run_safety
 
@@ -212,11 +222,24 @@ def figures(bench: BenchSet, items: list[Item], records: list[dict[str, Any]], *
                 groups.append(it.group)
         point, low, high = bootstrap_ci(STATISTICS[line.figure], gold, got, groups=groups)
         note = bench.note + (f"; all {len(items)} rows the set has" if len(items) < asked else "")
+        if line.figure == "spearman":
+            note += _per_group_note(gold, got, groups)
         out.append({"dataset": bench.name, "metric": line.name, "n": len(items),
                     "scored": len(gold), "figure": line.figure, "value": point, "low": low,
                     "high": high, "unscored": (1 - len(gold) / len(items)) if items else None,
                     "s_per_row": s_per_row, "note": note, "reasons": dict(reasons)})
     return out
+
+
+def _per_group_note(gold: list[Any], got: list[Any], groups: list[str]) -> str:
+    """The mean Spearman within groups (per article: G-Eval's summary-level figure), with a
+    bootstrap CI over the groups, as a note; empty where no group has 3 rows."""
+    per_group = spearman_by_group(gold, got, groups)
+    point, low, high = bootstrap_ci(mean, per_group)
+    if point is None:
+        return ""
+    ci = f" [{low:.3f}, {high:.3f}]" if low is not None else ""
+    return f"; per-group mean Spearman {point:.3f}{ci} over {len(per_group)} groups"
 
 
 def run_sets(names: Sequence[str], *, n: int, judge: str, base: Path, cache: str,
