@@ -15,7 +15,7 @@ import assay
 from assay import JudgeOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
-from assay.judges import FakeJudge, JudgeRequest, JudgeResponse, TokenLogprob
+from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from assay.metrics.custom import PairwiseMetric, load_metric_file
 
 TEMPLATE = "Q: {{ question }}\nFIRST: {{ response_a }}\nSECOND: {{ response_b }}"
@@ -195,3 +195,27 @@ def test_cli_calibrate_prints_the_pairwise_lines(tmp_path: Path,
             assert lines["position consistency"] == "0.000"
             assert lines["flips (orders disagree)"] == "2"
             assert lines["decided by probabilities / agreement"] == "2 / 0"
+
+
+def test_on_a_local_judge_the_choice_comes_alone_and_losing_rows_get_a_reason() -> None:
+    seen: list[JudgeRequest] = []
+
+    def script(req: JudgeRequest) -> JudgeResponse:
+        seen.append(req)
+        user = req.messages[-1]["content"]
+        good_first = "FIRST: Paris." in user or "FIRST: 4." in user
+        resp = answer((0.7, 0.2, 0.1) if good_first else (0.2, 0.7, 0.1))
+        if req.schema_name == "pairwise_choice":  # the grammar ends the answer after the choice
+            resp.text = resp.text.split(",")[0] + "}"
+        return resp
+
+    local = FakeJudge(script, capabilities=JudgeCapabilities(local=True))
+    result = assay.evaluate(ROWS, metrics=[PairwiseMetric("pref", TEMPLATE)], judge=local,
+                            judging=JudgeOptions(cache=None))
+    won, lost = (row["pref"] for row in result.rows)
+    assert (won["details"]["choice"], lost["details"]["choice"]) == ("CANDIDATE", "BASELINE")
+    assert [r.schema_name for r in seen].count("pairwise_choice") == 4
+    explained = [r for r in seen if r.schema_name == "pairwise"]
+    assert len(explained) == 1 and "FIRST: 4." in explained[0].messages[-1]["content"]
+    assert lost["reason"] == "scripted" and "no_reason" not in lost["details"]
+    assert won["reason"] is None and "no reason asked" in won["details"]["no_reason"]

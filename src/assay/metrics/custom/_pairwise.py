@@ -41,7 +41,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import Metric, MetricResult, ScoreContext
 from .._family import BaseFamily, register_family
-from ..judge import ask_until_parsed, json_object
+from ..judge import ask_until_parsed, explain_if_wanted, json_object, reason_plan
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._pairwise_probs import average_orders, choice_probabilities, decide, order_probabilities
 from ._pointwise import _check_name
@@ -77,6 +77,12 @@ _SYSTEM = {
            "用 JSON 回答，先给选择：{{\"choice\": \"A\" | \"B\" | \"TIE\", \"reason\": "
            "\"一句简短的理由\"}}"),
 }
+#: The choice alone (no reason): under ``reasons`` auto on a local judge, or never.
+_CHOICE_SCHEMA: dict[str, Any] = {
+    "type": "object", "properties": {"choice": _SCHEMA["properties"]["choice"]},
+    "required": ["choice"], "additionalProperties": False}
+#: Tokens for the choice alone (``{"choice": "TIE"}`` is about 7) and with its reason.
+_CHOICE_TOKENS, _REASON_TOKENS = 20, 200
 _NAMES = {"a": "model_A", "model_a": "model_A", "b": "model_B", "model_b": "model_B",
           "tie": "TIE"}
 
@@ -99,6 +105,14 @@ def parse_choice(text: str) -> tuple[str, str] | None:
         return None
     norm = _NAMES.get(choice.strip().lower())
     return (norm, obj["reason"].strip()) if norm else None
+
+
+def _parse_choice_alone(text: str) -> tuple[str, str] | None:
+    """``(model_A | model_B | TIE, "")`` from a JSON answer with a choice and no reason."""
+    obj = json_object(text)
+    choice = None if obj is None else obj.get("choice")
+    norm = _NAMES.get(choice.strip().lower()) if isinstance(choice, str) else None
+    return (norm, "") if norm else None
 
 
 class PairwiseMetric(TemplateFieldsMetric):
@@ -155,13 +169,16 @@ class PairwiseMetric(TemplateFieldsMetric):
         system = _SYSTEM[lang].format(name=self.name, instruction=self.instruction)
         return self.template.messages(system.strip(), values)
 
-    async def _ask(self, row: Row, ctx: ScoreContext,
-                   candidate_first: bool) -> dict[str, Any] | MetricResult:
+    async def _ask(self, row: Row, ctx: ScoreContext, candidate_first: bool,
+                   with_reason: bool = True) -> dict[str, Any] | MetricResult:
         request = JudgeRequest(messages=self.messages(row, ctx.lang, candidate_first),
-                               schema_name="pairwise", json_schema=_SCHEMA, max_tokens=200,
+                               schema_name="pairwise" if with_reason else "pairwise_choice",
+                               json_schema=_SCHEMA if with_reason else _CHOICE_SCHEMA,
+                               max_tokens=_REASON_TOKENS if with_reason else _CHOICE_TOKENS,
                                top_logprobs=10)
         order = "candidate_first" if candidate_first else "baseline_first"
-        got = await ask_until_parsed(ctx, request, parse_choice, {"order": order},
+        parse = parse_choice if with_reason else _parse_choice_alone
+        got = await ask_until_parsed(ctx, request, parse, {"order": order},
                                      "judge answer is not A, B or TIE (nor model_A, model_B "
                                      "or TIE)")
         if isinstance(got, MetricResult):
@@ -176,8 +193,13 @@ class PairwiseMetric(TemplateFieldsMetric):
                                   order_probabilities(probs, candidate_first))}
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
+        """Both orders (or one without ``swap``), combined. Under ``reasons`` auto on a local
+        judge the orders are asked for the choice alone, and the rows where the candidate
+        does not win, plus a stable one in ten, get a reason from one more request (the
+        last order's prompt again, which the judge's prompt cache holds); ``never``: none."""
+        plan = reason_plan(ctx)
         orders = [True, False] if self.swap else [True]
-        got = [await self._ask(row, ctx, first) for first in orders]
+        got = [await self._ask(row, ctx, first, plan == "always") for first in orders]
         failed = next((g for g in got if isinstance(g, MetricResult)), None)
         if failed is not None:
             return failed
@@ -190,12 +212,24 @@ class PairwiseMetric(TemplateFieldsMetric):
         else:
             choice = verdicts[0]["verdict"] if consistent in (True, None) else "TIE"
         reason = next((v["reason"] for v in verdicts if v["verdict"] == choice),
-                      verdicts[0]["reason"])
-        return MetricResult(value=_VALUE[choice], reason=reason, details={
+                      verdicts[0]["reason"]) or None
+        result = MetricResult(value=_VALUE[choice], reason=reason, details={
             "choice": choice, "decided_by": "agreement" if averaged is None else "probabilities",
             "probabilities": averaged, "tie_margin": self.tie_margin,
             "position_consistent": consistent, "orders": verdicts,
             "prompt_sha256": self.template.sha256})
+        last = orders[-1]
+        return await explain_if_wanted(result, plan, choice != "CANDIDATE",
+                                       self.messages(row, ctx.lang, last),
+                                       lambda: self._explain(row, ctx, last))
+
+    async def _explain(self, row: Row, ctx: ScoreContext, candidate_first: bool
+                       ) -> MetricResult:
+        """One order asked with its reason (value: that order's own verdict)."""
+        got = await self._ask(row, ctx, candidate_first, with_reason=True)
+        if isinstance(got, MetricResult):
+            return got
+        return MetricResult(value=_VALUE[got["verdict"]], reason=got["reason"])
 
     def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]:
         """Win rates, ties and choices; ``position_consistency`` (share of swapped rows whose
