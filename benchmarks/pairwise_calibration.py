@@ -1,8 +1,8 @@
 """Pairwise position calibration: accuracy of the shipped ``preference`` rubric against people.
 
-Runs ``assay.calibrate`` with ``examples/metrics/preference.md`` (both orders) on
-LLMBar-Natural (all 65 pairs, no ties in the gold labels) and the first ``--n`` PandaLM pairs
-with a majority label (ties included), rows built by ``benchmarks/agreement.py``'s
+Runs ``assay.calibrate`` with ``examples/metrics/preference.md`` (both orders) on the first
+``--n`` pairs of LLMBar-Natural (65 in all, no ties in the gold labels) and of PandaLM (pairs
+with a majority label; the first 65 hold no tie), rows built by ``benchmarks/agreement.py``'s
 ``pairwise_rows``. For each set it prints the accuracy (exact agreement) with its Wilson 95%
 interval, the position consistency (both orders' argmax agree), the share of single-order
 answers naming the first-shown output, the flip count and which rule decided the rows
@@ -92,7 +92,8 @@ def rule_choice(details: dict[str, Any], rule: str, margin: float) -> str | None
     return "CANDIDATE" if c > b else "BASELINE"
 
 
-def run(name: str, n: int, judge: str, cache: str, keep: Path | None, rules: bool) -> None:
+def run(name: str, n: int, judge: str, cache: str, keep: Path | None, rules: bool,
+        reasons: str) -> None:
     rows = pairwise_rows(name, n)
     gold = {r["id"]: r[COLUMN] for r in rows}
     work = keep or Path(tempfile.mkdtemp())
@@ -101,7 +102,7 @@ def run(name: str, n: int, judge: str, cache: str, keep: Path | None, rules: boo
     data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     t0 = time.monotonic()
     result = assay.calibrate(data, metric=assay.load_metric_file(PREFERENCE), judges=[judge],
-                             out=work / "out", cache=cache, concurrency=1)
+                             out=work / "out", cache=cache, concurrency=1, reasons=reasons)
     elapsed = time.monotonic() - t0
     report = next(iter(result.reports.values()))
     cells = read_results(work / "out")
@@ -139,10 +140,14 @@ def run(name: str, n: int, judge: str, cache: str, keep: Path | None, rules: boo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dataset", choices=["llmbar_natural", "pandalm", "both"], default="both")
-    ap.add_argument("--n", type=int, default=65, help="pairs per set (LLMBar-Natural has 65)")
+    ap.add_argument("--n", type=int, default=50, help="pairs per set (LLMBar-Natural has 65)")
     ap.add_argument("--judge", default="local")
     ap.add_argument("--cache", default=None, help="judge cache (default: a fresh temp file)")
     ap.add_argument("--keep", type=Path, default=None, help="keep data and results here")
+    ap.add_argument("--reasons", default="never", choices=["never", "auto", "always"],
+                    help="which rows get a reason; never (default) asks for the choices "
+                         "alone, the same requests as auto on a local judge, so the figures "
+                         "are the same, without auto's extra reason requests")
     ap.add_argument("--rules", action="store_true",
                     help="also print what the other rules and tie margins give")
     args = ap.parse_args()
@@ -150,7 +155,7 @@ def main() -> None:
     names = ["llmbar_natural", "pandalm"] if args.dataset == "both" else [args.dataset]
     for name in names:
         run(name, args.n, args.judge, cache, args.keep / name if args.keep else None,
-            args.rules)
+            args.rules, args.reasons)
 
 
 if __name__ == "__main__":
