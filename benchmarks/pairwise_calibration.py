@@ -40,7 +40,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
     Example:
         >>> [round(x, 3) for x in wilson(40, 50)]
-        [0.670, 0.888]
+        [0.67, 0.888]
     """
     if n == 0:
         return (math.nan, math.nan)
