@@ -133,8 +133,9 @@ def decide(probs: dict[str, float], *, tie_margin: float = 0.0) -> str:
     other (``|P(candidate) - P(baseline)| < tie_margin``) or exactly equal.
 
     The judge's own P(tie) is kept in the details but does not vote: a small judge spreads
-    its doubt between A and B onto TIE (P(tie) 0.25-0.41 on LLMBar pairs that have a clear
-    winner), so the argmax of the three named TIE where people saw a winner.
+    its doubt between A and B onto TIE (the embedded judge's averaged P(tie) was 0.19-0.50 on
+    50 LLMBar-Natural pairs, none of them a tie), so the argmax of the three said TIE where
+    people saw a winner (accuracy 0.44 against 0.70 for this rule; docs/benchmarks.md).
 
     Example:
         >>> decide({"candidate": 0.32, "baseline": 0.30, "tie": 0.38})
