@@ -4,7 +4,9 @@ The data holds the metric's inputs and a human column, ``{metric}/human_rating``
 pointwise metrics (a 1-5 rubric metric, or a custom scale) and
 ``{metric}/human_pairwise_choice`` (BASELINE, CANDIDATE or TIE) for pairwise ones. The metric
 runs on every row with each judge (answers cached, results kept per judge under ``out``), and
-the figures compare the two over the rows both scored.
+the figures compare the two over the rows both scored. A pairwise metric's report adds how
+the judge treated the two positions (over every row it scored): ``position_consistency``,
+``flips``, ``first_shown_share`` and ``decided_by``.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -164,11 +166,30 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             stats["judge"] = result.summary["judge"]["id"] if result.summary["judge"] else judge_id
             stats["metric"] = version.name
             stats["human_column"] = scale.column
+            if isinstance(version, PairwiseMetric):
+                stats.update(_position_figures(result.summary["metrics"].get(version.name)))
             reports[name] = stats
             if result.summary.get("run_id"):
                 _store_calibration(evaluate_kwargs.get("store"), result.summary, stats)
     files = write_calibration(out_dir, reports, metric=versions[0].name)
     return CalibrationResult(metric=versions[0].name, reports=reports, files=files)
+
+
+#: A pairwise metric's position figures, copied from its aggregate into the report.
+_POSITION_KEYS = ("position_consistency", "flips", "first_shown_share", "decided_by")
+
+
+def _position_figures(aggregate: Mapping[str, Any] | None) -> dict[str, Any]:
+    """How the judge treated the two positions, over every row it scored: position
+    consistency, flips, the share of answers naming the first-shown output and which rule
+    decided (token probabilities or agreement of the two orders).
+
+    Example:
+        >>> _position_figures({"mean": 0.5, "flips": 2, "position_consistency": 0.6})
+        {'position_consistency': 0.6, 'flips': 2, 'first_shown_share': None, 'decided_by': None}
+    """
+    aggregate = aggregate or {}
+    return {key: aggregate.get(key) for key in _POSITION_KEYS}
 
 
 def _store_calibration(store: Any, summary: dict[str, Any], stats: dict[str, Any]) -> None:

@@ -113,6 +113,13 @@ def _kappa(report: dict[str, Any]) -> str:
     return f"{_num(report['cohen_kappa'])} ({weights})" if weights else _num(report["cohen_kappa"])
 
 
+def _decided_by(report: dict[str, Any]) -> str:
+    decided = report.get("decided_by")
+    if not isinstance(decided, Mapping):
+        return "-"
+    return f"{decided.get('probabilities', 0)} / {decided.get('agreement', 0)}"
+
+
 # (row title, key that must be present in some report for the row to show, cell formatter)
 _ROWS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("rows", "n_rows", lambda r: _num(r.get("n_rows"))),
@@ -121,7 +128,7 @@ _ROWS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("no human label", "no_human", lambda r: _num(r.get("no_human"))),
     ("balanced accuracy", "balanced_accuracy", lambda r: _num(r.get("balanced_accuracy"))),
     ("class-weighted F1", "class_weighted_f1", lambda r: _num(r.get("class_weighted_f1"))),
-    ("exact agreement", "exact_agreement", lambda r: _num(r.get("exact_agreement"))),
+    ("accuracy (exact agreement)", "exact_agreement", lambda r: _num(r.get("exact_agreement"))),
     ("Cohen's kappa (weights)", "cohen_kappa", _kappa),
     ("Spearman", "spearman", lambda r: _num(r.get("spearman"))),
     ("Kendall tau", "kendall", lambda r: _num(r.get("kendall"))),
@@ -131,6 +138,13 @@ _ROWS: list[tuple[str, str, Callable[[dict[str, Any]], str]]] = [
     ("TNR", "tnr", lambda r: _num(r.get("tnr"))),
     ("FPR", "fpr", lambda r: _num(r.get("fpr"))),
     ("FNR", "fnr", lambda r: _num(r.get("fnr"))),
+    # pairwise metrics: how the judge treats the two positions (over every scored row)
+    ("position consistency", "position_consistency",
+     lambda r: _num(r.get("position_consistency"))),
+    ("flips (orders disagree)", "flips", lambda r: _num(r.get("flips"))),
+    ("answers naming the first-shown output", "first_shown_share",
+     lambda r: _num(r.get("first_shown_share"))),
+    ("decided by probabilities / agreement", "decided_by", _decided_by),
 ]
 
 

@@ -50,6 +50,10 @@ def calibrate(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
     no_swap: Annotated[bool, typer.Option(
         "--no-swap", help="Pairwise metrics: judge one order only.")] = False,
+    tie_margin: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, help="Pairwise metrics: a TIE when the judge's averaged P(candidate "
+                               "better) and P(baseline better) differ by less than this "
+                               "(default: the metric file's tie_margin, else 0).")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
@@ -58,7 +62,7 @@ def calibrate(
     out_dir = out or Path("assay-out") / f"calibrate-{data.stem}"
     with exit_on_errors(
         "\ninterrupted: judge answers so far are cached; rerun to continue."):
-        versions: list[Metric] = [load_metric_file(f, swap=not no_swap)
+        versions: list[Metric] = [load_metric_file(f, swap=not no_swap, tie_margin=tie_margin)
                                   for f in metric_file or []]
         if metric and versions:
             raise AssayError("Give --metric or --metric-file, not both.")

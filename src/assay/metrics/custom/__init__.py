@@ -11,6 +11,7 @@ from ._file import load_metric_file
 from ._pairwise import (
     BASELINE_FIELD,
     CHOICES,
+    DEFAULT_TIE_MARGIN,
     PAIRWISE_FAMILY,
     PairwiseFamily,
     PairwiseMetric,
@@ -19,6 +20,6 @@ from ._pairwise import (
 from ._pointwise import PointwiseMetric
 from ._scale import Scale
 
-__all__ = ["BASELINE_FIELD", "CHOICES", "PAIRWISE_FAMILY", "PairwiseFamily", "PairwiseMetric",
-           "PointwiseMetric", "Scale",
+__all__ = ["BASELINE_FIELD", "CHOICES", "DEFAULT_TIE_MARGIN", "PAIRWISE_FAMILY",
+           "PairwiseFamily", "PairwiseMetric", "PointwiseMetric", "Scale",
            "load_metric_file", "parse_choice"]

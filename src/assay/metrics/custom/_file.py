@@ -38,18 +38,22 @@ from typing import Any
 import yaml
 
 from ...errors import ConfigError
-from ._pairwise import PairwiseMetric
+from ._pairwise import DEFAULT_TIE_MARGIN, PairwiseMetric
 from ._pointwise import PointwiseMetric
 
 __all__ = ["load_metric_file"]
 
 _KEYS = {"pointwise": {"name", "kind", "scale", "instruction", "rating_rubric", "ordinal",
                        "calibration"},
-         "pairwise": {"name", "kind", "instruction"}}
+         "pairwise": {"name", "kind", "instruction", "tie_margin"}}
 
 
-def load_metric_file(path: str | Path, *, swap: bool = True) -> PointwiseMetric | PairwiseMetric:
-    """Read one metric definition; every problem raises a ConfigError naming the file."""
+def load_metric_file(path: str | Path, *, swap: bool = True, tie_margin: float | None = None
+                     ) -> PointwiseMetric | PairwiseMetric:
+    """Read one metric definition; every problem raises a ConfigError naming the file.
+
+    ``swap`` and ``tie_margin`` apply to a pairwise metric (``tie_margin`` given here
+    overrides the file's ``tie_margin`` key)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -79,7 +83,10 @@ def load_metric_file(path: str | Path, *, swap: bool = True) -> PointwiseMetric 
     name = meta["name"].strip()
     instruction = str(meta.get("instruction") or "")
     if kind == "pairwise":
-        return PairwiseMetric(name, body, instruction=instruction, swap=swap, where=str(path))
+        margin = tie_margin if tie_margin is not None else meta.get("tie_margin",
+                                                                        DEFAULT_TIE_MARGIN)
+        return PairwiseMetric(name, body, instruction=instruction, swap=swap,
+                              tie_margin=margin, where=str(path))
     scale: Any = meta.get("scale", "1-5")
     if isinstance(scale, list):
         scale = [str(x) if not isinstance(x, str) else x for x in scale]
