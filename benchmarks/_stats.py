@@ -83,6 +83,20 @@ def spearman_by_group(gold: Sequence[float], scores: Sequence[float],
     return out
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``k`` successes in ``n`` trials (NaN when n is 0).
+
+    >>> [round(x, 3) for x in wilson(40, 50)]
+    [0.67, 0.888]
+    """
+    if n == 0:
+        return (math.nan, math.nan)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (centre - half, centre + half)
+
+
 def mean(values: Sequence[float]) -> float | None:
     """The mean; None when empty.
 

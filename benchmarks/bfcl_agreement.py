@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import math
 import random
 import sys
 import time
@@ -51,6 +50,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from _stats import wilson
 
 import assay
 
@@ -266,16 +267,6 @@ def record(c: Candidate, n: int) -> dict[str, Any]:
             "messages": [*item.messages, {"role": "assistant", "content": None,
                                           "tool_calls": calls}],
             "tools": tools, "reference_tool_calls": refs}
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson score interval of k successes in n trials."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)
 
 
 def line(label: str, group: list[Candidate]) -> str:

@@ -22,32 +22,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from _stats import wilson
 from agreement import PREFERENCE, pairwise_rows
 
 import assay
 
 COLUMN = "preference/human_pairwise_choice"
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson 95% interval of a share ``k / n``.
-
-    Example:
-        >>> [round(x, 3) for x in wilson(40, 50)]
-        [0.67, 0.888]
-    """
-    if n == 0:
-        return (math.nan, math.nan)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)
 
 
 def share(k: int, n: int) -> str:
