@@ -80,9 +80,8 @@ class LocalJudge:
                                   ) from e
             path = self._path or embedded_model_path()
             version = getattr(xlc, "__version__", "0")
-            store = prefix_cache_dir(f"{path.stem}-{path.stat().st_size}-{version}-{self._n_ctx}")
-            if store is not None:
-                store.mkdir(parents=True, exist_ok=True)
+            store = _writable(prefix_cache_dir(
+                f"{path.stem}-{path.stat().st_size}-{version}-{self._n_ctx}"))
             self._prefixes = PrefixSlots(self._slots, store)
             p = xlc.CommonParams()
             p.model.path = str(path)
@@ -214,3 +213,20 @@ def _with_work_of(out: dict[str, Any], extra: list[dict[str, Any]]) -> dict[str,
     added = {k: int(timings.get(k) or 0) + sum(int(m.get(k) or 0) for m in more)
              for k in ("prompt_n", "predicted_n")}
     return {**out, "timings": {**timings, **added}}
+
+
+def _writable(directory: Path | None) -> Path | None:
+    """``directory``, created if need be; ``None`` (prefixes not kept) where it cannot be: a
+    cache that cannot be written makes runs slower, never fails them.
+
+    Example:
+        >>> _writable(None) is None, _writable(Path("/proc/no-such-dir")) is None
+        (True, True)
+    """
+    if directory is None:
+        return None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return directory if os.access(directory, os.W_OK) else None
