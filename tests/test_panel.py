@@ -88,6 +88,23 @@ def test_numeric_scores_are_the_mean_of_the_judges_and_deterministic_metrics_run
     assert typed is not None and typed.agreement["fluency"].judges["a"].scored == 3
 
 
+
+def test_the_report_and_web_ui_table_of_a_panel() -> None:
+    """The families' tables (what the HTML report and ``assay serve`` show) hold the panel's:
+    each judge's alpha with the panel, its requests, and the alpha across the judges."""
+    from assay.metrics import summary_tables
+
+    judges = [scripted("a", {"1": 5, "2": 2, "3": 4}), scripted("b", {"1": 4, "2": 2, "3": 1})]
+    result = run_panel(qa_rows(3), "fluency", judges)
+    [table] = [t for t in summary_tables(result.summary) if t.key == "panel"]
+    assert table.columns == ("judge", "fluency", "failed rows", "requests", "tokens", "cost $")
+    cells = {row[0].value: [c.value for c in row[1:]] for row in table.rows}
+    agreement = result.summary["panel"]["agreement"]["fluency"]
+    assert cells["a"][:3] == [agreement["judges"]["a"]["alpha"], 0, 3]
+    assert cells["across the judges"][0] == agreement["alpha"]
+    assert not [t for t in summary_tables(run_panel(qa_rows(1), "fluency", judges[:1]).summary)
+                if t.key == "panel"]  # one judge: no panel table
+
 def _tone() -> PointwiseMetric:
     return PointwiseMetric("tone", "<a>{{ response }}</a>", scale=["rude", "neutral", "polite"])
 

@@ -91,3 +91,6 @@ __all__ = [
     "summary_tables",
     "unscored_reason_key",
 ]
+
+# Registered last, so that the panel's table comes after the metric families' tables.
+from . import _panel_table  # noqa: F401
