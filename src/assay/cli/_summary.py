@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..metrics import summary_tables
 from ._format import percent, prompt_tokens_text
 
 __all__ = ["print_summary"]
@@ -43,34 +44,27 @@ def _alpha_text(alpha: float | None) -> str:
     return "-" if alpha is None else f"{alpha:.3f}"
 
 
-def _print_panel(panel: dict) -> None:  # type: ignore[type-arg]
-    """A panel's table: per judge, Krippendorff's alpha with the panel for each judge metric,
-    its requests, tokens and cost; last, each metric's alpha across the judges."""
-    agreement, usage = panel.get("agreement") or {}, panel.get("usage") or {}
-    if not agreement and not usage:
+def _print_panel(summary: dict) -> None:  # type: ignore[type-arg]
+    """A panel's table (the one the report and the web UI show): per judge, Krippendorff's
+    alpha with the panel for each judge metric, its failed rows, requests, tokens and cost;
+    last, each metric's alpha across the judges."""
+    found = [t for t in summary_tables(summary) if t.key == "panel"]
+    if not found:
         return
-    judges = list(usage) or list(next(iter(agreement.values()))["judges"])
+    *judges, across = found[0].rows
     table = Table(title=f"panel of {len(judges)} judges: Krippendorff's alpha with the panel",
                   box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("judge", no_wrap=True)
-    for name in agreement:
-        table.add_column(name, justify="right", no_wrap=True)
-    for col in ("failed rows", "requests", "tokens", "cost $"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for judge in judges:
-        use = usage.get(judge) or {}
-        cost = use.get("cost_usd")
-        table.add_row(
-            escape(judge),
-            *(_alpha_text((m["judges"].get(judge) or {}).get("alpha")) for m in agreement.values()),
-            str(sum((m["judges"].get(judge) or {}).get("failed", 0) for m in agreement.values())),
-            str(use.get("requests", "-")),
-            f"{use.get('prompt_tokens', 0)} + {use.get('completion_tokens', 0)}",
-            "-" if cost is None else f"{cost:.4f}")
-    table.add_row("[i]across the judges[/i]",
-                  *(_alpha_text(m.get("alpha")) for m in agreement.values()), "", "", "", "")
+    for i, col in enumerate(found[0].columns):
+        table.add_column(col, justify="right" if i else "left", no_wrap=True)
+    for judge, *alphas, failed, requests, tokens, cost in judges:
+        table.add_row(escape(str(judge.value)), *(_alpha_text(a.value) for a in alphas),
+                      str(failed.value), "-" if requests.value is None else str(requests.value),
+                      str(tokens.value), "-" if cost.value is None else f"{cost.value:.4f}")
+    _, *alphas, _, _, _, _ = across
+    table.add_row("[i]across the judges[/i]", *(_alpha_text(a.value) for a in alphas),
+                  "", "", "", "")
     Console().print(table)
-    for name, m in agreement.items():
+    for name, m in ((summary.get("panel") or {}).get("agreement") or {}).items():
         if m.get("alpha_note"):
             Console().print(f"{escape(name)}: alpha {escape(m['alpha_note'])}", highlight=False)
 
@@ -128,7 +122,7 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
             f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
             markup=False, emoji=False)
-    _print_panel(summary.get("panel") or {})
+    _print_panel(summary)
     silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
               if agg.get("without_reason")}
     if silent:
