@@ -127,7 +127,7 @@ class LocalJudge:
         file."""
         assert self._prefixes is not None and self._prefixes.directory is not None
         filled = self._fill_with_system(server, plan)
-        tmp = f"{plan.save}.{os.getpid()}.tmp"
+        tmp = f"{plan.save}.{os.getpid()}-{secrets.token_hex(4)}.tmp"  # per process and judge
         if self._slot_action(server, plan.slot, "save", tmp):
             os.replace(self._prefixes.directory / tmp, self._prefixes.directory / str(plan.save))
             self._prefixes.saved(str(plan.save))
