@@ -56,8 +56,8 @@ def test_a_file_on_disk_is_restored_on_first_use_and_not_saved_again(tmp_path: P
     (tmp_path / name).write_bytes(b"kv")
     reader = PrefixSlots(n_slots=2, directory=tmp_path)
     plans = [reader.plan(_msgs("rubric", f"row {i}")) for i in range(3)]
-    assert [p.restore for p in plans] == [name, None, None]  # the slot keeps it afterwards
-    assert not any(p.prefill for p in plans)  # restored, not computed
+    # the file to restore from where the slot lacks the prefix (the judge knows: on first use)
+    assert [p.restore for p in plans] == [name, name, name]
     assert all(p.save is None for p in plans)
 
 
@@ -101,8 +101,9 @@ def test_prefix_cache_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch
     assert str(got).startswith(str(tmp_path))
 
 
-def test_a_new_slot_without_a_file_is_filled_with_the_system_prompt_first() -> None:
+def test_a_plan_names_its_system_prompt_alone_to_fill_the_slot_with() -> None:
     slots = PrefixSlots(n_slots=1, directory=None)
-    plans = [slots.plan(_msgs(s)) for s in ("a", "a", "b", "a")]
-    assert [p.prefill for p in plans] == [True, False, True, True]
+    plans = [slots.plan(_msgs(s, "row")) for s in ("a", "a", "b", "a")]
+    assert [p.restore for p in plans] == [None] * 4  # nothing on disk: the judge fills
     assert plans[2].system == ({"role": "system", "content": "b"},)
+    assert plans[0].key == plans[1].key == plans[3].key != plans[2].key

@@ -31,7 +31,11 @@ from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, Token
 from ._model_file import MODEL_FILENAME, embedded_model_path
 from ._prefix_slots import PrefixPlan, PrefixSlots, prefix_cache_dir
 
-__all__ = ["LocalJudge"]
+__all__ = ["PARALLEL", "LocalJudge"]
+
+#: Requests the embedded judge runs at once by default (measured on 2 cores: 4 requests in
+#: one batch generate 2.1x the tokens per second of one, 2 requests 1.35x).
+PARALLEL = 4
 
 
 class LocalJudge:
@@ -40,12 +44,18 @@ class LocalJudge:
     Its capabilities: local and free; token log-probabilities (llama.cpp's ``n_probs``) and
     JSON-schema output (a grammar); a context window of ``n_ctx`` tokens per request (each
     of the ``slots`` KV-cache slots holds ``n_ctx``).
+
+    Up to ``parallel`` requests run at once (``ASSAY_LOCAL_PARALLEL``, default
+    :data:`PARALLEL`): llama.cpp decodes the requests in flight in one batch, which on a CPU
+    generates about twice the tokens per second of one request at a time. Requests that share
+    a rubric share its slot, so they still run one after another. Batching changes the
+    floating-point sums a little, so a row's answer can differ from a one-at-a-time run's in
+    rare cases; ``parallel=1`` (or ``--concurrency 1``) decodes every request alone.
     """
 
-    max_concurrency: int | None = 1
-
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
-                 slots: int = 6, threads: int | None = None) -> None:
+                 slots: int = 6, threads: int | None = None,
+                 parallel: int | None = None) -> None:
         self._path = Path(model_path) if model_path else None
         if self._path is not None and not self._path.is_file():
             raise ConfigError(f"Got {option('judge', f'local:{model_path}')}: no such GGUF "
@@ -57,9 +67,15 @@ class LocalJudge:
         self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
         self._server: Any = None
         self._key = secrets.token_hex(24)
+        self.max_concurrency: int | None = max(1, parallel or int(
+            os.environ.get("ASSAY_LOCAL_PARALLEL") or 0) or PARALLEL)
         self._prefixes: PrefixSlots | None = None
         self._lock = threading.Lock()
-        self._calls = threading.Lock()  # one request (with its prefix restore and save) at a time
+        self._planning = threading.Lock()  # PrefixSlots is planned one request at a time
+        # one request (with its prefix restore, fill and save) per slot at a time; the last
+        # slot serves requests without a system prompt, so they never take over a rubric's
+        self._slot_locks = [threading.Lock() for _ in range(slots + 1)]
+        self._held: dict[int, str | None] = {}  # slot -> the system prompt (key) it holds
         self.capabilities = JudgeCapabilities(token_logprobs=True, json_schema=True,
                                               context_window=n_ctx, local=True,
                                               input_price=0.0, output_price=0.0)
@@ -85,12 +101,12 @@ class LocalJudge:
             self._prefixes = PrefixSlots(self._slots, store)
             p = xlc.CommonParams()
             p.model.path = str(path)
-            # One KV-cache slot per rubric: requests are sent one at a time, and llama.cpp picks
-            # the slot whose cached prompt shares the longest prefix, so each metric's rubric is
-            # processed once and only the row's own text is new. Each system prompt is pinned
-            # to a slot, and kept across runs in files (``_prefix_slots``).
-            p.n_ctx = self._n_ctx * self._slots
-            p.n_parallel = self._slots
+            # One KV-cache slot per rubric, plus one for requests without a system prompt:
+            # each system prompt is pinned to a slot (``_prefix_slots``), so each metric's
+            # rubric is processed once (or restored from its file) and only the row's own text
+            # is new. Busy slots are decoded together in one batch.
+            p.n_ctx = self._n_ctx * (self._slots + 1)
+            p.n_parallel = self._slots + 1
             p.cpuparams.n_threads = self._threads
             p.cpuparams_batch.n_threads = self._threads
             p.api_keys = [self._key]  # the loopback listener refuses everyone else
@@ -106,20 +122,29 @@ class LocalJudge:
 
     def _call(self, body: dict[str, Any]) -> dict[str, Any]:
         server = self._load()
-        with self._calls:
+        with self._planning:
             plan = self._prefixes.plan(body["messages"]) if self._prefixes else PrefixPlan(None)
-            prefill = plan.prefill
-            if plan.restore and not self._slot_action(server, plan.slot, "restore", plan.restore):
-                assert self._prefixes is not None
-                self._prefixes.forget(plan.restore)
-                prefill = True
-            extra = [self._fill_with_system(server, plan)] if prefill else []
-            if plan.slot is not None:
-                body = {**body, "id_slot": plan.slot}
-            out = _chat(server, body)
+        slot = self._slots if plan.slot is None else plan.slot
+        with self._slot_locks[slot]:
+            extra = []
+            if plan.key is not None and self._held.get(slot) != plan.key:
+                extra = self._put_prefix(server, plan)
+            self._held[slot] = plan.key
+            out = _chat(server, {**body, "id_slot": slot})
             if plan.save:
                 extra.append(self._save_prefix(server, plan))
         return _with_work_of(out, extra)
+
+    def _put_prefix(self, server: Any, plan: PrefixPlan) -> list[dict[str, Any]]:
+        """Make ``plan.slot`` hold the system prompt alone: restored from its file, or else
+        computed (a request of it alone); the answers of the requests made for it."""
+        assert self._prefixes is not None
+        if plan.restore:
+            if self._slot_action(server, plan.slot, "restore", plan.restore):
+                return []
+            with self._planning:
+                self._prefixes.forget(plan.restore)
+        return [self._fill_with_system(server, plan)]
 
     def _save_prefix(self, server: Any, plan: PrefixPlan) -> dict[str, Any]:
         """Cut ``plan.slot`` back to the system prompt alone (already cached: about one new
@@ -157,8 +182,8 @@ class LocalJudge:
 
     async def complete(self, request: JudgeRequest, *,
                        accept: Accept | None = None) -> JudgeResponse:
-        """Run one request on the local model (in a worker thread; one at a time); ``accept``
-        is ignored (caching is the managed judge's)."""
+        """Run one request on the local model (in a worker thread); ``accept`` is ignored
+        (caching is the managed judge's)."""
         body: dict[str, Any] = {"messages": request.messages, "max_tokens": request.max_tokens,
                                 "temperature": request.temperature, "seed": 0}
         if request.json_schema is not None:

@@ -28,8 +28,8 @@ Example:
     >>> b = [{"role": "system", "content": "Rate fluency."}, {"role": "user", "content": "y"}]
     >>> [slots.plan(m).slot for m in (a, b, a, b)]
     [0, 1, 0, 1]
-    >>> slots.plan(b).prefill, PrefixSlots(n_slots=2, directory=None).plan(a).prefill
-    (False, True)
+    >>> slots.plan(b).key == slots.plan(b).key  # the system prompt's hash
+    True
     >>> c = [{"role": "system", "content": "Rate relevance."}, {"role": "user", "content": "z"}]
     >>> slots.plan(c).slot  # the least recently used slot (coherence's) is taken over
     0
@@ -76,14 +76,16 @@ def prefix_cache_dir(model_key: str) -> Path | None:
 
 @dataclass(frozen=True)
 class PrefixPlan:
-    """What to do around one request: send it to ``slot``; first restore the file ``restore``
-    into it, or fill it with ``system`` (the system prompt alone) when ``prefill``; afterwards
-    fill it with ``system`` again and save that as the file ``save``."""
+    """What to do around one request: send it to ``slot``. Where the slot does not hold the
+    system prompt ``key`` yet, first restore the file ``restore`` into it, or else fill it
+    with ``system`` (the system prompt alone). Afterwards fill it with ``system`` again and
+    save that as the file ``save``. The caller knows what each slot holds: with requests in
+    parallel, a slot planned for one prompt may have been taken over before its turn."""
 
     slot: int | None
+    key: str | None = None
     system: tuple[dict[str, Any], ...] = ()
     restore: str | None = None
-    prefill: bool = False
     save: str | None = None
 
 
@@ -91,8 +93,8 @@ class PrefixSlots:
     """Assigns system prompts to KV-cache slots and decides what to restore and save.
 
     ``directory`` is where the prefix files are (``None``: no files, slots only). The caller
-    (the embedded judge) does the restoring and saving, one request at a time, and reports a
-    restore that failed with :meth:`forget`.
+    (the embedded judge) does the restoring and saving, and reports a restore that failed
+    with :meth:`forget`. Not thread-safe: plan under a lock.
     """
 
     def __init__(self, n_slots: int, directory: Path | None) -> None:
@@ -109,24 +111,22 @@ class PrefixSlots:
         system = str(messages[0].get("content") or "")
         key = hashlib.sha256(system.encode()).hexdigest()[:40]
         self._uses[key] = self._uses.get(key, 0) + 1
-        restore, prefill = None, False
+        restore = None
         if key in self._slot_of:
             self._slot_of.move_to_end(key)
             slot = self._slot_of[key]
         else:
             slot = self._free_slot()
             self._slot_of[key] = slot
-            restore = self._file_of(key) if self._on_disk(key) else None
-            prefill = restore is None
-            if restore:
-                self._saved.add(key)
+        if self._on_disk(key):
+            restore = self._file_of(key)
+            self._saved.add(key)
         save = None
         if (self.directory is not None and key not in self._saved
                 and self._uses[key] >= _SAVE_AFTER):
             save = self._file_of(key)
             self._saved.add(key)
-        return PrefixPlan(slot=slot, system=(messages[0],), restore=restore, prefill=prefill,
-                          save=save)
+        return PrefixPlan(slot=slot, key=key, system=(messages[0],), restore=restore, save=save)
 
     def forget(self, filename: str) -> None:
         """A prefix file that could not be restored: remove it."""
