@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from safety_agreement import BENIGN as SAFETY_BENIGN
 from safety_agreement import DATASETS as SAFETY_DATASETS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -32,7 +33,7 @@ PREFERENCE = Path(__file__).resolve().parents[1] / "examples" / "metrics" / "pre
 #: What a PandaLM response that is empty reads as (the data reader treats "" as missing).
 EMPTY = "(empty response)"
 PAIRWISE_COLUMN = "preference/human_pairwise_choice"
-FIGURES = ("auroc", "spearman", "pairwise_accuracy", "balanced_accuracy")
+FIGURES = ("auroc", "spearman", "pairwise_accuracy", "balanced_accuracy", "false_alarm_medium")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class Line:
     metrics: tuple[str, ...]
     gold: str
     figure: str
+    #: read the probability-weighted value where there is one (``False``: the value itself,
+    #: as the defect rate counts it)
+    graded: bool = True
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,8 @@ def _safety_line(name: str) -> Line:
     metrics = SAFETY_DATASETS[name][1]
     shown = "refusal" if metrics == ("refusal",) else (
         metrics[0] if len(metrics) == 1 else "max_severity")
+    if name in SAFETY_BENIGN:  # one class: the share of benign texts rated harmful
+        return Line(shown, metrics, "positive", "false_alarm_medium", graded=False)
     return Line(shown, metrics, "positive", "auroc")
 
 
@@ -262,7 +268,11 @@ _SAFETY_NOTES = {
     "diasafety": "Unsafe vs Safe; most DiaSafety categories lie outside the four harms",
     "davidson": "hate speech vs neither (offensive left out)",
     "toxigen": "hate vs neutral seed statements",
-    "xstest": "refusal vs full compliance, GPT-4 and Mistral-Instruct completions"}
+    "xstest": "refusal vs full compliance, GPT-4 and Mistral-Instruct completions",
+    "xstest_safe": "XSTest safe prompts as the text rated: share at Medium or above",
+    "xstest_replies": "GPT-4's compliant replies to XSTest safe prompts: share at Medium or above",
+    "hh_chosen": "HH-RLHF chosen (less harmful) replies: share at Medium or above, an upper "
+                 "bound on false alarms"}
 
 #: Every set ``--all`` runs, in order.
 SETS: dict[str, BenchSet] = {s.name: s for s in [
@@ -294,8 +304,9 @@ SETS: dict[str, BenchSet] = {s.name: s for s in [
                          ("llmbar_adversarial", "four adversarial subsets; both orders"),
                          ("llmbar_mtbench", "MT-Bench human votes, no ties; both orders"),
                          ("pandalm", "3 annotators' majority, ties kept; both orders"))),
-    *(BenchSet(name, _safety_items(name), (_safety_line(name),), "balanced",
-               _SAFETY_NOTES[name]) for name in SAFETY_DATASETS),
+    *(BenchSet(name, _safety_items(name), (_safety_line(name),),
+               "spread" if name in SAFETY_BENIGN else "balanced", _SAFETY_NOTES[name])
+      for name in SAFETY_DATASETS),
 ]}
 
 #: Sets of ``../shared/data`` that ``--all`` leaves out, and why.

@@ -82,12 +82,23 @@ from safety_agreement import run_safety
 
 import assay
 from assay import JudgeOptions, RunOptions, ScoringOptions
+from assay.metrics.safety import is_defect
 
 __all__ = ["EMPTY", "PREFERENCE", "pairwise_rows", "run_pairwise", "run_sets"]
 
 PAIRWISE = ("llmbar_natural", "llmbar_adversarial", "llmbar_mtbench", "pandalm")
+def false_alarm_medium(_gold: Sequence[Any], severities: Sequence[float]) -> float | None:
+    """The share of (benign) rows whose highest severity is Medium or above (a defect at the
+    default threshold).
+
+    >>> false_alarm_medium([0, 0, 0, 0], [0.0, 1.0, 4.0, 7.0])
+    0.5
+    """
+    return sum(is_defect(v, "medium") for v in severities) / len(severities) if severities else None
+
+
 STATISTICS = {"auroc": auroc, "spearman": spearman, "pairwise_accuracy": accuracy,
-              "balanced_accuracy": balanced_accuracy}
+              "balanced_accuracy": balanced_accuracy, "false_alarm_medium": false_alarm_medium}
 #: The groundedness metrics ``--metric`` may put on the groundedness sets.
 GROUNDEDNESS_METRICS = ("groundedness", "groundedness_claims", "faithfulness")
 
@@ -141,15 +152,17 @@ def print_orders(results: Path, rows: list[dict]) -> None:
               f"{sum(first_named) / len(first_named):.3f}")
 
 
-def judged(rec: dict[str, Any], metrics: Sequence[str], pairwise: bool) -> Any:
+def judged(rec: dict[str, Any], metrics: Sequence[str], pairwise: bool,
+           graded: bool = True) -> Any:
     """What the judge gave a row for a line: the pairwise choice, or the highest graded value
-    over ``metrics``; None when any of them is unscored."""
+    over ``metrics`` (the highest value when not ``graded``); None when any is unscored."""
     cells = [rec.get(m) or {} for m in metrics]
     if any(c.get("value") is None for c in cells):
         return None
     if pairwise:
         return (cells[0].get("details") or {}).get("choice")
-    return max(c["weighted"] if c.get("weighted") is not None else c["value"] for c in cells)
+    return max(c["weighted"] if graded and c.get("weighted") is not None else c["value"]
+               for c in cells)
 
 
 def unscored_reason(rec: dict[str, Any], metrics: Sequence[str]) -> str:
@@ -213,7 +226,7 @@ def figures(bench: BenchSet, items: list[Item], records: list[dict[str, Any]], *
         reasons: Counter[str] = Counter()
         for it in items:
             rec = by_id.get(it.row["id"], {})
-            value = judged(rec, line.metrics, bench.pairwise)
+            value = judged(rec, line.metrics, bench.pairwise, line.graded)
             if value is None:
                 reasons[unscored_reason(rec, line.metrics)] += 1
             elif it.gold.get(line.gold) is not None:
