@@ -62,26 +62,32 @@ class PromptTimedJudge(TimedJudge):
 
     def __init__(self) -> None:
         super().__init__()
-        self.prompts: list[tuple[str, float]] = []
+        #: (prompt name, seconds, llama.cpp timings) per request, appended as one item: with
+        #: requests in parallel, two lists appended apart could pair one request's name with
+        #: another's timings
+        self.prompts: list[tuple[str, float, dict[str, Any]]] = []
         self._names = prompt_names()
 
     def _call(self, body: dict[str, Any]) -> dict[str, Any]:
         started = time.monotonic()
         out = super()._call(body)
         first = str(body["messages"][0]["content"]).splitlines()[0].strip()
-        self.prompts.append((self._names.get(first, "other"), time.monotonic() - started))
+        self.prompts.append((self._names.get(first, "other"), time.monotonic() - started,
+                             out.get("timings") or {}))
         return out
 
 
 def per_prompt(judge: PromptTimedJudge) -> dict[str, list[float]]:
-    """prompt -> [requests, seconds, processed, generated] summed over the run's requests."""
+    """prompt -> [requests, seconds, processed, generated] summed over the run's requests.
+    With requests in parallel (``ASSAY_LOCAL_PARALLEL``), a request's seconds include the time
+    it shared the batch with others, so the seconds add up to more than the wall time."""
     out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
-    for (name, seconds), t in zip(judge.prompts, judge.timings, strict=True):
+    for name, seconds, t in judge.prompts:
         row = out[name]
         row[0] += 1
         row[1] += seconds
-        row[2] += t["prompt_n"]
-        row[3] += t["predicted_n"]
+        row[2] += t.get("prompt_n", 0)
+        row[3] += t.get("predicted_n", 0)
     return dict(out)
 
 
