@@ -54,7 +54,7 @@ def test_make_judge_local_builds_the_embedded_judge_without_loading_it() -> None
     judge = make_judge("local")
     assert isinstance(judge, LocalJudge)
     assert judge.id == "local:qwen2.5-coder-1.5b-instruct-q4_k_m" == LocalJudge.default_id()
-    assert judge.max_concurrency == PARALLEL  # requests decoded together, one per slot
+    assert judge.max_concurrency == PARALLEL == 1  # reruns decode alike unless asked
     assert judge._server is None  # nothing loaded until the first request
 
 

@@ -158,7 +158,8 @@ class Judge(Protocol):
 
     Backends raise ``RetryableJudgeError`` for failures worth retrying (429, 5xx, timeouts) and
     ``JudgeError`` for the rest; retries, budgets and caching live in the runner.
-    ``max_concurrency`` caps parallel calls (4 for the embedded judge; ``None`` = no cap).
+    ``max_concurrency`` caps parallel calls (1 for the embedded judge unless
+    ``ASSAY_LOCAL_PARALLEL`` is set; ``None`` = no cap).
     Every judge takes ``accept`` (see :data:`Accept`); a backend that does not cache ignores it.
     """
 

@@ -33,9 +33,13 @@ from ._prefix_slots import PrefixPlan, PrefixSlots, prefix_cache_dir
 
 __all__ = ["PARALLEL", "LocalJudge"]
 
-#: Requests the embedded judge runs at once by default (measured on 2 cores: 4 requests in
-#: one batch generate 2.1x the tokens per second of one, 2 requests 1.35x).
-PARALLEL = 4
+#: Requests the embedded judge runs at once by default: one, so that a rerun without the cache
+#: computes every score bit for bit as before. ``ASSAY_LOCAL_PARALLEL=4`` trades that for
+#: speed: measured on 2 cores, 4 requests decoding in one batch generate 2.1x the tokens per
+#: second of one; on the demo (4 rows, 61 requests, prompt processing about half the time) the
+#: run took 124.6 s against 138.4 s, every 0-7 or 1-5 value the same and 45 of 64
+#: probability-weighted values moved in the 2nd or 3rd decimal.
+PARALLEL = 1
 
 
 class LocalJudge:
@@ -46,11 +50,11 @@ class LocalJudge:
     of the ``slots`` KV-cache slots holds ``n_ctx``).
 
     Up to ``parallel`` requests run at once (``ASSAY_LOCAL_PARALLEL``, default
-    :data:`PARALLEL`): llama.cpp decodes the requests in flight in one batch, which on a CPU
-    generates about twice the tokens per second of one request at a time. Requests that share
-    a rubric share its slot, so they still run one after another. Batching changes the
-    floating-point sums a little, so a row's answer can differ from a one-at-a-time run's in
-    rare cases; ``parallel=1`` (or ``--concurrency 1``) decodes every request alone.
+    :data:`PARALLEL`, one): llama.cpp decodes the requests in flight in one batch, which on a
+    CPU generates up to about twice the tokens per second of one request at a time. Requests
+    that share a rubric share its slot, so they still run one after another. Batching changes
+    the floating-point sums a little, so probability-weighted scores move in the 2nd or 3rd
+    decimal from run to run; one at a time, a rerun gives the same scores.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
