@@ -209,13 +209,13 @@ def test_a_timeout_is_retried_without_backing_off() -> None:
 
 def test_a_run_against_a_throttling_judge_scores_every_row() -> None:
     rows = [{"id": str(i), "question": f"q{i}?", "answer": f"a{i}.", "context": f"c{i}."}
-            for i in range(50)]
+            for i in range(100)]  # enough round trips to halve from the start down to 10
     backend = ConcurrencyLimitedJudge(limit=10)
     res = assay.evaluate(rows, metrics="groundedness,relevance", judge=backend,
                          judging=JudgeOptions(cache=None))
     stats = res.summary["judge"]
-    assert res.summary["metrics"]["groundedness"]["scored"] == 50
-    assert res.summary["metrics"]["relevance"]["scored"] == 50
+    assert res.summary["metrics"]["groundedness"]["scored"] == 100
+    assert res.summary["metrics"]["relevance"]["scored"] == 100
     assert stats["rate_limited"] == backend.refused >= 1 and stats["failed"] == 0
     assert stats["peak_concurrency"] == ADAPTIVE_START
     assert stats["final_concurrency"] <= 10 and backend.most_answered <= 10
@@ -267,7 +267,8 @@ def test_growth_follows_the_headers(remaining: int, grows: bool) -> None:
     judge = ManagedJudge(_header_judge(remaining_requests=remaining))
 
     async def go() -> None:
-        await asyncio.gather(*(judge.complete(_request(i)) for i in range(40)))
+        # more requests than the start, so that the limit is in use and can grow
+        await asyncio.gather(*(judge.complete(_request(i)) for i in range(ADAPTIVE_START + 40)))
 
     asyncio.run(go())
     assert (judge.stats.peak_concurrency > ADAPTIVE_START) is grows

@@ -44,9 +44,9 @@ __all__ = ["ADAPTIVE_CEILING", "ADAPTIVE_START", "FIXED_DEFAULT", "AdaptiveLimit
            "headroom"]
 
 #: Requests in flight when an adaptive run starts.
-ADAPTIVE_START = 32
+ADAPTIVE_START = 64
 #: The most requests in flight an adaptive run reaches (unless the judge declares fewer).
-ADAPTIVE_CEILING = 64
+ADAPTIVE_CEILING = 128
 #: Requests in flight for a local judge when no concurrency is given.
 FIXED_DEFAULT = 8
 
