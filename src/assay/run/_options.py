@@ -115,8 +115,8 @@ class JudgeOptions:
 
     Attributes:
         concurrency: judge requests in flight, fixed. ``None`` (default): a remote judge
-            runs at the endpoint's pace: 32 in flight at first, more while latency stays flat,
-            half as many after a 429 or 5xx, at most 64 (or the judge's own cap); a local
+            runs at the endpoint's pace: 64 in flight at first, more while latency stays flat,
+            half as many after a 429 or 5xx, at most 128 (or the judge's own cap); a local
             judge keeps 8 slots (most local judges allow 1). ``tpm`` / ``rpm`` cap both.
         tpm, rpm: client-side token / request budget per minute for the judge.
         max_attempts: tries per judge call for errors worth retrying (5xx, timeouts, resets).
