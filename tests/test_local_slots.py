@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from assay.errors import ConfigError
 from assay.judges import JudgeRequest, _local
 from assay.judges._local import LocalJudge
 from assay.judges._prefix_slots import PrefixSlots
@@ -96,6 +97,9 @@ def test_one_at_a_time_when_parallel_is_one(monkeypatch: pytest.MonkeyPatch) -> 
     assert LocalJudge().max_concurrency == _local.PARALLEL
     monkeypatch.setenv("ASSAY_LOCAL_PARALLEL", "2")
     assert LocalJudge().max_concurrency == 2
+    monkeypatch.setenv("ASSAY_LOCAL_PARALLEL", "many")
+    with pytest.raises(ConfigError, match="Got ASSAY_LOCAL_PARALLEL='many'. Must be a whole"):
+        LocalJudge()
 
 
 def test_a_slot_taken_over_by_another_rubric_gets_its_prompt_back(

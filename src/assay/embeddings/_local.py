@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .._env import env_count
 from ..errors import ConfigError, option
 
 __all__ = ["LocalEmbedder", "local_embedder_missing"]
@@ -55,7 +56,7 @@ class LocalEmbedder:
 
     def __init__(self, *, threads: int | None = None) -> None:
         self.id = "local:all-MiniLM-L6-v2-int8"
-        self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
+        self._threads = threads or env_count("ASSAY_THREADS") or (os.cpu_count() or 2)
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()

@@ -26,6 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .._env import env_count
 from ..errors import ConfigError, JudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._model_file import MODEL_FILENAME, embedded_model_path
@@ -68,11 +69,11 @@ class LocalJudge:
         self.id = f"local:{name}"
         self._n_ctx = n_ctx
         self._slots = slots
-        self._threads = threads or int(os.environ.get("ASSAY_THREADS") or 0) or (os.cpu_count() or 2)
+        self._threads = threads or env_count("ASSAY_THREADS") or (os.cpu_count() or 2)
         self._server: Any = None
         self._key = secrets.token_hex(24)
-        self.max_concurrency: int | None = max(1, parallel or int(
-            os.environ.get("ASSAY_LOCAL_PARALLEL") or 0) or PARALLEL)
+        self.max_concurrency: int | None = max(
+            1, parallel or env_count("ASSAY_LOCAL_PARALLEL") or PARALLEL)
         self._prefixes: PrefixSlots | None = None
         self._lock = threading.Lock()
         self._planning = threading.Lock()  # PrefixSlots is planned one request at a time
