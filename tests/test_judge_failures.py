@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from assay.run import ManagedJudge
+from assay.run._pace import ADAPTIVE_START
 from conftest import QA50, FakeJudgeServer
 
 #: The CLI as a subprocess, with this interpreter (whatever environment runs the tests).
@@ -256,7 +257,7 @@ def _assert_stopped(run: Run, *, endpoint: str, status: str, fix: list[str]) -> 
 def test_a_judge_refusing_every_call_stops_the_run_with_exit_3_and_the_fix(
         fake_judge: Any, tmp_path: Path, status: int, fix: list[str]) -> None:
     judge = fake_judge("--fail-rate", "1", "--fail-status", str(status))
-    rows = 50  # more than the first wave of requests (32 in flight, adaptive)
+    rows = ADAPTIVE_START + 30  # more than the first wave of requests (adaptive)
     run = _assay_run(_dataset(tmp_path / "many.jsonl", rows), tmp_path / "out", judge.base_url)
     _assert_stopped(run, endpoint=f"{judge.base_url}/chat/completions", status=str(status),
                     fix=fix)
