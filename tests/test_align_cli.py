@@ -59,6 +59,11 @@ def test_cli_align_errors_exit_2(tmp_path: Path) -> None:
                                    "--metric-file", str(tmp_path / "helpfulness.md"),
                                    "--judge", "fake", "--no-cache"])
     assert few.exit_code == 2 and "at least 10" in few.output
+    shots = CliRunner().invoke(app, ["align", str(data), "--metric-file",
+                                     str(tmp_path / "helpfulness.md"), "--judge", "fake",
+                                     "--shots", "1,two", "--no-cache"])
+    assert shots.exit_code == 2
+    assert "Got --shots '1,two'. Must be whole numbers such as 1,2" in shots.output
 
 
 def test_aligned_file_runs_in_assay_run_and_calibrate(tmp_path: Path) -> None:

@@ -1,17 +1,27 @@
-"""Options that several commands share: where the run store is, and turning recording off.
+"""Options that several commands share: where the run store is, turning recording off, and
+reading comma-separated values.
 
 Example:
     >>> StoreOption.__metadata__[0].help.startswith("Run store")
     True
+    >>> comma_names(" groundedness, f1_score,, "), comma_names(None)
+    (['groundedness', 'f1_score'], [])
+    >>> comma_numbers("--noise-ratios", "0,0.5", float, "0,0.2,0.4")
+    [0.0, 0.5]
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 import typer
 
-__all__ = ["NoStoreOption", "StoreOption", "store_arg"]
+from ..errors import AssayError
+
+__all__ = ["NoStoreOption", "StoreOption", "comma_names", "comma_numbers", "store_arg"]
+
+Number = TypeVar("Number", int, float)
 
 #: ``--store``: the run store to record in or to read from.
 StoreOption = Annotated[str | None, typer.Option(
@@ -30,3 +40,26 @@ def store_arg(store: str | None, no_store: bool = False) -> str | bool:
         (True, 'runs.sqlite', False)
     """
     return False if no_store else (store or True)
+
+
+def comma_names(value: str | None) -> list[str]:
+    """The items of a comma-separated value, stripped, empty ones left out."""
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def comma_numbers(flag: str, value: str, kind: Callable[[str], Number], example: str
+                  ) -> list[Number]:
+    """The items of a comma-separated value as ``kind`` (``int`` or ``float``); anything else is
+    an :class:`~assay.errors.AssayError` naming ``flag`` with ``example``.
+
+    Example:
+        >>> comma_numbers("--shots", "1,two", int, "1,2")
+        Traceback (most recent call last):
+        ...
+        assay.errors.AssayError: Got --shots '1,two'. Must be whole numbers such as 1,2.
+    """
+    try:
+        return [kind(item) for item in comma_names(value)]
+    except ValueError:
+        what = "whole numbers" if kind is int else "numbers"
+        raise AssayError(f"Got {flag} {value!r}. Must be {what} such as {example}.") from None

@@ -24,6 +24,7 @@ from ..redteam import (
 )
 from ..robustness import FailureTally, close_target
 from ._format import percent
+from ._options import comma_names
 
 __all__ = ["SEEDS_HELP", "TARGET_HELP", "MaxFailedShare", "categories", "clip", "exit_if_failed",
            "owning", "print_defect_comparison", "print_text", "rows_by_id"]
@@ -73,7 +74,7 @@ def exit_if_failed(failures: FailureTally, max_share: float) -> None:
 
 
 def categories(value: str | None) -> list[str] | None:
-    return [c.strip() for c in value.split(",") if c.strip()] if value else None
+    return comma_names(value) if value else None
 
 
 def print_text(console: Console, row_id: str, row: dict[str, Any]) -> None:

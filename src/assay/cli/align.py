@@ -21,6 +21,7 @@ from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics.custom import load_metric_file
 from ._errors import exit_on_errors
+from ._options import comma_numbers
 
 __all__ = ["align", "alignment_table"]
 
@@ -102,11 +103,7 @@ def align(
         if not metric and not metric_file:
             raise AssayError("Name the metric to align: --metric-file FILE (a custom "
                              "pointwise metric) or --metric NAME.")
-        try:
-            sizes = [int(x) for x in shots.split(",") if x.strip()]
-        except ValueError:
-            raise AssayError(f"Got --shots {shots!r}. Must be integers such as 1,2 (0 for "
-                             "no few-shot examples).") from None
+        sizes = comma_numbers("--shots", shots, int, "1,2 (0 for no few-shot examples)")
         base = load_metric_file(metric_file) if metric_file else (metric or "")
         variants = [load_metric_file(f) for f in variant or []]
         result = run_alignment(

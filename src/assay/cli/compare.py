@@ -29,7 +29,7 @@ from ..run import RunData, load_run
 from ..store import open_store
 from ._errors import exit_on_errors
 from ._format import percent
-from ._options import StoreOption
+from ._options import StoreOption, comma_names
 
 __all__ = ["compare", "print_comparison", "print_warnings", "with_store_provenance"]
 
@@ -67,7 +67,7 @@ def compare(
     with exit_on_errors("interrupted"):
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
-        chosen = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+        chosen = comma_names(metrics) if metrics else None
         run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
         with_store_provenance([run_a_data, run_b_data], store)
         comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot, top=top)

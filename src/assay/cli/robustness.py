@@ -35,7 +35,7 @@ from ..robustness import (
 )
 from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, store_arg
+from ._options import NoStoreOption, StoreOption, comma_numbers, store_arg
 from ._redteam_common import MaxFailedShare, exit_if_failed
 
 __all__ = ["robustness"]
@@ -79,11 +79,7 @@ def robustness(
         if not target:
             raise AssayError("--target is required: python:package.module:function, "
                              "openai:MODEL or http:URL.")
-        try:
-            ratios = [float(x) for x in noise_ratios.split(",") if x.strip()]
-        except ValueError:
-            raise AssayError(f"Got --noise-ratios {noise_ratios!r}. Expected numbers such as "
-                             "0,0.2,0.4.") from None
+        ratios = comma_numbers("--noise-ratios", noise_ratios, float, "0,0.2,0.4")
         if any(not 0 <= r <= 1 for r in ratios):
             raise AssayError(f"Got --noise-ratios {noise_ratios!r}. Each must be in [0, 1].")
         if judge is not None:

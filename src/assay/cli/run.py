@@ -32,7 +32,7 @@ from ._agent import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._format import percent
-from ._options import NoStoreOption, StoreOption, store_arg
+from ._options import NoStoreOption, StoreOption, comma_names, store_arg
 from ._summary import print_summary
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -234,7 +234,7 @@ def choose_metrics(metrics: str | None, metric_files: list[Path], *,
         raise AssayError("--metrics auto cannot be combined with --metric-file. Name the "
                          "built-in metrics to add, e.g. --metrics groundedness,relevance.")
     from_files = {m.name for m in custom}
-    named = [m.strip() for m in metrics.split(",") if m.strip() and m.strip() not in from_files]
+    named = [m for m in comma_names(metrics) if m not in from_files]
     return [*named, *custom]
 
 
