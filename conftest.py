@@ -29,3 +29,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if need is not None and importlib.util.find_spec(need[0]) is None:
             item.add_marker(pytest.mark.skip(
                 reason=f"needs the '{need[1]}' extra: pip install 'assay[{need[1]}]'"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_data(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Doctests too keep away from the user's data dir (the default run store, the review
+    form's kept token); tests/conftest.py isolates the cache dir as well."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))

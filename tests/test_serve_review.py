@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from assay.serve import create_app
+from assay.serve._form_token import TOKEN_FILE, kept_form_token
 from assay.store import Store, open_store
 
 ROWS = 4
@@ -225,3 +227,24 @@ def test_one_bad_value_saves_nothing_of_the_form(client: TestClient, run_id: str
     assert bad.status_code == 400 and "BASELINE, CANDIDATE, TIE" in bad.text
     assert store.labels(run_id) == []
     assert client.get(f"/runs/{run_id}/review?order=disagreement&row=zz").status_code == 404
+
+
+def test_a_form_open_during_a_restart_still_saves(store: Store, run_id: str) -> None:
+    before = TestClient(create_app(store))
+    page = before.get(f"/runs/{run_id}/review?row=q1&rater=ann")
+    after = TestClient(create_app(store))  # the server was restarted; the page was not
+    saved = after.post(f"/runs/{run_id}/review", follow_redirects=False, data={
+        "token": _token(page.text), "row": "q1", "rater": "ann", "value:coherence": "2",
+        "order": "run"})
+    assert saved.status_code == 303
+    assert [(lb.row_id, lb.value) for lb in store.labels(run_id)] == [("q1", 2)]
+
+
+def test_a_token_that_cannot_be_kept_is_made_per_start(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    first, second = kept_form_token(blocked), kept_form_token(blocked)
+    assert first != second and len(first) >= 40
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / TOKEN_FILE).write_text("cut")
+    assert kept_form_token(tmp_path / "short") != "cut"

@@ -4,7 +4,7 @@ comment; a POST saves them in the run store and redirects (post/redirect/get), s
 neither loses nor repeats a label.
 
 The POST is refused (403) unless it carries this server's form token (a random value in the
-page, which another site cannot read) and, when the browser says where it comes from
+page, which another site cannot read, kept across restarts by ``_form_token``) and, when the browser says where it comes from
 (``Origin``, ``Sec-Fetch-Site``), it comes from this server's own pages: a web page elsewhere
 cannot save labels through a server on localhost. The page's only script is
 ``/assets/review.js`` (keyboard shortcuts), allowed by its Content-Security-Policy.
@@ -37,6 +37,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ..errors import ConfigError
 from ..store import RunInfo
+from ._form_token import kept_form_token
 from ._params import text
 from ._review_view import PAIRWISE_KEYS, RatingScale, queue_order, rating_scales
 from ._site import HEADERS, SiteBase, check_params
@@ -86,8 +87,9 @@ class ReviewPages(SiteBase):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        #: This server's form token: a POST without it is refused.
-        self.form_token = secrets.token_urlsafe(32)
+        #: The form token: a POST without it is refused. Kept across restarts, so that a form
+        #: open during a restart still saves.
+        self.form_token = kept_form_token()
         self.review_js = (resources.files("assay.serve") / "templates" / "review.js"
                           ).read_text(encoding="utf-8")
 
@@ -181,8 +183,8 @@ class ReviewPages(SiteBase):
         form = await _read_form(request)
         if not secrets.compare_digest(str(form.get("token") or ""), self.form_token):
             raise HTTPException(403, "Refused: the form has no valid token of this server (it "
-                                     "was restarted, or the form came from elsewhere). Fix: "
-                                     "reload the review page and save again.")
+                                     "came from elsewhere, or from a server that could not keep "
+                                     "its token). Fix: reload the review page and save again.")
         return await run_in_threadpool(self._save, request.path_params["run_id"], form)
 
     def _save(self, ref: str, form: Mapping[str, str]) -> Response:
