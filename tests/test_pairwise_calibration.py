@@ -16,6 +16,7 @@ from assay import JudgeOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from assay.judges._fake import Truncated
 from assay.metrics.custom import PairwiseMetric, load_metric_file
 
 TEMPLATE = "Q: {{ question }}\nFIRST: {{ response_a }}\nSECOND: {{ response_b }}"
@@ -219,3 +220,22 @@ def test_on_a_local_judge_the_choice_comes_alone_and_losing_rows_get_a_reason() 
     assert len(explained) == 1 and "FIRST: 4." in explained[0].messages[-1]["content"]
     assert lost["reason"] == "scripted" and "no_reason" not in lost["details"]
     assert won["reason"] is None and "no reason asked" in won["details"]["no_reason"]
+
+
+def test_a_choice_alone_cut_after_its_object_is_read_and_one_cut_inside_is_not() -> None:
+    """The embedded judge may write whitespace after the object until max_tokens."""
+    def judge(cut_text: str) -> FakeJudge:
+        def script(req: JudgeRequest) -> Truncated | JudgeResponse:
+            if req.schema_name == "pairwise_choice":
+                assert req.cut_ok and req.max_tokens <= 12
+                return Truncated(cut_text)
+            return answer(None)
+        return FakeJudge(script, capabilities=JudgeCapabilities(local=True))
+
+    metric = PairwiseMetric("pref", TEMPLATE)
+    whole = assay.evaluate(ROWS[:1], metrics=[metric], judge=judge('{"choice": "A"}  '),
+                           judging=JudgeOptions(cache=None)).rows[0]["pref"]
+    assert whole["value"] is not None and whole["details"]["choice"] == "TIE"  # A in both orders
+    half = assay.evaluate(ROWS[:1], metrics=[metric], judge=judge('{"choice": "TI'),
+                          judging=JudgeOptions(cache=None)).rows[0]["pref"]
+    assert half["value"] is None and "not A, B or TIE" in half["error"]

@@ -81,8 +81,12 @@ _SYSTEM = {
 _CHOICE_SCHEMA: dict[str, Any] = {
     "type": "object", "properties": {"choice": _SCHEMA["properties"]["choice"]},
     "required": ["choice"], "additionalProperties": False}
-#: Tokens for the choice alone (``{"choice": "TIE"}`` is about 7) and with its reason.
-_CHOICE_TOKENS, _REASON_TOKENS = 20, 200
+#: Tokens for the choice alone (``{"choice": "TIE"}`` is 8 on the embedded judge) and with its
+#: reason. llama.cpp's JSON grammar lets whitespace follow the closing brace, and the embedded
+#: judge sometimes writes it until the limit (4 of 16 PandaLM requests ran to 20 tokens), so
+#: the choice alone is ``cut_ok``: an answer cut after its complete object is read, one cut
+#: inside it fails to parse.
+_CHOICE_TOKENS, _REASON_TOKENS = 12, 200
 _NAMES = {"a": "model_A", "model_a": "model_A", "b": "model_B", "model_b": "model_B",
           "tie": "TIE"}
 
@@ -175,7 +179,7 @@ class PairwiseMetric(TemplateFieldsMetric):
                                schema_name="pairwise" if with_reason else "pairwise_choice",
                                json_schema=_SCHEMA if with_reason else _CHOICE_SCHEMA,
                                max_tokens=_REASON_TOKENS if with_reason else _CHOICE_TOKENS,
-                               top_logprobs=10)
+                               top_logprobs=10, cut_ok=not with_reason)
         order = "candidate_first" if candidate_first else "baseline_first"
         parse = parse_choice if with_reason else _parse_choice_alone
         got = await ask_until_parsed(ctx, request, parse, {"order": order},
