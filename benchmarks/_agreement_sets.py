@@ -27,6 +27,7 @@ from typing import Any
 
 from safety_agreement import BENIGN as SAFETY_BENIGN
 from safety_agreement import DATASETS as SAFETY_DATASETS
+from safety_agreement import even_sample as spread
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PREFERENCE = Path(__file__).resolve().parents[1] / "examples" / "metrics" / "preference.md"
@@ -76,17 +77,6 @@ class BenchSet:
         if self.sampling == "balanced":
             return balanced(items, self.lines[0].gold, n)
         return spread(items, n)
-
-
-def spread(items: Sequence[Item], n: int) -> list[Item]:
-    """``n`` items evenly spaced through ``items`` (all of them if there are fewer).
-
-    >>> [it.group for it in spread([Item({}, {}, str(i)) for i in range(10)], 3)]
-    ['0', '3', '6']
-    """
-    if n >= len(items):
-        return list(items)
-    return [items[i * len(items) // n] for i in range(n)]
 
 
 def balanced(items: Sequence[Item], key: str, n: int) -> list[Item]:
