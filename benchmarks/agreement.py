@@ -330,6 +330,10 @@ def markdown(lines: list[dict[str, Any]], *, judge: str, n: int, skipped: bool) 
             f"`--n {n}` rows per set (fewer where the set has fewer). Intervals: 95% "
             "percentile bootstrap, 2,000 seeded resamples of the rows' groups (source article, "
             "question, passage). Unscored rows are counted, not used.")
+    if os.environ.get("ASSAY_LOCAL_PARALLEL", "").strip() not in ("", "1"):
+        head += (f" The embedded judge ran with ASSAY_LOCAL_PARALLEL="
+                 f"{os.environ['ASSAY_LOCAL_PARALLEL'].strip()} (requests batched: weighted "
+                 "scores move in the 2nd-3rd decimal from a one-at-a-time run).")
     out = [head, "",
            "| dataset | metric | n | figure | agreement [95% CI] | unscored | s/row | note |",
            "| --- | --- | ---: | --- | --- | ---: | ---: | --- |"]
