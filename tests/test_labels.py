@@ -18,7 +18,7 @@ from assay.judges import FakeJudge, JudgeRequest
 from assay.store import Store, open_store, rated_rows, resolve_url
 from assay.store._engine import make_engine, transaction
 from assay.store._migrations import migrate
-from test_store import pg_cluster, store, store_url  # noqa: F401 - fixtures on both engines
+from test_store import insert_old_run, pg_cluster, store, store_url  # noqa: F401 - fixtures on both engines
 
 # -- the store, on both engines ----------------------------------------------------------------
 
@@ -82,14 +82,7 @@ def test_v3_store_gets_the_labels_table_and_keeps_its_runs(store_url: str) -> No
     engine = make_engine(resolve_url(store_url))
     assert migrate(engine, target=3) == [1, 2, 3]  # a store as assay with schema v3 left it
     with transaction(engine, write=True) as conn:
-        conn.exec_driver_sql(
-            "INSERT INTO runs (id, name, kind, created, status, metrics, prompt_sha256, "
-            "settings, tokens, timings, assay_version) VALUES ('20250101-000000-abcd', 'old', "
-            "'run', '2025-01-01T00:00:00.000000Z', 'complete', '{}', '{}', '{}', '{}', '{}', "
-            "'0.0.1')")
-        conn.exec_driver_sql(
-            "INSERT INTO run_rows (run_id, row_id, position, record, inputs) VALUES "
-            "('20250101-000000-abcd', 'q1', 0, '{\"id\": \"q1\"}', '{\"question\": \"Q?\"}')")
+        insert_old_run(conn, inputs='{"question": "Q?"}')
         assert not sa.inspect(conn).has_table("run_labels")
     engine.dispose()
     with open_store(store_url) as opened:

@@ -607,18 +607,33 @@ def test_fresh_store_matches_the_schema_module(store_url: str) -> None:
     assert versions == list(range(1, SCHEMA_VERSION + 1))
 
 
+
+OLD_RUN = "20250101-000000-abcd"
+
+
+def insert_old_run(conn: sa.Connection, *, status: str = "complete", inputs: str | None = None) -> None:
+    """One run named ``old`` with one row ``q1``, written with the columns every schema
+    version has (and the row's ``inputs`` JSON where given: schema v2 and later), as an older
+    assay left them."""
+    conn.exec_driver_sql(
+        "INSERT INTO runs (id, name, kind, created, status, metrics, prompt_sha256, "
+        "settings, tokens, timings, assay_version) VALUES "
+        f"('{OLD_RUN}', 'old', 'run', '2025-01-01T00:00:00.000000Z', '{status}', '{{}}', "
+        "'{}', '{}', '{}', '{}', '0.0.1')")
+    if inputs is None:
+        conn.exec_driver_sql("INSERT INTO run_rows (run_id, row_id, position, record) VALUES "
+                             f"('{OLD_RUN}', 'q1', 0, '{{\"id\": \"q1\"}}')")
+    else:
+        conn.exec_driver_sql(
+            "INSERT INTO run_rows (run_id, row_id, position, record, inputs) VALUES "
+            f"('{OLD_RUN}', 'q1', 0, '{{\"id\": \"q1\"}}', '{inputs}')")
+
+
 def test_v1_store_is_migrated_keeping_its_runs(store_url: str) -> None:
     engine = make_engine(resolve_url(store_url))
     assert migrate(engine, target=1) == [1]  # a store as assay with schema v1 left it
     with transaction(engine, write=True) as conn:
-        conn.exec_driver_sql(
-            "INSERT INTO runs (id, name, kind, created, status, metrics, prompt_sha256, "
-            "settings, tokens, timings, assay_version) VALUES ('20250101-000000-abcd', 'old', "
-            "'run', '2025-01-01T00:00:00.000000Z', 'complete', '{}', '{}', '{}', '{}', '{}', "
-            "'0.0.1')")
-        conn.exec_driver_sql(
-            "INSERT INTO run_rows (run_id, row_id, position, record) VALUES "
-            "('20250101-000000-abcd', 'q1', 0, '{\"id\": \"q1\"}')")
+        insert_old_run(conn)
     engine.dispose()
     tables, indexes, versions = _reflect(store_url)
     assert "finished" not in tables["runs"] and "ix_runs_created" not in indexes

@@ -34,6 +34,7 @@ from assay.store import _engine as engine_module
 from assay.store._engine import make_engine, transaction
 from assay.store._meta import now_iso
 from assay.store._migrations import migrate
+from test_store import insert_old_run
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8" * 3
 
@@ -431,13 +432,7 @@ def test_v2_store_gets_v3_columns_and_keeps_its_runs(tmp_path: Path) -> None:
     engine = make_engine(sa.make_url(f"sqlite:///{path}"))
     assert migrate(engine, target=2) == [1, 2]
     with transaction(engine, write=True) as conn:
-        conn.exec_driver_sql(
-            "INSERT INTO runs (id, name, kind, created, status, metrics, prompt_sha256, "
-            "settings, tokens, timings, assay_version) VALUES ('20250101-000000-abcd', 'old', "
-            "'run', '2025-01-01T00:00:00.000000Z', 'running', '{}', '{}', '{}', '{}', '{}', "
-            "'0.0.1')")
-        conn.exec_driver_sql("INSERT INTO run_rows (run_id, row_id, position, record) VALUES "
-                             "('20250101-000000-abcd', 'q1', 0, '{\"id\": \"q1\"}')")
+        insert_old_run(conn, status="running")
     engine.dispose()
     with open_store(path) as store:
         old = store.get("20250101")
