@@ -134,15 +134,14 @@ class ReviewPages(SiteBase):
             "token": self.form_token, "row": None, "gap": gap, "orders": ORDERS,
             "any_labels": bool(row) and self.store.label_count(info.id) > 0}
         if row:
-            found = self.store.row_at(info.id, row)
             inputs, note = page_inputs(self.store, info, [row])
             view = row_view(self.store, info, row, stats=self.stats.get(info), inputs=inputs)
-            if view is None or found is None:
+            if view is None:
                 raise HTTPException(404, f"Run {info.id} has no row {row!r}. Fix: open "
                                          f"{review_href(info.id)} to start from its first row.")
             if order == "run":
                 prev, nxt = view["prev"], view["next"]
-            self._add_labels(view, info, row, rater, found[1])
+            self._add_labels(view, info, row, rater, view["record"])
             extra = (inputs or {}).get(row, {}).get("extra") or {}
             context.update(row=view, inputs_note=note, prev=prev, next=nxt,
                            baseline=extra.get("baseline_model_response"),

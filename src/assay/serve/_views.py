@@ -198,6 +198,7 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "notes": row_notes(rec),  # each metric family's note on the row (e.g. diagnosis)
         "injection": describe(rec.get("injection")),
         "raw": pretty_json(rec),
+        "record": rec,  # the stored record itself, for pages that read more of it
     }
 
 
