@@ -88,6 +88,12 @@ def _name(what: str, value: Any) -> str:
     return text
 
 
+def _key(run_id: str, row_id: str, metric: str, rater: str) -> tuple[Any, ...]:
+    """The conditions that pick one label: its run, row, metric and rater."""
+    return (labels_t.c.run_id == run_id, labels_t.c.row_id == row_id,
+            labels_t.c.metric == metric, labels_t.c.rater == rater)
+
+
 class LabelStore(RunReader):
     """The label methods of ``Store``: save, delete and read people's labels on a run's rows."""
 
@@ -113,9 +119,7 @@ class LabelStore(RunReader):
             if find_row(conn, run_id, label.row_id) is None:
                 raise ConfigError(f"Run {run_id} has no row {label.row_id!r} to label. Fix: "
                                   "label one of the run's rows (assay serve lists them).")
-            key = (labels_t.c.run_id == run_id, labels_t.c.row_id == label.row_id,
-                   labels_t.c.metric == metric, labels_t.c.rater == rater)
-            conn.execute(sa.delete(labels_t).where(*key))
+            conn.execute(sa.delete(labels_t).where(*_key(run_id, label.row_id, metric, rater)))
             conn.execute(sa.insert(labels_t).values(
                 run_id=run_id, row_id=label.row_id, metric=metric, rater=rater,
                 value=json.dumps(stored), comment=note, labelled=label.labelled))
@@ -137,8 +141,7 @@ class LabelStore(RunReader):
         with transaction(self._engine, write=True) as conn:
             self._require(conn, run_id, lock=True)
             done = conn.execute(sa.delete(labels_t).where(
-                labels_t.c.run_id == run_id, labels_t.c.row_id == str(row_id),
-                labels_t.c.metric == str(metric), labels_t.c.rater == str(rater)))
+                *_key(run_id, str(row_id), str(metric), str(rater))))
             return bool(done.rowcount)
 
     def label_count(self, run_id: str) -> int:
