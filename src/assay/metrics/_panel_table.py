@@ -51,16 +51,7 @@ class PanelTable(BaseFamily):
         if not agreement and not usage:
             return []
         judges = list(usage) or list(next(iter(agreement.values())).get("judges") or {})
-        rows = [(TableCell(judge),
-                 *(TableCell(((m.get("judges") or {}).get(judge) or {}).get("alpha"))
-                   for m in agreement.values()),
-                 TableCell(sum(((m.get("judges") or {}).get(judge) or {}).get("failed", 0)
-                               for m in agreement.values())),
-                 TableCell((usage.get(judge) or {}).get("requests")),
-                 TableCell(f"{(usage.get(judge) or {}).get('prompt_tokens', 0)} + "
-                           f"{(usage.get(judge) or {}).get('completion_tokens', 0)}"),
-                 TableCell((usage.get(judge) or {}).get("cost_usd")))
-                for judge in judges]
+        rows = [_judge_row(judge, agreement, usage.get(judge) or {}) for judge in judges]
         rows.append((TableCell("across the judges"),
                      *(TableCell(m.get("alpha"), strong=True,
                                  lines=((m["alpha_note"],) if m.get("alpha_note") else ()))
@@ -72,6 +63,18 @@ class PanelTable(BaseFamily):
             "numbers, nominal for labels), and across the judges; a dash where it is undefined.",
             columns=("judge", *agreement, "failed rows", "requests", "tokens", "cost $"),
             rows=tuple(rows))]
+
+
+def _judge_row(judge: str, agreement: Mapping[str, Any], used: Mapping[str, Any]
+               ) -> tuple[TableCell, ...]:
+    """One judge's line: its alpha with the panel per metric, failed rows, requests, tokens
+    and cost."""
+    mine = [(m.get("judges") or {}).get(judge) or {} for m in agreement.values()]
+    return (TableCell(judge), *(TableCell(j.get("alpha")) for j in mine),
+            TableCell(sum(j.get("failed", 0) for j in mine)),
+            TableCell(used.get("requests")),
+            TableCell(f"{used.get('prompt_tokens', 0)} + {used.get('completion_tokens', 0)}"),
+            TableCell(used.get("cost_usd")))
 
 
 PANEL_TABLE = register_family(PanelTable())
