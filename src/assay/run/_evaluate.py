@@ -210,7 +210,7 @@ async def evaluate_async(
                            on_injection=on_injection)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
-        if (usage := getattr(runner, "panel_usage", lambda: None)()) and "panel" in summary:
+        if (usage := runner.panel_usage()) and "panel" in summary:
             summary["panel"]["usage"] = usage  # requests, tokens, cost per judge
         if embedder_stats is not None:
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
