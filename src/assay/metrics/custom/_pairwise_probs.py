@@ -37,6 +37,7 @@ import re
 from collections.abc import Sequence
 
 from ...judges import TokenLogprob
+from ..judge import token_at
 
 __all__ = ["average_orders", "choice_probabilities", "decide", "order_probabilities"]
 
@@ -77,28 +78,23 @@ def choice_probabilities(logprobs: Sequence[TokenLogprob] | None) -> dict[str, f
     """
     if not logprobs:
         return None
-    text = "".join(t.token for t in logprobs)
-    m = _VALUE_START.search(text)
-    if m is None:
+    m = _VALUE_START.search("".join(t.token for t in logprobs))
+    found = token_at(logprobs, m.end()) if m else None
+    if m is None or found is None:
         return None
-    pos, start = m.end(), 0
-    for tok in logprobs:
-        end = start + len(tok.token)
-        if start <= pos < end:
-            before = tok.token[:pos - start]
-            mass = dict.fromkeys(_LABELS, 0.0)
-            for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
-                if not alt.startswith(before):
-                    continue
-                label = _label_of(alt[len(before):])
-                if label is not None:
-                    mass[label] += math.exp(lp)
-            total = sum(mass.values())
-            if total <= 0:
-                return None
-            return {k: round(v / total, 4) for k, v in mass.items()}
-        start = end
-    return None
+    tok, start = found
+    before = tok.token[:m.end() - start]
+    mass = dict.fromkeys(_LABELS, 0.0)
+    for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
+        if not alt.startswith(before):
+            continue
+        label = _label_of(alt[len(before):])
+        if label is not None:
+            mass[label] += math.exp(lp)
+    total = sum(mass.values())
+    if total <= 0:
+        return None
+    return {k: round(v / total, 4) for k, v in mass.items()}
 
 
 def order_probabilities(probs: dict[str, float], candidate_first: bool) -> dict[str, float]:

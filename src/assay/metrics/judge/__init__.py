@@ -14,6 +14,7 @@ from ._rating import (
     json_object,
     parse_rating,
     parse_score,
+    token_at,
     weighted_rating,
 )
 from ._reasons import (
@@ -43,5 +44,5 @@ __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LAN
            "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
            "cut_before_complete", "cut_reason", "digit_expectation", "explain_if_wanted", "fence",
            "json_object", "load_template", "p_yes", "parse_rating", "parse_score", "parse_verdict",
-           "prefers_verdicts", "reason_plan", "skipped_reason_note", "wants_reason",
-           "weighted_rating", "with_reason_of"]
+           "prefers_verdicts", "reason_plan", "skipped_reason_note", "token_at",
+           "wants_reason", "weighted_rating", "with_reason_of"]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ...judges import TokenLogprob
 
 __all__ = ["RATING_SCHEMA", "SCORE_SCHEMA", "digit_expectation", "json_object", "parse_rating",
-           "parse_score", "weighted_rating"]
+           "parse_score", "token_at", "weighted_rating"]
 
 #: The answer every rubric asks for. ``score`` comes first so that its token is generated
 #: before the reason and its probabilities are read at one position.
@@ -130,24 +131,37 @@ def digit_expectation(logprobs: list[TokenLogprob] | None, pattern: re.Pattern[s
     """
     if not logprobs:
         return None
-    text = "".join(t.token for t in logprobs)
-    m = pattern.search(text)
-    if not m:
+    m = pattern.search("".join(t.token for t in logprobs))
+    found = token_at(logprobs, m.start(1)) if m else None
+    if m is None or found is None:
         return None
-    pos, start = m.start(1), 0
+    tok, _start = found
+    if tok.token.strip() != m.group(1):
+        return None  # the digit shares a token with other text: no clean distribution
+    probs: dict[int, float] = {}
+    for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
+        a = alt.strip()
+        if a.isdigit() and len(a) == 1 and low <= int(a) <= high:
+            probs[int(a)] = probs.get(int(a), 0.0) + math.exp(lp)
+    total = sum(probs.values())
+    if total <= 0:
+        return None
+    return round(sum(k * p for k, p in probs.items()) / total, 4)
+
+
+def token_at(logprobs: Sequence[TokenLogprob], pos: int) -> tuple[TokenLogprob, int] | None:
+    """The generated token whose text holds character ``pos`` of the answer (the tokens'
+    texts joined), and the character where it starts; ``None`` past the end.
+
+    Example:
+        >>> lp = [TokenLogprob(token='{"n": ', logprob=0.0), TokenLogprob(token="4", logprob=0.0)]
+        >>> (token_at(lp, 6)[0].token, token_at(lp, 6)[1]), token_at(lp, 7)
+        (('4', 6), None)
+    """
+    start = 0
     for tok in logprobs:
         end = start + len(tok.token)
         if start <= pos < end:
-            if tok.token.strip() != m.group(1):
-                return None  # the digit shares a token with other text: no clean distribution
-            probs: dict[int, float] = {}
-            for alt, lp in (tok.top or {tok.token: tok.logprob}).items():
-                a = alt.strip()
-                if a.isdigit() and len(a) == 1 and low <= int(a) <= high:
-                    probs[int(a)] = probs.get(int(a), 0.0) + math.exp(lp)
-            total = sum(probs.values())
-            if total <= 0:
-                return None
-            return round(sum(k * p for k, p in probs.items()) / total, 4)
+            return tok, start
         start = end
     return None
