@@ -91,32 +91,28 @@ _NAMES = {"a": "model_A", "model_a": "model_A", "b": "model_B", "model_b": "mode
           "tie": "TIE"}
 
 
-def parse_choice(text: str) -> tuple[str, str] | None:
+def parse_choice(text: str, need_reason: bool = True) -> tuple[str, str] | None:
     """``(model_A | model_B | TIE, reason)`` from a JSON answer, else ``None``: the position
-    the judge named (``A`` or ``model_A`` is the first shown), whatever the order.
+    the judge named (``A`` or ``model_A`` is the first shown), whatever the order. Without
+    ``need_reason`` (the choice asked alone) any reason is ignored and comes back ``""``.
 
     Example:
         >>> parse_choice('{"choice": "B", "reason": "More complete."}')
         ('model_B', 'More complete.')
         >>> parse_choice('{"choice": "model_a", "reason": "Right."}')
         ('model_A', 'Right.')
+        >>> parse_choice('{"choice": "TIE"}'), parse_choice('{"choice": "TIE"}', need_reason=False)
+        (None, ('TIE', ''))
     """
     obj = json_object(text)
-    if obj is None or not isinstance(obj.get("reason"), str):
+    if obj is None:
         return None
+    reason = obj.get("reason") if need_reason else ""
     choice = obj.get("choice")
-    if not isinstance(choice, str):
+    if not isinstance(reason, str) or not isinstance(choice, str):
         return None
     norm = _NAMES.get(choice.strip().lower())
-    return (norm, obj["reason"].strip()) if norm else None
-
-
-def _parse_choice_alone(text: str) -> tuple[str, str] | None:
-    """``(model_A | model_B | TIE, "")`` from a JSON answer with a choice and no reason."""
-    obj = json_object(text)
-    choice = None if obj is None else obj.get("choice")
-    norm = _NAMES.get(choice.strip().lower()) if isinstance(choice, str) else None
-    return (norm, "") if norm else None
+    return (norm, reason.strip()) if norm else None
 
 
 class PairwiseMetric(TemplateFieldsMetric):
@@ -181,8 +177,8 @@ class PairwiseMetric(TemplateFieldsMetric):
                                max_tokens=_REASON_TOKENS if with_reason else _CHOICE_TOKENS,
                                top_logprobs=10, cut_ok=not with_reason)
         order = "candidate_first" if candidate_first else "baseline_first"
-        parse = parse_choice if with_reason else _parse_choice_alone
-        got = await ask_until_parsed(ctx, request, parse, {"order": order},
+        got = await ask_until_parsed(ctx, request, lambda t: parse_choice(t, with_reason),
+                                     {"order": order},
                                      "judge answer is not A, B or TIE (nor model_A, model_B "
                                      "or TIE)")
         if isinstance(got, MetricResult):
