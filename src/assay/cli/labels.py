@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import ConfigError
+from ..run import rewrite_in_order
 from ..store import open_store, rated_rows
 from ._errors import exit_on_errors
 from ._options import StoreOption
@@ -57,10 +57,7 @@ def export_labels_cmd(
                 f"Fix: label rows on its review page (assay serve, then /runs/{info.id}/review)"
                 + (", or leave out --rater" if rater else "") + ".")
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rated.rows),
-                       encoding="utf-8")
-        tmp.replace(out)
+        rewrite_in_order(out, rated.rows)  # atomically: a temporary file, then a rename
     raters = ", ".join(rated.raters)
     typer.echo(f"wrote {len(rated.rows)} rated rows of run {info.id} to {out} "
                f"(rater{'s' if len(rated.raters) != 1 else ''}: {raters})")
