@@ -17,23 +17,16 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
-from sklearn.metrics import roc_auc_score
 
 #: A figure over aligned arrays: a float, or None where it is undefined (one class only, ...).
 Statistic = Callable[..., float | None]
 
 
-def auroc_ci(labels: list[int], scores: list[float], seed: int = 0) -> tuple[float, float, float]:
-    """AUROC and its 95% bootstrap interval (2000 resamples of the rows, seeded)."""
-    y, s = np.array(labels), np.array(scores)
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(2000):
-        i = rng.integers(0, len(y), len(y))
-        if len(set(y[i])) == 2:
-            draws.append(roc_auc_score(y[i], s[i]))
-    return float(roc_auc_score(y, s)), float(np.percentile(draws, 2.5)), float(
-        np.percentile(draws, 97.5))
+def auroc_ci(labels: list[int], scores: list[float], seed: int = 0
+             ) -> tuple[float | None, float | None, float | None]:
+    """AUROC and its 95% bootstrap interval (2000 resamples of the rows, seeded):
+    :func:`bootstrap_ci` of :func:`auroc`."""
+    return bootstrap_ci(auroc, labels, scores, seed=seed)
 
 
 def auroc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
