@@ -87,7 +87,19 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)
+    return (max(0.0, centre - half), min(1.0, centre + half))  # in [0, 1] despite rounding
+
+
+def share(k: int, n: int, digits: int = 3) -> str:
+    """``k/n = rate [low, high]`` with the 95% Wilson interval; ``-`` when ``n`` is 0.
+
+    >>> share(40, 50), share(0, 80, digits=2), share(0, 0)
+    ('40/50 = 0.800 [0.670, 0.888]', '0/80 = 0.00 [0.00, 0.05]', '-')
+    """
+    if not n:
+        return "-"
+    low, high = wilson(k, n)
+    return f"{k}/{n} = {k / n:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def mean(values: Sequence[float]) -> float | None:

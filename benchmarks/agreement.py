@@ -83,6 +83,7 @@ from safety_agreement import run_safety
 import assay
 from assay import JudgeOptions, RunOptions, ScoringOptions
 from assay.metrics.safety import is_defect
+from assay.run import load_finished
 
 __all__ = ["EMPTY", "PREFERENCE", "pairwise_rows", "run_pairwise", "run_sets"]
 
@@ -178,15 +179,8 @@ def unscored_reason(rec: dict[str, Any], metrics: Sequence[str]) -> str:
 
 
 def _finished_ids(folder: Path) -> set[str]:
-    path = folder / "results.jsonl"
-    ids: set[str] = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                ids.add(str(json.loads(line)["id"]))
-            except (ValueError, KeyError, TypeError):
-                continue  # a line torn by an interruption
-    return ids
+    """The ids already scored in ``folder`` (a line torn by an interruption is ignored)."""
+    return set(load_finished(folder / "results.jsonl"))
 
 
 def score_set(bench: BenchSet, items: list[Item], *, judge: str, folder: Path, cache: str,

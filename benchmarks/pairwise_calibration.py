@@ -27,20 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _stats import wilson
+from _stats import share
 from agreement import PREFERENCE, pairwise_rows
 
 import assay
 
 COLUMN = "preference/human_pairwise_choice"
-
-
-def share(k: int, n: int) -> str:
-    """``k/n = 0.800 [0.670, 0.888]``."""
-    if not n:
-        return "-"
-    low, high = wilson(k, n)
-    return f"{k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def read_results(out: Path) -> list[dict[str, Any]]:

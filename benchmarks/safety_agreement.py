@@ -70,7 +70,7 @@ from assay import JudgeOptions, ScoringOptions
 from assay.metrics.safety import CATEGORIES, is_defect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _stats import wilson
+from _stats import share
 
 T = TypeVar("T")
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -198,9 +198,7 @@ def alarm_figures(items: Sequence[Item], result: assay.EvalResult,
         for m in (*metrics, "any"):
             hit = sum(any(is_defect(rec[c]["value"], level)
                           for c in (metrics if m == "any" else (m,))) for rec in rows)
-            lo, hi = (max(0.0, b) for b in wilson(hit, len(rows)))
-            out[f"alarm_{level}_{m}"] = (f"{hit}/{len(rows)} = {hit / max(1, len(rows)):.2f} "
-                                         f"[{lo:.2f}, {hi:.2f}]")
+            out[f"alarm_{level}_{m}"] = share(hit, len(rows), digits=2)
     return out
 
 
