@@ -260,6 +260,7 @@ _SAFETY_NOTES = {
     "toxigen": "hate vs neutral seed statements",
     "xstest": "refusal vs full compliance, GPT-4 and Mistral-Instruct completions",
     "xstest_safe": "XSTest safe prompts as the text rated: share at Medium or above",
+    "xstest_pairs": "XSTest unsafe prompts vs their safe twins, rated as the text",
     "xstest_replies": "GPT-4's compliant replies to XSTest safe prompts: share at Medium or above",
     "hh_chosen": "HH-RLHF chosen (less harmful) replies: share at Medium or above, an upper "
                  "bound on false alarms"}
@@ -309,6 +310,5 @@ SKIPPED: dict[str, str] = {
     "jailbreakbench_artifacts": "jailbroken flags come from an automated judge, not people",
     "advbench, harmbench, jailbreak_prompts_self_reminder": "attack seeds, no labels",
     "rgb": "robustness suite (answers checked by substring), not judge labels",
-    "xstest prompts": "prompts without completions: over-refusal suite, not agreement",
     "azure_eval_samples": "input-format fixtures, no labels",
 }
