@@ -29,6 +29,7 @@ from typing import Any
 from .._env import env_count
 from ..errors import ConfigError, JudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from ._digit_fill import digit_scaffold, fill_digits
 from ._model_file import MODEL_FILENAME, embedded_model_path
 from ._prefix_slots import PrefixPlan, PrefixSlots, prefix_cache_dir
 
@@ -50,6 +51,11 @@ class LocalJudge:
     JSON-schema output (a grammar); a context window of ``n_ctx`` tokens per request (each
     of the ``slots`` KV-cache slots holds ``n_ctx``).
 
+    An answer made of digits alone (a score or the safety severities without a reason) is
+    generated one digit at a time after the text its schema fixes, given to the model
+    (:mod:`._digit_fill`): the same digits and probabilities for a fraction of the decoding
+    steps. ``digits_given_text=False`` decodes every token instead.
+
     Up to ``parallel`` requests run at once (``ASSAY_LOCAL_PARALLEL``, default
     :data:`PARALLEL`, one): llama.cpp decodes the requests in flight in one batch, which on a
     CPU generates up to about twice the tokens per second of one request at a time. Requests
@@ -60,7 +66,7 @@ class LocalJudge:
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
                  slots: int = 6, threads: int | None = None,
-                 parallel: int | None = None) -> None:
+                 parallel: int | None = None, digits_given_text: bool = True) -> None:
         self._path = Path(model_path) if model_path else None
         if self._path is not None and not self._path.is_file():
             raise ConfigError(f"Got {option('judge', f'local:{model_path}')}: no such GGUF "
@@ -75,6 +81,7 @@ class LocalJudge:
         self.max_concurrency: int | None = max(
             1, parallel or env_count("ASSAY_LOCAL_PARALLEL") or PARALLEL)
         self._prefixes: PrefixSlots | None = None
+        self._digits_given_text = digits_given_text
         self._lock = threading.Lock()
         self._planning = threading.Lock()  # PrefixSlots is planned one request at a time
         # one request (with its prefix restore, fill and save) per slot at a time; the last
@@ -135,7 +142,12 @@ class LocalJudge:
             if plan.key is not None and self._held.get(slot) != plan.key:
                 extra = self._put_prefix(server, plan)
             self._held[slot] = plan.key
-            out = _chat(server, {**body, "id_slot": slot})
+            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+            scaffold = digit_scaffold(schema) if self._digits_given_text else None
+            if scaffold is None:
+                out = _chat(server, {**body, "id_slot": slot})
+            else:  # the digits alone are generated; the steps share the slot's KV cache
+                out = fill_digits(lambda b: _chat(server, {**b, "id_slot": slot}), body, scaffold)
             if plan.save:
                 extra.append(self._save_prefix(server, plan))
         return _with_work_of(out, extra)
