@@ -14,6 +14,13 @@ requests, processed and generated tokens per row under each setting.
     .venv/bin/python benchmarks/embedded_speed.py                        # the demo rows, auto metrics
     .venv/bin/python benchmarks/embedded_speed.py --metrics groundedness --halueval 20
 
+``--digits PAIRS`` instead times ``auto`` runs on warm rubric prefixes with digits-only
+answers (a score, the four severities) decoded token by token against generated one digit at
+a time after the text their schema fixes (``LocalJudge(digits_given_text=...)``), in PAIRS
+interleaved pairs, and says how many scores are the same.
+
+    .venv/bin/python benchmarks/embedded_speed.py --digits 2
+
 ``--halueval N`` scores N HaluEval QA items (right and hallucinated answer each: 2N rows) and
 prints groundedness AUROC for both settings, with its 95% bootstrap interval.
 
@@ -104,9 +111,11 @@ def halueval_rows(n: int) -> tuple[list[dict[str, Any]], list[int]]:
     return rows, labels
 
 
-def run(rows: list[dict[str, Any]], metrics: str, reasons: str, prefixes: Path) -> dict[str, Any]:
+def run(rows: list[dict[str, Any]], metrics: str, reasons: str, prefixes: Path,
+        digits_given_text: bool = True) -> dict[str, Any]:
     os.environ["ASSAY_PREFIX_CACHE"] = str(prefixes)
     judge = PromptTimedJudge()
+    judge._digits_given_text = digits_given_text
     judge._load()  # the model load is the same for both settings: not timed
     started = time.monotonic()
     result = assay.evaluate(rows, metrics=metrics, judge=judge,
@@ -121,6 +130,30 @@ def run(rows: list[dict[str, Any]], metrics: str, reasons: str, prefixes: Path) 
                              if isinstance(v, dict) and v.get("reason"))}
 
 
+def compare_digits(rows: list[dict[str, Any]], metrics: str, prefixes: Path, pairs: int) -> None:
+    """``pairs`` interleaved pairs of ``auto`` runs, every token decoded (``off``) against
+    digits-only answers generated after their given text (``on``), on warm rubric prefixes
+    (one run first fills ``prefixes``); wall, generated and processed tokens per run, and how
+    many values and probability-weighted values are the same."""
+    run(rows, metrics, "auto", prefixes)  # fills the prefixes: every timed run is a later run
+    runs: dict[str, list[dict[str, Any]]] = {"off": [], "on": []}
+    for i in range(pairs):
+        for mode in (("off", "on") if i % 2 == 0 else ("on", "off")):
+            runs[mode].append(run(rows, metrics, "auto", prefixes, mode == "on"))
+    print(f"{'digits':7} {'wall s (each run)':>24} {'generated':>10} {'processed':>10}")
+    for mode, rs in runs.items():
+        walls = ", ".join(f"{r['wall']:.1f}" for r in rs)
+        print(f"{mode:7} {walls:>24} {rs[0]['generated']:10d} {rs[0]['processed']:10d}")
+    off, on = runs["off"][0]["rows"], runs["on"][0]["rows"]
+    values = [(va, rb[name]) for ra, rb in zip(off, on) for name, va in ra.items()
+              if isinstance(va, dict) and "value" in va]
+    weighted = [(a["weighted"], b.get("weighted")) for a, b in values
+                if a.get("weighted") is not None]
+    print(f"values the same: {sum(a['value'] == b['value'] for a, b in values)}/{len(values)}; "
+          f"probability-weighted the same: {sum(a == b for a, b in weighted)}/{len(weighted)}, "
+          f"largest difference {max((abs(a - (b or 0)) for a, b in weighted), default=0):.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT / "examples" / "qa.jsonl"))
@@ -128,6 +161,9 @@ def main() -> None:
     ap.add_argument("--halueval", type=int, default=0, help="HaluEval items (2 rows each)")
     ap.add_argument("--warm", action="store_true",
                     help="also run auto again with the rubric prefixes the first run saved")
+    ap.add_argument("--digits", type=int, default=0, metavar="PAIRS",
+                    help="only compare digits-only answers decoded token by token against "
+                         "generated after their given text, in PAIRS interleaved pairs")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="assay-prefixes-"))
     labels: list[int] = []
@@ -138,6 +174,9 @@ def main() -> None:
         rows = [json.loads(x) for x in Path(args.data).read_text().splitlines() if x.strip()]
         source = f"{len(rows)} rows of {args.data}"
     print(f"{source}, metrics {args.metrics}, embedded judge, no cache")
+    if args.digits:
+        compare_digits(rows, args.metrics, tmp / "digits", args.digits)
+        return
     runs = {mode: run(rows, args.metrics, mode, tmp / mode) for mode in ("always", "auto")}
     if args.warm:
         runs["warm"] = run(rows, args.metrics, "auto", tmp / "auto")
