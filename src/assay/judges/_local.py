@@ -53,8 +53,9 @@ class LocalJudge:
 
     An answer made of digits alone (a score or the safety severities without a reason) is
     generated one digit at a time after the text its schema fixes, given to the model
-    (:mod:`._digit_fill`): the same digits and probabilities for a fraction of the decoding
-    steps. ``digits_given_text=False`` decodes every token instead.
+    (:mod:`._digit_fill`): the same digits for a fraction of the decoding steps, their
+    probabilities rounded a little differently (the given text is read in one batch).
+    ``digits_given_text=False`` decodes every token instead.
 
     Up to ``parallel`` requests run at once (``ASSAY_LOCAL_PARALLEL``, default
     :data:`PARALLEL`, one): llama.cpp decodes the requests in flight in one batch, which on a
