@@ -7,10 +7,10 @@ decoding step on each fixed token (``{"hate_unfairness": {"severity": 0}, ...`` 
 assistant prefill, read in one batch like the prompt) and the model generates the digit alone,
 under a one-digit grammar, with its log-probabilities; then the next piece of fixed text, the
 next digit, and so on. The model reads the same text it would have written itself
-(``json.dumps`` spacing, the schema's property order), so it picks the same digits; their
-probabilities round a little differently (read in a batch, not token by token: on the demo the
-probability-weighted scores moved by at most 0.074). Each step reuses the KV cache of the one
-before, so only the fixed text is new.
+(``json.dumps`` spacing, the schema's property order) and picked the same digits (64 of 64 on
+the demo); their probabilities round a little differently (read in a batch, not token by
+token: on the demo the probability-weighted scores moved by at most 0.074). Each step reuses
+the KV cache of the one before, so only the fixed text is new.
 
 Example:
     >>> schema = {"type": "object", "required": ["score"],
