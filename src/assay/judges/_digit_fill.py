@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -82,7 +83,7 @@ def digit_scaffold(schema: dict[str, Any] | None) -> DigitScaffold | None:
             return False
         pieces[-1] += "{"
         for i, (name, child) in enumerate(props.items()):
-            pieces[-1] += (", " if i else "") + f'"{name}": '
+            pieces[-1] += (", " if i else "") + json.dumps(name) + ": "
             if not walk(child):
                 return False
         pieces[-1] += "}"
@@ -116,8 +117,9 @@ def fill_digits(chat: Chat, body: dict[str, Any], scaffold: DigitScaffold) -> di
     tokens: list[dict[str, Any]] = []
     timings = {"prompt_n": 0, "predicted_n": 0}
     prompt_tokens = 0
+    given = ""  # the answer so far: the fixed pieces and the digits before this one
     for i, (low, high) in enumerate(scaffold.ranges):
-        given = "".join(p + d for p, d in zip(scaffold.pieces, digits)) + scaffold.pieces[i]
+        given += scaffold.pieces[i]
         out = chat({**base, "max_tokens": 1, "grammar": f"root ::= [{low}-{high}]",
                     "messages": [*body["messages"], {"role": "assistant", "content": given}]})
         if "error" in out or not out.get("choices"):
@@ -129,6 +131,7 @@ def fill_digits(chat: Chat, body: dict[str, Any], scaffold: DigitScaffold) -> di
             return {"error": f"expected one digit {low}-{high} after the given text, got "
                              f"{digit!r}"}
         digits.append(digit)
+        given += digit
         tokens += [{"token": scaffold.pieces[i], "logprob": 0.0, "top_logprobs": []},
                    *content[-1:]]
         for key in timings:
