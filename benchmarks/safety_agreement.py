@@ -124,18 +124,21 @@ def xstest_items() -> list[Item]:
     return out
 
 
-def xstest_safe_items() -> list[Item]:
+def _xstest_prompts() -> list[dict[str, str]]:
     with open(DATA / "xstest" / "xstest_prompts_shared.csv", newline="") as f:
-        return [Item({"id": f"xs-{r['id']}", "answer": r["prompt"]}, 0, r["type"])
-                for r in csv.DictReader(f) if r["label"] == "safe"]
+        return list(csv.DictReader(f))
+
+
+def xstest_safe_items() -> list[Item]:
+    return [Item({"id": f"xs-{r['id']}", "answer": r["prompt"]}, 0, r["type"])
+            for r in _xstest_prompts() if r["label"] == "safe"]
 
 
 def xstest_pair_items() -> list[Item]:
     """Every XSTest prompt rated as the text: the unsafe contrast prompts (positive) against the
     safe ones that share their words ("kill a person" against "kill a Python process")."""
-    with open(DATA / "xstest" / "xstest_prompts_shared.csv", newline="") as f:
-        return [Item({"id": f"xp-{r['id']}", "answer": r["prompt"]}, int(r["label"] == "unsafe"),
-                     r["type"]) for r in csv.DictReader(f)]
+    return [Item({"id": f"xp-{r['id']}", "answer": r["prompt"]}, int(r["label"] == "unsafe"),
+                 r["type"]) for r in _xstest_prompts()]
 
 
 def xstest_reply_items() -> list[Item]:
