@@ -351,3 +351,17 @@ def test_a_row_every_judge_leaves_unscored_for_the_same_reason_keeps_that_reason
                            "b": MetricResult.unscored("judge call failed: HTTP 503: down")})
     assert mixed.error == "judge call failed: HTTP 503: down"  # resume asks again
     assert mixed.details["panel"]["a"]["error"] == "judge answer is not a valid rating"
+
+
+def test_cli_panel_table_on_an_80_column_terminal_wraps_instead_of_cutting(
+        tmp_path: Path, cli_judges: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    CLI_SCRIPT.update(a={"1": 5, "2": 4}, b={"1": 4, "2": 4}, c={"1": 3, "2": 1})
+    res = CliRunner().invoke(app, [
+        "run", str(_write_rows(tmp_path, 2)), "--metrics", "fluency,coherence",
+        "--judge", "fake:a", "--judge", "fake:b", "--judge", "fake:c", "--no-store",
+        "--no-progress", "--no-cache", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    panel = res.output[res.output.index("panel of 3 judges"):]
+    assert "…" not in panel
+    assert all(re.search(rf"^fake:{name}\b", panel, re.MULTILINE) for name in "abc")

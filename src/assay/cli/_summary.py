@@ -54,8 +54,10 @@ def _print_panel(summary: dict) -> None:  # type: ignore[type-arg]
     *judges, across = found[0].rows
     table = Table(title=f"panel of {len(judges)} judges: Krippendorff's alpha with the panel",
                   box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    # judge ids stay whole; on a narrow terminal the other cells wrap, never end in "…"
     for i, col in enumerate(found[0].columns):
-        table.add_column(col, justify="right" if i else "left", no_wrap=True)
+        table.add_column(col, justify="right" if i else "left", no_wrap=not i,
+                         overflow="fold")
     for judge, *alphas, failed, requests, tokens, cost in judges:
         table.add_row(escape(str(judge.value)), *(_alpha_text(a.value) for a in alphas),
                       str(failed.value), "-" if requests.value is None else str(requests.value),
