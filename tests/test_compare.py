@@ -446,3 +446,20 @@ def test_cli_warns_on_stderr_and_in_json_for_stored_runs(
     assert "warning: the runs used different judges: A openai:model-a, B openai:model-b" in err
     assert "different datasets" in err and "a.jsonl" in err and "b.jsonl" in err
     assert "warning" not in r.stdout
+
+
+def test_cli_on_an_80_column_terminal_wraps_figures_instead_of_cutting_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    names = ("groundedness_claims", "semantic_similarity", "answer_correctness")
+    rows = [{"id": f"q{i}", **{m: res(0.25 * (i % 4)) for m in names}} for i in range(8)]
+    better = [{"id": r["id"], **{m: res(0.125 + 0.25 * (i % 4)) for m in names}}
+              for i, r in enumerate(rows)]
+    a = write_run(tmp_path / "a", rows, {})
+    b = write_run(tmp_path / "b", better, {})
+    r = invoke(a, b)
+    assert r.exit_code == 0, r.output
+    table = r.stdout[r.stdout.index("metrics: diff"):r.stdout.index("* beyond noise")]
+    assert "…" not in table
+    assert all(f"\n {name} " in table for name in names)  # names whole, on their rows
+    assert table.count("+0.125") >= 3  # every diff shown, whole

@@ -164,8 +164,10 @@ def print_comparison(comparison: dict[str, Any]) -> None:
     table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B",
                   caption="* beyond noise: the diff's 95% CI excludes 0",
                   box=box.SIMPLE_HEAD, show_edge=False)
+    # metric names stay whole; on a narrow terminal the figures wrap, never end in "…"
     for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
-        table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
+        table.add_column(col, justify="left" if col == "metric" else "right",
+                         no_wrap=col == "metric", overflow="fold")
     for name, m in comparison["metrics"].items():
         ci = m["ci95"]
         table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]),
