@@ -42,7 +42,11 @@ def test_cli_align_writes_both_files_and_prints_the_table(tmp_path: Path) -> Non
     shown = " ".join(result.output.split())
     for text in ("balanced", "kappa", "Spearman", "(n=9)", "not more than noise"):
         assert text in shown, text
-    assert (out / "alignment.json").exists()
+    report = json.loads((out / "alignment.json").read_text())
+    examples = report["train"] - report["selection_rows"]
+    assert examples > 0  # --shots 1 took examples out of the train rows
+    assert (f"chosen on {report['selection_rows']} of the {report['train']} train rows "
+            f"(the other {examples} are the few-shot examples)") in shown
     assert load_metric_file(out / "helpfulness-aligned.md").name == "helpfulness"
 
 

@@ -127,8 +127,11 @@ def align(
     verdict = ("more than noise: the paired 95% interval of the gain excludes 0" if
                gain["beyond_noise"] else "not more than noise: the paired 95% interval of "
                "the gain includes 0")
+    examples = report["train"] - report["selection_rows"]
     Console().print(
-        f"chosen on {report['train']} train rows: {chosen['prompt']}"
+        f"chosen on {report['selection_rows']} of the {report['train']} train rows"
+        f"{f' (the other {examples} are the few-shot examples)' if examples else ''}: "
+        f"{chosen['prompt']}"
         f"{' + score map' if chosen['mapping'] else ''}. Balanced accuracy gain on "
         f"{report['heldout']} held-out rows: {verdict}.", highlight=False, markup=False)
     err.print("files: " + ", ".join(report["files"].values()), highlight=False, markup=False)
