@@ -67,8 +67,8 @@ def prompt_names() -> dict[str, str]:
 class PromptTimedJudge(TimedJudge):
     """Keeps, beside llama.cpp's timings, the wall seconds and rubric prompt of each request."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         #: (prompt name, seconds, llama.cpp timings) per request, appended as one item: with
         #: requests in parallel, two lists appended apart could pair one request's name with
         #: another's timings
@@ -114,8 +114,7 @@ def halueval_rows(n: int) -> tuple[list[dict[str, Any]], list[int]]:
 def run(rows: list[dict[str, Any]], metrics: str, reasons: str, prefixes: Path,
         digits_given_text: bool = True) -> dict[str, Any]:
     os.environ["ASSAY_PREFIX_CACHE"] = str(prefixes)
-    judge = PromptTimedJudge()
-    judge._digits_given_text = digits_given_text
+    judge = PromptTimedJudge(digits_given_text=digits_given_text)
     judge._load()  # the model load is the same for both settings: not timed
     started = time.monotonic()
     result = assay.evaluate(rows, metrics=metrics, judge=judge,

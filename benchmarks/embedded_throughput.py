@@ -30,8 +30,8 @@ QA50 = Path(__file__).resolve().parents[2] / "shared" / "bench" / "qa50.jsonl"
 class TimedJudge(LocalJudge):
     """The embedded judge, keeping llama.cpp's ``timings`` of every request."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)  # LocalJudge's options, e.g. digits_given_text
         self.timings: list[dict[str, Any]] = []
 
     def _call(self, body: dict[str, Any]) -> dict[str, Any]:
