@@ -135,6 +135,8 @@ class LocalJudge:
 
     def _call(self, body: dict[str, Any]) -> dict[str, Any]:
         server = self._load()
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        scaffold = digit_scaffold(schema) if self._digits_given_text else None
         with self._planning:
             plan = self._prefixes.plan(body["messages"]) if self._prefixes else PrefixPlan(None)
         slot = self._slots if plan.slot is None else plan.slot
@@ -143,8 +145,6 @@ class LocalJudge:
             if plan.key is not None and self._held.get(slot) != plan.key:
                 extra = self._put_prefix(server, plan)
             self._held[slot] = plan.key
-            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-            scaffold = digit_scaffold(schema) if self._digits_given_text else None
             if scaffold is None:
                 out = _chat(server, {**body, "id_slot": slot})
             else:  # the digits alone are generated; the steps share the slot's KV cache
