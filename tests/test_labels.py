@@ -127,7 +127,8 @@ def test_exported_labels_go_straight_into_calibrate(judged: tuple[Path, str],
             opened.save_label(rid, f"r{i}", "coherence", rater="ann", value=human,
                               comment="short" if i == 0 else None)
     out = tmp_path / "rated.jsonl"
-    done = CliRunner().invoke(app, ["labels", "export", rid[:10], "--out", str(out),
+    run_folder = tmp_path / "run"  # its --out: the folder stands for the stored run
+    done = CliRunner().invoke(app, ["labels", "export", str(run_folder), "--out", str(out),
                                     "--store", str(path)])
     assert done.exit_code == 0, done.output
     assert f"wrote 6 rated rows of run {rid}" in done.output

@@ -136,6 +136,32 @@ def test_cli_runs_show_export_and_rm(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "No run" in missing.output
 
 
+def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path) -> None:
+    """A user who just ran ``assay run --out runs/v2`` types ``assay show runs/v2``."""
+    store = tmp_path / "runs.sqlite"
+    data = _data(tmp_path)
+    assert _invoke("run", data, "--metrics", "f1_score", "--store", store,
+                   "--out", tmp_path / "a").exit_code == 0
+    assert _invoke("run", data, "--metrics", "exact_match", "--store", store,
+                   "--out", tmp_path / "b").exit_code == 0  # "latest" is b, not a
+    run_id = json.loads((tmp_path / "a" / "summary.json").read_text())["run_id"]
+    shown = _invoke("show", tmp_path / "a", "--store", store)
+    assert shown.exit_code == 0, shown.output
+    assert run_id in shown.output and "f1_score" in shown.output
+    assert "exact_match" not in shown.output
+    out = tmp_path / "a.jsonl"
+    exported = _invoke("export", tmp_path / "a", "-o", out, "--store", store)
+    assert exported.exit_code == 0 and f"of run {run_id}" in exported.output
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == [r["id"] for r in ROWS]
+    assert _invoke("run", data, "--metrics", "f1_score", "--store", store, "--out",
+                   tmp_path / "c", "--no-store").exit_code == 0
+    unstored = _invoke("show", tmp_path / "c", "--store", store)
+    assert unstored.exit_code == 2 and "names no stored run" in unstored.output
+    assert "Traceback" not in unstored.output
+    assert _invoke("rm", tmp_path / "a", "--store", store, "--yes").exit_code == 0
+    assert _invoke("show", run_id, "--store", store).exit_code == 2
+
+
 def test_compare_and_report_take_stored_run_ids(tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
     base = evaluate(_data(tmp_path), metrics="f1_score", run=RunOptions(store=store))

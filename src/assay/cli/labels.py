@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import ConfigError
-from ..run import rewrite_in_order
+from ..run import rewrite_in_order, stored_run_ref
 from ..store import open_store, rated_rows
 from ._errors import exit_on_errors
 from ._options import StoreOption
@@ -36,7 +36,9 @@ app = typer.Typer(name="labels", no_args_is_help=True, add_completion=False,
 
 @app.command("export")
 def export_labels_cmd(
-    run: Annotated[str, typer.Argument(help="A run id, a unique prefix of one, or 'latest'.")],
+    run: Annotated[str, typer.Argument(
+        help="A stored run's id, a unique prefix of one, or 'latest'; or the run's output "
+             "folder (its --out).")],
     out: Annotated[Path, typer.Option(help="The JSONL file to write.")],
     rater: Annotated[str | None, typer.Option(
         help="Only this rater's labels. Default: every rater's, combined per row and metric "
@@ -46,7 +48,7 @@ def export_labels_cmd(
 ) -> None:
     """Write the labelled rows of RUN as a rated dataset for assay calibrate / assay align."""
     with exit_on_errors("interrupted: nothing written."), open_store(store) as opened:
-        info = opened.get(run)
+        info = opened.get(stored_run_ref(run))
         rated = rated_rows(opened, info.id, rater=rater)
         if not rated.rows:
             who = f" by rater {rater!r}" if rater else ""

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import AssayError
+from ..run import stored_run_ref
 from ..store import FORMATS, RunInfo, Store, open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption
@@ -31,7 +32,8 @@ __all__ = ["export_cmd", "rm_cmd", "runs_cmd", "runs_table", "show_cmd"]
 err = Console(stderr=True)
 
 RunArgument = Annotated[str, typer.Argument(
-    help="A run id, a unique prefix of one, or 'latest'.")]
+    help="A stored run's id, a unique prefix of one, or 'latest'; or the run's output folder "
+         "(its --out).")]
 JsonOption = Annotated[bool, typer.Option(
     "--json", help="Print JSON (stable keys, no secrets) instead of a table.")]
 
@@ -127,7 +129,7 @@ def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
 def show_cmd(run: RunArgument, json_: JsonOption = False, store: StoreOption = None) -> None:
     """Print one stored run: its settings and its summary table."""
     with exit_on_errors("interrupted"), _open(store) as opened:
-        info = opened.get(run)
+        info = opened.get(stored_run_ref(run))
     if json_:
         typer.echo(json.dumps(run_detail(info), indent=2, ensure_ascii=False))
         return
@@ -168,7 +170,7 @@ def export_cmd(
         if format_ not in FORMATS:
             raise AssayError(f"Got --format {format_!r}. Must be one of: {', '.join(FORMATS)}.")
         with _open(store) as opened:
-            info = opened.get(run)
+            info = opened.get(stored_run_ref(run))
             path = output or Path(f"{info.id}.{format_}")
             n = opened.export(info.id, path, format_)
     err.print(f"{n} rows of run {info.id} written to {escape(str(path))}", highlight=False)
@@ -181,7 +183,7 @@ def rm_cmd(
 ) -> None:
     """Delete a stored run with its rows."""
     with exit_on_errors("interrupted"), _open(store) as opened:
-        info = opened.get(run)
+        info = opened.get(stored_run_ref(run))
         if not yes and not typer.confirm(
                 f"Delete run {info.id} ({info.name or 'unnamed'}, {info.rows} rows)?"):
             raise typer.Exit(1)

@@ -18,7 +18,7 @@ from ._interval import (
            bootstrap_mean_ci,
            mean_interval,
 )
-from ._load import RunData, load_run, load_run_dir
+from ._load import RunData, load_run, load_run_dir, stored_run_ref
 from ._managed import JudgeStats, ManagedJudge, RetryPolicy
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, group_options
@@ -72,5 +72,6 @@ __all__ = [
     "open_run_store",
     "read_manifest",
     "rewrite_in_order",
+    "stored_run_ref",
     "summary_json_schema",
 ]

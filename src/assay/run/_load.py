@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, option
+from ..errors import ConfigError, DataError, option
 from ..store import Store
 from ._recording import open_run_store
 from ._results import load_finished
 from ._summary import RunSummary
 
-__all__ = ["RunData", "load_run", "load_run_dir"]
+__all__ = ["RunData", "load_run", "load_run_dir", "stored_run_ref"]
 
 
 @dataclass
@@ -68,6 +68,38 @@ def load_run_dir(path: str | Path) -> RunData:
     records = list(load_finished(results).values())
     meta = {"dataset": summary.get("dataset"), "judge": (summary.get("judge") or {}).get("id")}
     return RunData(id=str(path), summary=summary, records=records, meta=meta)
+
+
+def stored_run_ref(ref: str | Path) -> str:
+    """The run store reference for ``ref``: a run's output folder (its ``--out``) gives the id
+    of the stored run its ``summary.json`` names; anything else is returned as given (a run id,
+    a unique prefix of one, or ``latest``).
+
+    Raises:
+        ConfigError: ``ref`` is a folder whose ``summary.json`` names no stored run (a run
+            with ``--no-store``, or not a run's folder).
+
+    Example:
+        >>> import json, tempfile
+        >>> out = Path(tempfile.mkdtemp())
+        >>> _ = (out / "summary.json").write_text(json.dumps({"run_id": "20261127-140504-7630"}))
+        >>> stored_run_ref(out), stored_run_ref("latest")
+        ('20261127-140504-7630', 'latest')
+    """
+    path = Path(ref)
+    if not path.is_dir():
+        return str(ref)
+    try:
+        run_id = json.loads((path / "summary.json").read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        run_id = None
+    if not isinstance(run_id, str) or not run_id:
+        raise ConfigError(
+            f"{path}: this folder's summary.json names no stored run (the run used "
+            f"{option('store', False)}, or this is not a run's {option('out')} folder). Fix: "
+            "pass a stored run's id, a unique prefix of one, or 'latest' (assay runs lists "
+            "them).")
+    return run_id
 
 
 def load_run(ref: str | Path, store: str | Path | Store | bool | None = True) -> RunData:
