@@ -158,6 +158,8 @@ def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path) -> None:
     unstored = _invoke("show", tmp_path / "c", "--store", store)
     assert unstored.exit_code == 2 and "names no stored run" in unstored.output
     assert "Traceback" not in unstored.output
+    typo = _invoke("show", tmp_path / "nope", "--store", store)
+    assert typo.exit_code == 2 and "no such folder" in typo.output
     assert _invoke("rm", tmp_path / "a", "--store", store, "--yes").exit_code == 0
     assert _invoke("show", run_id, "--store", store).exit_code == 2
 

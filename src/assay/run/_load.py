@@ -76,8 +76,8 @@ def stored_run_ref(ref: str | Path) -> str:
     a unique prefix of one, or ``latest``).
 
     Raises:
-        ConfigError: ``ref`` is a folder whose ``summary.json`` names no stored run (a run
-            with ``--no-store``, or not a run's folder).
+        ConfigError: ``ref`` is a path but no folder, or a folder whose ``summary.json`` names
+            no stored run (a run with ``--no-store``, or not a run's folder).
 
     Example:
         >>> import json, tempfile
@@ -88,6 +88,10 @@ def stored_run_ref(ref: str | Path) -> str:
     """
     path = Path(ref)
     if not path.is_dir():
+        if "/" in str(ref) or "\\" in str(ref):  # a path (run ids have no slashes)
+            raise ConfigError(f"{path}: no such folder. Fix: give a run's output folder (its "
+                              f"{option('out')}), or a stored run's id, a unique prefix of one, "
+                              "or 'latest' (assay runs lists them).")
         return str(ref)
     try:
         run_id = json.loads((path / "summary.json").read_text(encoding="utf-8")).get("run_id")
