@@ -136,7 +136,8 @@ def test_cli_runs_show_export_and_rm(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "No run" in missing.output
 
 
-def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path) -> None:
+def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A user who just ran ``assay run --out runs/v2`` types ``assay show runs/v2``."""
     store = tmp_path / "runs.sqlite"
     data = _data(tmp_path)
@@ -149,6 +150,7 @@ def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path) -> None:
     assert shown.exit_code == 0, shown.output
     assert run_id in shown.output and "f1_score" in shown.output
     assert "exact_match" not in shown.output
+    (tmp_path / "a" / "summary.json").unlink()  # run.json names the run as well
     out = tmp_path / "a.jsonl"
     exported = _invoke("export", tmp_path / "a", "-o", out, "--store", store)
     assert exported.exit_code == 0 and f"of run {run_id}" in exported.output
@@ -157,6 +159,10 @@ def test_show_export_and_rm_take_the_run_output_folder(tmp_path: Path) -> None:
                    tmp_path / "c", "--no-store").exit_code == 0
     unstored = _invoke("show", tmp_path / "c", "--store", store)
     assert unstored.exit_code == 2 and "names no stored run" in unstored.output
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "latest").mkdir()  # a folder that shares the name holds no run: the store's
+    latest = _invoke("show", "latest", "--store", store)
+    assert latest.exit_code == 0 and "exact_match" in latest.output
     assert "Traceback" not in unstored.output
     typo = _invoke("show", tmp_path / "nope", "--store", store)
     assert typo.exit_code == 2 and "no such folder" in typo.output

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import ConfigError, DataError, option
 from ..store import Store
+from ._outdir import read_manifest
 from ._recording import open_run_store
 from ._results import load_finished
 from ._summary import RunSummary
@@ -72,12 +73,12 @@ def load_run_dir(path: str | Path) -> RunData:
 
 def stored_run_ref(ref: str | Path) -> str:
     """The run store reference for ``ref``: a run's output folder (its ``--out``) gives the id
-    of the stored run its ``summary.json`` names; anything else is returned as given (a run id,
-    a unique prefix of one, or ``latest``).
+    of the stored run it holds (from its ``run.json``, else its ``summary.json``); anything
+    else is returned as given (a run id, a unique prefix of one, or ``latest``).
 
     Raises:
-        ConfigError: ``ref`` is a path but no folder, or a folder whose ``summary.json`` names
-            no stored run (a run with ``--no-store``, or not a run's folder).
+        ConfigError: ``ref`` is a path but no folder, or a run's folder that names no stored
+            run (a run with ``--no-store``, or one killed before it ended).
 
     Example:
         >>> import json, tempfile
@@ -86,21 +87,29 @@ def stored_run_ref(ref: str | Path) -> str:
         >>> stored_run_ref(out), stored_run_ref("latest")
         ('20261127-140504-7630', 'latest')
     """
+    text = str(ref)
     path = Path(ref)
+    is_path = "/" in text or "\\" in text  # run ids have no slashes
     if not path.is_dir():
-        if "/" in str(ref) or "\\" in str(ref):  # a path (run ids have no slashes)
+        if is_path:
             raise ConfigError(f"{path}: no such folder. Fix: give a run's output folder (its "
                               f"{option('out')}), or a stored run's id, a unique prefix of one, "
                               "or 'latest' (assay runs lists them).")
-        return str(ref)
-    try:
-        run_id = json.loads((path / "summary.json").read_text(encoding="utf-8")).get("run_id")
-    except (OSError, ValueError, AttributeError):
-        run_id = None
+        return text
+    manifest = read_manifest(path)
+    summary_file = path / "summary.json"
+    if manifest is None and not summary_file.is_file() and not is_path:
+        return text  # a folder that happens to share the name (say 'latest') holds no run
+    run_id = manifest.run_id if manifest is not None else None
+    if not run_id:
+        try:
+            run_id = json.loads(summary_file.read_text(encoding="utf-8")).get("run_id")
+        except (OSError, ValueError, AttributeError):
+            run_id = None
     if not isinstance(run_id, str) or not run_id:
         raise ConfigError(
-            f"{path}: this folder's summary.json names no stored run (the run used "
-            f"{option('store', False)}, or this is not a run's {option('out')} folder). Fix: "
+            f"{path}: this folder names no stored run (its run used {option('store', False)}, "
+            f"was killed before it ended, or this is not a run's {option('out')} folder). Fix: "
             "pass a stored run's id, a unique prefix of one, or 'latest' (assay runs lists "
             "them).")
     return run_id
