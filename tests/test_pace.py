@@ -218,7 +218,8 @@ def test_a_run_against_a_throttling_judge_scores_every_row() -> None:
     assert res.summary["metrics"]["relevance"]["scored"] == 100
     assert stats["rate_limited"] == backend.refused >= 1 and stats["failed"] == 0
     assert stats["peak_concurrency"] == ADAPTIVE_START
-    assert stats["final_concurrency"] <= 10 and backend.most_answered <= 10
+    # Additive increase probes one above the endpoint's 10; a run can end on that probe.
+    assert stats["final_concurrency"] <= 11 and backend.most_answered <= 10
     assert stats["peak_in_flight"] >= backend.most_answered
 
 
