@@ -47,6 +47,21 @@ class RunData:
         return RunSummary.model_validate(self.summary)
 
 
+def _read_summary(folder: Path) -> dict[str, Any]:
+    """The folder's ``summary.json`` as a dict; empty when it is missing, unreadable or not a
+    JSON object."""
+    try:
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return summary if isinstance(summary, dict) else {}
+
+
+def _names_a_path(ref: str | Path) -> bool:
+    """Whether ``ref`` is written as a path (run ids have no slashes)."""
+    return "/" in str(ref) or "\\" in str(ref)
+
+
 def load_run_dir(path: str | Path) -> RunData:
     """The run in an ``assay run --out`` directory; its id is the directory path.
 
@@ -59,13 +74,7 @@ def load_run_dir(path: str | Path) -> RunData:
     if not results.is_file():
         raise DataError([(f"{path}: no results.jsonl here. Fix: give the output folder of a "
                           f"run (its {option('out')}).")])
-    summary: dict[str, Any] = {}
-    summary_file = path / "summary.json"
-    if summary_file.is_file():
-        try:
-            summary = json.loads(summary_file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            summary = {}
+    summary = _read_summary(path)
     records = list(load_finished(results).values())
     meta = {"dataset": summary.get("dataset"), "judge": (summary.get("judge") or {}).get("id")}
     return RunData(id=str(path), summary=summary, records=records, meta=meta)
@@ -87,25 +96,18 @@ def stored_run_ref(ref: str | Path) -> str:
         >>> stored_run_ref(out), stored_run_ref("latest")
         ('20261127-140504-7630', 'latest')
     """
-    text = str(ref)
     path = Path(ref)
-    is_path = "/" in text or "\\" in text  # run ids have no slashes
     if not path.is_dir():
-        if is_path:
+        if _names_a_path(ref):
             raise ConfigError(f"{path}: no such folder. Fix: give a run's output folder (its "
                               f"{option('out')}), or a stored run's id, a unique prefix of one, "
                               "or 'latest' (assay runs lists them).")
-        return text
+        return str(ref)
     manifest = read_manifest(path)
-    summary_file = path / "summary.json"
-    if manifest is None and not summary_file.is_file() and not is_path:
-        return text  # a folder that happens to share the name (say 'latest') holds no run
+    if manifest is None and not (path / "summary.json").is_file() and not _names_a_path(ref):
+        return str(ref)  # a folder that happens to share the name (say 'latest') holds no run
     run_id = manifest.run_id if manifest is not None else None
-    if not run_id:
-        try:
-            run_id = json.loads(summary_file.read_text(encoding="utf-8")).get("run_id")
-        except (OSError, ValueError, AttributeError):
-            run_id = None
+    run_id = run_id or _read_summary(path).get("run_id")
     if not isinstance(run_id, str) or not run_id:
         raise ConfigError(
             f"{path}: this folder names no stored run (its run used {option('store', False)}, "
@@ -123,7 +125,7 @@ def load_run(ref: str | Path, store: str | Path | Store | bool | None = True) ->
         ConfigError: not a directory and not a run in the store (the message lists candidates
             for an ambiguous prefix).
     """
-    if Path(ref).exists() or "/" in str(ref) or "\\" in str(ref):
+    if Path(ref).exists() or _names_a_path(ref):
         return load_run_dir(ref)  # a path: a run directory or nothing
     opened = open_run_store(store if store is not None else True)
     if opened is None:
