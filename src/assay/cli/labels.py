@@ -30,7 +30,7 @@ __all__ = ["app", "export_labels_cmd"]
 err = Console(stderr=True)
 
 app = typer.Typer(name="labels", no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None,
+                  rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
                   help="People's labels on a run's rows (given on assay serve's review page).")
 
 

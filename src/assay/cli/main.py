@@ -1,78 +1,58 @@
-"""Entry point of the ``assay`` command: registers each command module on one Typer app.
+"""Entry point of the ``assay`` command (``assay.cli.main:main``).
 
-Help is rendered as plain text (``rich_markup_mode=None``), so literal brackets such as
-``pip install 'assay[ray]'`` survive: Rich markup would read ``[ray]`` as a style tag and drop it.
+``assay --version`` answers from here without importing the commands (and so the runner,
+metrics, judges, store, numpy, ...): the Typer app in :mod:`assay.cli._app` is imported only
+when a command runs. ``app`` is still importable from this module, on first access.
 
 Example:
-    >>> app.info.name, app.rich_markup_mode is None
-    ('assay', True)
+    >>> asks_version(["--version"]), asks_version(["run", "--version"])
+    (True, False)
+    >>> app.info.name
+    'assay'
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
+import sys
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from . import align as align_cmd
-from . import calibrate as calibrate_cmd
-from . import compare as compare_cmd
-from . import explain as explain_cmd
-from . import jailbreak as jailbreak_cmd
-from . import labels as labels_cmd
-from . import metrics as metrics_cmd
-from . import report as report_cmd
-from . import robustness as robustness_cmd
-from . import run as run_cmd
-from . import runs as runs_cmd
-from . import serve as serve_cmd
-from . import simulate as simulate_cmd
-from ._flags import flag_names
 
-__all__ = ["app", "main"]
+if TYPE_CHECKING:
+    import typer
 
-app = typer.Typer(name="assay", no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None,
-                  help="Evaluate generative-AI apps: QA, chat and RAG datasets, offline or with "
-                       "any OpenAI-compatible judge.")
-app.command("run")(run_cmd.run)
-app.command("robustness")(robustness_cmd.robustness)
-app.command("calibrate")(calibrate_cmd.calibrate)
-app.command("align")(align_cmd.align)
-app.command("compare")(compare_cmd.compare)
-app.command("report")(report_cmd.report)
-app.command("explain")(explain_cmd.explain_cmd)
-app.command("runs")(runs_cmd.runs_cmd)
-app.command("show")(runs_cmd.show_cmd)
-app.command("export")(runs_cmd.export_cmd)
-app.command("rm")(runs_cmd.rm_cmd)
-app.command("serve")(serve_cmd.serve)
-app.command("simulate")(simulate_cmd.simulate_cmd)
-app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
-app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
-app.command("metrics")(metrics_cmd.metrics_cmd)
-app.add_typer(labels_cmd.app, name="labels")
+    app: typer.Typer
+
+__all__ = ["app", "asks_version", "main"]
+
+#: The root command's own flags: all eager, so the first one given decides.
+_ROOT_FLAGS = ("--version", "--help", "-h")
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"assay {__version__}")
-        raise typer.Exit()
+def asks_version(args: list[str]) -> bool:
+    """Whether ``assay ARGS`` prints the version: the root's first flag is ``--version`` and
+    every flag before the command is one of the root's own (as Click would read them)."""
+    leading = []
+    for arg in args:
+        if not arg.startswith("-"):
+            break
+        leading.append(arg)
+    return bool(leading) and leading[0] == "--version" and all(
+        a in _ROOT_FLAGS for a in leading)
 
 
-@app.callback()
-def _root(
-    ctx: typer.Context,
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True,
-        help="Print assay's version and exit.")] = False,
-) -> None:
-    """Evaluate generative-AI apps: QA, chat and RAG datasets."""
-    # The library's error messages name options as Python keywords; a command names its flags.
-    ctx.with_resource(flag_names())
+def __getattr__(name: str) -> Any:
+    """``app``: the Typer app, imported on first access."""
+    if name == "app":
+        from ._app import app as typer_app
+        return typer_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Run the CLI."""
-    app()
+    if asks_version(sys.argv[1:]):
+        print(f"assay {__version__}")
+        return
+    from ._app import app as typer_app
+    typer_app()
