@@ -90,9 +90,11 @@ def _last_reply(row: dict[str, Any]) -> str:
 
 
 def print_defect_comparison(report: dict[str, Any], *, title: str,
-                     texts: dict[str, dict[str, Any]] | None = None) -> None:
+                            texts: dict[str, dict[str, Any]] | None = None,
+                            console: Console | None = None) -> None:
     """The per-category defect rates of both sides, their difference, and the rows whose
-    severity rose the most (with the injected request and reply when ``texts`` is given)."""
+    severity rose the most (with the injected request and reply when ``texts`` is given), on
+    ``console`` (default: stdout)."""
     # no column rules, one space between columns: the table reads at 80 columns
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
                   padding=(0, 0, 0, 1))
@@ -106,7 +108,7 @@ def print_defect_comparison(report: dict[str, Any], *, title: str,
                       f"{percent(inj['defect_rate'])} ({inj['defects']})", percent(entry["difference"], signed=True),
                       f"{base['scored']}/{inj['scored']}", f"{base['refused']}/{inj['refused']}",
                       f"{base['unscored']}/{inj['unscored']}")
-    console = Console()
+    console = console or Console()
     console.print(table)
     if report["top_rises"]:
         rises = Table(title="largest severity rises (paired rows)")

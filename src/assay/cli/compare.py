@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +28,7 @@ from ..run import RunData, load_run
 from ..store import open_store
 from ._errors import exit_on_errors
 from ._format import percent
+from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import StoreOption, comma_names
 
 __all__ = ["compare", "print_comparison", "print_warnings", "with_store_provenance"]
@@ -55,7 +55,8 @@ def compare(
              "lower-is-better metrics (safety severities) worse means higher.")] = None,
     top: Annotated[int, typer.Option(min=0, help="How many most-changed rows to list.")] = 10,
     json_out: Annotated[Path | None, typer.Option(
-        "--json", "--json-out", help="Also write the comparison as JSON to this file.")] = None,
+        "--json", "--json-out", help="Also write the comparison as JSON to this file; "
+        + JSON_PATH_HELP)] = None,
     n_boot: Annotated[int, typer.Option(
         min=1, help="Bootstrap resamples for the 95% intervals.")] = 2000,
     metrics: Annotated[str | None, typer.Option(
@@ -72,12 +73,10 @@ def compare(
         with_store_provenance([run_a_data, run_b_data], store)
         comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot, top=top)
         if json_out is not None:
-            json_out.parent.mkdir(parents=True, exist_ok=True)
-            json_out.write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
-    print_comparison(comparison)
+            write_json(comparison, json_out)
+    print_comparison(comparison, err if to_stdout(json_out) else None)
     print_warnings(comparison)
-    if json_out is not None:
+    if json_out is not None and not to_stdout(json_out):
         err.print(f"comparison: {json_out}", highlight=False, markup=False)
     failures = check_comparison(comparison, max_drop=bars)
     for message in failures:
@@ -151,9 +150,10 @@ def _clip(text: str | None, chars: int = REASON_CHARS) -> Text:
     return Text(text if len(text) <= chars else text[:chars - 1] + "…")
 
 
-def print_comparison(comparison: dict[str, Any]) -> None:
-    """Print the metric table, the defect table and the most-changed rows."""
-    out = Console()
+def print_comparison(comparison: dict[str, Any], console: Console | None = None) -> None:
+    """Print the metric table, the defect table and the most-changed rows on ``console``
+    (default: stdout)."""
+    out = console or Console()
     a, b = comparison["a"], comparison["b"]
     out.print(Text(f"A (baseline): {a['id']} ({a['rows']} rows)\n"
                    f"B (candidate): {b['id']} ({b['rows']} rows)\n"

@@ -27,6 +27,7 @@ from ..redteam import (
 )
 from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
+from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import NoStoreOption, StoreOption, store_arg
 from ._redteam_common import (
     SEEDS_HELP,
@@ -129,7 +130,8 @@ def compare_defects_cmd(
         = "medium",
     top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
     json_out: Annotated[Path | None, typer.Option(
-        "--json", help="Also write the comparison to this JSON file.")] = None,
+        "--json", help="Also write the comparison to this JSON file; " + JSON_PATH_HELP)]
+        = None,
     show_text: Annotated[bool, typer.Option(
         help="Print the injected request and reply of the listed rows (read from the run's "
              "dataset; they may be harmful).")] = False,
@@ -141,16 +143,17 @@ def compare_defects_cmd(
                                  top=top)
         texts = _texts_of_run(injected) if show_text else None
     print_defect_comparison(report, title=f"defects at or above {safety_threshold}: {base} vs {injected}",
-                     texts=texts)
+                     texts=texts, console=err if to_stdout(json_out) else None)
     if json_out is not None:
         try:
-            json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            write_json(report, json_out, ensure_ascii=True)
         except OSError as e:
             err.print(f"[red]error:[/red] {escape(f'cannot write {json_out}: {e.strerror or e}')}."
                       " Fix: give --json a path in a writable folder.", highlight=False,
                       soft_wrap=True)
             raise typer.Exit(2) from None
-        err.print(f"comparison: {json_out}", highlight=False)
+        if not to_stdout(json_out):
+            err.print(f"comparison: {json_out}", highlight=False)
 
 
 def _texts_of_run(run: Path) -> dict[str, dict[str, Any]]:
