@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -79,8 +80,8 @@ def run(
              "is refused).")] = False,
     concurrency: Annotated[int | None, typer.Option(
         min=1, help="Judge requests in flight, fixed. Default: an API judge adapts to the "
-                    "endpoint (32 at first, more while latency stays flat, half after a 429 "
-                    "or 5xx, at most 64); a local judge keeps 8.")] = None,
+                    "endpoint (64 at first, more while latency stays flat, half after a 429 "
+                    "or 5xx, at most 128); a local judge keeps 8.")] = None,
     tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
     rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
@@ -123,7 +124,8 @@ def run(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
     quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="No progress output (the summary is still printed).")] = False,
+        "--quiet", "-q", help="No progress and no line per skipped metric (the summary, "
+                              "warnings and errors are still printed).")] = False,
     safety_threshold: Annotated[str, typer.Option(
         help="Safety metrics: low, medium or high, the severity level from which an answer is "
              "a defect (low: 2-7, medium: 4-7, high: 6-7 on the 0-7 scale).")] = "medium",
@@ -178,7 +180,7 @@ def run(
         agent = agent_from_flags(target, tools, max_steps)
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
-            embeddings=embeddings, on_plan=_print_plan,
+            embeddings=embeddings, on_plan=_plan_printer(quiet),
             agent=agent,
             reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
                                 long_fields=long_fields),  # type: ignore[arg-type]
@@ -238,7 +240,11 @@ def choose_metrics(metrics: str | None, metric_files: list[Path], *,
     return [*named, *custom]
 
 
-def _print_plan(plan: Plan) -> None:
-    err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
-    for line in plan.skipped:
-        err.print(f"[dim]{line}[/dim]", highlight=False)
+def _plan_printer(quiet: bool) -> Callable[[Plan], None]:
+    """What prints the plan on stderr: the metrics to run, then (unless ``quiet``) one line
+    per skipped metric with the reason."""
+    def print_plan(plan: Plan) -> None:
+        err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
+        for line in [] if quiet else plan.skipped:
+            err.print(f"[dim]{escape(line)}[/dim]", highlight=False)
+    return print_plan
