@@ -1,7 +1,8 @@
 """Agreement of assay's ``tool_call_accuracy`` with the BFCL AST checker (``bfcl-eval``).
 
 For each item of BFCL v4's non-live Python categories (``simple_python``, ``multiple``,
-``parallel``, ``parallel_multiple``) it builds candidate calls: the reference (the first
+``parallel``, ``parallel_multiple``) and its Java and JavaScript ones (``simple_java``,
+``simple_javascript``) it builds candidate calls: the reference (the first
 acceptable value of every argument of the possible answer), one more correct candidate with
 other acceptable values (``other_acceptable``: a random acceptable value per argument, ``""``
 meaning left out), and mutations of one call (chosen with the seed): ``wrong_name``,
@@ -9,22 +10,32 @@ meaning left out), and mutations of one call (chosen with the seed): ``wrong_nam
 declared in the function doc but not in the answer, or undeclared, by turns), ``int_as_string``
 (``5`` written ``"5"``), ``string_case`` (a string argument with its case swapped),
 ``int_for_float`` (``4.0`` written ``4``: right for both, a number accepts an integer) and
-``float_for_int`` (``5`` written ``5.0``: wrong for both, as BFCL reads types). A
-mutation that does not apply to an item (no integer argument, ...) is skipped, so each kind has
-its own n.
+``float_for_int`` (``5`` written ``5.0``: wrong for both, as BFCL reads types), and two kinds
+where assay and BFCL differ on purpose: ``explicit_null`` (an argument that may be left out,
+given as ``null``: right for assay, wrong for BFCL) and ``reordered`` (the calls of a parallel
+item in reverse order: BFCL pairs them greedily, in the order of its possible answers, and
+fails where a one-to-one pairing exists, as in ``parallel_178``; assay finds the largest
+pairing). A mutation that does not apply to an item (no integer argument, one call, ...) is
+skipped, so each kind has its own n.
+
+Java and JavaScript calls are typed JSON for assay (``true``, ``50``, ``["a"]``) and source
+literals for BFCL (``"true"``, ``"50L"``, ``"new ArrayList<>(Arrays.asList(\"a\"))"``), written
+by ``_bfcl_literals``; a candidate whose literal BFCL's own converter does not read back as the
+same value (a string ``"5"`` in an ``integer`` parameter) is skipped and counted.
 
 Each candidate is judged twice:
 
-- by ``bfcl_eval``'s own ``ast_checker`` (``Language.PYTHON``, the item's category), on the
-  calls as BFCL's model output (``[{name: {arg: value}}]``);
+- by ``bfcl_eval``'s own ``ast_checker`` (the item's language and category), on the calls as
+  BFCL's model output (``[{name: {arg: value}}]``, values as literals for Java and JavaScript);
 - by ``assay.evaluate(metrics="tool_call_accuracy")`` on a row built from the item: the user
   turn(s) of the question, an assistant turn with the calls as ``tool_calls`` (arguments as
   JSON text), ``tools`` converted from the function docs (see ``to_json_schema``) and
   ``reference_tool_calls`` from the possible answer (every argument's acceptable values as
   ``accept``, ``""`` becoming ``null``: the argument may be left out).
 
-It prints the agreement (both say right, or both say wrong) overall and per candidate kind,
-with a 95 % Wilson interval, and the first disagreements for inspection.
+It prints the agreement (both say right, or both say wrong) overall, without the two kinds
+that differ on purpose, per candidate kind and per category (those two kinds left out), with a
+95 % Wilson interval, and the first disagreements for inspection.
 
 ``bfcl-eval`` stays out of assay's dependencies. Install it with ``--no-deps`` anywhere and
 point ``--bfcl`` at the folder that holds the ``bfcl_eval`` package (its checker needs only
@@ -51,13 +62,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _bfcl_literals import literal, round_trips
 from _stats import wilson
 
 import assay
 
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "simple_java",
+              "simple_javascript")
+#: The language BFCL's checker reads a category's calls in (the rest are Python).
+LANGUAGES = {"simple_java": "JAVA", "simple_javascript": "JAVASCRIPT"}
 KINDS = ("reference", "other_acceptable", "wrong_name", "missing_required", "wrong_value",
-         "extra_argument", "int_as_string", "string_case", "int_for_float", "float_for_int")
+         "extra_argument", "int_as_string", "string_case", "int_for_float", "float_for_int",
+         "explicit_null", "reordered")
+#: The kinds where assay differs from BFCL on purpose (docs/agents.md lists why).
+DELIBERATE = ("explicit_null", "reordered")
 INSTALL = ("bfcl_eval was not found. Install it apart from assay, without its dependencies:\n"
            "  python3 -m venv /tmp/bfclenv && /tmp/bfclenv/bin/pip install --no-deps bfcl-eval\n"
            "then pass --bfcl /tmp/bfclenv/lib/python3.X/site-packages (the folder that holds "
@@ -67,7 +85,11 @@ INSTALL = ("bfcl_eval was not found. Install it apart from assay, without its de
 # (BFCL accepts an int there too, as JSON Schema's number does); "tuple" an array (BFCL turns
 # tuples into lists before comparing). "any" has no JSON Schema type: the property is left
 # without one (any value). BFCL itself maps "any" to str; no candidate here hits the difference.
-TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None}
+TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None,
+         # Java and JavaScript (simple_java, simple_javascript): their JSON Schema types
+         "String": "string", "char": "string", "Boolean": "boolean", "long": "integer",
+         "Bigint": "integer", "double": "number", "HashMap": "object", "Array": "array",
+         "ArrayList": "array"}
 
 Call = tuple[str, dict[str, Any]]
 
@@ -91,12 +113,15 @@ class Candidate:
     calls: list[Call]
     bfcl: bool = False
     assay: bool | None = None
+    output: list[dict[str, dict[str, Any]]] | None = None  # as BFCL's model output
     bfcl_error: str = ""
     assay_reason: str = ""
 
 
-def load_bfcl(path: str | None) -> tuple[Callable[..., dict[str, Any]], Any, Path]:
-    """BFCL's ``ast_checker``, its ``Language`` enum and its data folder."""
+def load_bfcl(path: str | None) -> tuple[Callable[..., dict[str, Any]], Any, Path,
+                                         dict[str, Callable[..., Any]]]:
+    """BFCL's ``ast_checker``, its ``Language`` enum, its data folder and its Java and
+    JavaScript literal converters."""
     if path:
         folder = Path(path).resolve()
         sys.path.insert(0, str(folder.parent if folder.name == "bfcl_eval" else folder))
@@ -110,9 +135,16 @@ def load_bfcl(path: str | None) -> tuple[Callable[..., dict[str, Any]], Any, Pat
         import bfcl_eval
         from bfcl_eval.constants.enums import Language
         from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+        from bfcl_eval.eval_checker.ast_eval.type_convertor.java_type_converter import (
+            java_type_converter,
+        )
+        from bfcl_eval.eval_checker.ast_eval.type_convertor.js_type_converter import (
+            js_type_converter,
+        )
     except ImportError as e:
         sys.exit(f"{INSTALL}\n({e})")
-    return ast_checker, Language, Path(bfcl_eval.__file__).parent / "data"
+    return (ast_checker, Language, Path(bfcl_eval.__file__).parent / "data",
+            {"JAVA": java_type_converter, "JAVASCRIPT": js_type_converter})
 
 
 def load_items(data: Path, category: str) -> list[Item]:
@@ -207,6 +239,17 @@ def mutate(item: Item, kind: str, rng: random.Random) -> list[Call] | None:
     if kind == "other_acceptable":
         return reference(item, rng)
     calls = reference(item)
+    if kind == "reordered":  # every call right, in reverse order
+        return calls[::-1] if len(calls) > 1 else None
+    if kind == "explicit_null":  # an argument that may be left out, given as null
+        optional = [(k, arg) for k, answer in enumerate(item.answers)
+                    for arg, accepted in accept_lists(next(iter(answer.values()))).items()
+                    if None in accepted]
+        if not optional:
+            return None
+        k, arg = rng.choice(optional)
+        calls[k][1][arg] = None
+        return calls
     k = rng.randrange(len(calls))
     name, args = calls[k]
     props = item.doc(name)["parameters"].get("properties", {})
@@ -252,6 +295,33 @@ def mutate(item: Item, kind: str, rng: random.Random) -> list[Call] | None:
     return calls
 
 
+def bfcl_output(c: Candidate, converters: dict[str, Callable[..., Any]]
+                ) -> list[dict[str, dict[str, Any]]] | None:
+    """The candidate's calls as BFCL's model output: as they are for Python; for Java and
+    JavaScript every argument as the language's literal, or None when an argument the
+    possible answer names has no literal that BFCL's converter reads back as its value."""
+    language = LANGUAGES.get(c.item.category)
+    if language is None:
+        return [{name: args} for name, args in c.calls]
+    out = []
+    for name, args in c.calls:
+        doc = next((f for f in c.item.functions if f["name"] == name), c.item.functions[0])
+        props = doc["parameters"].get("properties", {})
+        named = {arg for answer in c.item.answers for a in answer.values() for arg in a}
+        written = {}
+        for arg, value in args.items():
+            schema = props.get(arg)
+            if schema is None:  # undeclared: BFCL refuses it before reading the value
+                written[arg] = value if isinstance(value, str) else json.dumps(value)
+                continue
+            written[arg] = literal(language, value, schema)
+            if (value is not None and arg in named
+                    and not round_trips(converters[language], value, written[arg], schema)):
+                return None
+        out.append({name: written})
+    return out
+
+
 def record(c: Candidate, n: int) -> dict[str, Any]:
     """The assay row of a candidate."""
     item = c.item
@@ -287,22 +357,33 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=19)
     ap.add_argument("--show", type=int, default=5, help="disagreements printed")
     opts = ap.parse_args()
-    ast_checker, language, data = load_bfcl(opts.bfcl)
+    ast_checker, language, data, converters = load_bfcl(opts.bfcl)
     rng = random.Random(opts.seed)
+    # the kinds added later draw from their own generator: the earlier kinds' candidates
+    # stay the ones of the earlier runs
+    later_rng = random.Random(opts.seed + 1)
     candidates: list[Candidate] = []
+    no_literal: dict[str, int] = defaultdict(int)
     for category in CATEGORIES:
         items = load_items(data, category)
         if opts.per_category and opts.per_category < len(items):
             items = rng.sample(items, opts.per_category)
         for item in items:
             for kind in KINDS:
-                calls = mutate(item, kind, rng)
-                if calls is not None:
-                    candidates.append(Candidate(item, kind, calls))
+                calls = mutate(item, kind, later_rng if kind in DELIBERATE else rng)
+                if calls is None:
+                    continue
+                c = Candidate(item, kind, calls)
+                c.output = bfcl_output(c, converters)
+                if c.output is None:
+                    no_literal[kind] += 1
+                else:
+                    candidates.append(c)
     t0 = time.perf_counter()
     for c in candidates:
-        out = ast_checker(c.item.functions, [{name: args} for name, args in c.calls],
-                          c.item.answers, language.PYTHON, c.item.category, "stub")
+        out = ast_checker(c.item.functions, c.output, c.item.answers,
+                          getattr(language, LANGUAGES.get(c.item.category, "PYTHON")),
+                          c.item.category, "stub")
         c.bfcl = bool(out["valid"])
         c.bfcl_error = "" if c.bfcl else f"{out.get('error_type')}: {out.get('error')}"
     t_bfcl = time.perf_counter() - t0
@@ -322,14 +403,19 @@ def main() -> None:
     print(f"{'kind':<20} {'n':>6} {'agreement':>9}  {'95% Wilson':<18}  "
           f"{'bfcl ok':>8} {'assay ok':>8}")
     print(line("overall", candidates))
+    print(line("without deliberate", [c for c in candidates if c.kind not in DELIBERATE]))
     for kind in KINDS:
         group = [c for c in candidates if c.kind == kind]
         if group:
             print(line(kind, group))
-    for category in CATEGORIES:
-        group = [c for c in candidates if c.item.category == category]
+    for category in CATEGORIES:  # the kinds that differ on purpose have their own lines
+        group = [c for c in candidates if c.item.category == category
+                 and c.kind not in DELIBERATE]
         if group:
             print(line(f"[{category}]", group))
+    if no_literal:
+        print("skipped, no Java/JavaScript literal reads back as the typed value: "
+              + ", ".join(f"{kind} {n}" for kind, n in no_literal.items()))
     unscored = [c for c in candidates if c.assay is None]
     if unscored:
         print(f"{len(unscored)} candidates unscored by assay, e.g. {unscored[0].assay_reason}")
