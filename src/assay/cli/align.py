@@ -80,7 +80,8 @@ def align(
         help="Output directory (<metric>-aligned.md, alignment.json). "
              "Default: assay-out/align-<data name>.")] = None,
     heldout: Annotated[float, typer.Option(
-        help="Share of rated rows kept for measuring (0.3-0.8), never used for choosing.")
+        help="Share of rated rows kept for measuring (0.3-0.8), never used for choosing: "
+             "that share of each label's rows, rounded up (so often a few rows more).")
     ] = 0.3,
     seed: Annotated[int, typer.Option(help="Seed of the split, example picks and bootstrap.")
                     ] = 0,
