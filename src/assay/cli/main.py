@@ -7,6 +7,7 @@ when a command runs. ``app`` is still importable from this module, on first acce
 Example:
     >>> asks_version(["--version"]), asks_version(["run", "--version"])
     (True, False)
+    >>> from assay.cli.main import app  # imported on first access
     >>> app.info.name
     'assay'
 """
