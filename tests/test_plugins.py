@@ -156,6 +156,17 @@ def test_a_plugin_claiming_a_built_in_name_is_refused_naming_both(site: Path,
     assert get_metric("answer_length").name == "answer_length"  # other plugins still work
 
 
+def test_a_metric_file_claiming_a_plugin_name_is_refused_naming_the_plugin(
+        site: Path, tmp_path: Path) -> None:
+    rubric = tmp_path / "length.md"
+    rubric.write_text("---\nname: answer_length\nscale: 1-5\n---\n{{ response }}\n")
+    code, output, _ = _run(tmp_path, "--metric-file", str(rubric), "--judge", "fake")
+    assert code == 2, output
+    assert (f"{rubric}: metric 'answer_length' is claimed by assay-answer-length 0.1.0 and by "
+            "this file: the file is refused") in " ".join(output.split())
+    assert MODULE not in sys.modules  # the plugin's name alone is enough
+
+
 def test_two_plugins_with_one_name_are_both_refused_naming_both(site: Path) -> None:
     _dist_info(site, "assay-other", "2.0", {"assay.metrics": {
         "answer_length": f"{MODULE}:AnswerLength"}})

@@ -202,6 +202,24 @@ class MetricRegistry(Mapping[str, Metric]):
             raise KeyError(name)
         return plugin.source
 
+    def claimant(self, name: str) -> str | None:
+        """Who already has the name ``name`` (``built-in``, ``registered by MODULE``, or a
+        plugin's ``DISTRIBUTION VERSION``, a refused plugin too), or None when it is free.
+        Nothing is imported.
+
+        Example:
+            >>> from assay.metrics import REGISTRY
+            >>> REGISTRY.claimant("groundedness"), REGISTRY.claimant("my_tone")
+            ('built-in', None)
+        """
+        if name in self._sources:
+            return self._sources[name]
+        plugin = self._discover().get(name)
+        if plugin is not None:
+            return plugin.source
+        refused = self._refused.get(name)
+        return refused[0] if refused is not None else None
+
     def _load(self, plugin: Plugin) -> Metric:
         try:
             metric = _as_metric(plugin.load(), plugin)
