@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -138,6 +139,21 @@ def fake_judge_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     yield start
     for s in servers:
         s.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give Ctrl-C back to the suite when it starts with SIGINT ignored.
+
+    A non-interactive shell starts a background job (``pytest ... & wait`` in a script or CI
+    step) with SIGINT set to SIG_IGN, and Python then installs no KeyboardInterrupt handler;
+    the child processes the tests start inherit the SIG_IGN. The tests that press Ctrl-C, in
+    this process (tests/test_notebook.py) or in an ``assay`` child (a SIGINT to ``assay run``),
+    would wait for an interrupt that never comes. Python's own handler, installed here as an
+    interactive start would have, fixes both: a child starts with SIGINT at its default again
+    (exec resets a handled signal; only an ignored one is inherited).
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -137,6 +137,18 @@ def test_broken_blocks_are_named() -> None:
         "<records> line 1, field 'system': expected text or a list of text blocks, got int"]
 
 
+def test_two_tool_use_blocks_of_one_message_with_one_id_are_named() -> None:
+    rec = anthropic(OPENAI[0])
+    blocks = rec["messages"][1]["content"]
+    blocks.append({**blocks[0], "input": {"city": "Rome"}})
+    with pytest.raises(DataError) as e:
+        rows_from_records([{**anthropic(OPENAI[0]), "id": "ok"}, rec])
+    assert [p.split(" (a tool")[0] for p in e.value.problems] == [
+        (f"<records> line 2, field 'messages[1].content[1].id': {blocks[0]['id']!r} is also "
+         "the id of content[0] of this message. Fix: give each tool_use block of a message its "
+         "own 'id'")]
+
+
 def test_trace_gives_the_same_row_as_the_openai_form() -> None:
     trace_row = read_dataset(TRACE)[0]
     openai_row = rows_from_records([OPENAI[0]])[0]

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import assay
 from assay import JudgeOptions
+from assay.cli.main import app
 from assay.data import Row, read_dataset, rows_from_records
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
@@ -259,6 +261,35 @@ def test_a_tool_result_before_its_call_is_refused() -> None:
     rec["messages"][2], rec["messages"][3] = rec["messages"][3], rec["messages"][2]
     with pytest.raises(DataError, match=r"messages\[2\].tool_call_id': 'c0' answers no earlier"):
         rows_from_records([rec])
+
+
+def test_two_calls_of_one_message_with_one_id_are_bad_input_with_the_other_problems(
+        tmp_path: Path) -> None:
+    twice = agent_record([W_OSLO], [R_OSLO])
+    call = twice["messages"][2]["tool_calls"][0]
+    twice["messages"][2]["tool_calls"].append(
+        {**call, "function": {"name": "weather", "arguments": '{"city": "Rome"}'}})
+    orphan = agent_record([W_OSLO], [R_OSLO])
+    orphan["messages"][3]["tool_call_id"] = "nope"
+    reused = agent_record([W_OSLO, W_OSLO], [R_OSLO, R_OSLO])  # one id per message is fine
+    for message in reused["messages"]:
+        for c in message.get("tool_calls") or []:
+            c["id"] = "call_0"
+        if message["role"] == "tool":
+            message["tool_call_id"] = "call_0"
+    path = tmp_path / "agents.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (reused, twice, orphan)) + "\n")
+    result = CliRunner().invoke(app, ["run", str(path), "--metrics", "tool_call_accuracy",
+                                      "--judge", "fake", "--no-cache", "--no-store",
+                                      "--out", str(tmp_path / "out")])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert (f"{path} line 2, field 'messages[2].tool_calls[1].id': 'c0' is also the id of "
+            "tool_calls[0] of this message. Fix: give each tool call of a message its own "
+            "'id'") in text
+    assert f"{path} line 3, field 'messages[3].tool_call_id': 'nope' answers no earlier" in text
+    assert "line 1," not in text and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
 
 
 # --- end to end -------------------------------------------------------------------------------

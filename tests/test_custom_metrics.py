@@ -227,3 +227,44 @@ def test_cli_metric_file_and_no_swap(tmp_path: Path, monkeypatch: pytest.MonkeyP
     bad = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(metric_file),
                                    "--metrics", "auto", "--judge", "fake", "--no-cache"])
     assert bad.exit_code == 2 and "cannot be combined" in bad.output
+
+
+def test_a_metric_file_named_like_a_built_in_metric_is_refused_like_a_clashing_plugin(
+        tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    rubric = _write(tmp_path, "grounded.md", HELPFULNESS.replace("name: helpfulness",
+                                                                 "name: groundedness"))
+    for extra in ([], ["--metrics", "groundedness,f1_score"]):
+        out = tmp_path / f"out{len(extra)}"
+        result = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(rubric), *extra,
+                                          "--judge", "fake", "--no-cache", "--no-store",
+                                          "--out", str(out)])
+        text = " ".join(result.output.split())
+        assert result.exit_code == 2, result.output
+        assert (f"{rubric}: metric 'groundedness' is claimed by built-in and by this file: the "
+                "file is refused") in text
+        assert "rename it in the front matter, e.g. 'name: my_groundedness'" in text
+        assert "Traceback" not in result.output and not out.exists()  # before any judge call
+    with pytest.raises(ConfigError, match="claimed by built-in"):
+        load_metric_file(rubric)
+
+
+def test_two_metric_files_with_one_name_are_both_refused(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
+    first = _write(tmp_path, "a.md", HELPFULNESS)
+    second = _write(tmp_path, "b.md", HELPFULNESS.replace("Rate how well", "Judge how well"))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(first),
+                                      "--metric-file", str(second), "--judge", "fake",
+                                      "--no-cache", "--no-store", "--out", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert (f"Metric 'helpfulness' is claimed by {first} and by {second}: both files are "
+            "refused") in text and "give each file its own name" in text
+    assert not out.exists()
+    again = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(first),
+                                     "--metric-file", str(first), "--judge", "fake",
+                                     "--no-cache", "--no-store", "--out", str(out)])
+    assert again.exit_code == 0, again.output  # one file given twice is one claim

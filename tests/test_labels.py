@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 import assay
@@ -15,10 +18,18 @@ from assay import JudgeOptions, RunOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
+from assay.serve import create_app
 from assay.store import Store, open_store, rated_rows, resolve_url
 from assay.store._engine import make_engine, transaction
 from assay.store._migrations import migrate
-from test_store import insert_old_run, pg_cluster, store, store_url  # noqa: F401 - fixtures on both engines
+from test_store import (  # noqa: F401 - fixtures on both engines
+    PgCluster,
+    _reset_pg,
+    insert_old_run,
+    pg_cluster,
+    store,
+    store_url,
+)
 
 # -- the store, on both engines ----------------------------------------------------------------
 
@@ -65,6 +76,67 @@ def test_labels_refuse_unknown_rows_runs_and_bad_values(store: Store) -> None:  
     with pytest.raises(ConfigError, match="Got rater="):
         store.save_label(rid, "q0", "coherence", rater="  ", value=3)
     assert store.labels(rid) == []
+
+
+def test_a_nul_in_a_label_is_stored_without_it_or_refused_alike_on_both_engines(
+        store: Store) -> None:  # noqa: F811
+    rid = _run_with_rows(store)
+    saved = store.save_label(rid, "q1", "coherence", rater="ann", value=4,
+                             comment=" too\x00 long\ud800 ")  # NUL: PostgreSQL text refuses it
+    assert saved.comment == "too long\ufffd"
+    assert [(x.value, x.comment) for x in store.labels(rid)] == [(4, "too long\ufffd")]
+    for field, value in (("rater", "a\x00n"), ("metric", "co\x00"), ("value", "TIE\x00"),
+                         ("rater", "a\ud800")):
+        args: dict[str, Any] = {"metric": "coherence", "rater": "ann", "value": 3, field: value}
+        with pytest.raises(ConfigError) as e:
+            store.save_label(rid, "q1", args.pop("metric"), **args)
+        assert str(e.value).startswith(f"Got {field}=")
+        assert "without control characters (such as NUL)" in str(e.value)
+    with pytest.raises(ConfigError, match=r"has no row 'q\\x001'"):
+        store.save_label(rid, "q\x001", "coherence", rater="ann", value=3)
+    assert store.labels(rid, rater="a\x00n") == store.labels(rid, row_id="q\x00") == []
+    assert store.delete_label(rid, "q\x001", "coherence", rater="ann") is False
+    assert store.row_at(rid, "q\x001") is None and store.inputs(rid, ["q\x001"]) == {}
+    assert store.runs(name="a\x00") == [] and store.runs(tag="\x00", dataset="\x00") == []
+    with pytest.raises(ConfigError, match=r"No run '\\x00'"):
+        store.get("\x00")
+    assert [(x.value, x.comment) for x in store.labels(rid)] == [(4, "too long\ufffd")]
+
+
+def test_the_review_queue_saves_a_nul_comment_and_refuses_a_nul_name_with_a_400(
+        store: Store) -> None:  # noqa: F811
+    rid = _run_with_rows(store)
+    client = TestClient(create_app(store))
+    page = client.get(f"/runs/{rid}/review")
+    token = re.search(r'name="token" value="([^"]+)"', page.text)
+    assert token is not None
+
+    def post(**fields: str) -> Any:
+        return client.post(f"/runs/{rid}/review", follow_redirects=False, data={
+            "token": token.group(1), "order": "run", "row": "q1", "rater": "ann",
+            "value:coherence": "4", **fields})
+
+    assert post(**{"comment:coherence": "fine\x00 by me"}).status_code == 303
+    assert [(x.value, x.comment) for x in store.labels(rid)] == [(4, "fine by me")]
+    bad_rater = post(rater="a\x00n")
+    assert bad_rater.status_code == 400 and "without control characters" in bad_rater.text
+    assert post(row="q\x001").status_code == 404
+    for url in (f"/runs/{rid}/review?row=q%00", "/runs/a%00/review", "/?name=a%00"):
+        got = client.get(url)
+        assert got.status_code in (200, 404), (url, got.text)
+        assert "Cannot reach" not in got.text
+    assert [(x.rater, x.comment) for x in store.labels(rid)] == [("ann", "fine by me")]
+
+
+def test_a_nul_postgresql_cannot_hold_is_named_never_cannot_reach(
+        pg_cluster: PgCluster) -> None:  # noqa: F811
+    _reset_pg(pg_cluster.url)
+    with open_store(pg_cluster.url) as opened:  # SQLite holds NUL: only PostgreSQL refuses it
+        rid = opened.create_run(name="nul")
+        with pytest.raises(ConfigError) as e:
+            opened.add_rows(rid, [{"id": "a\x00b"}])
+    assert "Cannot reach" not in str(e.value) and "holds a NUL character" in str(e.value)
+    assert "Fix: remove the NUL" in str(e.value)
 
 
 def test_deleting_a_run_deletes_its_labels(store: Store, store_url: str) -> None:  # noqa: F811

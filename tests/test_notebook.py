@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import signal
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -123,6 +127,29 @@ def test_ctrl_c_inside_a_running_loop_stops_the_run_and_releases_its_folder(
                              judging=JudgeOptions(cache=False),
                              run=RunOptions(out=out, resume=True))
     assert resumed.summary["rows_done"] == len(ROWS)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash to start a background job")
+def test_the_ctrl_c_test_passes_as_a_background_job_of_a_script(tmp_path: Path) -> None:
+    """``pytest ... & wait`` in a script starts pytest with SIGINT ignored (a non-interactive
+    shell's background job): the Ctrl-C test above must still be interrupted, not wait 30 s a
+    row (tests/conftest.py gives SIGINT its handler back)."""
+    here = Path(__file__).resolve()
+    inner = (f"{sys.executable} -m pytest -q -p no:cacheprovider --basetemp {tmp_path / 'inner'}"
+             f" '{here}::test_ctrl_c_inside_a_running_loop_stops_the_run_and_releases_its_folder"
+             "[asyncio.run]' & wait $!")
+    # its own session, so that a hang can be ended whole (bash and its background pytest)
+    proc = subprocess.Popen(["bash", "-c", inner], cwd=here.parent.parent, env=os.environ.copy(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        pytest.fail(f"the Ctrl-C test, run as a background job, was not interrupted:\n{output}")
+    assert proc.returncode == 0, output[-3000:]
+    assert "1 passed" in output
 
 
 def test_flat_keywords_still_work_with_a_warning_naming_the_option_object(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ own pyproject.toml, and its ``src`` on ``sys.path``), then used through the CLI 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.errors import ConfigError
+from assay.gate import check_comparison
 from assay.judges import check_judge_spec, make_judge
 from assay.metrics import REGISTRY, FieldMetric, MetricResult, get_metric, plan_metrics, register
 
@@ -154,6 +156,17 @@ def test_a_plugin_claiming_a_built_in_name_is_refused_naming_both(site: Path,
     assert get_metric("answer_length").name == "answer_length"  # other plugins still work
 
 
+def test_a_metric_file_claiming_a_plugin_name_is_refused_naming_the_plugin(
+        site: Path, tmp_path: Path) -> None:
+    rubric = tmp_path / "length.md"
+    rubric.write_text("---\nname: answer_length\nscale: 1-5\n---\n{{ response }}\n")
+    code, output, _ = _run(tmp_path, "--metric-file", str(rubric), "--judge", "fake")
+    assert code == 2, output
+    assert (f"{rubric}: metric 'answer_length' is claimed by assay-answer-length 0.1.0 and by "
+            "this file: the file is refused") in " ".join(output.split())
+    assert MODULE not in sys.modules  # the plugin's name alone is enough
+
+
 def test_two_plugins_with_one_name_are_both_refused_naming_both(site: Path) -> None:
     _dist_info(site, "assay-other", "2.0", {"assay.metrics": {
         "answer_length": f"{MODULE}:AnswerLength"}})
@@ -197,6 +210,66 @@ def test_a_broken_plugin_is_a_clear_error_only_when_used_or_listed(site: Path,
     assert listed["missing_module"]["source"] == "assay-broken 0.3"
     assert listed["missing_module"]["kind"] == "broken"
     assert listed["answer_length"]["error"] is None and listed["f1_score"]["kind"] == "lexical"
+
+
+def _exiting_plugins(site: Path) -> None:
+    """A distribution whose metric and judge modules call ``sys.exit(0)`` at import (SystemExit
+    is no Exception: uncaught, it ends assay with exit 0), and a judge factory that calls
+    ``sys.exit(1)`` when called."""
+    (site / "assay_bye_import.py").write_text("import sys\nsys.exit(0)\n")
+    (site / "assay_bye_factory.py").write_text(
+        "import sys\n\ndef make(arg):\n    sys.exit(1)\n")
+    _dist_info(site, "assay-bye", "0.5", {
+        "assay.metrics": {"bye": "assay_bye_import:Metric"},
+        "assay.judges": {"bye": "assay_bye_import:make", "byefactory": "assay_bye_factory:make"}})
+
+
+def test_a_plugin_calling_sys_exit_at_import_is_named_and_skipped_when_listed(
+        site: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _exiting_plugins(site)
+    result = CliRunner().invoke(app, ["metrics", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = {m["name"]: m for m in json.loads(result.stdout)}
+    assert listed["bye"]["kind"] == "broken" and listed["bye"]["source"] == "assay-bye 0.5"
+    assert listed["bye"]["error"].startswith(
+        "Plugin 'bye' cannot be imported (it called sys.exit(0)) (entry point bye = "
+        "assay_bye_import:Metric in group assay.metrics of assay-bye 0.5)")
+    assert listed["answer_length"]["error"] is None and listed["f1_score"]["kind"] == "lexical"
+    table = CliRunner().invoke(app, ["metrics"])
+    assert table.exit_code == 0
+    assert "answer_length" in table.stdout and "sys.exit(0)" in " ".join(table.output.split())
+    REGISTRY.forget_plugins()
+    with caplog.at_level(logging.WARNING, logger="assay"):  # every metric loaded (the gate)
+        failures = check_comparison({"metrics": {"sexual": {"mean_a": 0.0, "mean_b": 2.0}}},
+                                    max_drop={"sexual": 0.5})
+    assert failures == ["sexual rose 2.0 (0.00 -> 2.00), more than 0.5 (lower is better)"]
+    warned = [r.getMessage() for r in caplog.records if "'bye'" in r.getMessage()]
+    assert len(warned) == 1 and "Skipped a metric plugin" in warned[0]
+    assert "assay-bye 0.5" in warned[0] and "sys.exit(0)" in warned[0]
+
+
+def test_a_plugin_calling_sys_exit_is_a_clear_error_when_it_is_named(site: Path,
+                                                                     tmp_path: Path) -> None:
+    _exiting_plugins(site)
+    code, output, _ = _run(tmp_path, "--metrics", "bye")
+    assert code == 2, output
+    text = " ".join(output.split())
+    assert "Plugin 'bye' cannot be imported (it called sys.exit(0))" in text
+    assert "assay-bye 0.5" in text and "Traceback" not in output
+    with pytest.raises(ConfigError, match=r"cannot be imported \(it called sys.exit\(0\)\)"):
+        make_judge("bye:model")
+    try:
+        with pytest.raises(ConfigError, match=r"failed to build a judge for 'x' \(it called "
+                                              r"sys.exit\(1\)\).*assay-bye 0.5"):
+            make_judge("byefactory:x")
+    finally:
+        sys.modules.pop("assay_bye_factory", None)
+    code, output, _ = _run(tmp_path, "--metrics", "coherence", "--judge", "bye:model")
+    assert code == 2, output
+    assert "entry point bye = assay_bye_import:make in group assay.judges" in " ".join(
+        output.split())
+    code, output, _ = _run(tmp_path, "--metrics", "f1_score")  # unnamed: never imported
+    assert code == 0, output
 
 
 def test_register_refuses_a_taken_name_unless_replacing_on_purpose(site: Path) -> None:

@@ -19,7 +19,24 @@ from importlib.metadata import EntryPoint, entry_points
 
 from .errors import ConfigError
 
-__all__ = ["Plugin", "clash_message", "scan_plugins"]
+__all__ = ["PLUGIN_FAILURES", "Plugin", "clash_message", "failure_text", "scan_plugins"]
+
+#: What a plugin's own code may raise that must never end assay: any Exception, and SystemExit
+#: (a ``sys.exit()`` at import is not an Exception). KeyboardInterrupt still stops assay.
+PLUGIN_FAILURES: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
+
+def failure_text(error: BaseException) -> str:
+    """What a plugin's failure was, for a message: the exception and its text, or the
+    ``sys.exit()`` it called.
+
+    Example:
+        >>> failure_text(ValueError("bad")), failure_text(SystemExit(3))
+        ('ValueError: bad', 'it called sys.exit(3)')
+    """
+    if isinstance(error, SystemExit):
+        return f"it called sys.exit({error.code!r})"
+    return f"{type(error).__name__}: {error}"
 
 
 @dataclass(frozen=True)
@@ -50,13 +67,13 @@ class Plugin:
         """Import the object the entry point names.
 
         Raises:
-            ConfigError: the import failed; the message names the distribution, the entry
-                point and the cause.
+            ConfigError: the import failed (an exception, or ``sys.exit()``); the message
+                names the distribution, the entry point and the cause.
         """
         try:
             return self.entry_point.load()
-        except Exception as e:  # noqa: BLE001 - any import-time failure of someone else's code
-            raise self.error(f"cannot be imported ({type(e).__name__}: {e})") from None
+        except PLUGIN_FAILURES as e:  # any import-time failure of someone else's code
+            raise self.error(f"cannot be imported ({failure_text(e)})") from None
 
     def error(self, problem: str) -> ConfigError:
         """A ConfigError saying what is wrong with this plugin, and where it comes from.

@@ -21,7 +21,7 @@ from ..data import parse_mapping
 from ..errors import AssayError
 from ..gate import check_summary, parse_bars
 from ..metrics import Metric, Plan
-from ..metrics.custom import load_metric_file
+from ..metrics.custom import check_file_metric_names, load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
 from ._agent import (
     MaxStepsOption,
@@ -228,6 +228,7 @@ def choose_metrics(metrics: str | None, metric_files: list[Path], *,
     metric files and no ``--metrics``, only the file metrics. A file metric named in
     ``--metrics`` too is run once, from its file."""
     custom: list[Metric] = [load_metric_file(f, swap=swap) for f in metric_files]
+    check_file_metric_names(custom)
     if not custom:
         return metrics or "auto"
     if metrics is None:

@@ -35,6 +35,7 @@ import json
 from typing import Any
 
 from ._models import Turn
+from ._tools import duplicate_id_problem
 
 __all__ = ["expand_message", "system_turn"]
 
@@ -108,6 +109,7 @@ def expand_message(message: dict[str, Any], path: str, where: str,
         return []
     calls: list[dict[str, Any]] = []
     results: list[Expanded] = []
+    first_with_id: dict[str, int] = {}  # tool_use ids of this message: each its own
     for j, block in enumerate(blocks):
         at, kind = f"{field}[{j}]", block["type"]
         here = f"{path}.content[{j}]"
@@ -117,7 +119,12 @@ def expand_message(message: dict[str, Any], path: str, where: str,
             problems.append(f"{at}.type': a {kind} block in a message of role {role!r}. Fix: only "
                             f"{owner} messages hold {kind} blocks.")
         elif kind == "tool_use" and (call := _tool_use(block, at, problems)) is not None:
-            calls.append(call)
+            if call["id"] in first_with_id:
+                problems.append(duplicate_id_problem(
+                    at, call["id"], f"content[{first_with_id[call['id']]}]", "tool_use block"))
+            else:
+                first_with_id[call["id"]] = j
+                calls.append(call)
         elif kind == "tool_result" and (result := _tool_result(block, at, problems)):
             results.append((result, here, "tool_use_id"))
     out = {**message, "content": text}

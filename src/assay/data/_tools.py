@@ -1,9 +1,9 @@
 """Tool calls, tool definitions and reference calls of a conversation row, checked.
 
 Structural breakage is bad input, reported like every other problem (file, line, field, fix):
-a call without an id or a function name, a ``tool`` message whose ``tool_call_id`` answers no
-earlier call, ``tools`` or ``reference_tool_calls`` not of the documented shapes. An agent's
-own mistakes are not: arguments that are not valid JSON, a call to an undeclared tool, are
+a call without an id or a function name, two calls of one message with the same id, a ``tool``
+message whose ``tool_call_id`` answers no earlier call, ``tools`` or ``reference_tool_calls``
+not of the documented shapes. An agent's own mistakes are not: arguments that are not valid JSON, a call to an undeclared tool, are
 read as they are and scored by the agent metrics.
 
 Example:
@@ -25,8 +25,8 @@ from typing import Any
 
 from ._models import ReferenceCall, ToolCall, ToolSpec, Turn
 
-__all__ = ["message_tool_fields", "reference_calls", "tool_calls", "tool_results_problems",
-           "tool_specs"]
+__all__ = ["duplicate_id_problem", "message_tool_fields", "reference_calls", "tool_calls",
+           "tool_results_problems", "tool_specs"]
 
 _CALL_SHAPE = '{"id", "type": "function", "function": {"name", "arguments"}}'
 _TOOL_SHAPE = '{"type": "function", "function": {"name", "description", "parameters"}}'
@@ -55,6 +55,7 @@ def tool_calls(raw: Any, field: str, problems: list[str]) -> list[ToolCall] | No
         return None
     out: list[ToolCall] = []
     ok = True
+    first_with_id: dict[str, int] = {}
     for j, call in enumerate(raw):
         at = f"{field}[{j}]"
         if not isinstance(call, dict):
@@ -71,6 +72,12 @@ def tool_calls(raw: Any, field: str, problems: list[str]) -> list[ToolCall] | No
             problems.append(f"{at}.id': {'missing' if call.get('id') is None else 'not text'}. "
                             "Fix: give every tool call a text 'id'.")
             ok = False
+        elif call_id in first_with_id:
+            problems.append(duplicate_id_problem(at, call_id,
+                                                 f"tool_calls[{first_with_id[call_id]}]"))
+            ok = False
+        else:
+            first_with_id[call_id] = j
         function = call.get("function")
         if not isinstance(function, dict):
             problems.append(f"{at}.function': expected an object, {_kind(function)}. Fix: "
@@ -94,6 +101,21 @@ def tool_calls(raw: Any, field: str, problems: list[str]) -> list[ToolCall] | No
         if ok and call_id is not None and name is not None and isinstance(args, str):
             out.append(ToolCall(id=call_id, name=name, arguments_text=args))
     return out if ok else None
+
+
+def duplicate_id_problem(at: str, call_id: str, first: str, kind: str = "tool call") -> str:
+    """The problem of a call (``at``: its field, without the closing quote) whose id an
+    earlier call of the same message (its field ``first``) has: a tool result could not say
+    which call it answers.
+
+    Example:
+        >>> duplicate_id_problem("d.jsonl line 3, field 'messages[1].tool_calls[1]", "c1",
+        ...                      "tool_calls[0]")
+        "d.jsonl line 3, field 'messages[1].tool_calls[1].id': 'c1' is also the id of tool_calls[0] of this message. Fix: give each tool call of a message its own 'id' (a tool result names the call it answers by its id)."
+    """
+    return (f"{at}.id': {call_id!r} is also the id of {first} of this message. Fix: give "
+            f"each {kind} of a message its own 'id' (a tool result names the call it answers "
+            "by its id).")
 
 
 def message_tool_fields(message: dict[str, Any], role: Any, field: str,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 
-from .._entry_points import Plugin, scan_plugins
+from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
 from ..errors import AssayError, ConfigError, option
 from ._base import Judge
 from ._fake import FakeJudge
@@ -57,8 +57,8 @@ def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
         judge = factory(arg)
     except AssayError:
         raise
-    except Exception as e:  # noqa: BLE001 - the plugin's own code failed
-        raise plugin.error(f"failed to build a judge for {arg!r} ({type(e).__name__}: {e})"
+    except PLUGIN_FAILURES as e:  # the plugin's own code failed (or called sys.exit)
+        raise plugin.error(f"failed to build a judge for {arg!r} ({failure_text(e)})"
                            ) from None
     missing = judge_protocol_gaps(judge)
     if missing:

@@ -13,15 +13,18 @@ Example:
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 from typing import Any
 
-from .._entry_points import Plugin, scan_plugins
+from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
 from ..errors import ConfigError
 from ._base import Metric
 
 __all__ = ["METRICS_GROUP", "MetricInfo", "MetricRegistry", "metric_kind"]
+
+log = logging.getLogger("assay")
 
 #: The entry-point group other distributions register their metrics in.
 METRICS_GROUP = "assay.metrics"
@@ -83,8 +86,8 @@ def _as_metric(obj: object, plugin: Plugin) -> Metric:
     if inspect.isclass(obj) or (callable(obj) and not isinstance(obj, Metric)):
         try:
             obj = obj()
-        except Exception as e:  # noqa: BLE001 - the plugin's own code failed
-            raise plugin.error(f"failed to build its metric ({type(e).__name__}: {e})") from None
+        except PLUGIN_FAILURES as e:  # the plugin's own code failed (or called sys.exit)
+            raise plugin.error(f"failed to build its metric ({failure_text(e)})") from None
     missing = [m for m in _MEMBERS if not hasattr(obj, m)]
     if missing:
         raise plugin.error(f"gives a {type(obj).__name__}, not a metric (it lacks "
@@ -199,6 +202,24 @@ class MetricRegistry(Mapping[str, Metric]):
             raise KeyError(name)
         return plugin.source
 
+    def claimant(self, name: str) -> str | None:
+        """Who already has the name ``name`` (``built-in``, ``registered by MODULE``, or a
+        plugin's ``DISTRIBUTION VERSION``, a refused plugin too), or None when it is free.
+        Nothing is imported.
+
+        Example:
+            >>> from assay.metrics import REGISTRY
+            >>> REGISTRY.claimant("groundedness"), REGISTRY.claimant("my_tone")
+            ('built-in', None)
+        """
+        if name in self._sources:
+            return self._sources[name]
+        plugin = self._discover().get(name)
+        if plugin is not None:
+            return plugin.source
+        refused = self._refused.get(name)
+        return refused[0] if refused is not None else None
+
     def _load(self, plugin: Plugin) -> Metric:
         try:
             metric = _as_metric(plugin.load(), plugin)
@@ -237,13 +258,16 @@ class MetricRegistry(Mapping[str, Metric]):
     def __len__(self) -> int:
         return len(self._metrics) + len(self._discover())
 
-    def load_all(self) -> None:
-        """Import every plugin not imported yet; a broken one is set aside with its error."""
+    def load_all(self, *, warn: bool = True) -> None:
+        """Import every plugin not imported yet; a broken one (its import raised or called
+        ``sys.exit()``) is set aside with its error and, with ``warn``, named in a warning
+        (logger ``assay``): it is skipped, never the end of the process."""
         for plugin in list(self._discover().values()):
             try:
                 self._load(plugin)
-            except ConfigError:
-                pass
+            except ConfigError as e:
+                if warn:
+                    log.warning("Skipped a metric plugin: %s", e)
 
     def values(self) -> ValuesView[Metric]:
         self.load_all()
@@ -254,8 +278,9 @@ class MetricRegistry(Mapping[str, Metric]):
         return self._metrics.items()
 
     def infos(self) -> list[MetricInfo]:
-        """Every metric, plugins imported, in registration order; then the refused names."""
-        self.load_all()
+        """Every metric, plugins imported, in registration order; then the refused names
+        (with their errors, which the caller shows: no warning here)."""
+        self.load_all(warn=False)
         out = [MetricInfo(name, self._sources[name], metric_kind(m), tuple(sorted(m.required)),
                           (m.value_range[0], m.value_range[1]), str(m.version))
                for name, m in self._metrics.items()]

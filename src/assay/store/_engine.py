@@ -160,6 +160,9 @@ _KINDS: list[tuple[tuple[str, ...], str]] = [  # (what the driver says, why and 
     (("database is locked", "database table is locked"),
      ("another process held its write lock for 30 s. Fix: wait for that process (assay runs "
      "shows running runs), then try again")),
+    (("cannot contain nul",),
+     ("a text to store holds a NUL character (\\x00), which PostgreSQL text cannot hold (SQLite "
+      "can). Fix: remove the NUL from that input (a row id, name or tag)")),
     (("disk i/o error", "disk is full", "no space"),
      ("the disk failed or is full. Fix: free space on that disk, or point {store} / "
      "ASSAY_STORE at another disk")),

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,15 +32,31 @@ from ..errors import ConfigError
 from ._engine import transaction
 from ._meta import now_iso
 from ._reader import RunReader
-from ._rows import find_row
+from ._rows import find_row, unstorable_key
 from ._schema import labels as labels_t
 from ._schema import rows as rows_t
 from ._secrets import mask_secrets
 
-__all__ = ["MAX_NAME", "Label", "LabelStore", "check_value"]
+__all__ = ["MAX_NAME", "Label", "LabelStore", "check_value", "storable_comment"]
 
 #: The longest rater or metric name, and the longest text label, in characters.
 MAX_NAME = 200
+#: What a name or a text label may not hold: control characters (NUL among them, which
+#: PostgreSQL cannot store) and lone surrogates (which no encoding can).
+_NOT_IN_NAMES = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_NAME_RULE = (f"a non-empty text of at most {MAX_NAME} characters, without control characters "
+              "(such as NUL)")
+
+
+def storable_comment(text: str) -> str:
+    """A comment as both backends store it alike: NUL removed (PostgreSQL text cannot hold
+    it), a lone surrogate (no encoding can) replaced by U+FFFD, surrounding space stripped.
+
+    Example:
+        >>> storable_comment(" too\\x00 long\\ud800 ")
+        'too long\ufffd'
+    """
+    return re.sub(r"[\ud800-\udfff]", "\ufffd", text.replace("\x00", "")).strip()
 
 
 @dataclass(frozen=True)
@@ -73,18 +90,29 @@ def check_value(value: Any) -> int | str:
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip() and len(value.strip()) <= MAX_NAME:
+    if (isinstance(value, str) and value.strip() and len(value.strip()) <= MAX_NAME
+            and not _NOT_IN_NAMES.search(value.strip())):
         return value.strip()
     raise ConfigError(f"Got value={value!r:.80}. Must be a whole-number rating (e.g. 4), a label "
-                      f"of the metric's scale, or a pairwise choice (BASELINE, CANDIDATE, TIE), "
-                      f"at most {MAX_NAME} characters.")
+                      f"of the metric's scale, or a pairwise choice (BASELINE, CANDIDATE, TIE): "
+                      f"{_NAME_RULE}.")
 
 
 def _name(what: str, value: Any) -> str:
+    """``value`` stripped, when it is a name a label may have; a ConfigError otherwise.
+
+    Example:
+        >>> _name("rater", " ann ")
+        'ann'
+        >>> try:
+        ...     _name("rater", "a\\x00n")
+        ... except ConfigError as e:
+        ...     print(e)
+        Got rater='a\\x00n'. Must be a non-empty text of at most 200 characters, without control characters (such as NUL).
+    """
     text = value.strip() if isinstance(value, str) else ""
-    if not text or len(text) > MAX_NAME:
-        raise ConfigError(f"Got {what}={value!r:.80}. Must be a non-empty text of at most "
-                          f"{MAX_NAME} characters.")
+    if not text or len(text) > MAX_NAME or _NOT_IN_NAMES.search(text):
+        raise ConfigError(f"Got {what}={value!r:.80}. Must be {_NAME_RULE}.")
     return text
 
 
@@ -104,13 +132,15 @@ class LabelStore(RunReader):
                    comment: str | None = None) -> Label:
         """Save ``rater``'s label ``value`` on ``metric`` for row ``row_id`` of run ``run_id``
         (a full id), replacing the one they saved before; return it as stored (the comment
-        masked for secrets like every stored text). Raises ``ConfigError`` for an unknown run
-        or row, an empty rater or metric, or a value that is neither a whole number nor a text.
+        masked for secrets like every stored text, NUL removed: see :func:`storable_comment`;
+        both backends store the same). Raises ``ConfigError`` for an unknown run
+        or row, an empty rater or metric (or one with control characters such as NUL), or a
+        value that is neither a whole number nor such a text.
         """
         rater, metric = _name("rater", rater), _name("metric", metric)
         stored = check_value(value)
-        note = mask_secrets(comment.strip()) if isinstance(comment, str) and comment.strip() \
-            else None
+        text = storable_comment(comment) if isinstance(comment, str) else ""
+        note = mask_secrets(text) if text else None
         label = Label(run_id=run_id, row_id=str(row_id), metric=metric, rater=rater,
                       value=stored, comment=note, labelled=now_iso())
         self._writable()
@@ -140,6 +170,8 @@ class LabelStore(RunReader):
         self._writable()
         with transaction(self._engine, write=True) as conn:
             self._require(conn, run_id, lock=True)
+            if any(unstorable_key(conn, str(k)) for k in (row_id, metric, rater)):
+                return False  # no label has it
             done = conn.execute(sa.delete(labels_t).where(
                 *_key(run_id, str(row_id), str(metric), str(rater))))
             return bool(done.rowcount)
@@ -166,6 +198,8 @@ class LabelStore(RunReader):
             query = query.where(labels_t.c.row_id == str(row_id))
         with transaction(self._engine, write=False) as conn:
             self._require(conn, run_id)
+            if any(unstorable_key(conn, str(k)) for k in (rater, row_id) if k is not None):
+                return []  # no label has it
             found = conn.execute(query).mappings().all()
         return [Label(run_id=m["run_id"], row_id=m["row_id"], metric=m["metric"],
                       rater=m["rater"], value=json.loads(m["value"]), comment=m["comment"],

@@ -26,7 +26,7 @@ from ..errors import ConfigError
 from ._engine import is_postgres, is_read_only, transaction
 from ._export import write_records
 from ._info import RunInfo, read_infos, select_runs
-from ._rows import count_rows, find_row, page, read_inputs
+from ._rows import count_rows, find_row, page, read_inputs, unstorable_key
 from ._schema import aggregates as aggregates_t
 from ._schema import rows as rows_t
 from ._schema import runs as runs_t
@@ -81,6 +81,8 @@ class RunReader:
         if limit is not None:
             query = query.limit(limit)
         with transaction(self._engine, write=False) as conn:
+            if any(unstorable_key(conn, f) for f in (tag, name, dataset) if f is not None):
+                return []  # a NUL on PostgreSQL: no run has it
             return read_infos(conn, query)
 
     def get(self, ref: str) -> RunInfo:
@@ -97,11 +99,12 @@ class RunReader:
                     raise ConfigError(f"The run store {self.url} has no runs yet. Fix: run an "
                                       "evaluation first, or point at another store.")
                 return found[0]
-            if ref:
+            unstorable = unstorable_key(conn, ref)  # a NUL on PostgreSQL: no run has it
+            if ref and not unstorable:
                 exact = read_infos(conn, select_runs().where(runs_t.c.id == ref))
                 if exact:
                     return exact[0]
-            ids = list(conn.execute(
+            ids = [] if unstorable else list(conn.execute(
                 sa.select(runs_t.c.id).where(runs_t.c.id.startswith(ref, autoescape=True))
                 .order_by(runs_t.c.created.desc(), runs_t.c.id.desc()).limit(_SHOWN + 1)
             ).scalars())
@@ -228,7 +231,7 @@ class RunReader:
         query = sa.select(runs_t.c.status).where(runs_t.c.id == run_id)
         if lock and is_postgres(self._engine):
             query = query.with_for_update()
-        status = conn.execute(query).scalar()
+        status = None if unstorable_key(conn, run_id) else conn.execute(query).scalar()
         if status is None:
             raise ConfigError(f"No run with id {run_id!r} in {self.url}. Fix: pass a full run id "
                               "(resolve a prefix or 'latest' with Store.get(ref).id).")

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -34,7 +35,25 @@ import sqlalchemy as sa
 from ._info import IN_CHUNK
 from ._schema import rows as rows_t
 
-__all__ = ["count_rows", "find_row", "page", "read_inputs", "write_rows"]
+__all__ = ["count_rows", "find_row", "page", "read_inputs", "unstorable_key", "write_rows"]
+
+#: A lone surrogate: text no database encoding (UTF-8) can hold.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def unstorable_key(conn: sa.Connection, text: str) -> bool:
+    """Whether no text stored on this backend can equal ``text``, so that a lookup by it finds
+    nothing without asking the database (which would refuse it): a NUL on PostgreSQL (SQLite
+    holds NUL), a lone surrogate anywhere.
+
+    Example:
+        >>> engine = sa.create_engine("sqlite://")
+        >>> with engine.connect() as conn:
+        ...     unstorable_key(conn, "q\\x001"), unstorable_key(conn, "q\\ud8001")
+        (False, True)
+    """
+    return bool(_SURROGATE.search(text)) or (
+        "\x00" in text and conn.dialect.name == "postgresql")
 
 
 def write_rows(conn: sa.Connection, run_id: str, batch: Mapping[str, str],
@@ -89,6 +108,8 @@ def page(conn: sa.Connection, run_id: str, offset: int, limit: int) -> list[dict
 
 def find_row(conn: sa.Connection, run_id: str, row_id: str) -> tuple[int, dict[str, Any]] | None:
     """``(position, record)`` of one row, or None when the run has no such row."""
+    if unstorable_key(conn, row_id):
+        return None
     found = conn.execute(sa.select(rows_t.c.position, rows_t.c.record).where(
         rows_t.c.run_id == run_id, rows_t.c.row_id == row_id)).first()
     return None if found is None else (int(found[0]), json.loads(found[1]))
@@ -97,7 +118,7 @@ def find_row(conn: sa.Connection, run_id: str, row_id: str) -> tuple[int, dict[s
 def read_inputs(conn: sa.Connection, run_id: str,
                 row_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``{row id: inputs}`` for the rows among ``row_ids`` that have stored inputs."""
-    ids = list(dict.fromkeys(str(r) for r in row_ids))
+    ids = [r for r in dict.fromkeys(str(r) for r in row_ids) if not unstorable_key(conn, r)]
     out: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), IN_CHUNK):
         found = conn.execute(sa.select(rows_t.c.row_id, rows_t.c.inputs).where(

@@ -7,6 +7,7 @@ Example:
     [1, 2, 3]
 """
 
+from ._claims import check_file_metric_names
 from ._file import load_metric_file
 from ._pairwise import (
     BASELINE_FIELD,
@@ -22,4 +23,4 @@ from ._scale import Scale
 
 __all__ = ["BASELINE_FIELD", "CHOICES", "DEFAULT_TIE_MARGIN", "PAIRWISE_FAMILY",
            "PairwiseFamily", "PairwiseMetric", "PointwiseMetric", "Scale",
-           "load_metric_file", "parse_choice"]
+           "check_file_metric_names", "load_metric_file", "parse_choice"]

@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from ...errors import ConfigError
+from ._claims import name_claim_problem
 from ._pairwise import DEFAULT_TIE_MARGIN, PairwiseMetric
 from ._pointwise import PointwiseMetric
 
@@ -76,6 +77,8 @@ def load_metric_file(path: str | Path, *, swap: bool = True, tie_margin: float |
                 for k in meta if k not in _KEYS[kind]]
     if not isinstance(meta.get("name"), str) or not meta["name"].strip():
         problems.append("key 'name' is missing: give the metric a name, e.g. 'name: helpfulness'")
+    elif (claimed := name_claim_problem(meta["name"].strip())) is not None:
+        problems.append(claimed)
     if not body.strip():
         problems.append("the template body after the front matter is empty")
     if problems:
