@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, option
-from ..store import HEARTBEAT_S, Store, open_store
+from ..store import ENV_VAR, HEARTBEAT_S, Store, open_store
 
 __all__ = ["RunRecorder", "file_sha256", "open_run_store"]
 
@@ -59,16 +60,18 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
     """``None``/``False``: no store; ``True``: the default one (``ASSAY_STORE`` or the user
     data dir); a path or URL; or a Store as it is.
 
-    A store named explicitly must open (ConfigError otherwise; a read-only one raises when the
-    run is created). The default store is a convenience: when it cannot open or is read-only
-    (say, a read-only home), a warning says why and the run goes on unrecorded.
+    A store named explicitly, by the caller or by ``ASSAY_STORE``, must open (ConfigError
+    otherwise, before any judge call; a read-only one raises when the run is created): CI that
+    sets ``ASSAY_STORE`` is never left thinking a run was recorded. The user data dir's store
+    is a convenience: when it cannot open or is read-only (say, a read-only home), a warning
+    says why and the run goes on unrecorded.
     """
     if store is None or store is False:
         return None
     if isinstance(store, Store):
         return store
-    if store is not True:
-        return open_store(store)
+    if store is not True or os.environ.get(ENV_VAR, "").strip():
+        return open_store(None if store is True else store)
     try:
         opened = open_store(None)
     except ConfigError as e:

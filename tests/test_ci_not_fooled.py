@@ -1,0 +1,115 @@
+"""CI is not fooled (issue 32, item 5): a run store named by ``ASSAY_STORE`` that cannot be
+reached stops every command that uses the store with exit 2, before any judge call, instead of a
+warning and an unrecorded run that exits 0; ``--engine ray`` without a reachable cluster says so
+in one line (exit 2) instead of waiting on it; ``--resume`` of a complete run adds nothing to the
+store; ``assay rm`` refuses a run that is still running unless told ``--force``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.main import app
+from assay.judges import FakeJudge
+
+ROWS = [{"id": f"q{i}", "question": f"Question {i}?", "answer": f"answer {i}",
+         "ground_truth": f"answer {i}"} for i in range(3)]
+#: A PostgreSQL store nothing listens on (port 1 refuses at once), with a password to mask.
+UNREACHABLE = "postgresql://bob:s3cret@127.0.0.1:1/evals"
+
+
+@pytest.fixture(autouse=True)
+def _plain_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+@pytest.fixture
+def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every request the scripted ``--judge fake`` receives."""
+    calls: list[object] = []
+    complete = FakeJudge.complete
+
+    async def counted(self: FakeJudge, request: Any) -> Any:
+        calls.append(request)
+        return await complete(self, request)
+
+    monkeypatch.setattr(FakeJudge, "complete", counted)
+    return calls
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "qa.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return path
+
+
+def _invoke(*args: str | Path) -> Any:
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def _assert_store_refused(result: Any) -> None:
+    """Exit 2 with one error naming the masked URL, where it comes from, and the fix."""
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert "error: Cannot reach the run store postgresql+psycopg://bob:***@127.0.0.1:1/evals" in flat
+    assert "Fix:" in flat and "ASSAY_STORE" in flat
+    assert "s3cret" not in result.output
+
+
+# --- an unreachable ASSAY_STORE ----------------------------------------------------------------
+
+def test_run_with_an_unreachable_assay_store_exits_2_before_any_judge_call(
+        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        judge_calls: list[object]) -> None:
+    monkeypatch.setenv("ASSAY_STORE", UNREACHABLE)
+    out = tmp_path / "out"
+    result = _invoke("run", data, "--metrics", "f1_score,fluency", "--judge", "fake",
+                     "--no-cache", "--no-progress", "--out", out)
+    _assert_store_refused(result)
+    assert not judge_calls
+    assert not (out / "results.jsonl").exists()
+    # --no-store still runs without it
+    kept = _invoke("run", data, "--metrics", "f1_score", "--judge", "fake", "--no-cache",
+                   "--no-progress", "--no-store", "--out", out)
+    assert kept.exit_code == 0, kept.output
+
+
+@pytest.mark.parametrize("args", [
+    ("runs",), ("show", "latest"), ("export", "latest"), ("rm", "latest"),
+    ("compare", "--baseline", "a", "b"), ("report", "latest"),
+    ("labels", "export", "latest", "--out", "labels.csv"), ("explain", "latest", "q0"),
+    ("serve", "--port", "1"),
+], ids=lambda a: a[0] if a[0] != "labels" else "labels-export")
+def test_every_store_command_refuses_an_unreachable_assay_store(
+        args: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_STORE", UNREACHABLE)
+    monkeypatch.chdir(tmp_path)
+    _assert_store_refused(_invoke(*args))
+
+
+def test_robustness_with_an_unreachable_assay_store_exits_2_before_asking_the_app(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge_calls: list[object]) -> None:
+    from examples import apps
+
+    asked: list[object] = []
+    real = apps.always_reject
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(apps, "always_reject", counted)
+    monkeypatch.setenv("ASSAY_STORE", UNREACHABLE)
+    rgb = Path(__file__).resolve().parents[2] / "shared" / "data" / "rgb" / "en_fact.json"
+    result = _invoke("robustness", rgb, "--suite", "rejection", "--limit", "2", "--target",
+                     "python:examples.apps:always_reject", "--judge", "fake", "--cache", tmp_path / "c.sqlite",
+                     "--out", tmp_path / "rob")
+    _assert_store_refused(result)
+    assert not asked and not judge_calls
