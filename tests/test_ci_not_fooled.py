@@ -113,3 +113,53 @@ def test_robustness_with_an_unreachable_assay_store_exits_2_before_asking_the_ap
                      "--out", tmp_path / "rob")
     _assert_store_refused(result)
     assert not asked and not judge_calls
+
+
+# --- --engine ray without a cluster ------------------------------------------------------------
+
+@pytest.fixture
+def ray_module() -> Any:
+    """The ray module, not initialised in this process (its address handling is what runs)."""
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'assay[ray]')")
+    if ray.is_initialized():
+        pytest.skip("Ray is already initialised in this process: the engine would reuse it")
+    return ray
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_ray_engine_with_no_cluster_at_the_address_is_one_line_and_exit_2(
+        address: str, ray_module: Any, data: Path, tmp_path: Path,
+        judge_calls: list[object]) -> None:
+    """Port 1 refuses at once: the run stops there (before, Ray retried for minutes)."""
+    out = tmp_path / "out"
+    result = _invoke("run", data, "--metrics", "f1_score,fluency", "--judge", "fake",
+                     "--no-cache", "--no-store", "--no-progress", "--out", out,
+                     "--engine", "ray", "--ray-address", address)
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert (f"error: Cannot reach the Ray cluster at --ray-address {address} (127.0.0.1:1: "
+            "Connection refused). Fix: start it (ray start --head)") in flat
+    assert "--engine local" in flat
+    assert not judge_calls and not (out / "results.jsonl").exists()
+    assert not ray_module.is_initialized()
+
+
+def test_ray_engine_auto_with_no_cluster_running_is_one_line_and_exit_2(
+        ray_module: Any, data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        judge_calls: list[object]) -> None:
+    from ray._private import services
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    # no Ray running on this machine, whatever other tests (or helpers) have started
+    monkeypatch.setattr(services, "find_gcs_addresses", list)
+    monkeypatch.setattr(services, "find_bootstrap_address", lambda temp_dir=None: None)
+    result = _invoke("run", data, "--metrics", "f1_score", "--judge", "fake", "--no-cache",
+                     "--no-store", "--no-progress", "--out", tmp_path / "out",
+                     "--engine", "ray", "--ray-address", "auto")
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert ("error: Cannot reach the Ray cluster at --ray-address auto (no running Ray cluster "
+            "was found on this machine, and RAY_ADDRESS is not set)") in flat
+    assert not judge_calls
