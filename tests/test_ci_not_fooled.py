@@ -15,6 +15,9 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.judges import FakeJudge
+from assay.run import RunRecorder
+from assay.run._recording import start_recording
+from assay.store import open_store
 
 ROWS = [{"id": f"q{i}", "question": f"Question {i}?", "answer": f"answer {i}",
          "ground_truth": f"answer {i}"} for i in range(3)]
@@ -163,3 +166,48 @@ def test_ray_engine_auto_with_no_cluster_running_is_one_line_and_exit_2(
     assert ("error: Cannot reach the Ray cluster at --ray-address auto (no running Ray cluster "
             "was found on this machine, and RAY_ADDRESS is not set)") in flat
     assert not judge_calls
+
+
+# --- --resume of a complete run ----------------------------------------------------------------
+
+def _stored_runs(store: Path) -> list[tuple[str, str, int]]:
+    with open_store(store) as opened:
+        return [(r.id, r.status, r.rows) for r in opened.runs()]
+
+
+def test_resume_of_a_complete_run_adds_nothing_to_the_store(
+        data: Path, tmp_path: Path, judge_calls: list[object]) -> None:
+    store, out = tmp_path / "runs.sqlite", tmp_path / "out"
+    args = ("run", data, "--metrics", "f1_score,fluency", "--judge", "fake", "--no-cache",
+            "--no-progress", "--store", store, "--out", out)
+    assert _invoke(*args).exit_code == 0
+    before = _stored_runs(store)
+    (run_id, status, rows), = before
+    assert status == "complete" and rows == len(ROWS)
+    calls = len(judge_calls)
+    listed = _invoke("runs", "--store", store).output
+
+    again = _invoke(*args, "--resume")
+    assert again.exit_code == 0, again.output
+    assert _stored_runs(store) == before  # no second run, no row twice
+    assert _invoke("runs", "--store", store).output == listed
+    assert f"stored run: {run_id}" in again.output
+    assert json.loads((out / "summary.json").read_text())["run_id"] == run_id
+    assert len(judge_calls) == calls  # nothing was asked again
+    with open_store(store) as opened:
+        assert len(opened.rows(run_id)) == len(ROWS)
+
+
+def test_resume_records_a_changed_complete_run_anew_and_continues_an_unfinished_one() -> None:
+    store = open_store(":memory:")
+    run = {"kind": "run", "name": None, "tags": [], "dataset": None, "metrics": {},
+           "judge": None, "settings": {}}
+    done = RunRecorder.start(store, **run)
+    done.finish({}, complete=True)
+    recorder, stored = start_recording(store, previous_id=done.run_id, unchanged=False, **run)
+    assert stored is None and recorder is not None and recorder.run_id != done.run_id
+    recorder.close()  # left unfinished: a resume continues it, whether or not it has work
+    again, stored = start_recording(store, previous_id=recorder.run_id, unchanged=True, **run)
+    assert stored is None and again is not None and again.run_id == recorder.run_id
+    again.finish({}, complete=True)
+    assert [r.status for r in store.runs()] == ["complete", "complete"]

@@ -39,7 +39,7 @@ from typing import Any
 from ..errors import ConfigError, option
 from ..store import ENV_VAR, HEARTBEAT_S, Store, open_store
 
-__all__ = ["RunRecorder", "file_sha256", "open_run_store"]
+__all__ = ["RunRecorder", "file_sha256", "open_run_store", "start_recording"]
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,48 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
         opened.close()
         return None
     return opened
+
+
+def start_recording(store: str | Path | Store | bool | None, *, previous_id: str | None,
+                    unchanged: bool, **run: Any) -> tuple[RunRecorder | None, str | None]:
+    """The recorder of an evaluation (``None`` when it is not recorded) and, when the store
+    already holds it complete and unchanged, that run's id instead.
+
+    ``previous_id`` is the stored run a resumed evaluation continues (its output folder's);
+    ``unchanged`` says the resume has nothing to score. A resume of a run the store holds
+    complete adds nothing when ``unchanged`` (no second run, no rows again), and is recorded
+    as a new run otherwise (a complete run is never changed). A stored run not complete is
+    continued; one the store does not hold is recorded anew. ``run`` goes to
+    :meth:`RunRecorder.start`.
+
+    Example:
+        >>> store = open_store(":memory:")
+        >>> first = RunRecorder.start(store, kind="run", name=None, tags=[], dataset=None,
+        ...                           metrics={}, judge=None, settings={})
+        >>> first.finish({}, complete=True)
+        >>> start_recording(store, previous_id=first.run_id, unchanged=True, kind="run",
+        ...                 name=None, tags=[], dataset=None, metrics={}, judge=None,
+        ...                 settings={}) == (None, first.run_id)
+        True
+        >>> len(store.runs())
+        1
+    """
+    run_store = open_run_store(store)
+    if run_store is None:
+        return None, None
+    status = None
+    if previous_id:
+        try:
+            info = run_store.get(previous_id)
+            status = info.status if info.id == previous_id else None
+        except ConfigError:
+            status = None  # not in this store
+    if status == "complete" and unchanged:
+        if not isinstance(store, Store):
+            run_store.close()
+        return None, previous_id
+    resume_id = previous_id if status not in (None, "complete") else None
+    return RunRecorder.start(run_store, resume_id=resume_id, **run), None
 
 
 class RunRecorder:
