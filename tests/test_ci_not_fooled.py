@@ -211,3 +211,39 @@ def test_resume_records_a_changed_complete_run_anew_and_continues_an_unfinished_
     assert stored is None and again is not None and again.run_id == recorder.run_id
     again.finish({}, complete=True)
     assert [r.status for r in store.runs()] == ["complete", "complete"]
+
+
+# --- assay rm of a run still running -----------------------------------------------------------
+
+_RUN = {"kind": "run", "name": "live", "tags": [], "dataset": None, "metrics": {},
+        "judge": None, "settings": {}}
+
+
+def test_rm_refuses_a_run_still_running_unless_forced_and_deletes_one_whose_process_is_gone(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    store = tmp_path / "runs.sqlite"
+    subprocess.run([sys.executable, "-c", (
+        "import sys; from assay.store import open_store; from assay.run import RunRecorder\n"
+        f"s = open_store(sys.argv[1]); RunRecorder.start(s, **{_RUN!r})"), str(store)],
+        check=True, timeout=60)  # a run left 'running' by a process that is gone
+    (gone, status, _), = _stored_runs(store)
+    assert status == "interrupted"
+    with open_store(store) as opened:
+        live = RunRecorder.start(opened, **_RUN)  # written by this process, which is alive
+        try:
+            refused = _invoke("rm", live.run_id, "--yes", "--store", store)
+            flat = " ".join(refused.output.split())
+            assert refused.exit_code == 2, refused.output
+            assert f"error: Run {live.run_id} is still running: process " in flat
+            assert "Fix: wait for it to finish" in flat and "--force" in flat
+            assert {r[0] for r in _stored_runs(store)} == {gone, live.run_id}  # still there
+            removed = _invoke("rm", gone, "--yes", "--store", store)  # interrupted: no --force
+            assert removed.exit_code == 0, removed.output
+            forced = _invoke("rm", live.run_id, "--yes", "--force", "--store", store)
+            assert forced.exit_code == 0, forced.output
+            assert _stored_runs(store) == []
+        finally:
+            live.close()  # nothing pending: only stops the heartbeat
