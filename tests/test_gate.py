@@ -15,6 +15,7 @@ from assay import RunOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.gate import check_comparison, check_summary, parse_bars
+from assay.judges import FakeJudge
 from assay.testing import assert_scores
 
 
@@ -188,11 +189,11 @@ def test_run_without_bars_exits_0(data: Path, tmp_path: Path) -> None:
 
 def test_run_exits_1_with_every_failed_bar(data: Path, tmp_path: Path) -> None:
     r = assay_run(data, tmp_path / "out", "--fail-under", "exact_match=0.9",
-                  "--fail-under", "groundedness=4", "--fail-over", "f1_score=0.5")
+                  "--fail-under", "f1_score=0.95", "--fail-over", "f1_score=0.5")
     assert r.exit_code == 1
     assert "f1_score" in r.stdout  # the summary is printed first
     assert "gate failed: exact_match mean 0.5 is under the bar 0.9" in r.stderr
-    assert "gate failed: groundedness: no such metric in this run" in r.stderr
+    assert "gate failed: f1_score mean 0.9" in r.stderr and "is under the bar 0.95" in r.stderr
     assert "gate failed: f1_score mean 0.9" in r.stderr and "is over the bar 0.5" in r.stderr
     assert (tmp_path / "out" / "summary.json").is_file()  # the results are kept
 
@@ -203,6 +204,56 @@ def test_run_bad_spec_exits_2_before_running(data: Path, tmp_path: Path, option:
     assert r.exit_code == 2
     assert f"Got {option} f1_score>0.5: missing '=NUMBER'" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture
+def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every request the scripted ``--judge fake`` receives."""
+    calls: list[object] = []
+    complete = FakeJudge.complete
+
+    async def counted(self: FakeJudge, request: Any) -> Any:
+        calls.append(request)
+        return await complete(self, request)
+
+    monkeypatch.setattr(FakeJudge, "complete", counted)
+    return calls
+
+
+def test_run_bar_on_an_unknown_metric_exits_2_before_any_judge_call(
+        data: Path, tmp_path: Path, judge_calls: list[object]) -> None:
+    """A misspelt bar could never pass: it is refused with a did-you-mean before the judge is
+    paid for, with every bad bar in one message (a metric the run does not score, a defect rate
+    of a metric that has none)."""
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, [
+        "run", str(data), "--metrics", "f1_score,fluency", "--judge", "fake", "--no-cache",
+        "--no-store", "--no-progress", "--out", str(out), "--fail-under", "flunecy=4",
+        "--fail-over", "violence_defect_rate=0.1,f1_score_defect_rate=0.2"])
+    assert r.exit_code == 2, r.output
+    flat = " ".join(r.stderr.split())
+    assert "--fail-under flunecy=4.0: no metric 'flunecy' (did you mean fluency" in flat
+    assert ("--fail-over violence_defect_rate=0.1: violence is not one of this run's "
+            "metrics") in flat
+    assert "f1_score has no defect rate (only the severity metrics do)" in flat
+    assert "Fix: use one of those names, or add the metric to --metrics" in flat
+    assert "Traceback" not in r.output
+    assert not judge_calls
+    assert not (out / "results.jsonl").exists()
+
+
+def test_run_bar_on_a_skipped_metric_says_why_it_is_skipped(
+        data: Path, tmp_path: Path, judge_calls: list[object]) -> None:
+    r = CliRunner().invoke(app, [
+        "run", str(data), "--metrics", "f1_score,fluency,groundedness", "--judge", "fake",
+        "--no-cache", "--no-store", "--no-progress", "--out", str(tmp_path / "out"),
+        "--fail-under", "fluency=3,groundedness=3"])
+    assert r.exit_code == 2, r.output
+    flat = " ".join(r.stderr.split())
+    assert ("--fail-under groundedness=3.0: groundedness is not one of this run's metrics "
+            "(groundedness: skipped, no row can be scored") in flat
+    assert "fluency=3.0" not in flat  # a bar on a metric of the run is fine
+    assert not judge_calls
 
 
 # --- assert_scores ------------------------------------------------------------------------------

@@ -276,7 +276,7 @@ def test_an_unusable_default_store_warns_and_the_run_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the store's folder should be")
-    monkeypatch.setenv("ASSAY_STORE", str(blocker / "runs.sqlite"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))  # the user data dir cannot be made
     res = evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))
     assert res.summary["metrics"]["f1_score"]["scored"] == len(ROWS)
     assert "run_id" not in res.summary
@@ -284,15 +284,23 @@ def test_an_unusable_default_store_warns_and_the_run_goes_on(
     with pytest.raises(ConfigError, match="Cannot create the run store's folder"):
         evaluate(ROWS, metrics="f1_score",
                  run=RunOptions(store=blocker / "runs.sqlite"))  # named: must open
+    monkeypatch.setenv("ASSAY_STORE", str(blocker / "runs.sqlite"))  # named too: must open
+    with pytest.raises(ConfigError, match="Cannot create the run store's folder.*ASSAY_STORE"):
+        evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))
 
 
 def test_a_read_only_default_store_warns_and_the_run_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import assay.store._url as store_url
+
     path = tmp_path / "runs.sqlite"
     open_store(path).close()
-    monkeypatch.setenv("ASSAY_STORE", f"sqlite:///file:{path}?mode=ro&uri=true")
+    read_only = f"sqlite:///file:{path}?mode=ro&uri=true"
+    monkeypatch.setattr(store_url, "default_store_path", lambda: read_only)  # root writes any file
     res = evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))
     assert "run_id" not in res.summary and "is read-only here" in caplog.text
     with pytest.raises(ConfigError, match="read-only"):  # named: must be writable
-        evaluate(ROWS, metrics="f1_score",
-                 run=RunOptions(store=f"sqlite:///file:{path}?mode=ro&uri=true"))
+        evaluate(ROWS, metrics="f1_score", run=RunOptions(store=read_only))
+    monkeypatch.setenv("ASSAY_STORE", read_only)  # named by ASSAY_STORE: the same
+    with pytest.raises(ConfigError, match="read-only"):
+        evaluate(ROWS, metrics="f1_score", run=RunOptions(store=True))

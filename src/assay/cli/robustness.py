@@ -34,6 +34,7 @@ from ..robustness import (
     write_summary,
 )
 from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
+from ..store import Store
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, comma_numbers, store_arg
 from ._redteam_common import MaxFailedShare, exit_if_failed
@@ -88,18 +89,25 @@ def robustness(
                 raise AssayError(f"--judge applies to the rejection suite only (got --suite "
                                  f"{suite}). Drop --judge, or use --suite rejection.")
         instances = load_rgb(data)[:limit]
-        app = make_target(target)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        records, managed = asyncio.run(_ask(
-            instances, suite, app, judge, cache=cache, out=out_dir, k=passages, ratios=ratios,
-            resume=resume, lang=lang, concurrency=concurrency, seed=seed))
+        recording = open_run_store(store_arg(store, no_store))  # a store that cannot open
+        # (--store or ASSAY_STORE) stops the command here, before the app or judge is asked
+        try:
+            app = make_target(target)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            records, managed = asyncio.run(_ask(
+                instances, suite, app, judge, cache=cache, out=out_dir, k=passages,
+                ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed))
+        except BaseException:
+            if recording is not None:
+                recording.close()
+            raise
         table = summarize(records)
         meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
                 "noise_ratios": ratios}
         if managed is not None:
             meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
         write_summary(out_dir, table, meta)
-        run_id = _record(store_arg(store, no_store), records, table, meta, data, suite)
+        run_id = _record(recording, records, table, meta, data, suite)
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
@@ -137,11 +145,10 @@ async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | Non
     return records, managed
 
 
-def _record(store: str | bool, records: list[dict[str, Any]], table: list[dict[str, Any]],
+def _record(opened: Store | None, records: list[dict[str, Any]], table: list[dict[str, Any]],
             meta: dict[str, Any], data: Path, suite: str) -> str | None:
-    """Record the finished suite in the run store: each answer as a row, the table as the
-    summary; the run id, or None when recording is off."""
-    opened = open_run_store(store)
+    """Record the finished suite in the run store ``opened`` (closed here): each answer as a
+    row, the table as the summary; the run id, or None when recording is off."""
     if opened is None:
         return None
     with opened:

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from ..data import parse_mapping
 from ..errors import AssayError
-from ..gate import check_summary, parse_bars
+from ..gate import check_bar_names, check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import check_file_metric_names, load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
@@ -173,6 +173,13 @@ def run(
             raise AssayError(f"Got --long-fields {long_fields!r}. Must be refuse or truncate.")
         under = parse_bars(fail_under or [], "fail_under")
         over = parse_bars(fail_over or [], "fail_over")
+
+        print_plan = _plan_printer(quiet)
+
+        def on_plan(plan: Plan) -> None:  # a bar that can never pass stops the run here
+            print_plan(plan)
+            check_bar_names(plan.metrics, fail_under=under, fail_over=over, skipped=plan.skipped)
+
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
@@ -180,7 +187,7 @@ def run(
         agent = agent_from_flags(target, tools, max_steps)
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
-            embeddings=embeddings, on_plan=_plan_printer(quiet),
+            embeddings=embeddings, on_plan=on_plan,
             agent=agent,
             reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
                                 long_fields=long_fields),  # type: ignore[arg-type]

@@ -179,11 +179,20 @@ def export_cmd(
 def rm_cmd(
     run: RunArgument,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Delete a run that is still running (its process is alive).")] = False,
     store: StoreOption = None,
 ) -> None:
-    """Delete a stored run with its rows."""
+    """Delete a stored run with its rows. A run still being written is refused without
+    --force (one whose process is gone reads as interrupted and can be deleted)."""
     with exit_on_errors("interrupted"), _open(store) as opened:
         info = opened.get(stored_run_ref(run))
+        if info.status == "running" and not force:
+            raise AssayError(
+                f"Run {info.id} is still running: process {info.owner or 'unknown'} is writing "
+                f"it (last write {info.heartbeat or 'unknown'}). Fix: wait for it to finish, or "
+                "stop it (Ctrl-C; it then reads as interrupted), or delete it anyway with "
+                "--force.")
         if not yes and not typer.confirm(
                 f"Delete run {info.id} ({info.name or 'unnamed'}, {info.rows} rows)?"):
             raise typer.Exit(1)

@@ -8,5 +8,6 @@ Example:
 """
 
 from ._gate import check_comparison, check_summary, parse_bars
+from ._names import check_bar_names
 
-__all__ = ["check_comparison", "check_summary", "parse_bars"]
+__all__ = ["check_bar_names", "check_comparison", "check_summary", "parse_bars"]

@@ -46,6 +46,7 @@ from ._registry import (
     list_metrics,
     plan_metrics,
     register,
+    similar_metric_names,
 )
 from ._table import FamilyTable, TableCell
 
@@ -87,6 +88,7 @@ __all__ = [
     "register_family",
     "registered_families",
     "row_notes",
+    "similar_metric_names",
     "summary_notes",
     "summary_tables",
     "unscored_reason_key",

@@ -37,7 +37,7 @@ from ._options import (
 )
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
-from ._recording import RunRecorder, file_sha256, open_run_store
+from ._recording import file_sha256, start_recording
 from ._results import EvalResult, ResultsWriter, kept_results, load_finished, reorder_results
 from ._setup import ENGINES, STYLES, check_options, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
@@ -154,16 +154,17 @@ async def evaluate_async(
                 resume=resume, overwrite=run.overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
-        recorder = _start_recorder(
-            store, kind=run.kind, name=run.run_name, tags=run.tags,
+        recorder, stored_id = start_recording(
+            store, previous_id=previous_run.run_id if previous_run is not None else None,
+            unchanged=bool(finished) and len(finished) >= total and all(
+                all(n in kept_results(record) for n in names) for record in finished.values()),
+            kind=run.kind, name=run.run_name, tags=run.tags,
             dataset=dataset if isinstance(data, (str, Path)) else None,
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
                 judge=judge, embeddings=embeddings, out_dir=out_dir,
                 ray_workers=getattr(runner, "workers", None))
-            | ({"agent": agent.id} if agent is not None else {}),
-            resume_id=(previous_run.run_id if previous_run is not None
-                       and previous_run.status != "complete" else None))
+            | ({"agent": agent.id} if agent is not None else {}))
         if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
             claim.manifest.run_id = recorder.run_id
             claim.write_manifest()
@@ -216,8 +217,8 @@ async def evaluate_async(
             summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
         if agent is not None:
             summary["agent"] = agent.summary()
-        if recorder is not None:
-            summary["run_id"] = recorder.run_id
+        if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged
+            summary["run_id"] = recorder.run_id if recorder is not None else stored_id
         summary = typed_summary(summary)  # checked, with its schema_version
         if recorder is not None:
             recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
@@ -237,11 +238,6 @@ async def evaluate_async(
         rows_out = sorted(rows_out, key=lambda r: order.get(str(r["id"]), len(order)))
     return EvalResult(rows=rows_out, summary=summary, skipped=plan.skipped, out_dir=out_dir)
 
-
-def _start_recorder(store: str | Path | Store | bool | None, **run: Any) -> RunRecorder | None:
-    """The run's entry in the run store (``None`` when the run is not recorded)."""
-    run_store = open_run_store(store)
-    return RunRecorder.start(run_store, **run) if run_store is not None else None
 
 async def _each(pairs: Iterable[tuple[Row, dict[str, Any]]],
                 ) -> AsyncIterator[tuple[Row, dict[str, Any]]]:

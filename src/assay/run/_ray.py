@@ -63,6 +63,7 @@ from ._managed import JudgeStats
 from ._managed_embedder import EmbeddingStats
 from ._panel import check_panel_ids, panel_id
 from ._panel_tally import split_usage
+from ._ray_address import check_ray_address, ray_cluster_error
 from ._ray_budget import start_budget_actor
 from ._ray_worker import (
     RAY_MISSING,
@@ -110,7 +111,8 @@ class RayEngine:
             worker are out at a time.
 
     Raises:
-        ConfigError: ray is not installed, or a bad option.
+        ConfigError: ray is not installed, a bad option, or no cluster answers at ``address``
+            (checked with one TCP connection, a few seconds at most, before Ray joins it).
     """
 
     def __init__(self, metrics: Sequence[Metric], *, judge: str | Judge | list[str | Judge] | None,
@@ -141,7 +143,11 @@ class RayEngine:
         if not ray.is_initialized():
             common = {"log_to_driver": False, "logging_level": logging.WARNING}
             if address:
-                ray.init(address=address, **common)
+                check_ray_address(address)  # a cluster that is not there: one line, not a hang
+                try:
+                    ray.init(address=address, **common)
+                except ConnectionError as e:  # found, then lost, or refused by Ray itself
+                    raise ray_cluster_error(address, str(e).splitlines()[0]) from e
             else:
                 ray.init(num_cpus=max(workers or DEFAULT_WORKERS, os.cpu_count() or 1),
                          include_dashboard=False, **common)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, option
-from ..store import HEARTBEAT_S, Store, open_store
+from ..store import ENV_VAR, HEARTBEAT_S, Store, open_store
 
-__all__ = ["RunRecorder", "file_sha256", "open_run_store"]
+__all__ = ["RunRecorder", "file_sha256", "open_run_store", "start_recording"]
 
 log = logging.getLogger(__name__)
 
@@ -59,16 +60,18 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
     """``None``/``False``: no store; ``True``: the default one (``ASSAY_STORE`` or the user
     data dir); a path or URL; or a Store as it is.
 
-    A store named explicitly must open (ConfigError otherwise; a read-only one raises when the
-    run is created). The default store is a convenience: when it cannot open or is read-only
-    (say, a read-only home), a warning says why and the run goes on unrecorded.
+    A store named explicitly, by the caller or by ``ASSAY_STORE``, must open (ConfigError
+    otherwise, before any judge call; a read-only one raises when the run is created): CI that
+    sets ``ASSAY_STORE`` is never left thinking a run was recorded. The user data dir's store
+    is a convenience: when it cannot open or is read-only (say, a read-only home), a warning
+    says why and the run goes on unrecorded.
     """
     if store is None or store is False:
         return None
     if isinstance(store, Store):
         return store
-    if store is not True:
-        return open_store(store)
+    if store is not True or os.environ.get(ENV_VAR, "").strip():
+        return open_store(None if store is True else store)
     try:
         opened = open_store(None)
     except ConfigError as e:
@@ -81,6 +84,48 @@ def open_run_store(store: str | Path | Store | bool | None) -> Store | None:
         opened.close()
         return None
     return opened
+
+
+def start_recording(store: str | Path | Store | bool | None, *, previous_id: str | None,
+                    unchanged: bool, **run: Any) -> tuple[RunRecorder | None, str | None]:
+    """The recorder of an evaluation (``None`` when it is not recorded) and, when the store
+    already holds it complete and unchanged, that run's id instead.
+
+    ``previous_id`` is the stored run a resumed evaluation continues (its output folder's);
+    ``unchanged`` says the resume has nothing to score. A resume of a run the store holds
+    complete adds nothing when ``unchanged`` (no second run, no rows again), and is recorded
+    as a new run otherwise (a complete run is never changed). A stored run not complete is
+    continued; one the store does not hold is recorded anew. ``run`` goes to
+    :meth:`RunRecorder.start`.
+
+    Example:
+        >>> store = open_store(":memory:")
+        >>> first = RunRecorder.start(store, kind="run", name=None, tags=[], dataset=None,
+        ...                           metrics={}, judge=None, settings={})
+        >>> first.finish({}, complete=True)
+        >>> start_recording(store, previous_id=first.run_id, unchanged=True, kind="run",
+        ...                 name=None, tags=[], dataset=None, metrics={}, judge=None,
+        ...                 settings={}) == (None, first.run_id)
+        True
+        >>> len(store.runs())
+        1
+    """
+    run_store = open_run_store(store)
+    if run_store is None:
+        return None, None
+    status = None
+    if previous_id:
+        try:
+            info = run_store.get(previous_id)
+            status = info.status if info.id == previous_id else None
+        except ConfigError:
+            status = None  # not in this store
+    if status == "complete" and unchanged:
+        if not isinstance(store, Store):
+            run_store.close()
+        return None, previous_id
+    resume_id = previous_id if status not in (None, "complete") else None
+    return RunRecorder.start(run_store, resume_id=resume_id, **run), None
 
 
 class RunRecorder:

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -18,7 +19,7 @@ from ._engine import is_read_only, make_engine, read_only_url, transaction
 from ._migrations import current_version, migrate
 from ._schema import SCHEMA_VERSION
 from ._store import Store
-from ._url import resolve_url
+from ._url import ENV_VAR, resolve_url
 
 __all__ = ["open_store"]
 
@@ -31,18 +32,26 @@ def open_store(url: str | Path | None = None) -> Store:
     migrations run forward in order; a store from a newer assay raises ``ConfigError``. A
     SQLite file this process cannot write (or ``sqlite:///file:PATH?mode=ro&uri=true``) opens
     read-only: listing and reading work, writing raises ``ConfigError``. A corrupt file, an
-    unreachable server or a folder that cannot be created raise one-line ``ConfigError``s.
+    unreachable server or a folder that cannot be created raise one-line ``ConfigError``s
+    (naming ``ASSAY_STORE`` when the URL came from it).
     """
-    sa_url = read_only_url(resolve_url(url))
-    engine = make_engine(sa_url)
-    shown = sa_url.render_as_string(hide_password=True)
+    from_env = ((url is None or (isinstance(url, str) and not url.strip()))
+                and bool(os.environ.get(ENV_VAR, "").strip()))
     try:
-        if is_read_only(sa_url):
-            _check_read_only_version(engine, shown)
-        else:
-            migrate(engine, where=shown)
-    except BaseException:
-        engine.dispose()
+        sa_url = read_only_url(resolve_url(url))
+        engine = make_engine(sa_url)
+        shown = sa_url.render_as_string(hide_password=True)
+        try:
+            if is_read_only(sa_url):
+                _check_read_only_version(engine, shown)
+            else:
+                migrate(engine, where=shown)
+        except BaseException:
+            engine.dispose()
+            raise
+    except ConfigError as e:
+        if from_env:  # the URL is not on the command line: say where it comes from
+            raise ConfigError(f"{e} (The store is the one {ENV_VAR} names.)") from e
         raise
     return Store(engine)
 
