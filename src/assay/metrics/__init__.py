@@ -7,6 +7,7 @@ Example:
 """
 
 from ._base import (
+    UNREADABLE,
     InjectionDetector,
     InjectionMode,
     JudgeStyle,
@@ -16,8 +17,10 @@ from ._base import (
     Reasons,
     SafetyMode,
     ScoreContext,
+    Unreadable,
     call_failure_cause,
     mean_aggregate,
+    unreadable_kind,
     unscored_reason_key,
 )
 from ._common import FieldMetric
@@ -54,6 +57,7 @@ __all__ = [
     "AUTO_METRICS",
     "METRICS_GROUP",
     "REGISTRY",
+    "UNREADABLE",
     "BaseFamily",
     "FamilyTable",
     "FamilyTally",
@@ -74,6 +78,7 @@ __all__ = [
     "SafetyMode",
     "ScoreContext",
     "TableCell",
+    "Unreadable",
     "call_failure_cause",
     "comparison_tables",
     "families_for",
@@ -89,6 +94,7 @@ __all__ = [
     "row_notes",
     "summary_notes",
     "summary_tables",
+    "unreadable_kind",
     "unscored_reason_key",
 ]
 
