@@ -1,0 +1,260 @@
+"""A run whose judge answered but whose answers could not be read does not pass (issue 32).
+
+``assay run`` in-process (Typer's CliRunner) against a small OpenAI-compatible server on
+loopback whose answers are scripted per row: ``null`` content, a score out of the rubric's
+range, text that is not JSON. Every such row is unscored with the reason and marked
+unreadable; over ``--max-failed-share`` of a metric's rows the run exits 3 naming the metric,
+its rows and the top reasons, and ``summary.json`` counts them. "Does not apply" is no failure.
+A ``--metric-file`` whose template the sandbox refuses is refused before the first row (exit
+2, file, line and expression); a template that passes a bound on some row leaves that row
+unscored, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.main import app
+
+#: The answers a scripted row may get: its marker in the question, and the content sent.
+BAD = {"NULL": None, "NINE": '{"score": 9, "reason": "off the scale"}',
+       "PROSE": "I would rate this answer quite highly."}
+GOOD = '{"score": 4, "reason": "fine"}'
+
+
+class AnswerServer:
+    """An OpenAI-compatible chat endpoint on loopback: each request gets ``answer(user
+    message)`` as its content (``None`` is sent as JSON ``null``). Counts requests."""
+
+    def __init__(self, answer: Callable[[str], str | None]) -> None:
+        self.requests = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                server.requests += 1
+                user = body["messages"][-1]["content"]
+                payload = json.dumps({
+                    "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                                 "message": {"role": "assistant", "content": answer(user)}}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5,
+                              "total_tokens": 15}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self.http.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+
+
+def scripted(user: str) -> str | None:
+    """The bad answer whose marker the row's answer holds, else a valid rating."""
+    return next((content for marker, content in BAD.items() if marker in user), GOOD)
+
+
+@pytest.fixture
+def judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnswerServer]:
+    server = AnswerServer(scripted)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield server
+    server.stop()
+
+
+def _data(path: Path, answers: list[str]) -> Path:
+    """One row per answer (a bad answer's marker in it), with a question and ground truth."""
+    rows = [{"id": str(i), "question": f"Question {i}?", "answer": a, "ground_truth": a}
+            for i, a in enumerate(answers, start=1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _run(data: Path, out: Path, *extra: str) -> tuple[int, str, dict[str, Any]]:
+    result = CliRunner().invoke(app, [
+        "run", str(data), "--judge", "openai:m", "--out", str(out), "--no-store", "--no-cache",
+        "--quiet", "--concurrency", "4", *extra])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    summary_file = out / "summary.json"
+    summary = json.loads(summary_file.read_text()) if summary_file.exists() else {}
+    assert "Traceback" not in result.output
+    return result.exit_code, " ".join(result.output.split()), summary
+
+
+@pytest.mark.parametrize(("marker", "why"), [
+    ("NULL", ("judge answer is not a valid 1-5 rating (asked twice); the judge's answer was "
+              "empty (null content)")),
+    ("NINE", "judge answer is not a valid 1-5 rating (asked twice)"),
+    ("PROSE", "judge answer is not a valid 1-5 rating (asked twice)"),
+])
+def test_a_judge_whose_every_answer_is_unreadable_fails_the_run_with_exit_3(
+        judge: AnswerServer, tmp_path: Path, marker: str, why: str) -> None:
+    data = _data(tmp_path / "d.jsonl", [f"Answer {i} {marker}." for i in range(10)])
+    code, output, summary = _run(data, tmp_path / "out", "--metrics", "fluency,f1_score")
+    assert code == 3, output
+    assert "judge answers that could not be read" in output
+    assert f"fluency: 10 of 10 rows 10 results: {why}" in output
+    assert "judge failed: fluency lost more than 5.0% (--max-failed-share)" in output
+    assert "f1_score" not in output.split("judge failed:")[1]  # nothing else is blamed
+    fluency = summary["metrics"]["fluency"]
+    assert fluency["scored"] == 0 and fluency["unreadable"] == 10
+    assert summary["failures"]["by_metric"]["fluency"] == {
+        "failed": 0, "unreadable": 10, "applicable": 10, "share": 1.0}
+    assert summary["failures"]["unreadable"] == {"fluency": {why: 10}}
+    assert summary["failures"]["causes"] == {}  # no call failed
+    assert judge.requests == 20  # each answer asked twice, then left unscored
+
+
+def test_unreadable_answers_over_the_share_exit_3_under_it_exit_0(
+        judge: AnswerServer, tmp_path: Path) -> None:
+    # 1 row of 10 (10%) over the default 0.05: exit 3, naming the metric.
+    over = _data(tmp_path / "over.jsonl", ["A NINE."] + [f"A {i}." for i in range(9)])
+    code, output, summary = _run(over, tmp_path / "over", "--metrics", "fluency")
+    assert code == 3, output
+    assert "fluency: 1 of 10 rows" in output
+    assert "judge failed: fluency lost more than 5.0%" in output
+    assert summary["metrics"]["fluency"]["scored"] == 9
+    assert summary["failures"]["by_metric"]["fluency"]["share"] == 0.1
+    # 1 row of 30 (3.3%) is under it: exit 0, and the row is still counted and shown.
+    under = _data(tmp_path / "under.jsonl", ["A NULL."] + [f"A {i}." for i in range(29)])
+    code, output, summary = _run(under, tmp_path / "under", "--metrics", "fluency")
+    assert code == 0, output
+    assert summary["metrics"]["fluency"]["unreadable"] == 1
+    assert summary["failures"]["by_metric"]["fluency"]["share"] == 0.0333
+    assert "fluency: 1 of 30 rows" in output
+    # --max-failed-share 1 accepts any share.
+    code, output, _ = _run(over, tmp_path / "allowed", "--metrics", "fluency",
+                           "--max-failed-share", "1")
+    assert code == 0, output
+
+
+def test_rows_the_metric_does_not_apply_to_are_no_failure(
+        judge: AnswerServer, tmp_path: Path) -> None:
+    # similarity needs a ground truth: 3 rows of 4 lack one ("does not apply"), and the one
+    # that has it is read: no failure.
+    data = _data(tmp_path / "d.jsonl", [f"A {i}." for i in range(4)])
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    for row in rows[1:]:
+        row["ground_truth"] = ""
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, output, summary = _run(data, tmp_path / "out", "--metrics", "similarity")
+    assert code == 0, output
+    assert summary["metrics"]["similarity"]["scored"] == 1
+    assert summary["failures"]["by_metric"]["similarity"] == {
+        "failed": 0, "unreadable": 0, "applicable": 1, "share": 0.0}
+
+
+def test_resume_asks_again_for_the_answers_that_could_not_be_read(
+        judge: AnswerServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _data(tmp_path / "d.jsonl", ["A NULL.", "A 2.", "A 3."])
+    out = tmp_path / "out"
+    code, _, _ = _run(data, out, "--metrics", "fluency")
+    assert code == 3
+    fixed = AnswerServer(lambda _user: GOOD)  # the judge's server was fixed
+    monkeypatch.setenv("OPENAI_BASE_URL", fixed.base_url)
+    try:
+        code, output, summary = _run(data, out, "--metrics", "fluency", "--resume")
+    finally:
+        fixed.stop()
+    assert code == 0, output
+    assert summary["metrics"]["fluency"]["scored"] == 3
+    assert fixed.requests == 1  # only the unreadable row was asked again
+
+
+# ---------------------------------------------------------------- custom metric templates
+
+def _metric_file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "tone.md"
+    path.write_text(f"---\nname: tone\nscale: 1-5\n---\n{body}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    ("<a>{{ response }}</a>\n{{ ''.__class__.__mro__ }}", ["line 2", "'__class__'", "'__mro__'"]),
+    ("{{ response|attr('__globals__') }}", ["line 1", "'__globals__'"]),
+    ("{{ response }}{% if response == 'x' %}{{ cycler.__init__() }}{% endif %}",
+     ["line 1", "'__init__'"]),
+    ("{{ response }}\n{% for i in range(10**9) %}x{% endfor %}", ["line 2", "1000000000"]),
+    ("{{ response }}{{ 'x' * 10**9 }}", ["line 1", "characters"]),
+])
+def test_a_template_the_sandbox_refuses_is_refused_before_the_first_row(
+        judge: AnswerServer, tmp_path: Path, body: str, named: list[str]) -> None:
+    data = _data(tmp_path / "d.jsonl", ["A 1.", "A 2."])
+    metric = _metric_file(tmp_path, body)
+    code, output, _ = _run(data, tmp_path / "out", "--metric-file", str(metric))
+    assert code == 2, output
+    assert output.startswith("error:") and str(metric) in output
+    for piece in named:
+        assert piece in output, (piece, output)
+    assert output.count("error:") == 1  # one message, not one per row
+    assert judge.requests == 0
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_a_row_whose_template_passes_a_bound_is_unscored_never_a_hang(
+        tmp_path: Path) -> None:
+    """Nested loops over the answer's characters: a few steps on a short answer, 300**4 on a
+    long one (hours, unbounded). In a subprocess with a timeout, so that a hang fails."""
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "long", "question": "Q?", "answer": "x" * 300}) + "\n"
+                    + json.dumps({"id": "short", "question": "Q?", "answer": "ok"}) + "\n")
+    loops = "".join(f"{{% for c{i} in response %}}" for i in range(4)) + "{% endfor %}" * 4
+    metric = _metric_file(tmp_path, loops + "{{ response }}")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay.cli", "run", str(data), "--metric-file", str(metric),
+         "--judge", "fake", "--out", str(out), "--no-store", "--no-cache", "--quiet",
+         "--max-failed-share", "1"],
+        capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    records = {r["id"]: r["tone"] for r in map(json.loads, (out / "results.jsonl").open())}
+    assert records["short"]["value"] == 5.0
+    long = records["long"]
+    assert long["value"] is None and long["details"]["unreadable"] == "template"
+    assert long["error"].startswith("the template could not render: template line 1: more "
+                                    "than 1,000,000 loop steps")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failures"]["by_metric"]["tone"]["unreadable"] == 1
+
+
+def test_a_template_that_fails_on_every_row_exits_3_without_a_traceback(
+        judge: AnswerServer, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    data = _data(tmp_path / "d.jsonl", ["A 1.", "A 2.", "A 3."])
+    metric = _metric_file(tmp_path, "{{ response.no_such_attribute }}")
+    code, output, summary = _run(data, tmp_path / "out", "--metric-file", str(metric))
+    assert code == 3, output
+    assert "tone: 3 of 3 rows" in output and "the template could not render" in output
+    assert summary["metrics"]["tone"]["unreadable"] == 3
+    assert judge.requests == 0
+    assert "internal error" not in output
+    assert not [r for r in caplog.records if r.exc_info]  # no traceback logged per row
