@@ -258,3 +258,72 @@ def test_a_template_that_fails_on_every_row_exits_3_without_a_traceback(
     assert judge.requests == 0
     assert "internal error" not in output
     assert not [r for r in caplog.records if r.exc_info]  # no traceback logged per row
+
+
+# ---------------------------------------------------------------- other commands that judge
+
+HELPFULNESS = """---
+name: helpfulness
+scale: 1-5
+---
+<question>{{ question }}</question>
+<answer>{{ response }}</answer>
+"""
+
+
+def _null_judge(monkeypatch: pytest.MonkeyPatch) -> AnswerServer:
+    """A judge whose every answer has ``null`` content, as the OpenAI judge's endpoint."""
+    server = AnswerServer(lambda _user: None)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    return server
+
+
+def test_calibrate_with_no_readable_answer_exits_3(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_align import HUMANS, _rated
+    data = _rated(tmp_path, HUMANS[:6])
+    (tmp_path / "helpfulness.md").write_text(HELPFULNESS)
+    server = _null_judge(monkeypatch)
+    try:
+        result = CliRunner().invoke(app, [
+            "calibrate", str(data), "--metric-file", str(tmp_path / "helpfulness.md"),
+            "--judge", "openai:m", "--no-cache", "--no-store", "--out", str(tmp_path / "o")])
+    finally:
+        server.stop()
+    shown = " ".join(result.output.split())
+    assert result.exit_code == 3, shown
+    assert ("judge failed: openai:m scored none of the rated rows: 6 judge answers could not "
+            "be read, 0 calls failed") in shown
+    saved = json.loads((tmp_path / "o" / "calibration.json").read_text())
+    report = saved["reports"]["openai:m"]
+    assert report["unreadable"] == 6 and report["failed_calls"] == 0
+
+
+def test_align_with_no_readable_answer_exits_3(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_align import HUMANS, _rated
+    data = _rated(tmp_path, HUMANS)
+    (tmp_path / "helpfulness.md").write_text(HELPFULNESS)
+    server = _null_judge(monkeypatch)
+    try:
+        result = CliRunner().invoke(app, [
+            "align", str(data), "--metric-file", str(tmp_path / "helpfulness.md"),
+            "--judge", "openai:m", "--no-cache", "--out", str(tmp_path / "o"), "--shots", "0"])
+    finally:
+        server.stop()
+    shown = " ".join(result.output.split())
+    assert result.exit_code == 3, shown
+    assert "judge failed: the judge scored none of the" in shown
+
+
+def test_red_team_commands_count_unreadable_answers_as_failed_rows() -> None:
+    """``assay jailbreak`` and the other red-team commands decide their exit 3 from these
+    causes (with ``--max-failed-share``): an unreadable answer is one, "does not apply" not."""
+    from assay.robustness import unscored_causes
+    record = {"id": "a",
+              "violence": {"value": None, "error": "judge answer has no valid 0-7 violence "
+                           "severity (asked twice)", "details": {"unreadable": "answer"}},
+              "refusal": {"value": None, "error": "does not apply: no answer", "details": {}}}
+    assert unscored_causes(record, ["violence", "refusal"]) == [
+        "judge answer has no valid 0-7 violence severity (asked twice)"]
