@@ -4,8 +4,8 @@ Jinja's :class:`~jinja2.sandbox.SandboxedEnvironment` refuses unsafe attributes 
 ``mro``, ...) and ranges over 100,000 items, but a template may still loop for hours (nested
 loops over a field's characters) or build a string of gigabytes (``'x' * 10**9``, a string
 doubled in a loop). Here a render is bounded: at most :data:`MAX_LOOP_STEPS` loop steps and
-calls, :data:`MAX_CHARS` characters in any string it builds and in its output, numbers up to
-:data:`MAX_CHARS` given to filters and calls, and :data:`RENDER_SECONDS` seconds; past a bound
+calls, :data:`MAX_CHARS` characters in any string it builds and in its output, sizes (widths, counts)
+up to :data:`MAX_CHARS` given to filters and methods, and :data:`RENDER_SECONDS` seconds; past a bound
 it stops with :class:`TemplateRenderError` (``kind == "limit"``).
 
 :func:`refused_names` finds, before any row, the attributes the sandbox would refuse;
@@ -49,6 +49,9 @@ _INTERNAL = frozenset({"mro", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame",
                        "cr_await", "ag_code", "ag_frame", "f_globals", "f_locals", "f_builtins",
                        "f_code", "tb_frame", "tb_next", "co_code"})
 _LOOP, _CONCAT = "__assay_loop", "__assay_concat"
+#: Filters and methods whose numbers are sizes (a width, a count): bounded by MAX_CHARS.
+_SIZED = frozenset({"center", "indent", "wordwrap", "truncate", "batch", "slice", "ljust",
+                    "rjust", "zfill", "expandtabs", "safe_range", "range"})
 
 RenderErrorKind = Literal["refused", "limit", "error"]
 
@@ -107,8 +110,8 @@ def _check_size(value: Any) -> Any:
 def _check_numbers(args: Iterable[Any]) -> None:
     for arg in args:
         if isinstance(arg, int) and not isinstance(arg, bool) and abs(arg) > MAX_CHARS:
-            raise _Limit(f"the number {arg if arg < 10**12 else 'given'} is over "
-                         f"{MAX_CHARS:,}, the largest a template may pass to a filter or call")
+            raise _Limit(f"the size {arg if arg < 10**12 else 'given'} is over {MAX_CHARS:,}, "
+                         "the largest a template may ask for")
 
 
 def _loop(iterable: Iterable[Any]) -> Iterator[Any]:
@@ -126,13 +129,15 @@ def _concat(*parts: Any) -> str:
     return "".join(texts)
 
 
-def _bounded_filter(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``f`` with its numbers bounded and its result's size checked."""
+def _bounded_filter(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` with its sizes bounded (a filter in :data:`_SIZED`) and its result's checked."""
+    sized = name in _SIZED
 
     @functools.wraps(f)  # keeps jinja's pass_context / pass_environment marks
     def bounded(*args: Any, **kwargs: Any) -> Any:
         _spend()
-        _check_numbers([*args[1:], *kwargs.values()])
+        if sized:
+            _check_numbers([*args[1:], *kwargs.values()])
         return _check_size(f(*args, **kwargs))
 
     return bounded
@@ -159,13 +164,13 @@ class _BoundedSandbox(jinja2.sandbox.SandboxedEnvironment):
 
     def call(self, context: Any, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
         _spend()
-        if obj is not _concat:
+        if getattr(obj, "__name__", None) in _SIZED:
             _check_numbers([*args, *kwargs.values()])
         return _check_size(super().call(context, obj, *args, **kwargs))
 
 
 ENV = _BoundedSandbox(undefined=jinja2.StrictUndefined, autoescape=False)
-ENV.filters = {name: _bounded_filter(f) for name, f in ENV.filters.items()}
+ENV.filters = {name: _bounded_filter(name, f) for name, f in ENV.filters.items()}
 ENV.globals.update({_LOOP: _loop, _CONCAT: _concat})
 
 
