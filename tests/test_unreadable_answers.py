@@ -327,3 +327,21 @@ def test_red_team_commands_count_unreadable_answers_as_failed_rows() -> None:
               "refusal": {"value": None, "error": "does not apply: no answer", "details": {}}}
     assert unscored_causes(record, ["violence", "refusal"]) == [
         "judge answer has no valid 0-7 violence severity (asked twice)"]
+
+
+def test_a_panel_judge_whose_answers_cannot_be_read_is_counted_against_the_share() -> None:
+    """The panel scores the rows with the other judge; the unreadable judge still fails the
+    run (as a judge whose calls fail does), under ``"<metric> (<judge>)"``."""
+    from assay.judges import FakeJudge
+    from assay.run import JudgeOptions, evaluate
+    from assay.run._failures import over_failed_share
+    judges = [FakeJudge(GOOD, id="fake:a"), FakeJudge(BAD["NINE"], id="fake:b")]
+    result = evaluate([{"question": f"Q {i}?", "answer": "A."} for i in range(4)],
+                      metrics="fluency", judge=judges, judging=JudgeOptions(cache=None))
+    failures = result.summary["failures"]
+    assert result.summary["metrics"]["fluency"]["scored"] == 4
+    assert failures["by_metric"]["fluency (fake:b)"] == {
+        "failed": 0, "unreadable": 4, "applicable": 4, "share": 1.0}
+    assert failures["unreadable"] == {
+        "fluency (fake:b)": {"judge answer is not a valid 1-5 rating (asked twice)": 4}}
+    assert over_failed_share(failures, 0.05) == ["fluency (fake:b)"]
