@@ -90,13 +90,15 @@ def _free_port() -> int:
 class FakeJudgeServer:
     """A running ``shared/bench/fake_judge.py`` on loopback, with its JSONL request log."""
 
-    def __init__(self, tmp: Path, *args: str) -> None:
+    def __init__(self, tmp: Path, *args: str, script: Path = FAKE_JUDGE) -> None:
+        """``script``: the bench itself, or a wrapper of it run the same way (e.g.
+        ``tests/yes_no_judge.py``)."""
         if not FAKE_JUDGE.exists():
             pytest.skip(f"{FAKE_JUDGE} not found (../shared must sit beside the checkout)")
         self.port = _free_port()
         self.log = tmp / f"judge-{self.port}.jsonl"
         self.proc = subprocess.Popen(
-            [sys.executable, str(FAKE_JUDGE), "--port", str(self.port), "--log", str(self.log),
+            [sys.executable, str(script), "--port", str(self.port), "--log", str(self.log),
              "--max-seconds", "300", "--idle-exit", "120", *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

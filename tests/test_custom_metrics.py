@@ -220,10 +220,13 @@ def test_cli_metric_file_and_no_swap(tmp_path: Path, monkeypatch: pytest.MonkeyP
     result = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(metric_file),
                                       "--judge", "fake", "--no-cache", "--no-swap",
                                       "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    # The default fake answer is not a choice: asked twice, then unreadable, on every row,
+    # so the run fails (exit 3), not passes with nothing scored.
+    assert result.exit_code == 3, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert list(summary["metrics"]) == ["preference"]
-    assert summary["judge"]["requests"] == 6  # the default fake answer is not a choice: twice
+    assert summary["judge"]["requests"] == 6
+    assert summary["metrics"]["preference"]["unreadable"] == 3
     bad = CliRunner().invoke(app, ["run", str(data), "--metric-file", str(metric_file),
                                    "--metrics", "auto", "--judge", "fake", "--no-cache"])
     assert bad.exit_code == 2 and "cannot be combined" in bad.output

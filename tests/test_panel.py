@@ -155,8 +155,8 @@ def test_a_judge_failing_on_a_row_is_recorded_and_the_row_rests_on_the_others() 
     assert second["details"]["panel"]["c"] == {
         "value": None, "reason": None, "error": "judge call failed: HTTP 400: refused"}
     failures = result.summary["failures"]
-    assert failures["by_metric"]["fluency (c)"] == {"failed": 1, "applicable": 3,
-                                                    "share": 0.3333}
+    assert failures["by_metric"]["fluency (c)"] == {"failed": 1, "unreadable": 0,
+                                                    "applicable": 3, "share": 0.3333}
     assert failures["by_metric"]["fluency (a)"]["failed"] == 0
     assert failures["causes"] == {"judge call failed: HTTP 400": 1}
     agreement = result.summary["panel"]["agreement"]["fluency"]

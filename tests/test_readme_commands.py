@@ -259,7 +259,10 @@ def adapt(text: str, fill: dict[str, str]) -> tuple[list[str], str | None]:
 
 @pytest.fixture(scope="module")
 def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeJudgeServer]:
-    server = FakeJudgeServer(tmp_path_factory.mktemp("judge"), "--latency-ms", "1")
+    """The bench's fake judge, answering Yes/No questions (the refusal metric's) as a real
+    judge does: a run whose answers cannot be read fails (exit 3), as it should."""
+    server = FakeJudgeServer(tmp_path_factory.mktemp("judge"), "--latency-ms", "1",
+                             script=Path(__file__).parent / "yes_no_judge.py")
     yield server
     server.stop()
 

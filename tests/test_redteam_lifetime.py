@@ -87,9 +87,11 @@ def test_jailbreak_with_an_openai_judge_scores_both_sides_on_one_client(
     assert sum(1 for r in requests if r["rf"] == "json_schema") == 40
     assert all(r["status"] == 200 for r in requests)
     # the bench judge answers the refusal question with a rating, never Yes/No: refusal is
-    # unscored on every row with that reason, but no judge call failed, so the command exits 0
-    assert result.exit_code == 0, result.output
-    assert report["failures"]["failed"] == 0
+    # unscored on every row with that reason. No judge call failed, but no answer could be
+    # read: that is a failure too, so the command exits 3 and names the reason (issue 32)
+    assert result.exit_code == 3, result.output
+    assert report["failures"]["failed"] == 40
+    assert "does not start with Yes or No" in " ".join(result.output.split())
     for side in ("base", "injected"):
         reasons = report["categories"]["violence"][side].get("unscored_reasons", {})
         assert not any("judge call failed" in why for why in reasons)

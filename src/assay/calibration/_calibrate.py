@@ -166,6 +166,10 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             stats["judge"] = result.summary["judge"]["id"] if result.summary["judge"] else judge_id
             stats["metric"] = version.name
             stats["human_column"] = scale.column
+            lost = ((result.summary.get("failures") or {}).get("by_metric") or {}).get(
+                version.name) or {}
+            stats["failed_calls"] = int(lost.get("failed") or 0)
+            stats["unreadable"] = int(lost.get("unreadable") or 0)
             if isinstance(version, PairwiseMetric):
                 stats.update(_position_figures(result.summary["metrics"].get(version.name)))
             reports[name] = stats

@@ -53,8 +53,9 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
 
 def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
                    top: int = 5) -> list[str]:
-    """Print the top causes of rows lost to failed judge calls (with counts) on stderr, and
-    return the metrics whose failed share is over ``max_failed_share`` (the caller exits 3).
+    """Print the top causes of rows lost to failed judge calls (with counts), and per metric
+    the rows whose judge answers could not be read with their top reasons, on stderr; return
+    the metrics whose share of both is over ``max_failed_share`` (the caller exits 3).
 
     Example:
         >>> summary = {"failures": {"by_metric": {"fluency": {"failed": 1, "applicable": 4,
@@ -64,14 +65,31 @@ def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
     """
     report = summary.get("failures") or {}
     causes = report.get("causes") or {}
+    by_metric = report.get("by_metric") or {}
     if causes:
         agent_only = all(str(why).startswith("target call failed") for why in causes)
         err.print("target calls failed:" if agent_only else "judge calls failed:",
                   highlight=False)
-        for why, n in list(causes.items())[:top]:
-            err.print(f"  {n} result{'s' if n != 1 else ''}: {escape(why)}", highlight=False)
-        if len(causes) > top:
-            err.print(f"  ... and {len(causes) - top} other causes (see results.jsonl)",
+        _print_causes(causes, top)
+    unreadable = {name: reasons for name, reasons in (report.get("unreadable") or {}).items()
+                  if reasons}
+    if unreadable:
+        err.print("judge answers that could not be read (or templates that could not render):",
+                  highlight=False)
+        for name, reasons in unreadable.items():
+            m = by_metric.get(name) or {}
+            lost = m.get("unreadable", sum(reasons.values()))
+            err.print(f"  {escape(name)}: {lost} of {m.get('applicable', '?')} rows",
                       highlight=False)
-    return [name for name, m in (report.get("by_metric") or {}).items()
-            if m.get("failed") and m.get("share", 0) > max_failed_share]
+            _print_causes(reasons, top, indent="    ")
+    return [name for name, m in by_metric.items()
+            if (m.get("failed") or m.get("unreadable")) and m.get("share", 0) > max_failed_share]
+
+
+def _print_causes(causes: Mapping[str, int], top: int, indent: str = "  ") -> None:
+    """The ``top`` most frequent causes with their counts, then how many others there were."""
+    for why, n in list(causes.items())[:top]:
+        err.print(f"{indent}{n} result{'s' if n != 1 else ''}: {escape(why)}", highlight=False)
+    if len(causes) > top:
+        err.print(f"{indent}... and {len(causes) - top} other causes (see results.jsonl)",
+                  highlight=False)

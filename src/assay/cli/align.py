@@ -123,6 +123,13 @@ def align(
     if any(unscored):
         Console().print(f"unscored held-out rows (left out of the figures): before "
                         f"{unscored[0]}, after {unscored[1]}", highlight=False, markup=False)
+    # No held-out row scored (every call failed or no answer could be read): no figures.
+    empty = [side for side in ("before", "after")
+             if not report[side]["n_compared"] and report[side]["unscored"]]
+    if empty:
+        err.print(f"judge failed: the judge scored none of the {report['heldout']} held-out "
+                  f"rows ({' and '.join(empty)}): its calls failed or its answers could not "
+                  "be read; exit 3.", highlight=False, markup=False)
     chosen = report["chosen"]
     gain = report["gain"]["balanced_accuracy"]
     verdict = ("more than noise: the paired 95% interval of the gain excludes 0" if
@@ -136,3 +143,5 @@ def align(
         f"{' + score map' if chosen['mapping'] else ''}. Balanced accuracy gain on "
         f"{report['heldout']} held-out rows: {verdict}.", highlight=False, markup=False)
     err.print("files: " + ", ".join(report["files"].values()), highlight=False, markup=False)
+    if empty:
+        raise typer.Exit(3)

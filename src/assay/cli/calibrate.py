@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..calibration import calibrate as run_calibration
 from ..calibration import comparison_table
@@ -87,3 +88,15 @@ def calibrate(
         Console().print("\n".join(lines), highlight=False, markup=False)
     err.print("files: " + ", ".join(str(p) for p in result.files.values()), highlight=False,
               markup=False)
+    # A judge that scored no rated row because its calls failed or its answers could not be
+    # read gives no figures: not a pass.
+    lost = {name: r for name, r in result.reports.items()
+            if not r.get("n_compared") and (r.get("failed_calls") or r.get("unreadable"))}
+    for name, r in lost.items():
+        err.print(f"[red]judge failed:[/red] {escape(name)} scored none of the rated rows: "
+                  f"{r.get('unreadable', 0)} judge answers could not be read, "
+                  f"{r.get('failed_calls', 0)} calls failed (the reasons are in its "
+                  f"results.jsonl under {escape(str(out_dir))}); exit 3.",
+                  highlight=False, soft_wrap=True)
+    if lost:
+        raise typer.Exit(3)

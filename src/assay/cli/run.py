@@ -94,8 +94,9 @@ def run(
                     "left unscored.")] = 600.0,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
-                           "its rows because judge calls failed ('does not apply' does not "
-                           "count).")] = 0.05,
+                           "its rows because judge calls failed or the judge's answers could "
+                           "not be read (empty, not JSON, out of range, or a template that "
+                           "could not render); 'does not apply' does not count.")] = 0.05,
     on_injection: Annotated[str, typer.Option(
         help="A row whose texts address the evaluator ('ignore the rubric', 'rate this 5', a "
              "fake verdict, a closing fence tag, a fake system turn) is always flagged and "
@@ -160,7 +161,7 @@ def run(
     Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
-    failed calls), or the --target agent failed on over --max-failed-share of the rows; 4 rows
+    failed calls or unreadable judge answers), or the --target agent failed on over --max-failed-share of the rows; 4 rows
     addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
     in every case: --resume continues.
     """
@@ -216,8 +217,9 @@ def run(
     injected = (result.summary.get("injection") or {}).get("flagged_rows", 0)
     if failed:
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
-                  f"{percent(max_failed_share)} (--max-failed-share) of their rows to failed judge calls (see the "
-                  f"causes above); exit 3. Fix the cause, then {escape(resume_hint)}",
+                  f"{percent(max_failed_share)} (--max-failed-share) of their rows to failed judge calls "
+                  "or judge answers that could not be read (see the causes above); exit 3. Fix "
+                  f"the cause, then {escape(resume_hint)}",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3)
     if injected and on_injection == "fail":

@@ -7,6 +7,7 @@ Example:
 """
 
 from ._base import (
+    UNREADABLE,
     InjectionDetector,
     InjectionMode,
     JudgeStyle,
@@ -16,8 +17,10 @@ from ._base import (
     Reasons,
     SafetyMode,
     ScoreContext,
+    Unreadable,
     call_failure_cause,
     mean_aggregate,
+    unreadable_kind,
     unscored_reason_key,
 )
 from ._common import FieldMetric
@@ -55,6 +58,7 @@ __all__ = [
     "AUTO_METRICS",
     "METRICS_GROUP",
     "REGISTRY",
+    "UNREADABLE",
     "BaseFamily",
     "FamilyTable",
     "FamilyTally",
@@ -75,6 +79,7 @@ __all__ = [
     "SafetyMode",
     "ScoreContext",
     "TableCell",
+    "Unreadable",
     "call_failure_cause",
     "comparison_tables",
     "families_for",
@@ -91,6 +96,7 @@ __all__ = [
     "similar_metric_names",
     "summary_notes",
     "summary_tables",
+    "unreadable_kind",
     "unscored_reason_key",
 ]
 

@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from ..embeddings import Embedder
     from ..judges import Judge
 
-__all__ = ["InjectionDetector", "InjectionMode", "JudgeStyle", "Lang", "Metric", "MetricResult",
-           "Reasons", "SafetyMode", "ScoreContext", "mean_aggregate"]
+__all__ = ["UNREADABLE", "InjectionDetector", "InjectionMode", "JudgeStyle", "Lang", "Metric",
+           "MetricResult", "Reasons", "SafetyMode", "ScoreContext", "Unreadable", "mean_aggregate",
+           "unreadable_kind"]
 
 #: The languages of the rubric templates.
 Lang = Literal["en", "zh"]
@@ -38,6 +39,13 @@ SafetyMode = Literal["combined", "separate"]
 InjectionMode = Literal["mask", "flag", "unscored", "fail"]
 #: What finds such rows: the patterns and the learned detector, or the patterns alone.
 InjectionDetector = Literal["learned", "patterns"]
+#: What could not be read, for an unscored result that counts as a failure of the run (as a
+#: failed call does, unlike "does not apply"): the judge ``answer`` (empty, not JSON, the wrong
+#: shape, out of range), an answer ``cut`` at ``max_tokens``, or the metric's ``template``
+#: (it could not render for the row).
+Unreadable = Literal["answer", "cut", "template"]
+#: The ``details`` key that marks such a result (its value: an :data:`Unreadable`).
+UNREADABLE = "unreadable"
 #: Which rows get the judge's reason: every row, none, or (``auto``) on a local judge the rows
 #: that fail the metric plus a small sample, on a remote one every row.
 Reasons = Literal["auto", "always", "never"]
@@ -67,6 +75,19 @@ class MetricResult(BaseModel):
     def unscored(cls, why: str, **details: Any) -> MetricResult:
         """An unscored result with its reason (and optional evidence such as the raw answer)."""
         return cls(value=None, error=why, details=details)
+
+    @classmethod
+    def unreadable(cls, why: str, what: Unreadable = "answer", **details: Any) -> MetricResult:
+        """An unscored result whose judge answer (or template) could not be read: a failure
+        of the run, counted with failed calls against ``--max-failed-share``.
+
+        Example:
+            >>> r = MetricResult.unreadable("judge answer is not a valid 1-5 score",
+            ...                             raw_answer='{"score": 9}')
+            >>> r.details, unreadable_kind(r)
+            ({'raw_answer': '{"score": 9}', 'unreadable': 'answer'}, 'answer')
+        """
+        return cls(value=None, error=why, details={**details, UNREADABLE: what})
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -132,6 +153,27 @@ def call_failure_cause(error: str | None) -> str | None:
     if not inner.startswith(_CALL_FAILURES):
         return None
     return ":".join(inner.split(":")[:2])[:120]
+
+
+def unreadable_kind(result: MetricResult | Mapping[str, Any] | None) -> str | None:
+    """What could not be read (an :data:`Unreadable`) for an unscored result marked so (a
+    :class:`MetricResult` or its record), else None: a scored result, "does not apply", a
+    failed call.
+
+    Example:
+        >>> unreadable_kind({"value": None, "error": "x", "details": {"unreadable": "cut"}})
+        'cut'
+        >>> unreadable_kind(MetricResult.unscored("does not apply: no context")) is None
+        True
+    """
+    if isinstance(result, MetricResult):
+        value, details = result.value, result.details
+    elif isinstance(result, Mapping):
+        value, details = result.get("value"), result.get("details")
+    else:
+        return None
+    kind = details.get(UNREADABLE) if value is None and isinstance(details, Mapping) else None
+    return kind if isinstance(kind, str) else None
 
 
 def unscored_reason_key(error: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..data import Turn
-from ._base import MetricResult
+from ._base import UNREADABLE, MetricResult, unreadable_kind
 
 __all__ = ["ScoredTurn", "first_unscored_turn", "history_text", "mean_of_turns", "score_turns"]
 
@@ -58,8 +58,10 @@ def first_unscored_turn(scored: Sequence[ScoredTurn], verb: str,
     """
     for t in scored:
         if t.result.value is None:
+            kind = unreadable_kind(t.result)
             return MetricResult.unscored(
-                f"assistant turn {t.turn} could not be {verb}: {t.result.error}", **details)
+                f"assistant turn {t.turn} could not be {verb}: {t.result.error}", **details,
+                **({UNREADABLE: kind} if kind else {}))
     return None
 
 
@@ -68,7 +70,9 @@ def mean_of_turns(turns: Sequence[ScoredTurn], details: dict[str, Any]) -> Metri
     reason; unscored when no turn was scored. ``details`` goes into the result as it is."""
     scored = [t.result for t in turns if t.result.value is not None]
     if not scored:
-        return MetricResult.unscored("no assistant turn could be scored", **details)
+        kind = next((k for t in turns if (k := unreadable_kind(t.result))), None)
+        return MetricResult.unscored("no assistant turn could be scored", **details,
+                                     **({UNREADABLE: kind} if kind else {}))
     values = [r.value for r in scored if r.value is not None]
     weights = [r.weighted for r in scored if r.weighted is not None]
     worst = min(scored, key=lambda r: r.value or 0.0)

@@ -1,11 +1,10 @@
 """Rows that could not be scored, and why: the share that decides whether a red-team or
 robustness command exits 3, and the top causes its terminal names.
 
-A row failed when the app under test gave no usable answer, or when a judge (or embedding)
-call failed, as in ``assay run``. "Does not apply" is no failure, nor is an answer the judge
-gave that could not be parsed (that is recorded as unscored with its raw text, and counted in
-the summary's unscored reasons). Each cause counts a row once,
-however many metrics it hit.
+A row failed when the app under test gave no usable answer, when a judge (or embedding)
+call failed, or when the judge's answer could not be read (empty, not JSON, out of range: the
+result is marked unreadable, with its raw text), as in ``assay run``. "Does not apply" is no
+failure. Each cause counts a row once, however many metrics it hit.
 
 Example:
     >>> tally = FailureTally()
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import option
-from ..metrics import call_failure_cause
+from ..metrics import call_failure_cause, unreadable_kind
 
 __all__ = ["DEFAULT_MAX_FAILED_SHARE", "FailureTally", "cause_key", "unscored_causes"]
 
@@ -57,15 +56,16 @@ def cause_key(reason: str) -> str:
 
 
 def unscored_causes(record: Mapping[str, Any], metrics: Sequence[str]) -> list[str]:
-    """The reasons of ``record``'s unscored metrics among ``metrics``; a metric that does not
-    apply, or that is missing from the record, is no failure."""
+    """The reasons of ``record``'s metrics among ``metrics`` lost to a failed call or an
+    unreadable judge answer; a metric that does not apply, or that is missing from the
+    record, is no failure."""
     causes = []
     for name in metrics:
         result = record.get(name)
         if not isinstance(result, Mapping) or result.get("value") is not None:
             continue
         error = str(result.get("error") or "unscored without a reason")
-        if call_failure_cause(error) is not None:
+        if call_failure_cause(error) is not None or unreadable_kind(result) is not None:
             causes.append(cause_key(error))
     return causes
 

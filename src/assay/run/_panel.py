@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from ..metrics import MetricResult, ScoreContext
+from ..metrics import UNREADABLE, MetricResult, ScoreContext, unreadable_kind
 from ._results import is_call_failure
 
 __all__ = ["Panel", "check_panel_ids", "combine_panel", "panel_id", "panel_label"]
@@ -91,6 +91,8 @@ def _entry(result: MetricResult) -> dict[str, Any]:
         entry["label"] = label
     if result.value is None:
         entry["error"] = result.error
+        if kind := unreadable_kind(result):
+            entry[UNREADABLE] = kind
     return entry
 
 
@@ -156,14 +158,20 @@ def _majority(scored: Mapping[str, MetricResult], labels: Mapping[str, str],
 
 
 def _none_answered(answers: Mapping[str, MetricResult], panel: dict[str, Any]) -> MetricResult:
-    errors = [r.error or "" for r in answers.values()]
+    results = list(answers.values())
+    errors = [r.error or "" for r in results]
     if len(set(errors)) == 1:  # the same reason from every judge ("does not apply", ...)
         why = errors[0]
-    else:  # a failed call first: --resume asks again, and it counts in the failed share
-        why = next((e for e in errors if is_call_failure(e)), errors[0])
+    else:  # a failed call first: --resume asks again, and it counts in the failed share;
+        # then an answer that could not be read (a failure too)
+        why = next((e for e in errors if is_call_failure(e)), None) or next(
+            (r.error or "" for r in results if unreadable_kind(r)), errors[0])
+    kind = next((unreadable_kind(r) for r in results
+                 if r.error == why and unreadable_kind(r)), None)
     return MetricResult(value=None, error=why,
                         reason=f"none of the {len(answers)} judges of the panel gave a score",
-                        details={"panel": panel, "panel_answered": 0})
+                        details={"panel": panel, "panel_answered": 0,
+                                 **({UNREADABLE: kind} if kind else {})})
 
 
 class Panel:

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..judges import JudgeCapabilities
-from ..metrics import call_failure_cause
+from ..metrics import UNREADABLE, call_failure_cause, unscored_reason_key
 from ._managed import ManagedJudge
 
 __all__ = ["PanelTally", "alpha_of", "judge_usage", "split_usage"]
@@ -73,6 +73,8 @@ class _MetricPanel:
         self.panel: array[float] = array("d")
         self.failed: Counter[str] = Counter()
         self.causes: Counter[str] = Counter()
+        #: Per judge, the reasons of its answers that could not be read.
+        self.unreadable: dict[str, Counter[str]] = {}
 
     def add(self, result: Mapping[str, Any]) -> None:
         details = result.get("details") or {}
@@ -90,6 +92,9 @@ class _MetricPanel:
                 self.failed[judge] += 1
                 if result.get("value") is not None:  # else the metric's own reason counts it
                     self.causes[cause] += 1
+            elif entry.get(UNREADABLE):
+                why = unscored_reason_key(str(entry.get("error") or "unreadable"))
+                self.unreadable.setdefault(judge, Counter())[why] += 1
         value = result.get("value")
         self.panel.append(math.nan if value is None else float(value))
         self.rows += 1
@@ -130,19 +135,26 @@ class PanelTally:
         return {name: self.metrics[name].summary() for name in names}
 
     def failures(self) -> dict[str, Any]:
-        """Rows each judge lost to failed calls, as :func:`call_failures` reports them, under
-        ``"<metric> (<judge>)"``; causes counted on the rows the panel still scored."""
+        """Rows each judge lost to failed calls or unreadable answers, as
+        :func:`call_failures` reports them, under ``"<metric> (<judge>)"``; causes of failed
+        calls counted on the rows the panel still scored."""
         by_metric: dict[str, dict[str, Any]] = {}
         causes: Counter[str] = Counter()
+        unreadable: dict[str, dict[str, int]] = {}
         for name, m in self.metrics.items():
             asked = m.rows
             for judge in m.judges:
                 failed = m.failed[judge]
-                by_metric[f"{name} ({judge})"] = {
-                    "failed": failed, "applicable": asked,
-                    "share": round(failed / asked, 4) if asked else 0.0}
+                reasons = m.unreadable.get(judge) or Counter()
+                lost = sum(reasons.values())
+                key = f"{name} ({judge})"
+                by_metric[key] = {
+                    "failed": failed, "unreadable": lost, "applicable": asked,
+                    "share": round((failed + lost) / asked, 4) if asked else 0.0}
+                if reasons:
+                    unreadable[key] = dict(reasons.most_common())
             causes.update(m.causes)
-        return {"by_metric": by_metric, "causes": dict(causes)}
+        return {"by_metric": by_metric, "causes": dict(causes), "unreadable": unreadable}
 
 
 def judge_usage(judge: ManagedJudge) -> dict[str, Any]:

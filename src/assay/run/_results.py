@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from ..metrics import call_failure_cause
+from ..metrics import call_failure_cause, unreadable_kind
 from ._summary import RunSummary
 
 __all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines", "kept_results",
@@ -161,10 +161,12 @@ def _in_order(records: dict[str, dict[str, Any]], ids: Iterable[str]) -> Iterabl
 
 def kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     """The results of an earlier record that a resume keeps: all but those a failed judge or
-    embedding call left unscored, or where a judge of a panel failed (those are scored again:
-    the cache answers for the judges that did not fail)."""
+    embedding call left unscored, those whose judge answer could not be read, or where a judge
+    of a panel failed (those are scored again: the cache answers for the judges that did not
+    fail, and never holds an answer that could not be read)."""
     return {k: v for k, v in record.items()
             if not (isinstance(v, Mapping) and (is_call_failure(v.get("error"))
+                                                or unreadable_kind(v) is not None
                                                 or _panel_failed(v)))}
 
 

@@ -63,21 +63,31 @@ class MetricSummary(BaseModel):
         "Mean of the probability-weighted scores, where the judge gave token probabilities."))
     unscored_reasons: dict[str, int] | None = Field(None, description=(
         "Unscored rows by reason (a failed call by its cause)."))
+    unreadable: int | None = Field(None, description=(
+        "Of the unscored rows, those whose judge answer could not be read (empty, not JSON, "
+        "the wrong shape, out of range, cut at max_tokens) or whose template could not "
+        "render: failures, counted against --max-failed-share."))
 
 
 class MetricFailures(BaseModel):
-    """One metric's rows lost to failed judge or embedding calls."""
+    """One metric's rows lost to failed judge or embedding calls, or to answers that could
+    not be read."""
 
-    failed: int
+    failed: int = Field(description="Rows lost to failed calls.")
+    unreadable: int = Field(0, description=(
+        "Rows whose judge answer could not be read or whose template could not render."))
     applicable: int
-    share: float
+    share: float = Field(description="(failed + unreadable) / applicable.")
 
 
 class CallFailures(BaseModel):
-    """Rows lost to failed calls, per metric and by cause."""
+    """Rows lost to failed calls (per metric, and by cause) or to unreadable answers (per
+    metric, by reason)."""
 
     by_metric: dict[str, MetricFailures]
     causes: dict[str, int]
+    unreadable: dict[str, dict[str, int]] = Field(default_factory=dict, description=(
+        "Per metric, the reasons its judge answers could not be read, with their rows."))
 
 
 class InjectionSummary(BaseModel):

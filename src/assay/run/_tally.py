@@ -27,7 +27,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..metrics import FieldMetric, Metric, MetricResult, families_for, unscored_reason_key
+from ..metrics import (
+    FieldMetric,
+    Metric,
+    MetricResult,
+    families_for,
+    unreadable_kind,
+    unscored_reason_key,
+)
 from ._failures import call_failures
 from ._interval import with_interval
 from ._panel_tally import PanelTally
@@ -113,6 +120,8 @@ class RunTally:
         self._kept: dict[str, list[MetricResult]] = {
             m.name: [] for m in metrics if m.name not in self._means}
         self._reasons: dict[str, Counter[str]] = {m.name: Counter() for m in metrics}
+        #: Reasons of the results whose judge answer (or template) could not be read, by metric.
+        self.unreadable: dict[str, Counter[str]] = {m.name: Counter() for m in metrics}
         #: Scored results the judge gave no reason for (reasons on demand), by metric.
         self._no_reason: Counter[str] = Counter()
         self.families = [family.tally(self.metrics_run) for family in families_for(metrics)]
@@ -135,6 +144,8 @@ class RunTally:
             error = result.get("error")
             if result.get("value") is None and error:
                 self._reasons[name][unscored_reason_key(error)] += 1
+                if unreadable_kind(result):
+                    self.unreadable[name][unscored_reason_key(error)] += 1
             details = result.get("details") or {}
             if "panel" in details:
                 self.panel.add(name, result)
@@ -182,6 +193,8 @@ class RunTally:
             agg.update(extras.get(name, {}))
             if self._reasons[name]:
                 agg["unscored_reasons"] = dict(self._reasons[name])
+            if self.unreadable[name]:
+                agg["unreadable"] = sum(self.unreadable[name].values())
             if self._no_reason[name]:
                 agg["without_reason"] = self._no_reason[name]
             out[name] = agg
@@ -210,7 +223,7 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "prompt_sha256": dict(tally.prompt_sha256),
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(options)),
-        "failures": _with_panel(call_failures(metrics_summary), tally.panel),
+        "failures": _with_panel(call_failures(metrics_summary, tally.unreadable), tally.panel),
         "injection": {"mode": on_injection, "flagged_rows": tally.injected,
                       "kinds": dict(tally.injection_kinds.most_common())},
         "skipped": skipped,
@@ -223,12 +236,13 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
 
 
 def _with_panel(failures: dict[str, Any], panel: PanelTally) -> dict[str, Any]:
-    """The run's failures with each panel judge's rows lost to failed calls (as
-    ``"<metric> (<judge>)"``): a judge that fails fails the run, even where the panel scored
-    the row with the other judges."""
+    """The run's failures with each panel judge's rows lost to failed calls or unreadable
+    answers (as ``"<metric> (<judge>)"``): a judge that fails fails the run, even where the
+    panel scored the row with the other judges."""
     if not panel.metrics:
         return failures
     extra = panel.failures()
     causes = Counter(failures["causes"]) + Counter(extra["causes"])
     return {"by_metric": {**failures["by_metric"], **extra["by_metric"]},
-            "causes": dict(causes.most_common())}
+            "causes": dict(causes.most_common()),
+            "unreadable": {**failures["unreadable"], **extra["unreadable"]}}

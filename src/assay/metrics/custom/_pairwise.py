@@ -45,7 +45,7 @@ from ..judge import ask_until_parsed, explain_if_wanted, json_object, reason_pla
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._pairwise_probs import average_orders, choice_probabilities, decide, order_probabilities
 from ._pointwise import _check_name
-from ._prompt import UserTemplate
+from ._prompt import TemplateRenderError, UserTemplate, template_failed
 
 __all__ = ["BASELINE_FIELD", "CHOICES", "DEFAULT_TIE_MARGIN", "PAIRWISE_FAMILY",
            "PairwiseFamily", "PairwiseMetric", "parse_choice"]
@@ -171,7 +171,11 @@ class PairwiseMetric(TemplateFieldsMetric):
 
     async def _ask(self, row: Row, ctx: ScoreContext, candidate_first: bool,
                    with_reason: bool = True) -> dict[str, Any] | MetricResult:
-        request = JudgeRequest(messages=self.messages(row, ctx.lang, candidate_first),
+        try:
+            messages = self.messages(row, ctx.lang, candidate_first)
+        except TemplateRenderError as e:
+            return template_failed(e, {"prompt_sha256": self.template.sha256})
+        request = JudgeRequest(messages=messages,
                                schema_name="pairwise" if with_reason else "pairwise_choice",
                                json_schema=_SCHEMA if with_reason else _CHOICE_SCHEMA,
                                max_tokens=_REASON_TOKENS if with_reason else _CHOICE_TOKENS,

@@ -26,7 +26,7 @@ from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from ..judge import ask_until_parsed, weighted_rating
 from ._fields import TemplateFieldsMetric, field_name, value_of
-from ._prompt import UserTemplate
+from ._prompt import TemplateRenderError, UserTemplate, template_failed
 from ._scale import Scale, ScoreMap
 
 __all__ = ["PointwiseMetric"]
@@ -115,9 +115,13 @@ class PointwiseMetric(TemplateFieldsMetric):
                                       {v: value_of(row, v) for v in self.variables})
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
-        request = JudgeRequest(messages=self.messages(row, ctx.lang), schema_name="rating",
-                               json_schema=self.scale.json_schema(), max_tokens=200)
         details: dict[str, Any] = {"prompt_sha256": self.template.sha256}
+        try:
+            messages = self.messages(row, ctx.lang)
+        except TemplateRenderError as e:
+            return template_failed(e, details)
+        request = JudgeRequest(messages=messages, schema_name="rating",
+                               json_schema=self.scale.json_schema(), max_tokens=200)
         answer = await ask_until_parsed(ctx, request, self.scale.parse_answer, details,
                                         f"judge answer is not a score on the scale "
                                         f"{self.scale.labels}")

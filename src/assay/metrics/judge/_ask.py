@@ -42,7 +42,8 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
                            ) -> tuple[Any, JudgeResponse] | MetricResult:
     """``(parsed, response)``, or an unscored result: a failed call, an answer cut at
     ``max_tokens`` (see below), or an answer that does not parse twice (it is asked once more;
-    the last raw answer goes into ``details``).
+    the last raw answer goes into ``details``). The last two are marked unreadable
+    (:meth:`MetricResult.unreadable`): the run counts them as failures, as failed calls.
 
     An answer that stopped at ``max_tokens`` before it was complete
     (:func:`cut_before_complete`) is never parsed (half a list could parse as a shorter one),
@@ -74,13 +75,15 @@ async def ask_until_parsed(ctx: ScoreContext, request: JudgeRequest,
         except JudgeError as e:
             return MetricResult.unscored(f"judge call failed: {e}", **details)
         if cut_before_complete(request, resp):
-            return MetricResult.unscored(cut_reason(request.max_tokens),
-                                         raw_answer=resp.text[:1000], **details)
+            return MetricResult.unreadable(cut_reason(request.max_tokens), "cut",
+                                           raw_answer=resp.text[:1000], **details)
         parsed = parse(resp.text)
         if parsed is not None:
             return parsed, resp
         raw = resp.text
-    return MetricResult.unscored(f"{invalid} (asked twice)", raw_answer=raw[:1000], **details)
+    empty = "; the judge's answer was empty (null content)" if not raw.strip() else ""
+    return MetricResult.unreadable(f"{invalid} (asked twice){empty}", raw_answer=raw[:1000],
+                                   **details)
 
 
 def cut_before_complete(request: JudgeRequest, response: JudgeResponse) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import JudgeError
 from ...judges import JudgeRequest
-from .._base import ScoreContext
+from .._base import UNREADABLE, ScoreContext
 from ..judge import ask_judge, ask_until_parsed, load_template, p_yes, prefers_verdicts
 from ._json import json_list, text_list
 
@@ -146,7 +146,8 @@ async def _verify_one(ctx: ScoreContext, statement: str, source: str) -> Verdict
     if p is None:
         word = resp.text.strip().lower()
         if word not in ("yes", "no"):
-            raise StepFailed(f"judge did not answer Yes or No (got {resp.text[:40]!r})")
+            raise StepFailed(f"judge did not answer Yes or No (got {resp.text[:40]!r})",
+                             {UNREADABLE: "answer"})
         p = 1.0 if word == "yes" else 0.0
     verdict = "supported" if p >= 0.5 else "not_verifiable"
     return Verdict(statement, verdict, f"P(supported) = {p:.2f}", p_supported=p)
