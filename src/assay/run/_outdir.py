@@ -38,6 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
+from .._files import atomic_write
 from ..errors import ConfigError, option
 
 try:
@@ -155,13 +156,17 @@ class OutputClaim:
         self.write_manifest()
 
     def write_manifest(self) -> None:
-        """Write ``run.json`` atomically (a crash leaves the old one or the new one)."""
+        """Write ``run.json`` atomically (a crash or a full disk leaves the old one or the new
+        one, and no temporary file).
+
+        Raises:
+            OutputError: the disk refused it (full, read-only), with the fix.
+        """
         if self.manifest is None:
             return
-        tmp = self.folder / (MANIFEST_NAME + ".tmp")
-        tmp.write_text(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False),
-                       encoding="utf-8")
-        os.replace(tmp, self.folder / MANIFEST_NAME)
+        with atomic_write(self.folder / MANIFEST_NAME, what="the run's manifest",
+                          then=f"rerun with {option('resume', True)}") as f:
+            f.write(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False))
 
     def finish(self, *, status: str, run_id: str | None) -> None:
         """Record how the run ended (``complete`` or ``interrupted``) and its stored id."""
