@@ -170,10 +170,15 @@ class RunRecorder:
                prompt_sha256: Mapping[str, str] | None = None) -> None:
         """Write the pending rows, stop the heartbeat and mark the run finished (or
         interrupted) with its summary and the sha256 of each metric's prompt (``{metric:
-        sha256}``, as :class:`~assay.run._tally.RunTally` keeps)."""
+        sha256}``, as :class:`~assay.run._tally.RunTally` keeps). When the pending rows cannot
+        be written (a full disk), the run is marked interrupted, never complete with rows
+        missing, and the error is raised: ``--resume`` adds them."""
         self._stop_thread()
         try:
             self.flush()
+        except BaseException:
+            complete = False
+            raise
         finally:
             judge = summary.get("judge") or {}
             tokens = {k: judge[k] for k in ("prompt_tokens", "processed_prompt_tokens",
