@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from pathlib import Path
 from typing import Any, ParamSpec
 
-from ..data import Row, row_inputs
+from ..data import DatasetStream, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge
 from ..metrics import Metric, Plan
@@ -150,11 +150,12 @@ async def evaluate_async(
     names = [m.name for m in plan.metrics]
     complete = False
     sink = None
+    # the bytes read (a piped dataset's copy: "-" names no file)
+    dataset_sha256 = file_sha256(source.path) if isinstance(source, DatasetStream) else None
     try:
         if claim is not None:
-            is_file = isinstance(data, (str, Path))
             claim.begin(RunManifest(
-                dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
+                dataset=dataset, dataset_sha256=dataset_sha256,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
                 judging={"fence": fence, "on_injection": on_injection,
                          "injection_detector": scoring.injection_detector}),
@@ -164,6 +165,7 @@ async def evaluate_async(
         recorder = _start_recorder(
             store, kind=run.kind, name=run.run_name, tags=run.tags,
             dataset=dataset if isinstance(data, (str, Path)) else None,
+            dataset_sha256=dataset_sha256,
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
                 judge=judge, embeddings=embeddings, out_dir=out_dir,
