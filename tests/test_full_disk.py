@@ -337,3 +337,25 @@ def test_dash_with_nothing_piped_in_is_refused_before_reading(
     monkeypatch.setattr(sys, "stdin", Terminal())
     with pytest.raises(DataError, match="nothing is piped in.*Fix: pipe the rows in"):
         DatasetStream("-")
+
+
+def test_a_read_only_folder_is_one_line_naming_the_file_not_a_temporary_one(
+        tmp_path: Path) -> None:
+    """On a read-only file system even removing the (never made) temporary file fails: the
+    message still names the file asked for."""
+    from assay._files import atomic_write
+    from assay.errors import OutputError
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    why = _mount(folder, "64k")
+    if why:
+        pytest.skip(why)
+    try:
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+        with (pytest.raises(OutputError, match=r"^Cannot write the report \S+/ro/r\.html: "
+                            "read-only file system"),
+              atomic_write(folder / "r.html", what="the report") as f):
+            f.write("never")
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

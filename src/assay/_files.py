@@ -116,7 +116,10 @@ def atomic_path(path: str | Path, *, what: str, then: str = AGAIN) -> Iterator[P
             yield tmp
             os.replace(tmp, path)
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a read-only file system refuses even this: nothing was written
+            pass
 
 
 @contextmanager

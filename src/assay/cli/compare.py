@@ -22,7 +22,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._files import atomic_write
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
 from ..gate import check_comparison, parse_bars
@@ -73,8 +72,9 @@ def compare(
         with_store_provenance([run_a_data, run_b_data], store)
         comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot, top=top)
         if json_out is not None:
-            with atomic_write(json_out, what="the comparison") as f:
-                f.write(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n")
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(comparison, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
     print_comparison(comparison)
     print_warnings(comparison)
     if json_out is not None:
