@@ -163,6 +163,39 @@ def test_an_injected_enospc_on_results_leaves_the_run_interrupted_for_resume(
     assert (info.status, info.rows) == ("complete", 12)
 
 
+class _NoRoomForTheSummary:
+    """``json`` as a run's modules see it, except that writing the summary finds the disk
+    full."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(json, name)
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if isinstance(obj, dict) and "rows_done" in obj and kwargs.get("indent"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return json.dumps(obj, **kwargs)
+
+
+def test_a_summary_the_disk_refuses_leaves_a_run_that_resume_completes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _write(tmp_path / "d.jsonl", _rows(4))
+    out, store = tmp_path / "out", tmp_path / "runs.sqlite"
+    with monkeypatch.context() as patch:
+        for module in ("assay.run._results", "assay.run._evaluate"):
+            patch.setattr(f"{module}.json", _NoRoomForTheSummary(), raising=False)
+        full = _run(data, out, store)
+    assert full.exit_code == 3, full.output
+    _one_line_error(full.output, "summary.json", "no space left on device", "--resume")
+    assert not (out / "summary.json").exists()
+    assert _stored(store).status == "interrupted"  # not complete: resume may finish it
+
+    again = _run(data, out, store, "--resume")
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "summary.json").read_text())["complete"] is True
+    info = _stored(store)
+    assert (info.status, info.rows) == ("complete", 4)
+
+
 # -- the run store -------------------------------------------------------------------------
 
 
