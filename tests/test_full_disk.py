@@ -116,6 +116,18 @@ def test_a_full_output_folder_stops_the_run_in_one_line_and_resume_completes_it(
     assert (info.status, info.rows) == ("complete", 300)
 
 
+def test_an_output_folder_on_a_disk_already_full_is_one_line_and_left_as_found(
+        tiny_disk: Path, tmp_path: Path) -> None:
+    with (tiny_disk / "filler").open("wb", buffering=0) as f, pytest.raises(OSError):
+        while True:  # fill the disk
+            f.write(b"\0" * 4096)
+    data = _write(tmp_path / "d.jsonl", _rows(3))
+    full = _run(data, tiny_disk / "out", tmp_path / "runs.sqlite")
+    assert full.exit_code == 3, full.output
+    _one_line_error(full.output, "out/.assay.lock", "no space left on device")
+    assert [p.name for p in tiny_disk.iterdir()] == ["filler"]
+
+
 class _FillsUp:
     """A results file on a disk that takes ``room`` lines, then refuses every write."""
 

@@ -33,12 +33,13 @@ import json
 import os
 import socket
 import time
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
-from .._files import atomic_write
+from .._files import DISK_FULL, atomic_write, write_error
 from ..errors import ConfigError, option
 
 try:
@@ -213,6 +214,7 @@ def lock_output(folder: str | Path) -> OutputClaim:
     Raises:
         ConfigError: another live process holds it (its PID, host and start are named), or
             the folder cannot be created or written.
+        OutputError: its disk is full.
     """
     folder = Path(folder)
     created = not folder.exists()
@@ -223,6 +225,12 @@ def lock_output(folder: str | Path) -> OutputClaim:
         raise ConfigError(f"Cannot write to the output folder {folder}: {e.strerror}. "
                           f"Fix: choose a writable {option('out')} folder.") from None
     except OSError as e:
+        if created:  # leave no empty folder behind
+            with suppress(OSError):
+                (folder / LOCK_NAME).unlink(missing_ok=True)
+                folder.rmdir()
+        if e.errno in DISK_FULL:
+            raise write_error(e, "the output folder's lock file", folder / LOCK_NAME) from None
         raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
                           f"Fix: choose another {option('out')} folder.") from None
     return OutputClaim(folder, lock_file, created=created)
