@@ -5,9 +5,10 @@ the first judge call, then streamed), and a pipe read a second time gives nothin
 forever.
 
 The copy is made on disk (``TMPDIR``), a block at a time, so memory stays flat however much is
-piped in; it is removed when the process ends. Each name is copied once per process: reading
-``-`` again gives the same copy. Standard input that is a terminal (nothing piped in) is
-refused before reading, with the fix.
+piped in; it is removed when the process ends. Standard input is copied once per process
+(``-`` or ``/dev/stdin`` read again gives the same copy: it has nothing more to give); a FIFO
+is copied on each read, as a file would be read again. Standard input that is a terminal
+(nothing piped in) is refused before reading, with the fix.
 
 Example:
     >>> import pathlib, tempfile
@@ -36,7 +37,8 @@ __all__ = ["STDIN", "display_name", "display_problems", "readable_copy"]
 #: The dataset name that means standard input.
 STDIN = "-"
 
-_copies: dict[str, Path] = {}  # name as given -> its copy, for this process
+_STDIN_NAMES = (STDIN, "/dev/stdin")
+_stdin_copy: dict[str, Path] = {}  # standard input's copy, for this process
 
 
 def readable_copy(path: str | Path) -> Path:
@@ -55,8 +57,8 @@ def readable_copy(path: str | Path) -> Path:
             return Path(path)
         if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
             return Path(path)
-    if name in _copies:
-        return _copies[name]
+    if name in _STDIN_NAMES and "stdin" in _stdin_copy:
+        return _stdin_copy["stdin"]
     if name == STDIN and sys.stdin is not None and sys.stdin.isatty():
         raise DataError([(f"{display_name(STDIN)}: the dataset is standard input, but nothing is piped in "
                           "(it is a terminal). Fix: pipe the rows in, e.g. "
@@ -65,13 +67,14 @@ def readable_copy(path: str | Path) -> Path:
     atexit.register(shutil.rmtree, folder, True)
     # The copy keeps the name's extension (a FIFO named rows.csv is read as CSV); a pipe
     # without one is read as JSONL or a JSON array, by its first character.
-    copy = folder / ("stdin" if name in (STDIN, "/dev/stdin") else Path(name).name)
+    copy = folder / ("stdin" if name in _STDIN_NAMES else Path(name).name)
     source = nullcontext(sys.stdin.buffer) if name == STDIN else open(name, "rb")  # noqa: SIM115
     with source as piped, writing("a copy of the piped dataset", copy,
                                   then="run the command again (or give the dataset as a "
                                   "file)"), copy.open("wb") as out:
         shutil.copyfileobj(piped, out, 1 << 20)
-    _copies[name] = copy
+    if name in _STDIN_NAMES:
+        _stdin_copy["stdin"] = copy
     return copy
 
 
