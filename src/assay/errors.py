@@ -12,7 +12,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 __all__ = ["OPTION_NAMER", "AssayError", "ConfigError", "DataError", "JudgeError",
-           "JudgeStoppedError", "JudgeUnavailableError", "RetryableJudgeError", "option"]
+           "JudgeStoppedError", "JudgeUnavailableError", "OutputError", "RetryableJudgeError",
+           "option"]
 
 #: How an error message names an option, given its Python keyword and an example value (or
 #: None). Unset, messages name keywords (``judge='local'``); the CLI sets it for the length of a
@@ -66,6 +67,27 @@ class DataError(AssayError):
 
 class ConfigError(AssayError):
     """A setting, option or installation is wrong; the message says how to fix it."""
+
+
+class OutputError(AssayError):
+    """A file assay was writing could not be written: the disk or quota is full, the file
+    system is read-only, permission is denied. The message names what was written, the path,
+    the cause and the fix, on one line; ``path`` and ``errno`` are kept. The CLI exits 3 on it
+    (the work was not saved; it is not a failed gate, exit 1).
+
+    Example:
+        >>> import errno
+        >>> e = OutputError("Cannot write the report /tmp/r.html: no space left on device.",
+        ...                 path="/tmp/r.html", errno=errno.ENOSPC)
+        >>> e.errno == errno.ENOSPC
+        True
+    """
+
+    def __init__(self, message: str, *, path: str | None = None,
+                 errno: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.errno = errno
 
 
 class JudgeError(AssayError):

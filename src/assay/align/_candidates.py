@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from .._files import atomic_write
 from ..data import Row
 from ..metrics.custom import PointwiseMetric
 
@@ -129,7 +130,7 @@ def metric_file_text(metric: PointwiseMetric, *, comment: str = "") -> str:
 
 
 def write_metric_file(metric: PointwiseMetric, path: Path, *, comment: str = "") -> Path:
-    """Write :func:`metric_file_text` to ``path`` (parents made)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(metric_file_text(metric, comment=comment), encoding="utf-8")
+    """Write :func:`metric_file_text` to ``path`` (parents made), whole or not at all."""
+    with atomic_write(path, what="the aligned metric file") as f:
+        f.write(metric_file_text(metric, comment=comment))
     return path

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_write
 from ..metrics.custom import PointwiseMetric
 from ._candidates import write_metric_file
 
@@ -38,6 +39,6 @@ def write_alignment(out: Path, aligned: PointwiseMetric, report: dict[str, Any]
              "alignment": out / "alignment.json"}
     write_metric_file(aligned, files["metric_file"], comment=_comment(report))
     report["files"] = {k: str(v) for k, v in files.items()}
-    files["alignment"].write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str)
-                                  + "\n", encoding="utf-8")
+    with atomic_write(files["alignment"], what="the alignment report") as f:
+        f.write(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n")
     return files

@@ -26,6 +26,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from .._files import atomic_path, atomic_write
 from ._stats import jsonable
 
 __all__ = ["comparison_table", "confusion_png", "safe_name", "write_calibration"]
@@ -82,8 +83,8 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     ax.set_ylabel("human")
     ax.set_title(title)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    with atomic_path(path, what="the confusion matrix") as tmp:
+        fig.savefig(tmp, format="png")
     return path
 
 
@@ -190,9 +191,9 @@ def write_calibration(out_dir: Path, reports: Mapping[str, dict[str, Any]], *,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path = out_dir / "calibration.json"
-    json_path.write_text(json.dumps({"metric": metric, "reports": jsonable(dict(reports))},
-                                    indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                         encoding="utf-8")
+    with atomic_write(json_path, what="the calibration report") as f:
+        f.write(json.dumps({"metric": metric, "reports": jsonable(dict(reports))},
+                           indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     files: dict[str, Path] = {"json": json_path}
     used: set[str] = set()
     for name, report in reports.items():

@@ -1,5 +1,7 @@
 """How every command ends on a known error: one red line and exit 2; a judge that stopped the
-run (wrong URL, key or model) exit 3; on Ctrl-C, where the work is kept and exit 130.
+run (wrong URL, key or model) exit 3; a file that could not be written (a full disk or quota,
+a read-only file system: what, where and the fix on one line) exit 3; on Ctrl-C, where the
+work is kept and exit 130.
 
 Example:
     >>> import typer
@@ -22,7 +24,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..errors import AssayError, JudgeStoppedError
+from .._files import is_write_failure, write_error
+from ..errors import AssayError, JudgeStoppedError, OutputError
 
 __all__ = ["exit_on_errors", "print_failures"]
 
@@ -33,19 +36,40 @@ err = Console(stderr=True)
 def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; fix the cause "
                    "and run the command again with --resume.") -> Iterator[None]:
     """Print an AssayError (all its problems) and exit 2; a JudgeStoppedError (the judge kept
-    failing the same hard way) with ``stopped`` and exit 3; print ``interrupted`` and exit 130
-    on Ctrl-C. Messages are printed as text: a ``[tag]`` in a value is shown, not read as
-    markup."""
+    failing the same hard way) with ``stopped`` and exit 3; an OutputError, or an ``OSError``
+    of a full or read-only disk that no writer named, in one line and exit 3 (never 1, which
+    is a failed gate, and never a traceback); print ``interrupted`` and exit 130 on Ctrl-C.
+    Messages are printed as text: a ``[tag]`` in a value is shown, not read as markup.
+
+    Example:
+        >>> import errno
+        >>> try:
+        ...     with exit_on_errors("interrupted"):
+        ...         raise OSError(errno.ENOSPC, "No space left on device", "/full/x.json")
+        ... except typer.Exit as e:
+        ...     e.exit_code
+        3
+    """
     try:
         yield
     except JudgeStoppedError as e:
         err.print(f"[red]judge failed:[/red] {escape(str(e))}\n{escape(stopped)}",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3) from None
+    except OutputError as e:
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
+                  emoji=False)
+        raise typer.Exit(3) from None
     except AssayError as e:
         err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
                   emoji=False)  # "--target nope:x: ..." is not an emoji
         raise typer.Exit(2) from None
+    except OSError as e:
+        if not is_write_failure(e):
+            raise
+        err.print(f"[red]error:[/red] {escape(str(write_error(e, 'a file', None)))}",
+                  highlight=False, soft_wrap=True, emoji=False)
+        raise typer.Exit(3) from None
     except KeyboardInterrupt:
         err.print(escape(interrupted), highlight=False)
         raise typer.Exit(130) from None

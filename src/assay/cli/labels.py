@@ -59,7 +59,9 @@ def export_labels_cmd(
                 f"Fix: label rows on its review page (assay serve, then /runs/{info.id}/review)"
                 + (", or leave out --rater" if rater else "") + ".")
         out.parent.mkdir(parents=True, exist_ok=True)
-        rewrite_in_order(out, rated.rows)  # atomically: a temporary file, then a rename
+        # atomically: a temporary file, then a rename (a full disk leaves no partial file)
+        rewrite_in_order(out, rated.rows, what="the labels export",
+                         then="run the command again")
     raters = ", ".join(rated.raters)
     typer.echo(f"wrote {len(rated.rows)} rated rows of run {info.id} to {out} "
                f"(rater{'s' if len(rated.raters) != 1 else ''}: {raters})")

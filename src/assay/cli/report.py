@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._files import atomic_write
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..report import calibration_of, inputs_for_run, load_calibration, render_report
@@ -58,8 +59,8 @@ def report(
                  else calibration_of(data.summary))
         html = render_report(data, inputs=inputs, inputs_note=note, comparison=comparison,
                              other=other, calibration=calib, title=title)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(html, encoding="utf-8")
+        with atomic_write(out, what="the report") as f:  # whole, or no file at all
+            f.write(html)
     typer.echo(str(out))
 
 

@@ -42,7 +42,9 @@ err = Console(stderr=True)
 
 
 def run(
-    data: Annotated[Path, typer.Argument(help="Dataset: .jsonl, .json (array) or .csv.")],
+    data: Annotated[Path, typer.Argument(
+        help="Dataset: .jsonl, .json (array) or .csv; - (or a pipe) reads JSONL or JSON from "
+             "standard input, once.")],
     metrics: Annotated[str | None, typer.Option(
         help="'auto' (what the fields allow) or a,b,c. Default: auto, or only the "
              "--metric-file metrics when some are given.")] = None,
@@ -161,14 +163,18 @@ def run(
     Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
-    failed calls or unreadable judge answers), or the --target agent failed on over --max-failed-share of the rows; 4 rows
+    failed calls or unreadable judge answers), or the --target agent failed on over --max-failed-share of the rows, or
+    OUT or the run store could not be written (a full disk: free space, then --resume); 4 rows
     addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
     in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    out_dir = out or Path("assay-out") / data.stem
+    piped = str(data) == "-" or (data.exists() and not data.is_file() and not data.is_dir())
+    out_dir = out or Path("assay-out") / ("stdin" if str(data) == "-" else data.stem)
     resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "
                    f"{out_dir / 'results.jsonl'}).")
+    if piped:  # a pipe cannot be read again: the same rows are piped in again
+        resume_hint = "pipe the same data in again and " + resume_hint
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
         if long_fields not in ("refuse", "truncate"):
             raise AssayError(f"Got --long-fields {long_fields!r}. Must be refuse or truncate.")

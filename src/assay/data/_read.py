@@ -28,6 +28,7 @@ from ._models import Row
 from ._otlp import is_export, traces_as_records
 from ._rows import ALIASES, validated_rows
 from ._source import Source, no_rows_problem, open_source
+from ._spool import display_name, display_problems, readable_copy
 
 __all__ = ["ALIASES", "ProblemList", "data_error", "parse_mapping", "read_dataset",
            "read_records", "record_unit", "rows_from_records"]
@@ -78,9 +79,16 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
             row is evaluated.
         ConfigError: ``max_field_chars`` or ``long_fields`` is not allowed.
     """
-    path = Path(path)
-    mapping = mapping or {}
-    limits = FieldLimits(max_field_chars, long_fields)
+    name, path = display_name(path), readable_copy(path)  # a pipe ("-", a FIFO): read once
+    try:
+        return _read_dataset(path, mapping or {}, FieldLimits(max_field_chars, long_fields),
+                             name)
+    except DataError as e:
+        raise display_problems(e, path, name) from None
+
+
+def _read_dataset(path: Path, mapping: Mapping[str, str], limits: FieldLimits,
+                  name: str) -> list[Row]:
     problems: list[str] = ProblemList()
     records = read_records(path, problems, limits=limits, id_key=mapping.get("id", "id"))
     rows = list(validated_rows(records, str(path), mapping, problems, seen={},
@@ -89,7 +97,7 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
         raise data_error(problems, str(path))
     if not rows:
         raise DataError([no_rows_problem(path)])
-    limits.report(str(path))
+    limits.report(name)
     return rows
 
 

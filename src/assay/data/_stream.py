@@ -29,6 +29,7 @@ from ._models import Row
 from ._read import ProblemList, data_error, read_records, record_unit
 from ._rows import duplicate_id_problem, validated_rows
 from ._source import no_rows_problem
+from ._spool import display_name, display_problems, readable_copy
 
 __all__ = ["DatasetStream"]
 
@@ -39,6 +40,8 @@ class DatasetStream:
     JSONL and CSV are read a line at a time; a ``.json`` array is parsed whole (use JSONL for
     very large datasets). ``max_field_chars`` and ``long_fields`` are as in
     :func:`~assay.data.read_dataset`; after :meth:`check`, ``truncated`` counts the fields cut.
+    A ``path`` that can be read only once (``-`` for standard input, a FIFO) is copied once to
+    a temporary file, then read from there (``path`` is the copy, ``name`` the name given).
 
     Raises:
         DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
@@ -47,11 +50,15 @@ class DatasetStream:
 
     def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None,
                  max_field_chars: int = 100_000, long_fields: LongFields = "refuse") -> None:
-        self.path = Path(path)
+        self.name = display_name(path)
+        self.path = readable_copy(path)
         self.mapping = dict(mapping or {})
         self.limits = FieldLimits(max_field_chars, long_fields)
         self.truncated = 0
-        self.unit = record_unit(self.path)
+        try:
+            self.unit = record_unit(self.path)
+        except DataError as e:
+            raise display_problems(e, self.path, self.name) from None
 
     def _records(self, problems: list[str], limits: FieldLimits | None = None) -> Iterator[Row]:
         limits = limits or FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
@@ -66,6 +73,12 @@ class DatasetStream:
         Raises:
             DataError: every problem in the file (file, line, field and fix).
         """
+        try:
+            return self._check(on_rows, chunk=chunk)
+        except DataError as e:
+            raise display_problems(e, self.path, self.name) from None
+
+    def _check(self, on_rows: Callable[[list[Row]], None] | None, *, chunk: int) -> int:
         problems: list[str] = ProblemList()
         hashes = array("q")
         limits = FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
@@ -82,7 +95,7 @@ class DatasetStream:
         if not count:
             raise DataError([no_rows_problem(self.path)])
         self.truncated = limits.truncated
-        limits.report(str(self.path))
+        limits.report(self.name)
         return count
 
     def __iter__(self) -> Iterator[Row]:
@@ -92,7 +105,8 @@ class DatasetStream:
         if problems:  # the file changed since it was checked
             changed = (f"{self.path} changed while it was being evaluated. Fix: evaluate a copy "
                        "that nothing writes to.")
-            raise data_error([changed, *problems], str(self.path))
+            raise display_problems(data_error([changed, *problems], str(self.path)),
+                                   self.path, self.name)
 
     def _duplicates(self, repeated: set[int]) -> list[str]:
         """One problem per row whose id an earlier row has, among the ids hashing to

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_write
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..robustness import ChatTarget, FailureTally, unscored_causes
@@ -144,8 +145,9 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         "timings": sides.timings,
         "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
         "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
-    (out / "jailbreak.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
-                                        encoding="utf-8")
+    with atomic_write(out / "jailbreak.json", what="the jailbreak report",
+                      then="rerun with --resume") as f:  # whole, or not at all
+        f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     return report
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_write
 from ..errors import ConfigError, JudgeError, option
 from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
 from ._failures import FailureTally
@@ -196,5 +197,6 @@ def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_summary(out: Path, table: list[dict[str, Any]], meta: dict[str, Any]) -> None:
-    (out / "summary.json").write_text(json.dumps({**meta, "table": table}, indent=2,
-                                                 ensure_ascii=False))
+    with atomic_write(out / "summary.json", what="the robustness summary",
+                      then="rerun with --resume") as f:  # whole, or not at all
+        f.write(json.dumps({**meta, "table": table}, indent=2, ensure_ascii=False))

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec
 
-from ..data import Row, row_inputs
+from ..data import DatasetStream, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge
 from ..metrics import Metric, Plan
@@ -38,7 +37,15 @@ from ._options import (
 from ._outdir import OutputClaim, RunManifest, lock_output
 from ._progress import RowProgress
 from ._recording import file_sha256, start_recording
-from ._results import EvalResult, ResultsWriter, kept_results, load_finished, reorder_results
+from ._results import (
+    EvalResult,
+    ResultsWriter,
+    attempt,
+    kept_results,
+    load_finished,
+    reorder_results,
+    write_summary,
+)
 from ._setup import ENGINES, STYLES, check_options, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
 from ._summary import typed_summary
@@ -143,11 +150,12 @@ async def evaluate_async(
     names = [m.name for m in plan.metrics]
     complete = False
     sink = None
+    # the bytes read (a piped dataset's copy: "-" names no file)
+    dataset_sha256 = file_sha256(source.path) if isinstance(source, DatasetStream) else None
     try:
         if claim is not None:
-            is_file = isinstance(data, (str, Path))
             claim.begin(RunManifest(
-                dataset=dataset, dataset_sha256=file_sha256(dataset) if is_file else None,
+                dataset=dataset, dataset_sha256=dataset_sha256,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
                 judging={"fence": fence, "on_injection": on_injection,
                          "injection_detector": scoring.injection_detector}),
@@ -160,6 +168,7 @@ async def evaluate_async(
                 all(n in kept_results(record) for n in names) for record in finished.values()),
             kind=run.kind, name=run.run_name, tags=run.tags,
             dataset=dataset if isinstance(data, (str, Path)) else None,
+            dataset_sha256=dataset_sha256,
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
                 judge=judge, embeddings=embeddings, out_dir=out_dir,
@@ -173,6 +182,7 @@ async def evaluate_async(
         if claim is not None:
             claim.abandon()
         raise
+    failures: list[Exception] = []  # wrap-up steps that failed (a full disk): raised at the end
     try:
         writer = ResultsWriter(results_path, append=bool(finished)) if results_path else None
         with RowProgress(total, enabled=run.progress) as bar:
@@ -197,12 +207,18 @@ async def evaluate_async(
 
             await runner.run(items(), sink.add if stage is None else
                              lambda record: sink.add(stage.finish(record)))
+        sink.close()  # the file's last bytes: a disk that refuses them leaves the run unfinished
         complete = True
     finally:
+        # Each step is tried whatever failed before it; the run is complete only if every row
+        # and the summary were written (a full disk leaves it interrupted, for --resume).
         if sink is not None:
-            sink.close()
+            attempt(failures, sink.close)
         judge_stats, embedder_stats = runner.stats()
         await runner.aclose()
+        if complete and results_path and finished:
+            complete = attempt(failures, lambda: reorder_results(
+                results_path, (row.id for row in source)))
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
         summary = run_summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
                            complete, options=dataclasses.asdict(scoring),
@@ -220,18 +236,19 @@ async def evaluate_async(
         if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged
             summary["run_id"] = recorder.run_id if recorder is not None else stored_id
         summary = typed_summary(summary)  # checked, with its schema_version
+        if out_dir and not attempt(failures, lambda: write_summary(out_dir, summary)):
+            complete = summary["complete"] = False
         if recorder is not None:
-            recorder.finish(summary, complete=complete, prompt_sha256=tally.prompt_sha256)
+            complete = attempt(failures, lambda: recorder.finish(
+                summary, complete=complete, prompt_sha256=tally.prompt_sha256)) and complete
             if not isinstance(store, Store):
-                recorder.store.close()
-        if out_dir:
-            if complete and results_path and finished:
-                reorder_results(results_path, (row.id for row in source))
-            (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+                attempt(failures, recorder.store.close)
         if claim is not None:
-            claim.finish(status="complete" if complete else "interrupted",
-                         run_id=summary.get("run_id"))
+            attempt(failures, lambda: claim.finish(
+                status="complete" if complete else "interrupted", run_id=summary.get("run_id")))
             claim.release()
+    if failures:
+        raise failures[0]
     rows_out = sink.kept if sink is not None else []
     if keep_rows and finished:  # a resumed run's records came in the order they finished
         order = {row.id: i for i, row in enumerate(source)}

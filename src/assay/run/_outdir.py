@@ -33,11 +33,13 @@ import json
 import os
 import socket
 import time
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
+from .._files import DISK_FULL, atomic_write, write_error
 from ..errors import ConfigError, option
 
 try:
@@ -155,13 +157,17 @@ class OutputClaim:
         self.write_manifest()
 
     def write_manifest(self) -> None:
-        """Write ``run.json`` atomically (a crash leaves the old one or the new one)."""
+        """Write ``run.json`` atomically (a crash or a full disk leaves the old one or the new
+        one, and no temporary file).
+
+        Raises:
+            OutputError: the disk refused it (full, read-only), with the fix.
+        """
         if self.manifest is None:
             return
-        tmp = self.folder / (MANIFEST_NAME + ".tmp")
-        tmp.write_text(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False),
-                       encoding="utf-8")
-        os.replace(tmp, self.folder / MANIFEST_NAME)
+        with atomic_write(self.folder / MANIFEST_NAME, what="the run's manifest",
+                          then=f"rerun with {option('resume', True)}") as f:
+            f.write(json.dumps(asdict(self.manifest), indent=2, ensure_ascii=False))
 
     def finish(self, *, status: str, run_id: str | None) -> None:
         """Record how the run ended (``complete`` or ``interrupted``) and its stored id."""
@@ -208,6 +214,7 @@ def lock_output(folder: str | Path) -> OutputClaim:
     Raises:
         ConfigError: another live process holds it (its PID, host and start are named), or
             the folder cannot be created or written.
+        OutputError: its disk is full.
     """
     folder = Path(folder)
     created = not folder.exists()
@@ -218,6 +225,12 @@ def lock_output(folder: str | Path) -> OutputClaim:
         raise ConfigError(f"Cannot write to the output folder {folder}: {e.strerror}. "
                           f"Fix: choose a writable {option('out')} folder.") from None
     except OSError as e:
+        if created:  # leave no empty folder behind
+            with suppress(OSError):
+                (folder / LOCK_NAME).unlink(missing_ok=True)
+                folder.rmdir()
+        if e.errno in DISK_FULL:
+            raise write_error(e, "the output folder's lock file", folder / LOCK_NAME) from None
         raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
                           f"Fix: choose another {option('out')} folder.") from None
     return OutputClaim(folder, lock_file, created=created)

@@ -157,10 +157,11 @@ class RunRecorder:
     def start(cls, store: Store, *, kind: str, name: str | None, tags: Sequence[str],
               dataset: str | None, metrics: Mapping[str, str], judge: str | None,
               settings: Mapping[str, Any], resume_id: str | None = None,
-              **options: Any) -> RunRecorder:
+              dataset_sha256: str | None = None, **options: Any) -> RunRecorder:
         """A new run, or the run ``resume_id`` when the store has it (a resumed evaluation
         adds its remaining rows to the same run, now owned by this process). ``options`` go
         to the constructor (``batch_rows``, ``batch_seconds``, ``heartbeat_s``).
+        ``dataset_sha256``: the bytes read, when known (a piped dataset names no file to hash).
 
         Raises:
             ConfigError: ``resume_id`` names a complete run (never changed), or a run that
@@ -178,8 +179,8 @@ class RunRecorder:
         run_id = store.create_run(kind=kind, name=name, tags=tags,
                                   dataset=str(Path(dataset).resolve()) if is_file and dataset
                                   else dataset,
-                                  dataset_sha256=file_sha256(dataset) if is_file and dataset
-                                  else None,
+                                  dataset_sha256=dataset_sha256 or (
+                                      file_sha256(dataset) if is_file and dataset else None),
                                   metrics=dict(metrics), judge=judge, settings=dict(settings))
         return cls(store, run_id, **options)
 
@@ -215,10 +216,15 @@ class RunRecorder:
                prompt_sha256: Mapping[str, str] | None = None) -> None:
         """Write the pending rows, stop the heartbeat and mark the run finished (or
         interrupted) with its summary and the sha256 of each metric's prompt (``{metric:
-        sha256}``, as :class:`~assay.run._tally.RunTally` keeps)."""
+        sha256}``, as :class:`~assay.run._tally.RunTally` keeps). When the pending rows cannot
+        be written (a full disk), the run is marked interrupted, never complete with rows
+        missing, and the error is raised: ``--resume`` adds them."""
         self._stop_thread()
         try:
             self.flush()
+        except BaseException:
+            complete = False
+            raise
         finally:
             judge = summary.get("judge") or {}
             tokens = {k: judge[k] for k in ("prompt_tokens", "processed_prompt_tokens",

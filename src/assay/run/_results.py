@@ -12,17 +12,19 @@ Example:
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from .._files import atomic_write, writing
+from ..errors import OutputError, option
 from ..metrics import call_failure_cause, unreadable_kind
 from ._summary import RunSummary
 
-__all__ = ["EvalResult", "ResultsWriter", "is_call_failure", "iter_jsonl_lines", "kept_results",
-           "load_finished", "reorder_results", "rewrite_in_order"]
+__all__ = ["EvalResult", "ResultsWriter", "attempt", "is_call_failure", "iter_jsonl_lines",
+           "kept_results", "load_finished", "reorder_results", "resume_hint", "rewrite_in_order",
+           "write_summary"]
 
 
 @dataclass(repr=False)
@@ -90,28 +92,80 @@ def iter_jsonl_lines(text: str) -> Iterable[str]:
             yield line
 
 
+def resume_hint() -> str:
+    """What to do once a run's failed write is fixed: continue it."""
+    return f"rerun with {option('resume', True)} (finished rows are kept)"
+
+
 class ResultsWriter:
-    """Appends one JSON line per finished row and flushes it at once (Ctrl-C keeps it)."""
+    """Appends one JSON line per finished row and flushes it at once (Ctrl-C keeps it).
+
+    A write that fails (a full disk) raises an :class:`~assay.errors.OutputError` naming the
+    file and the fix; after it the writer takes no more rows, and :meth:`close` drops what
+    the disk refused (``--resume`` cuts a half-written last line and scores its row again).
+    """
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        if append and path.exists():
-            _drop_torn_tail(path)
-        self._f = path.open("a" if append else "w", encoding="utf-8")
+        self.failed: OutputError | None = None
+        with writing("the run's results", path, then=resume_hint()):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if append and path.exists():
+                _drop_torn_tail(path)
+            self._f = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
-        self._f.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._f.flush()
+        if self.failed is not None:
+            raise self.failed
+        try:
+            with writing("the run's results", self.path, then=resume_hint()):
+                self._f.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self._f.flush()
+        except OutputError as e:
+            self.failed = e
+            raise
 
     def close(self) -> None:
-        self._f.close()
+        if self.failed is not None:
+            try:
+                self._f.close()  # flushes what is buffered: the disk may refuse it again
+            except OSError:
+                pass
+            return
+        with writing("the run's results", self.path, then=resume_hint()):
+            self._f.close()
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def write_summary(out_dir: Path, summary: Mapping[str, Any]) -> None:
+    """``summary.json``, whole or not at all (an :class:`~assay.errors.OutputError` when the
+    disk refuses it)."""
+    with atomic_write(out_dir / "summary.json", what="the run's summary",
+                      then=resume_hint()) as f:
+        f.write(json.dumps(summary, indent=2, ensure_ascii=False))
+
+
+def attempt(failures: list[Exception], step: Callable[[], object]) -> bool:
+    """Run one step of a run's wrap-up, keeping its error in ``failures`` (the caller raises
+    the first once every step was tried, so a full disk still leaves the run marked
+    interrupted); whether it succeeded.
+
+    Example:
+        >>> failures: list[Exception] = []
+        >>> attempt(failures, lambda: 1 / 0), attempt(failures, lambda: None), len(failures)
+        (False, True, 1)
+    """
+    try:
+        step()
+    except Exception as e:  # noqa: BLE001 - kept, and raised after the other steps
+        failures.append(e)
+        return False
+    return True
 
 
 def _drop_torn_tail(path: Path) -> None:
@@ -138,13 +192,13 @@ def load_finished(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def rewrite_in_order(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Atomically replace the results file with ``records`` (input order)."""
-    tmp = path.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+def rewrite_in_order(path: Path, records: Iterable[dict[str, Any]], *,
+                     what: str = "the run's results", then: str | None = None) -> None:
+    """Atomically replace the results file with ``records`` (input order): a failed write
+    (an :class:`~assay.errors.OutputError` naming ``what``) leaves the old file as it was."""
+    with atomic_write(path, what=what, then=then or resume_hint()) as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
 
 
 def reorder_results(path: Path, ids: Iterable[str]) -> None:

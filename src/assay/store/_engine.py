@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
-from ..errors import ConfigError, option
+from ..errors import ConfigError, OutputError, option
 from ._secrets import mask_secrets
 
 __all__ = ["is_postgres", "is_read_only", "make_engine", "read_only_url", "sqlite_path",
@@ -169,6 +170,12 @@ _KINDS: list[tuple[tuple[str, ...], str]] = [  # (what the driver says, why and 
 ]
 
 
+class StoreFullError(OutputError, ConfigError):
+    """The run store's disk (or quota) is full: an :class:`~assay.errors.OutputError` (the
+    CLI exits 3, as for any file it could not write) that is still a ``ConfigError`` for the
+    callers that take a store's errors as one."""
+
+
 def store_error(e: sa.exc.DBAPIError, url: sa.URL) -> ConfigError:
     """A one-line ``ConfigError`` for a database error: the store (password masked), what
     went wrong and the fix.
@@ -188,6 +195,10 @@ def store_error(e: sa.exc.DBAPIError, url: sa.URL) -> ConfigError:
         if any(n in low for n in needles):
             lead = "Cannot open the run store" if "cannot be opened" in why else "Run store"
             fix = why.replace("{store}", option("store"))
+            if "full" in low or "no space" in low:
+                return StoreFullError(f"{lead} {where}: {detail}: {fix}; then run the command "
+                                      f"again (a run: with {option('resume', True)}).",
+                                      path=where, errno=errno.ENOSPC)
             return ConfigError(f"{lead} {where}: {detail}: {fix}.")
     if url.get_backend_name() == "postgresql":
         return ConfigError(f"Cannot reach the run store {where}: {detail}. Fix: check that the "

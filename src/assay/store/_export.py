@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._files import atomic_path, atomic_write
 from ..errors import ConfigError
 
 __all__ = ["FORMATS", "INPUT_FIELDS", "csv_cell", "flatten", "write_records"]
@@ -150,6 +151,11 @@ def write_records(records: Sequence[Mapping[str, Any]], path: Path, fmt: str, *,
     ``inputs`` (``{row id: {question, context, ..., extra}}``, e.g. from ``Store.inputs``)
     adds each row's input fields: an ``inputs`` object per JSONL line, input columns in CSV
     and Parquet. CSV cells are escaped against formula injection (see the module docstring).
+    The file is written whole or not at all (a temporary file beside it, renamed into place).
+
+    Raises:
+        ConfigError: an unknown format, or Parquet without pyarrow.
+        OutputError: the file could not be written (a full disk: no partial file is left).
     """
     if fmt not in FORMATS:
         raise ConfigError(f"Got format {fmt!r}. Must be one of {', '.join(FORMATS)}.")
@@ -162,9 +168,8 @@ def write_records(records: Sequence[Mapping[str, Any]], path: Path, fmt: str, *,
             raise ConfigError(
                 f"Parquet export needs pyarrow ({e}). Fix: pip install 'assay[parquet]' "
                 "(or export as jsonl or csv).") from e
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "jsonl":
-        with path.open("w", encoding="utf-8") as f:
+        with atomic_write(path, what="the export") as f:
             for rec in records:
                 row = (inputs or {}).get(str(rec.get("id")))
                 line = {**rec, "inputs": dict(row)} if row and "inputs" not in rec else rec
@@ -172,7 +177,7 @@ def write_records(records: Sequence[Mapping[str, Any]], path: Path, fmt: str, *,
         return len(records)
     columns, table = flatten(records, inputs)
     if fmt == "csv":
-        with path.open("w", encoding="utf-8", newline="") as f:
+        with atomic_write(path, what="the export", newline="") as f:
             writer = csv.writer(f)
             writer.writerow([csv_cell(c) for c in columns])
             for flat in table:
@@ -186,5 +191,6 @@ def write_records(records: Sequence[Mapping[str, Any]], path: Path, fmt: str, *,
             arrays[col] = pa.array([None if v is None else float(v) for v in values], pa.float64())
         else:
             arrays[col] = pa.array([_text(v) for v in values], pa.string())
-    pq.write_table(pa.table(arrays), path)
+    with atomic_path(path, what="the export") as tmp:
+        pq.write_table(pa.table(arrays), tmp)
     return len(table)
