@@ -17,12 +17,13 @@ from ._base import (
     TokenLogprob,
     estimate_tokens,
 )
-from ._cache import JudgeCache, default_cache_path
+from ._cache import JudgeCache, cache_scope, default_cache_path
+from ._endpoint import public_url, split_model_url
 from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
 from ._fake import FakeJudge, Script, Truncated
 from ._known import known_capabilities
 from ._local import LocalJudge
-from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
+from ._openai import OpenAIJudge, azure_judge, call_openai, client_endpoint, openai_client
 
 __all__ = [
     "JUDGES_GROUP",
@@ -40,12 +41,16 @@ __all__ = [
     "TokenLogprob",
     "Truncated",
     "azure_judge",
+    "cache_scope",
     "call_openai",
     "check_judge_spec",
+    "client_endpoint",
     "default_cache_path",
     "estimate_tokens",
     "judge_protocol_gaps",
     "known_capabilities",
     "make_judge",
     "openai_client",
+    "public_url",
+    "split_model_url",
 ]

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .._secrets import remember_secret
 from ..errors import (
     ConfigError,
     JudgeError,
@@ -24,20 +25,23 @@ from ..errors import (
     option,
 )
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from ._endpoint import basic_auth_header
 from ._known import known_capabilities
 from ._ratelimit import rate_limits
 
 if TYPE_CHECKING:  # ``openai`` (and httpx under it) is imported on first use, not with assay
     import openai
 
-__all__ = ["OpenAIJudge", "azure_judge", "call_openai", "openai_client"]
+__all__ = ["OpenAIJudge", "azure_judge", "call_openai", "client_endpoint", "openai_client"]
 
 
 class OpenAIJudge:
     """A judge behind any OpenAI-compatible chat-completions endpoint.
 
     The API key is read from the argument or ``OPENAI_API_KEY`` and is never part of ``id``,
-    logs, caches or results. Retries are the runner's job: the client's own are turned off.
+    logs, caches or results (its value is masked in any error that repeats it). Retries are
+    the runner's job: the client's own are turned off. ``endpoint`` is the base URL the
+    requests go to, without credentials: the run's cache keeps answers apart per endpoint.
 
     ``capabilities`` come from a table of well-known models (context window, price, whether
     it gives log-probabilities), else the remote defaults; pass them for another endpoint
@@ -60,11 +64,11 @@ class OpenAIJudge:
         self._declared = capabilities or known_capabilities(model)
         self._logprobs_ok = self._declared.token_logprobs
         self.rate_limits: dict[str, float] = {}
-        if client is not None:
-            self._client = client
-            return
-        self._client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
-                                     option=option("judge", "openai:MODEL"))
+        if client is None:
+            client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
+                                   option=option("judge", "openai:MODEL"))
+        self._client = client
+        self.endpoint: str | None = client_endpoint(client)
 
     @property
     def capabilities(self) -> JudgeCapabilities:
@@ -142,18 +146,55 @@ class OpenAIJudge:
 def openai_client(*, base_url: str | None = None, api_key: str | None = None,
                   timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
-    with the client's own retries off (the runner retries)."""
+    with the client's own retries off (the runner retries).
+
+    A key passed here is remembered as a secret (masked wherever a server repeats it); a base
+    URL with ``user:password@`` sends them as HTTP Basic auth and the client holds the URL
+    without them (see :mod:`assay.judges._endpoint`).
+
+    Example:
+        >>> client = openai_client(base_url="https://bob:hunter2@h.example/v1", api_key="k")
+        >>> str(client.base_url), client.default_headers["Authorization"]
+        ('https://h.example/v1/', 'Basic Ym9iOmh1bnRlcjI=')
+    """
     import openai
 
     key = api_key or os.environ.get("OPENAI_API_KEY")
     base = base_url or os.environ.get("OPENAI_BASE_URL")
+    remember_secret(api_key)
+    headers: dict[str, str] = {}
+    if base:
+        base, headers = basic_auth_header(base)
     if not key:
         if base:  # local servers (vLLM, Ollama, llama.cpp) usually need no key
             key = "no-key"
         else:
             raise ConfigError(f"{option} needs OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                               "self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
-    return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0)
+    return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0,
+                              default_headers=headers or None)
+
+
+def client_endpoint(client: Any) -> str | None:
+    """The base URL an ``openai`` client sends to, without credentials or query string (an
+    Azure key may ride in the query); ``None`` when the client has none (a test double).
+
+    Example:
+        >>> import openai
+        >>> client_endpoint(openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1"))
+        'http://127.0.0.1:9/v1'
+    """
+    base = getattr(client, "base_url", None)
+    if base is None:
+        return None
+    return (_endpoint(_WithUrl(base)) or "").rstrip("/") or None
+
+
+class _WithUrl:
+    """A bare holder of ``url``, to read a base URL as :func:`_endpoint` reads a request's."""
+
+    def __init__(self, url: Any) -> None:
+        self.url = url
 
 
 async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
