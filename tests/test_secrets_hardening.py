@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -27,12 +29,15 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from assay._secrets import mask_log_output
+from assay.agents import make_agent
 from assay.embeddings import EmbeddingCache, make_embedder
 from assay.errors import ConfigError, JudgeError
 from assay.judges import JudgeCache, JudgeRequest, make_judge
 from assay.metrics import MetricResult
+from assay.redteam import load_seeds, pick_seeds, plain_attacks, simulate
 from assay.robustness import make_target
-from assay.run import ManagedEmbedder, ManagedJudge
+from assay.run import ManagedEmbedder, ManagedJudge, RunOptions, evaluate
 from assay.serve import create_app
 from assay.store import open_store
 
@@ -247,6 +252,64 @@ def test_a_judge_error_made_anywhere_is_masked_of_the_configured_keys(
     # placeholders that keyless local servers are given are no secrets: left as they are
     monkeypatch.setenv("OPENAI_API_KEY", "ollama")
     assert str(JudgeError("model ollama/llama3 not found")) == "model ollama/llama3 not found"
+
+
+APP_THAT_REFUSES = f'''
+def agent(messages, tools):
+    raise RuntimeError("upstream said: Incorrect API key provided: {ODD_KEY}")
+'''
+
+
+class _RefusingChatApp:
+    id = "python:refusing"
+
+    async def reply(self, messages: list[dict[str, str]]) -> str:
+        raise RuntimeError(f"upstream said: Incorrect API key provided: {ODD_KEY}")
+
+
+def test_an_app_error_repeating_the_key_is_recorded_masked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", ODD_KEY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "refusing_app_under_test.py").write_text(APP_THAT_REFUSES)
+    row = {"id": "oslo", "messages": [{"role": "user", "content": "Weather in Oslo?"}],
+           "reference_tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]}
+    store = tmp_path / "runs.sqlite"
+    result = evaluate([row], metrics="tool_call_accuracy",
+                      agent=make_agent("python:refusing_app_under_test:agent"),
+                      run=RunOptions(out=tmp_path / "out", store=store))
+    error = result.rows[0]["tool_call_accuracy"]["error"]
+    assert error.endswith("RuntimeError: upstream said: Incorrect API key provided: ***"), error
+    with open_store(store) as reader:
+        stored = json.dumps(reader.rows(result.summary["run_id"]))
+    assert "***" in stored and ODD_KEY not in stored
+    assert not [f for f in tmp_path.rglob("*") if f.is_file() and ODD_KEY.encode()
+                in f.read_bytes() and f.suffix != ".py"]
+    # the same app error in assay simulate's conversations
+    out = tmp_path / "conv.jsonl"
+    rows = asyncio.run(simulate(plain_attacks(pick_seeds(load_seeds(), 2)), _RefusingChatApp(),
+                                out, max_attempts=1))
+    assert rows and all(r["error"].endswith("provided: ***") for r in rows)
+    assert ODD_KEY not in out.read_text()
+
+
+def test_what_is_logged_is_masked_once_a_command_set_up_logging(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", ODD_KEY)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logging.getLogger().addHandler(handler)
+    try:
+        mask_log_output()
+        try:
+            raise RuntimeError(f"Incorrect API key provided: {ODD_KEY}")
+        except RuntimeError:
+            logging.getLogger("assay.test").exception("metric m failed with %s", ODD_KEY)
+    finally:
+        logging.getLogger().removeHandler(handler)
+    logged = stream.getvalue()
+    assert "metric m failed with ***" in logged and "provided: ***" in logged
+    assert ODD_KEY not in logged
 
 
 # ------------------------------------------------------------- where a spec's URL begins

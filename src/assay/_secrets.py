@@ -32,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import base64
+import logging
 import math
 import os
 import re
@@ -40,8 +41,8 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["MASK", "SECRET_ENV", "is_secret_name", "mask_secrets", "remember_secret",
-           "remember_url_credentials", "sanitize", "url_with_masked_userinfo",
+__all__ = ["MASK", "SECRET_ENV", "is_secret_name", "mask_log_output", "mask_secrets",
+           "remember_secret", "remember_url_credentials", "sanitize", "url_with_masked_userinfo",
            "url_without_userinfo"]
 
 #: What a masked secret reads as.
@@ -250,3 +251,38 @@ def sanitize(value: Any, *, drop_secret_names: bool = True) -> Any:
     if isinstance(value, PurePath):
         return mask_secrets(str(value))
     return mask_secrets(str(value))
+
+
+class _MaskingFilter(logging.Filter):
+    """Masks each record's message and traceback text (see :func:`mask_log_output`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = mask_secrets(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_secrets(record.exc_text)
+        return True
+
+
+def mask_log_output() -> None:
+    """Mask secrets in everything the root logger's handlers write (messages and tracebacks),
+    e.g. an exception that quotes a refused key; the commands call it once they configured
+    logging. Calling it again adds nothing.
+
+    Example:
+        >>> import io
+        >>> stream = io.StringIO()
+        >>> logging.getLogger().addHandler(handler := logging.StreamHandler(stream))
+        >>> mask_log_output(); mask_log_output()
+        >>> logging.getLogger("demo").warning("refused Bearer abcdefgh12345678")
+        >>> stream.getvalue()
+        'refused Bearer ***\\n'
+        >>> logging.getLogger().removeHandler(handler)
+    """
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _MaskingFilter) for f in handler.filters):
+            handler.addFilter(_MaskingFilter())

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._secrets import mask_log_output
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..gate import check_summary, parse_bars
@@ -163,6 +164,7 @@ def run(
     in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    mask_log_output()  # no key in a logged message or traceback
     out_dir = out or Path("assay-out") / data.stem
     resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "
                    f"{out_dir / 'results.jsonl'}).")
