@@ -61,7 +61,8 @@ def run(
              "per row (mean; majority for labels), with each judge's agreement with the panel "
              "(Krippendorff's alpha), requests and cost in the summary.")] = None,
     embeddings: Annotated[str, typer.Option(
-        help="Embedder for semantic_similarity: local (offline MiniLM) or openai:MODEL.")] = "local",
+        help="Embedder for semantic_similarity: local (offline MiniLM), openai:MODEL or "
+             "openai:MODEL@URL (its own endpoint).")] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
     style: Annotated[str, typer.Option(
         help="auto, rating (1-5 number) or verdict (P(yes) mapped to 1-5; auto uses it on the "
