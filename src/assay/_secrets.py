@@ -93,11 +93,20 @@ def remember_secret(value: str | None) -> None:
         _remembered.add(value)
 
 
+_known: tuple[tuple[object, ...], list[str]] = ((), [])
+
+
 def _known_values() -> list[str]:
-    """The secret values to mask, longest first (so a value containing another goes whole)."""
-    values = set(_remembered)
-    values.update(v for name in SECRET_ENV if (v := os.environ.get(name)) and _is_secret_value(v))
-    return sorted(values, key=len, reverse=True)
+    """The secret values to mask, longest first (so a value containing another goes whole);
+    worked out again only when the environment's keys or the remembered values changed."""
+    global _known
+    env = tuple(os.environ.get(name) for name in SECRET_ENV)
+    state = (*env, len(_remembered))
+    if state != _known[0]:
+        values = set(_remembered)
+        values.update(v for v in env if v and _is_secret_value(v))
+        _known = (state, sorted(values, key=len, reverse=True))
+    return _known[1]
 
 
 def url_without_userinfo(url: str) -> tuple[str, str | None, str | None]:
