@@ -31,6 +31,7 @@ from starlette.testclient import TestClient
 
 from assay._secrets import mask_log_output
 from assay.agents import make_agent
+from assay.calibration import calibrate
 from assay.embeddings import EmbeddingCache, make_embedder
 from assay.errors import ConfigError, JudgeError
 from assay.judges import JudgeCache, JudgeRequest, make_judge
@@ -182,7 +183,8 @@ def test_a_judge_url_with_credentials_is_called_there_and_its_password_shows_now
     out = tmp_path / "out"
     proc = _assay(tmp_path, "run", str(_dataset(tmp_path)), "--metrics", "groundedness,f1_score",
                   "--judge", f"openai:m@{url}", "--out", str(out), "--cache",
-                  str(tmp_path / "cache.sqlite"), base_url=default.base_url, key=SK_KEY)
+                  str(tmp_path / "cache.sqlite"), "--reasons", "never",
+                  base_url=default.base_url, key=SK_KEY)
     assert proc.returncode == 0, proc.stderr
     # every call went to the named server, with the URL's credentials as HTTP Basic auth
     assert default.calls == []
@@ -200,9 +202,20 @@ def test_a_judge_url_with_credentials_is_called_there_and_its_password_shows_now
     with TestClient(create_app(_store_path(tmp_path))) as client:
         pages = [client.get("/").text, client.get(f"/runs/{run_id}").text]
     assert masked.split("@", 1)[1].replace("***", "") in "".join(pages).replace("***", "")
+    # assay explain cannot rebuild the judge from its recorded (masked) id: it says so...
+    explain = ["explain", run_id, "1", "groundedness", "--no-cache"]
+    unnamed = _assay(tmp_path, *explain, base_url=default.base_url, key=SK_KEY)
+    assert unnamed.returncode == 2, unnamed.stderr
+    assert "credentials that are not recorded" in unnamed.stderr
+    # ...and asks it when named again, at the named server
+    named_again = _assay(tmp_path, *explain, "--judge", f"openai:m@{url}",
+                         base_url=default.base_url, key=SK_KEY)
+    assert named_again.returncode == 0, named_again.stderr
+    assert "supported by the context" in named_again.stdout
+    assert default.calls == [] and len(named.chat_calls) == len(ROWS) + 1
     secrets = (PASSWORD, _basic("bob", PASSWORD), SK_KEY)
-    assert _leaks(tmp_path, proc, *secrets) == []
-    assert _leaks(tmp_path, report, *secrets) == []
+    for shown in (proc, report, unnamed, named_again):
+        assert _leaks(tmp_path, shown, *secrets) == []
     assert not [s for s in secrets for page in pages if s in page]
 
 
@@ -310,6 +323,22 @@ def test_what_is_logged_is_masked_once_a_command_set_up_logging(
     logged = stream.getvalue()
     assert "metric m failed with ***" in logged and "provided: ***" in logged
     assert ODD_KEY not in logged
+
+
+def test_calibrate_names_a_judge_with_credentials_without_its_password(
+        servers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SK_KEY)
+    named = servers()
+    spec = f"openai:m@http://bob:{PASSWORD}@127.0.0.1:{named.port}/v1"
+    rows = [{"question": "Q?", "answer": "A.", "coherence/human_rating": h} for h in (5, 2)]
+    data = tmp_path / "rated.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = calibrate(data, metric="coherence", judges=[spec], out=tmp_path / "cal",
+                    cache=None, store=tmp_path / "runs.sqlite")
+    assert list(got.reports) == [f"openai:m@http://bob:***@127.0.0.1:{named.port}/v1"]
+    assert named.chat_calls  # the two identical rows share one call
+    assert not [f for f in tmp_path.rglob("*") if PASSWORD in str(f)
+                or f.is_file() and PASSWORD.encode() in f.read_bytes()]
 
 
 # ------------------------------------------------------------- where a spec's URL begins
