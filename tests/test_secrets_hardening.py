@@ -26,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
+import openai
 import pytest
 from starlette.testclient import TestClient
 
@@ -34,7 +36,7 @@ from assay.agents import make_agent
 from assay.calibration import calibrate
 from assay.embeddings import EmbeddingCache, make_embedder
 from assay.errors import ConfigError, JudgeError
-from assay.judges import JudgeCache, JudgeRequest, make_judge
+from assay.judges import JudgeCache, JudgeRequest, OpenAIJudge, make_judge
 from assay.metrics import MetricResult
 from assay.redteam import load_seeds, pick_seeds, plain_attacks, simulate
 from assay.robustness import make_target
@@ -339,6 +341,22 @@ def test_calibrate_names_a_judge_with_credentials_without_its_password(
     assert named.chat_calls  # the two identical rows share one call
     assert not [f for f in tmp_path.rglob("*") if PASSWORD in str(f)
                 or f.is_file() and PASSWORD.encode() in f.read_bytes()]
+
+
+def test_the_key_of_a_client_passed_in_code_is_masked_in_the_errors_it_gets() -> None:
+    key = "custom-client-key"  # no shape a rule knows: masked because the judge was given it
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        sent = request.headers["Authorization"].split()[-1]
+        return httpx.Response(401, json={"error": {"message": f"Incorrect API key: {sent}"}})
+
+    client = openai.AsyncOpenAI(api_key=key, base_url="http://judge.invalid/v1", max_retries=0,
+                                http_client=httpx.AsyncClient(transport=httpx.MockTransport(refuse)))
+    judge = OpenAIJudge("m", client=client)
+    request = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
+    with pytest.raises(JudgeError) as refused:
+        asyncio.run(judge.complete(request))
+    assert "Incorrect API key: ***" in str(refused.value) and key not in str(refused.value)
 
 
 # ------------------------------------------------------------- where a spec's URL begins

@@ -69,6 +69,8 @@ class OpenAIJudge:
                                    option=option("judge", "openai:MODEL"))
         self._client = client
         self.endpoint: str | None = client_endpoint(client)
+        if isinstance(key := getattr(client, "api_key", None), str):
+            remember_secret(key)  # a client made elsewhere (Azure, a caller's): mask its key too
 
     @property
     def capabilities(self) -> JudgeCapabilities:
