@@ -18,12 +18,12 @@ from ._base import (
     estimate_tokens,
 )
 from ._cache import JudgeCache, cache_scope, default_cache_path
-from ._endpoint import public_url, split_model_url
+from ._endpoint import client_endpoint, public_url, split_model_url
 from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
 from ._fake import FakeJudge, Script, Truncated
 from ._known import known_capabilities
 from ._local import LocalJudge
-from ._openai import OpenAIJudge, azure_judge, call_openai, client_endpoint, openai_client
+from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
 
 __all__ = [
     "JUDGES_GROUP",

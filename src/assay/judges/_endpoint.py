@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import base64
 import re
+from typing import Any
 
 from .._secrets import remember_url_credentials, url_with_masked_userinfo, url_without_userinfo
 from ..errors import ConfigError
 
-__all__ = ["basic_auth_header", "public_url", "split_model_url"]
+__all__ = ["basic_auth_header", "client_endpoint", "public_url", "split_model_url"]
 
 _URL_START = re.compile(r"@(?=https?://)", re.IGNORECASE)
 
@@ -78,3 +79,20 @@ def basic_auth_header(url: str) -> tuple[str, dict[str, str]]:
     remember_url_credentials(url)
     token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
     return bare, {"Authorization": f"Basic {token}"}
+
+
+def client_endpoint(client: Any) -> str | None:
+    """The base URL an ``openai`` client sends to, without credentials, query string (an
+    Azure key may ride in it) or trailing slash; ``None`` when the client has none (a test
+    double).
+
+    Example:
+        >>> import openai
+        >>> client_endpoint(openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1"))
+        'http://127.0.0.1:9/v1'
+    """
+    base = getattr(client, "base_url", None)
+    if base is None:
+        return None
+    bare, _, _ = url_without_userinfo(str(base))
+    return bare.split("#")[0].split("?")[0].rstrip("/") or None

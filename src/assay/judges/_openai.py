@@ -25,14 +25,14 @@ from ..errors import (
     option,
 )
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
-from ._endpoint import basic_auth_header
+from ._endpoint import basic_auth_header, client_endpoint
 from ._known import known_capabilities
 from ._ratelimit import rate_limits
 
 if TYPE_CHECKING:  # ``openai`` (and httpx under it) is imported on first use, not with assay
     import openai
 
-__all__ = ["OpenAIJudge", "azure_judge", "call_openai", "client_endpoint", "openai_client"]
+__all__ = ["OpenAIJudge", "azure_judge", "call_openai", "openai_client"]
 
 
 class OpenAIJudge:
@@ -175,28 +175,6 @@ def openai_client(*, base_url: str | None = None, api_key: str | None = None,
                               "self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
     return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0,
                               default_headers=headers or None)
-
-
-def client_endpoint(client: Any) -> str | None:
-    """The base URL an ``openai`` client sends to, without credentials or query string (an
-    Azure key may ride in the query); ``None`` when the client has none (a test double).
-
-    Example:
-        >>> import openai
-        >>> client_endpoint(openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1"))
-        'http://127.0.0.1:9/v1'
-    """
-    base = getattr(client, "base_url", None)
-    if base is None:
-        return None
-    return (_endpoint(_WithUrl(base)) or "").rstrip("/") or None
-
-
-class _WithUrl:
-    """A bare holder of ``url``, to read a base URL as :func:`_endpoint` reads a request's."""
-
-    def __init__(self, url: Any) -> None:
-        self.url = url
 
 
 async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
