@@ -375,6 +375,22 @@ def test_a_spec_splits_at_the_at_sign_that_starts_the_url(arg: str, model: str,
     assert split_model_url(arg) == (model, url)
 
 
+def test_a_password_with_an_unescaped_at_sign_goes_whole_to_the_named_host(
+        servers: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    named = servers()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = make_judge(f"openai:m@http://bob:p@ss-word@127.0.0.1:{named.port}/v1")
+    request = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
+
+    async def ask() -> None:
+        await judge.complete(request)
+        await judge.aclose()
+
+    asyncio.run(ask())
+    assert named.chat_calls == [("/v1/chat/completions", f"Basic {_basic('bob', 'p@ss-word')}")]
+    assert judge.id == f"openai:m@http://bob:***@127.0.0.1:{named.port}/v1"
+
+
 def test_a_spec_with_no_model_before_the_url_is_refused_without_its_password() -> None:
     with pytest.raises(ConfigError) as e:
         make_judge(f"openai:@https://bob:{PASSWORD}@h.example/v1")

@@ -71,7 +71,9 @@ _MIN_SECRET = 6
 _PLACEHOLDERS = frozenset({"no-key", "ollama", "empty", "none", "null", "dummy", "unused",
                            "not-needed", "lm-studio", "sk-no-key-required"})
 _remembered: set[str] = set()
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*://)([^/?#@]*@)?(.*)$", re.DOTALL)
+# scheme://, then the userinfo: up to the authority's last '@' (an unescaped '@' in a password
+# belongs to it, as urllib and httpx read it), then the rest
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*://)(?:([^/?#]*)@)?(.*)$", re.DOTALL)
 
 
 def _is_secret_value(value: str) -> bool:
@@ -118,13 +120,15 @@ def url_without_userinfo(url: str) -> tuple[str, str | None, str | None]:
         ('https://h.example/v1', 'bob', 'hunter2')
         >>> url_without_userinfo("http://127.0.0.1:8101/v1")
         ('http://127.0.0.1:8101/v1', None, None)
+        >>> url_without_userinfo("http://bob:p@ss@h.example/v1")
+        ('http://h.example/v1', 'bob', 'p@ss')
     """
     from urllib.parse import unquote
 
     m = _USERINFO.match(url)
-    if m is None or not m.group(2):
+    if m is None or m.group(2) is None:
         return url, None, None
-    user, colon, password = m.group(2)[:-1].partition(":")
+    user, colon, password = m.group(2).partition(":")
     return m.group(1) + m.group(3), unquote(user), unquote(password) if colon else None
 
 
@@ -138,9 +142,9 @@ def url_with_masked_userinfo(url: str) -> str:
         'https://***@h.example/v1'
     """
     m = _USERINFO.match(url)
-    if m is None or not m.group(2):
+    if m is None or m.group(2) is None:
         return url
-    user, colon, _ = m.group(2)[:-1].partition(":")
+    user, colon, _ = m.group(2).partition(":")
     return m.group(1) + (f"{user}:{MASK}@" if colon else f"{MASK}@") + m.group(3)
 
 

@@ -74,7 +74,7 @@ def basic_auth_header(url: str) -> tuple[str, dict[str, str]]:
         ('http://127.0.0.1:8101/v1', {})
     """
     bare, user, password = url_without_userinfo(url)
-    if user is None:
+    if not user and not password:  # none, or an empty '@'
         return bare, {}
     remember_url_credentials(url)
     token = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
