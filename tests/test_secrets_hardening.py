@@ -203,7 +203,7 @@ def test_a_judge_url_with_credentials_is_called_there_and_its_password_shows_now
     assert report.returncode == 0, report.stderr
     with TestClient(create_app(_store_path(tmp_path))) as client:
         pages = [client.get("/").text, client.get(f"/runs/{run_id}").text]
-    assert masked.split("@", 1)[1].replace("***", "") in "".join(pages).replace("***", "")
+    assert all(masked in page for page in pages)  # the judge, shown as recorded
     # assay explain cannot rebuild the judge from its recorded (masked) id: it says so...
     explain = ["explain", run_id, "1", "groundedness", "--no-cache"]
     unnamed = _assay(tmp_path, *explain, base_url=default.base_url, key=SK_KEY)
