@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 
+from ._secrets import mask_secrets
+
 __all__ = ["OPTION_NAMER", "AssayError", "ConfigError", "DataError", "JudgeError",
            "JudgeStoppedError", "JudgeUnavailableError", "OutputError", "RetryableJudgeError",
            "option"]
@@ -91,7 +93,19 @@ class OutputError(AssayError):
 
 
 class JudgeError(AssayError):
-    """A judge call failed for good (after retries, or with an error that retrying cannot fix)."""
+    """A judge call failed for good (after retries, or with an error that retrying cannot fix).
+
+    Judges, embedders and targets build these from what a provider answered, which may repeat
+    the key it refused; the message is masked of secrets when the error is made (see
+    :func:`assay._secrets.mask_secrets`), so no result, store, log or terminal shows them.
+
+    Example:
+        >>> str(JudgeError("HTTP 401: Incorrect API key provided: sk-proj-a1b2c3d4e5f6"))
+        'HTTP 401: Incorrect API key provided: ***'
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(mask_secrets(a) if isinstance(a, str) else a for a in args))
 
 
 class JudgeUnavailableError(JudgeError):

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._secrets import mask_secrets
 from ..data import Row
 from ..errors import ConfigError, JudgeError, option
 from ..robustness import AgentTarget, close_target, make_target
@@ -45,7 +46,7 @@ from ._tools import load_tools, run_tool_call
 __all__ = ["AGENT_TARGETS", "AgentRunner", "AgentStats", "make_agent"]
 
 #: The targets that can take an agent turn.
-AGENT_TARGETS = ("python:package.module:function", "openai:MODEL")
+AGENT_TARGETS = ("python:package.module:function", "openai:MODEL", "openai:MODEL@URL")
 
 
 @dataclass
@@ -132,8 +133,10 @@ class AgentRunner:
         await close_target(self.target)
 
     def _failed(self, error: str) -> dict[str, Any]:
+        """The row's entry for a failed target call, its text masked of secrets (a target's
+        error may quote a refused key)."""
         self.stats.failed += 1
-        return {"target": self.id, "failure": error}
+        return {"target": self.id, "failure": mask_secrets(error)}
 
 
 def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
@@ -141,7 +144,8 @@ def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
     """An :class:`AgentRunner` from a target spec (``python:...`` or ``openai:MODEL``) and,
     optionally, a tools spec (``python:package.module:TOOLS``)."""
     if not target.startswith(("python:", "openai:")):
-        raise ConfigError(f"Got {option('target', target)}. An agent target must be one of "
+        raise ConfigError(f"Got {option('target', mask_secrets(target))}. An agent target must "
+                          "be one of "
                           f"{', '.join(AGENT_TARGETS)}.")
     functions = load_tools(tools) if tools else None
     made = make_target(target)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._secrets import mask_secrets
 from ..data import Row, read_dataset
 from ..errors import ConfigError, DataError
 from ..judges import Judge
@@ -147,7 +148,8 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
     human = _human_labels(rows, scale, str(data))
     out_dir = Path(out) if out else Path("assay-out") / f"calibrate-{Path(data).stem}"
     reports: dict[str, dict[str, Any]] = {}
-    judge_ids = [j if isinstance(j, str) else j.id for j in judges]
+    # a spec's URL password stays out of the report's names and folders
+    judge_ids = [mask_secrets(j) if isinstance(j, str) else j.id for j in judges]
     for version in versions:
         for judge, judge_id in zip(judges, judge_ids):
             name = judge_id if len(versions) == 1 else (

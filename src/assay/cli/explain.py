@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._secrets import mask_log_output
 from ..errors import JudgeError
 from ..run import Explanation, explain_async
 from ._errors import exit_on_errors
@@ -82,6 +83,7 @@ def explain_cmd(
     judge failed (the reasons it gave are kept); 130 interrupted.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    mask_log_output()  # no key in a logged message or traceback
     with exit_on_errors("interrupted: the reasons already given are kept.",
                         stopped="Nothing was written for the metrics left without a reason."):
         try:

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._secrets import mask_log_output
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars
@@ -63,7 +64,8 @@ def run(
              "per row (mean; majority for labels), with each judge's agreement with the panel "
              "(Krippendorff's alpha), requests and cost in the summary.")] = None,
     embeddings: Annotated[str, typer.Option(
-        help="Embedder for semantic_similarity: local (offline MiniLM) or openai:MODEL.")] = "local",
+        help="Embedder for semantic_similarity: local (offline MiniLM), openai:MODEL or "
+             "openai:MODEL@URL (its own endpoint).")] = "local",
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
     style: Annotated[str, typer.Option(
         help="auto, rating (1-5 number) or verdict (P(yes) mapped to 1-5; auto uses it on the "
@@ -169,6 +171,7 @@ def run(
     in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    mask_log_output()  # no key in a logged message or traceback
     piped = str(data) == "-" or (data.exists() and not data.is_file() and not data.is_dir())
     out_dir = out or Path("assay-out") / ("stdin" if str(data) == "-" else data.stem)
     resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "

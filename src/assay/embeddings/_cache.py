@@ -1,4 +1,4 @@
-"""A SQLite cache of embedding vectors, keyed on sha256(embedder id + text).
+"""A SQLite cache of embedding vectors, keyed on sha256(embedder id and endpoint + text).
 
 A cache that cannot be used never stops a run: a file that is not a readable cache (corrupt,
 truncated, another kind of file) or cannot be opened is left as it is and the run goes on

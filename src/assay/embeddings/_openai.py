@@ -10,13 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import option
-from ..judges import call_openai, openai_client
+from ..judges import call_openai, client_endpoint, openai_client
 
 __all__ = ["OpenAIEmbedder"]
 
 
 class OpenAIEmbedder:
-    """Calls ``embeddings.create`` with many texts per request (``OPENAI_BASE_URL``/``_API_KEY``)."""
+    """Calls ``embeddings.create`` with many texts per request (``OPENAI_BASE_URL``/``_API_KEY``).
+
+    ``endpoint`` is the base URL without credentials: the run's cache keeps vectors apart per
+    endpoint."""
 
     max_batch = 256
 
@@ -27,6 +30,7 @@ class OpenAIEmbedder:
         self.prompt_tokens = 0
         self._client = client or openai_client(base_url=base_url, api_key=api_key,
                                                timeout=timeout, option=option("embeddings", "openai:MODEL"))
+        self.endpoint: str | None = client_endpoint(self._client)
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         resp = await call_openai(self._client.embeddings.create, model=self.model, input=texts)

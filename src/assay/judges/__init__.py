@@ -17,7 +17,8 @@ from ._base import (
     TokenLogprob,
     estimate_tokens,
 )
-from ._cache import JudgeCache, default_cache_path
+from ._cache import JudgeCache, cache_scope, default_cache_path
+from ._endpoint import client_endpoint, public_url, split_model_url
 from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
 from ._fake import FakeJudge, Script, Truncated
 from ._known import known_capabilities
@@ -40,12 +41,16 @@ __all__ = [
     "TokenLogprob",
     "Truncated",
     "azure_judge",
+    "cache_scope",
     "call_openai",
     "check_judge_spec",
+    "client_endpoint",
     "default_cache_path",
     "estimate_tokens",
     "judge_protocol_gaps",
     "known_capabilities",
     "make_judge",
     "openai_client",
+    "public_url",
+    "split_model_url",
 ]

@@ -1,4 +1,4 @@
-"""A SQLite cache of judge answers, keyed on sha256(judge id + canonical request).
+"""A SQLite cache of judge answers, keyed on sha256(judge id and endpoint + canonical request).
 
 Only answers the caller accepted are stored, so an unparseable answer is asked again next time.
 A cache that cannot be used never stops a run: a file that is not a readable cache (corrupt,
@@ -31,7 +31,24 @@ import platformdirs
 from .._sqlite_cache import SqliteCache
 from ._base import JudgeResponse
 
-__all__ = ["JudgeCache", "default_cache_path"]
+__all__ = ["JudgeCache", "cache_scope", "default_cache_path"]
+
+
+def cache_scope(backend: object) -> str:
+    """What a judge's (or embedder's) cache keys are made under: its id, and the endpoint it
+    calls when it names one (``endpoint``, a base URL without credentials), so answers cached
+    from one server never stand in for another's that serves a model of the same name.
+
+    Example:
+        >>> from assay.judges import FakeJudge, OpenAIJudge
+        >>> cache_scope(FakeJudge())
+        'fake'
+        >>> cache_scope(OpenAIJudge("m", base_url="http://127.0.0.1:9/v1", api_key="k")).split()
+        ['openai:m', 'http://127.0.0.1:9/v1']
+    """
+    backend_id = str(getattr(backend, "id", ""))
+    endpoint = getattr(backend, "endpoint", None)
+    return f"{backend_id}\n{endpoint}" if isinstance(endpoint, str) and endpoint else backend_id
 
 
 def default_cache_path() -> Path:

@@ -14,8 +14,10 @@ import inspect
 from collections.abc import Mapping
 
 from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
+from .._secrets import mask_secrets
 from ..errors import AssayError, ConfigError, option
 from ._base import Judge
+from ._endpoint import public_url, split_model_url
 from ._fake import FakeJudge
 
 __all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "check_judge_spec", "judge_protocol_gaps", "make_judge"]
@@ -45,7 +47,8 @@ def _plugin_for(kind: str) -> Plugin | None:
 
 def _unknown_spec(spec: str) -> ConfigError:
     specs = JUDGE_SPECS + tuple(f"{name}:..." for name in sorted(_judge_plugins()[0]))
-    return ConfigError(f"Got {option('judge', spec)}. Must be one of: {', '.join(specs)}.")
+    return ConfigError(f"Got {option('judge', mask_secrets(spec))}. Must be one of: "
+                       f"{', '.join(specs)}.")
 
 
 def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
@@ -116,7 +119,9 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
     """``local`` (the embedded model), ``local:PATH.gguf``, ``openai:MODEL``, ``azure:DEPLOYMENT``.
 
     ``openai:MODEL@URL`` names the endpoint too (instead of ``OPENAI_BASE_URL``), and is the
-    judge's id: two endpoints serving the same model are two judges (e.g. in a panel). A Judge
+    judge's id: two endpoints serving the same model are two judges (e.g. in a panel). The URL
+    starts at the first ``@http://`` or ``@https://``; its ``user:password@`` is sent as HTTP
+    Basic auth and shows as ``user:***@`` in the id (see :mod:`assay.judges._endpoint`). A Judge
     instance is returned unchanged; ``fake`` is the scripted test judge, ``fake:NAME`` one
     with the id ``fake:NAME``. ``PREFIX:REST`` with a judge plugin named ``PREFIX`` calls its
     factory with ``REST``.
@@ -124,6 +129,8 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
     Example:
         >>> make_judge("openai:gpt-4o-mini@http://127.0.0.1:8101/v1", timeout=5).id
         'openai:gpt-4o-mini@http://127.0.0.1:8101/v1'
+        >>> make_judge("openai:gpt-4o-mini@https://bob:hunter2@h.example/v1").id
+        'openai:gpt-4o-mini@https://bob:***@h.example/v1'
         >>> make_judge("fake:strict").id
         'fake:strict'
     """
@@ -137,11 +144,12 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
         return LocalJudge(arg or None)
     if kind == "openai" and arg:
         from ._openai import OpenAIJudge
-        model, at, url = arg.rpartition("@")
-        if not (at and model and url.startswith(("http://", "https://"))):
+        model, url = split_model_url(arg, option=option("judge", "openai:MODEL@URL"))
+        if url is None:
             return OpenAIJudge(arg, timeout=timeout)
         judge = OpenAIJudge(model, base_url=url, timeout=timeout)
-        judge.id = spec  # its own cache entries and results, apart from other endpoints'
+        # its own results, apart from other endpoints', credentials masked
+        judge.id = f"openai:{model}@{public_url(url)}"
         return judge
     if kind == "azure" and arg:
         from ._openai import azure_judge

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .._secrets import remember_secret
 from ..errors import (
     ConfigError,
     JudgeError,
@@ -24,6 +25,7 @@ from ..errors import (
     option,
 )
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from ._endpoint import basic_auth_header, client_endpoint
 from ._known import known_capabilities
 from ._ratelimit import rate_limits
 
@@ -37,7 +39,9 @@ class OpenAIJudge:
     """A judge behind any OpenAI-compatible chat-completions endpoint.
 
     The API key is read from the argument or ``OPENAI_API_KEY`` and is never part of ``id``,
-    logs, caches or results. Retries are the runner's job: the client's own are turned off.
+    logs, caches or results (its value is masked in any error that repeats it). Retries are
+    the runner's job: the client's own are turned off. ``endpoint`` is the base URL the
+    requests go to, without credentials: the run's cache keeps answers apart per endpoint.
 
     ``capabilities`` come from a table of well-known models (context window, price, whether
     it gives log-probabilities), else the remote defaults; pass them for another endpoint
@@ -60,11 +64,13 @@ class OpenAIJudge:
         self._declared = capabilities or known_capabilities(model)
         self._logprobs_ok = self._declared.token_logprobs
         self.rate_limits: dict[str, float] = {}
-        if client is not None:
-            self._client = client
-            return
-        self._client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
-                                     option=option("judge", "openai:MODEL"))
+        if client is None:
+            client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
+                                   option=option("judge", "openai:MODEL"))
+        self._client = client
+        self.endpoint: str | None = client_endpoint(client)
+        if isinstance(key := getattr(client, "api_key", None), str):
+            remember_secret(key)  # a client made elsewhere (Azure, a caller's): mask its key too
 
     @property
     def capabilities(self) -> JudgeCapabilities:
@@ -142,18 +148,33 @@ class OpenAIJudge:
 def openai_client(*, base_url: str | None = None, api_key: str | None = None,
                   timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
-    with the client's own retries off (the runner retries)."""
+    with the client's own retries off (the runner retries).
+
+    A key passed here is remembered as a secret (masked wherever a server repeats it); a base
+    URL with ``user:password@`` sends them as HTTP Basic auth and the client holds the URL
+    without them (see :mod:`assay.judges._endpoint`).
+
+    Example:
+        >>> client = openai_client(base_url="https://bob:hunter2@h.example/v1", api_key="k")
+        >>> str(client.base_url), client.default_headers["Authorization"]
+        ('https://h.example/v1/', 'Basic Ym9iOmh1bnRlcjI=')
+    """
     import openai
 
     key = api_key or os.environ.get("OPENAI_API_KEY")
     base = base_url or os.environ.get("OPENAI_BASE_URL")
+    remember_secret(api_key)
+    headers: dict[str, str] = {}
+    if base:
+        base, headers = basic_auth_header(base)
     if not key:
         if base:  # local servers (vLLM, Ollama, llama.cpp) usually need no key
             key = "no-key"
         else:
             raise ConfigError(f"{option} needs OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                               "self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
-    return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0)
+    return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0,
+                              default_headers=headers or None)
 
 
 async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:

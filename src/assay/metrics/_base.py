@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .._secrets import mask_secrets
 from ..data import Row
 from ..errors import ConfigError
 
@@ -56,7 +57,13 @@ class MetricResult(BaseModel):
 
     ``value`` is ``None`` when the row is unscored, and then ``error`` says why: never a NaN
     without a reason, never a made-up 0. ``weighted`` is the probability-weighted score where the
-    judge gave token probabilities. ``details`` holds metric-specific evidence.
+    judge gave token probabilities. ``details`` holds metric-specific evidence. ``error`` is
+    masked of secrets (it may quote what a provider or a target answered, e.g. a refused key):
+    every result file, store and report shows it as masked here.
+
+    Example:
+        >>> MetricResult.unscored("judge call failed: Bearer abcdefgh12345678 refused").error
+        'judge call failed: Bearer *** refused'
     """
 
     value: float | None = None
@@ -64,6 +71,11 @@ class MetricResult(BaseModel):
     reason: str | None = None
     error: str | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("error")
+    @classmethod
+    def _masked(cls, error: str | None) -> str | None:
+        return None if error is None else mask_secrets(error)
 
     @model_validator(mode="after")
     def _unscored_has_reason(self) -> MetricResult:

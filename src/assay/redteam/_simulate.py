@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._secrets import mask_secrets
 from ..errors import ConfigError, JudgeError, option
 from ..robustness import ChatTarget
 from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
@@ -118,7 +119,8 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                     error = f"app call failed on turn {turn}: {e}"
                     break
                 except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
-                    error = f"app call failed on turn {turn}: {type(e).__name__}: {e}"
+                    error = mask_secrets(f"app call failed on turn {turn}: "
+                                         f"{type(e).__name__}: {e}")
                     break
                 messages.append({"role": "assistant", "content": reply})
                 if turn < turns:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
+from .._secrets import mask_secrets
 from ..errors import ConfigError, JudgeError, option
 from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
 from ._failures import FailureTally
@@ -129,7 +130,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
             except JudgeError as e:
                 error = str(e)
             except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
-                error = f"app call failed: {type(e).__name__}: {e}"
+                error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
         rec = {**job, "target": target.id, "response": response, "error": error,
                "seconds": round(time.monotonic() - started, 3)}
         if error is None:

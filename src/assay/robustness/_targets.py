@@ -33,7 +33,8 @@ __all__ = ["TARGET_SPECS", "AgentTarget", "ChatTarget", "Target", "close_target"
 
 Messages = list[dict[str, str]]
 
-TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "http:URL", "local")
+TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "openai:MODEL@URL", "http:URL",
+                "local")
 
 _RAG_SYSTEM = {
     "en": "Answer the question using the documents. If the documents do not contain the answer, "
@@ -115,18 +116,28 @@ class PythonTarget:
 
 
 class OpenAITarget:
-    """A chat model behind an OpenAI-compatible endpoint, with a plain RAG prompt."""
+    """A chat model behind an OpenAI-compatible endpoint, with a plain RAG prompt:
+    ``openai:MODEL`` (``OPENAI_BASE_URL``) or ``openai:MODEL@URL``, read as
+    ``--judge openai:MODEL@URL`` is (credentials in the URL go as HTTP Basic auth and show
+    masked in the id).
 
-    def __init__(self, model: str) -> None:
-        from ..judges import openai_client
-        self.id = f"openai:{model}"
-        self.model = model
-        self._client: Any = openai_client(option=option("target", "openai:MODEL"))  # checks the settings
+    Example:
+        >>> OpenAITarget("m@https://bob:hunter2@h.example/v1").id
+        'openai:m@https://bob:***@h.example/v1'
+    """
+
+    def __init__(self, spec: str) -> None:
+        from ..judges import public_url, split_model_url
+        self.model, self._url = split_model_url(spec, option=option("target", "openai:MODEL@URL"))
+        self.id = f"openai:{self.model}" + (f"@{public_url(self._url)}" if self._url else "")
+        self._client: Any = None
+        self._open()  # checks the settings
 
     def _open(self) -> Any:
         from ..judges import openai_client
         if self._client is None:  # closed earlier: a fresh client, never a closed one
-            self._client = openai_client(option=option("target", "openai:MODEL"))
+            self._client = openai_client(base_url=self._url,
+                                         option=option("target", "openai:MODEL"))
         return self._client
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
@@ -198,10 +209,19 @@ class HttpTarget:
     """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (``{"messages": [...]}`` for
     simulate and jailbreak), or the JSON template in ``ASSAY_TARGET_TEMPLATE`` with
     ``{question}``/``{passages}`` (``{messages}``) placeholders, and reads the ``answer`` field of
-    the JSON reply (``ASSAY_TARGET_FIELD`` for another one, dotted for a nested one)."""
+    the JSON reply (``ASSAY_TARGET_FIELD`` for another one, dotted for a nested one). A URL's
+    ``user:password@`` is sent as HTTP Basic auth (as httpx does) and shows masked in the id;
+    errors are masked of it.
+
+    Example:
+        >>> HttpTarget("https://bob:hunter2@h.example/answer").id
+        'http:https://bob:***@h.example/answer'
+    """
 
     def __init__(self, url: str) -> None:
-        self.id = f"http:{url}"
+        from .._secrets import remember_url_credentials, url_with_masked_userinfo
+        remember_url_credentials(url)
+        self.id = f"http:{url_with_masked_userinfo(url)}"
         self.url = url
         self.template = os.environ.get("ASSAY_TARGET_TEMPLATE")
         self.field = os.environ.get("ASSAY_TARGET_FIELD", "answer")
@@ -273,4 +293,6 @@ def make_target(spec: str) -> PythonTarget | OpenAITarget | LocalTarget | HttpTa
         return LocalTarget(arg or None)
     if kind in ("http", "https") and arg:
         return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg)
-    raise ConfigError(f"Got {option('target', spec)}. Must be one of: {', '.join(TARGET_SPECS)}.")
+    from .._secrets import mask_secrets
+    raise ConfigError(f"Got {option('target', mask_secrets(spec))}. Must be one of: "
+                      f"{', '.join(TARGET_SPECS)}.")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._secrets import MASK
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
 from ..metrics import get_metric
@@ -182,6 +183,10 @@ async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
     if spec is None:
         raise ConfigError(f"The run records no judge for row {row.row_id!r}. Fix: name one "
                           f"with {option('judge')}.")
+    if isinstance(spec, str) and f"{MASK}@" in spec:  # a URL whose login was not recorded
+        raise ConfigError(f"The run's judge {spec} logs in with credentials that are not "
+                          "recorded. Fix: name it again with its URL's user and password, "
+                          f"{option('judge', 'openai:MODEL@https://USER:PASSWORD@HOST/v1')}.")
     for name in names:
         try:
             get_metric(name)

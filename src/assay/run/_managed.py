@@ -27,7 +27,15 @@ from ..errors import (
     JudgeUnavailableError,
     RetryableJudgeError,
 )
-from ..judges import Accept, Judge, JudgeCache, JudgeCapabilities, JudgeRequest, JudgeResponse
+from ..judges import (
+    Accept,
+    Judge,
+    JudgeCache,
+    JudgeCapabilities,
+    JudgeRequest,
+    JudgeResponse,
+    cache_scope,
+)
 from ._budget import Budget
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
 from ._retry import RetryPolicy
@@ -96,6 +104,7 @@ class ManagedJudge:
         self.backend = backend
         self.id = backend.id
         self.cache = cache
+        self._cache_scope = cache_scope(backend)  # the id and the endpoint
         self.budget = budget or Budget()
         cap = backend.max_concurrency
         self.pace: AdaptiveLimit | None = None
@@ -159,7 +168,7 @@ class ManagedJudge:
         """
         if self.stopped is not None:
             raise self.stopped
-        key = request.cache_key(self.id)
+        key = request.cache_key(self._cache_scope)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

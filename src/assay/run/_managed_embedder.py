@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import JudgeError, RetryableJudgeError
+from ..judges import cache_scope
 from ._managed import RetryPolicy
 
 __all__ = ["EmbeddingStats", "ManagedEmbedder"]
@@ -51,6 +52,7 @@ class ManagedEmbedder:
         self.backend = backend
         self.id = backend.id
         self.cache = cache
+        self._cache_scope = cache_scope(backend)  # the id and the endpoint
         self.retry = retry or RetryPolicy()
         self.stats = EmbeddingStats()
         self._linger = linger_s
@@ -77,7 +79,7 @@ class ManagedEmbedder:
         futures: list[asyncio.Future[list[float]]] = []
         for text in texts:
             fut: asyncio.Future[list[float]] = loop.create_future()
-            hit = self.cache.get(EmbeddingCache.key(self.id, text)) if self.cache else None
+            hit = self.cache.get(EmbeddingCache.key(self._cache_scope, text)) if self.cache else None
             if hit is not None:
                 self.stats.cache_hits += 1
                 fut.set_result(hit)
@@ -116,7 +118,7 @@ class ManagedEmbedder:
                         f.set_exception(e)
             return
         if self.cache is not None:
-            self.cache.put_many(self.id, [(EmbeddingCache.key(self.id, t), v)
+            self.cache.put_many(self.id, [(EmbeddingCache.key(self._cache_scope, t), v)
                                           for t, v in zip(texts, vectors)])
         for text, vec in zip(texts, vectors):
             for f in self._inflight.pop(text, []):

@@ -1,0 +1,301 @@
+"""Keep secrets out of everything assay writes or shows: drop secret-named settings, mask
+secret-looking values and the values of the keys assay was given.
+
+A run record is meant to be shared (exported, compared, shown in a UI), and a provider's error
+may repeat the key it refused, so nothing that could be a credential is ever written. Three
+rules:
+
+- a mapping key whose name contains ``key``, ``secret``, ``token``, ``password`` or ``auth``
+  (any case) is dropped with its value. One exception: an integer under a name whose only
+  sensitive word is ``token`` (``max_tokens``, ``tpm_tokens``) is a count, not a credential,
+  and is kept;
+- every string left is masked where it looks like a credential: a known key prefix (``sk-``,
+  ``ghp_``, ``hf_``, ``AKIA``, ``xoxb-``, ``eyJ`` for JWTs, ...), a ``Bearer`` credential, a long
+  random-looking token (24+ characters, a 16+ character run of mixed letters and digits), the
+  password of a URL (``scheme://user:password@host``) or a secret-named query parameter;
+- the actual values of the keys assay uses (``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``, read
+  when masking) and of those it was handed (a key passed in code, the credentials of a judge or
+  target URL: :func:`remember_secret`) are masked wherever they occur, whatever their shape.
+  Values shorter than 6 characters and the placeholders keyless local servers take
+  (``no-key``, ``ollama``, ``EMPTY``, ...) are not secrets and are left alone.
+
+Example:
+    >>> sanitize({"model": "gpt-4o", "api_key": "sk-abc", "max_tokens": 512,
+    ...           "url": "https://bob:hunter2@example.com/v1", "note": "use sk-proj-a1b2c3d4e5"})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'model': 'gpt-4o', 'max_tokens': 512, 'url': 'https://bob:***@example.com/v1',
+     'note': 'use ***'}
+    >>> mask_secrets("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf")
+    'Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf'
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+__all__ = ["MASK", "SECRET_ENV", "is_secret_name", "mask_log_output", "mask_secrets",
+           "remember_secret", "remember_url_credentials", "sanitize", "url_with_masked_userinfo",
+           "url_without_userinfo"]
+
+#: What a masked secret reads as.
+MASK = "***"
+
+_SECRET_WORDS = ("key", "secret", "token", "password", "auth")
+_COUNT_WORD = "token"
+
+# Well-known credential prefixes (OpenAI/Anthropic, GitHub, GitLab, Hugging Face, Slack, AWS,
+# Google, Stripe, JWTs), followed by the credential's body.
+_PREFIXED = re.compile(  # the lookahead (every prefix's first letter) skips most positions fast
+    r"(?<![A-Za-z0-9])(?=[sprghxAe])(?:sk-|rk-|pk_live_|sk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|"
+    r"hf_|xox[abposr]-|AKIA|ASIA|AIza|eyJ)[A-Za-z0-9_\-.+/=]{4,}")
+# "Bearer <credential>": the credential has a digit somewhere (plain words are left alone).
+_BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9_\-.+/=~]{8,})")
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@\s/]+)(@)")
+_SECRET_PARAM = re.compile(
+    r"(?i)([?&;][^=&#\s]*(?:key|secret|token|password|auth|sig)[^=&#\s]*=)([^&#\s]+)")
+# Candidate tokens for the entropy rule: runs of characters that credentials are made of.
+_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=]{24,}")
+
+#: The environment variables holding keys assay sends; their values are masked by value.
+SECRET_ENV = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
+_MIN_SECRET = 6
+# what keyless local servers are given in place of a key: not secrets, and common words
+_PLACEHOLDERS = frozenset({"no-key", "ollama", "empty", "none", "null", "dummy", "unused",
+                           "not-needed", "lm-studio", "sk-no-key-required"})
+_remembered: set[str] = set()
+# scheme://, then the userinfo: up to the authority's last '@' (an unescaped '@' in a password
+# belongs to it, as urllib and httpx read it), then the rest
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*://)(?:([^/?#]*)@)?(.*)$", re.DOTALL)
+
+
+def _is_secret_value(value: str) -> bool:
+    return (len(value) >= _MIN_SECRET and value.strip() == value
+            and value.lower() not in _PLACEHOLDERS)
+
+
+def remember_secret(value: str | None) -> None:
+    """Mask ``value`` from now on wherever :func:`mask_secrets` runs in this process (a key
+    passed in code, a URL's password), whatever its shape; short values and placeholders
+    (see the module's docstring) are ignored.
+
+    Example:
+        >>> remember_secret("hunter2!")
+        >>> mask_secrets("login failed for hunter2!")
+        'login failed for ***'
+    """
+    if value and _is_secret_value(value):
+        _remembered.add(value)
+
+
+_known: tuple[tuple[object, ...], list[str]] = ((), [])
+
+
+def _known_values() -> list[str]:
+    """The secret values to mask, longest first (so a value containing another goes whole);
+    worked out again only when the environment's keys or the remembered values changed."""
+    global _known
+    env = tuple(os.environ.get(name) for name in SECRET_ENV)
+    state = (*env, len(_remembered))
+    if state != _known[0]:
+        values = set(_remembered)
+        values.update(v for v in env if v and _is_secret_value(v))
+        _known = (state, sorted(values, key=len, reverse=True))
+    return _known[1]
+
+
+def url_without_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """``(url without its user:password@, user, password)``; user and password are ``None``
+    when absent (percent-escapes in them are decoded).
+
+    Example:
+        >>> url_without_userinfo("https://bob:hunter2@h.example/v1")
+        ('https://h.example/v1', 'bob', 'hunter2')
+        >>> url_without_userinfo("http://127.0.0.1:8101/v1")
+        ('http://127.0.0.1:8101/v1', None, None)
+        >>> url_without_userinfo("http://bob:p@ss@h.example/v1")
+        ('http://h.example/v1', 'bob', 'p@ss')
+    """
+    from urllib.parse import unquote
+
+    m = _USERINFO.match(url)
+    if m is None or m.group(2) is None:
+        return url, None, None
+    user, colon, password = m.group(2).partition(":")
+    return m.group(1) + m.group(3), unquote(user), unquote(password) if colon else None
+
+
+def url_with_masked_userinfo(url: str) -> str:
+    """``url`` with its password (or, without one, its user: a token) shown as ``***``.
+
+    Example:
+        >>> url_with_masked_userinfo("https://bob:hunter2@h.example/v1")
+        'https://bob:***@h.example/v1'
+        >>> url_with_masked_userinfo("https://ghp_token@h.example/v1")
+        'https://***@h.example/v1'
+    """
+    m = _USERINFO.match(url)
+    if m is None or m.group(2) is None:
+        return url
+    user, colon, _ = m.group(2).partition(":")
+    return m.group(1) + (f"{user}:{MASK}@" if colon else f"{MASK}@") + m.group(3)
+
+
+def remember_url_credentials(url: str) -> None:
+    """Remember a URL's credentials as secrets: the password (or a lone user, a token) and
+    their HTTP Basic form, which servers may echo in an error.
+
+    Example:
+        >>> remember_url_credentials("https://bob:s3cr3t-pw@h.example/v1")
+        >>> mask_secrets("Incorrect API key provided: Basic Ym9iOnMzY3IzdC1wdw== (s3cr3t-pw)")
+        'Incorrect API key provided: Basic *** (***)'
+    """
+    _, user, password = url_without_userinfo(url)
+    if user is None:
+        return
+    remember_secret(password if password is not None else user)
+    if password is not None:
+        basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+        remember_secret(basic)
+
+
+def is_secret_name(name: str, value: Any = None) -> bool:
+    """Whether a setting called ``name`` (holding ``value``) must not be stored.
+
+    Example:
+        >>> is_secret_name("OPENAI_API_KEY"), is_secret_name("Authorization")
+        (True, True)
+        >>> is_secret_name("max_tokens", 512), is_secret_name("max_tokens", "512")
+        (False, True)
+        >>> is_secret_name("model")
+        False
+    """
+    low = name.lower()
+    hits = [w for w in _SECRET_WORDS if w in low]
+    if not hits:
+        return False
+    is_count = isinstance(value, int) and not isinstance(value, bool)
+    return not (hits == [_COUNT_WORD] and is_count)
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
+
+
+def _random_looking(token: str) -> bool:
+    """A long run of mixed letters and digits with high entropy: how generated keys look.
+    Words joined by dashes or underscores (model names, slugs) have short segments and pass."""
+    if token.startswith("/"):
+        return False  # an absolute path
+    longest = max(re.split(r"[_\-]", token), key=len)
+    if len(longest) < 16:
+        return False
+    has_letter = any(c.isalpha() for c in longest)
+    has_digit = any(c.isdigit() for c in longest)
+    return has_letter and has_digit and _entropy(longest) >= 3.0
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every credential-looking part replaced by ``***``.
+
+    Example:
+        >>> mask_secrets("Authorization: Bearer abcdefgh12345678")
+        'Authorization: Bearer ***'
+        >>> mask_secrets("postgresql://assay:pw@db:5432/runs")
+        'postgresql://assay:***@db:5432/runs'
+        >>> mask_secrets("https://x.example/v1?api-key=0123abcd&deployment=gpt")
+        'https://x.example/v1?api-key=***&deployment=gpt'
+        >>> mask_secrets("3f9a1c0e8b7d4a6f9e2c1b0a8d7e6f5c"), mask_secrets("/data/qa_2024_v2.jsonl")
+        ('***', '/data/qa_2024_v2.jsonl')
+    """
+    for value in _known_values():
+        if value in text:
+            text = text.replace(value, MASK)
+    # each pattern runs only where its fixed part occurs (most text has none): same result,
+    # a fraction of the time on long texts such as row inputs
+    if "://" in text and "@" in text:
+        text = _URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
+    if "=" in text:
+        text = _SECRET_PARAM.sub(lambda m: m.group(1) + MASK, text)
+    low = text.lower()
+    if "bearer" in low or "basic" in low or "token" in low:
+        text = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK
+                           if any(c.isdigit() for c in m.group(3)) else m.group(0), text)
+    text = _PREFIXED.sub(MASK, text)
+    return _CANDIDATE.sub(lambda m: MASK if _random_looking(m.group(0)) else m.group(0), text)
+
+
+def sanitize(value: Any, *, drop_secret_names: bool = True) -> Any:
+    """A JSON-ready copy of ``value`` with secrets dropped (by key name) and masked (by look).
+
+    Mappings, lists, tuples and sets are walked; paths become strings; other non-JSON values
+    become their masked ``str()``. With ``drop_secret_names=False`` only values are masked (for
+    summaries, whose ``tokens`` counts are wanted).
+
+    Example:
+        >>> sanitize({"judge": {"headers": {"Authorization": "Bearer x"}, "temperature": 0.0}})
+        {'judge': {'headers': {}, 'temperature': 0.0}}
+        >>> sanitize({"tokens": {"prompt": 10}}, drop_secret_names=False)
+        {'tokens': {'prompt': 10}}
+    """
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            name = str(k)
+            if drop_secret_names and is_secret_name(name, v):
+                continue
+            out[mask_secrets(name)] = sanitize(v, drop_secret_names=drop_secret_names)
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [sanitize(v, drop_secret_names=drop_secret_names) for v in items]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, PurePath):
+        return mask_secrets(str(value))
+    return mask_secrets(str(value))
+
+
+class _MaskingFilter(logging.Filter):
+    """Masks each record's message and traceback text (see :func:`mask_log_output`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = mask_secrets(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_secrets(record.exc_text)
+        return True
+
+
+def mask_log_output() -> None:
+    """Mask secrets in everything the root logger's handlers write (messages and tracebacks),
+    e.g. an exception that quotes a refused key; the commands call it once they configured
+    logging. Calling it again adds nothing.
+
+    Example:
+        >>> import io
+        >>> stream = io.StringIO()
+        >>> logging.getLogger().addHandler(handler := logging.StreamHandler(stream))
+        >>> mask_log_output(); mask_log_output()
+        >>> logging.getLogger("demo").warning("refused Bearer abcdefgh12345678")
+        >>> stream.getvalue()
+        'refused Bearer ***\\n'
+        >>> logging.getLogger().removeHandler(handler)
+    """
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _MaskingFilter) for f in handler.filters):
+            handler.addFilter(_MaskingFilter())
