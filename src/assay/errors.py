@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 
-__all__ = ["OPTION_NAMER", "AssayError", "ConfigError", "DataError", "JudgeError",
-           "JudgeStoppedError", "JudgeUnavailableError", "RetryableJudgeError", "option"]
+__all__ = ["OPTION_NAMER", "AssayError", "CallTimeoutError", "ConfigError", "DataError",
+           "JudgeError", "JudgeStoppedError", "JudgeUnavailableError", "RetryableJudgeError", "option"]
 
 #: How an error message names an option, given its Python keyword and an example value (or
 #: None). Unset, messages name keywords (``judge='local'``); the CLI sets it for the length of a
@@ -139,3 +139,15 @@ class RetryableJudgeError(JudgeError):
         self.status = status
         self.rate_limited = rate_limited
         self.unreachable = unreachable
+
+
+class CallTimeoutError(RetryableJudgeError):
+    """A judge, embedding or target call passed its deadline (``timeout``, ``--timeout``):
+    the whole call, connecting, waiting and reading the answer, took too long. Retried once
+    (a server may have been busy), then the row is unscored with this reason.
+
+    Example:
+        >>> e = CallTimeoutError("timed out after 30 s")
+        >>> isinstance(e, RetryableJudgeError), str(e)
+        (True, 'timed out after 30 s')
+    """

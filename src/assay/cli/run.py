@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..gate import check_summary, parse_bars
@@ -32,7 +33,7 @@ from ._agent import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._format import percent
-from ._options import NoStoreOption, StoreOption, comma_names, store_arg
+from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_names, store_arg
 from ._summary import print_summary
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -118,7 +119,7 @@ def run(
     long_fields: Annotated[str, typer.Option(
         help="refuse (a longer field is an error) or truncate (cut it to --max-field-chars, "
              "with one warning counting the cuts).")] = "refuse",
-    timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -175,7 +176,7 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         judges = judge or ["local"]
-        agent = agent_from_flags(target, tools, max_steps)
+        agent = agent_from_flags(target, tools, max_steps, timeout)
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=_print_plan,
