@@ -87,8 +87,8 @@ def run(
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
     max_attempts: Annotated[int, typer.Option(
-        min=1, help="Tries per judge call for errors worth retrying (5xx, timeouts, resets); "
-                    "429s do not count: see --max-wait.")] = 6,
+        min=1, help="Tries per judge call for errors worth retrying (5xx, resets; a call past "
+                    "--timeout gets two at most); 429s do not count: see --max-wait.")] = 6,
     max_wait: Annotated[float, typer.Option(
         min=0, help="Seconds one judge call may wait on rate limits (429) before its row is "
                     "left unscored.")] = 600.0,
