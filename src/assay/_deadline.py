@@ -32,12 +32,15 @@ from typing import Any, TypeVar
 
 from .errors import CallTimeoutError, ConfigError, option
 
-__all__ = ["DEFAULT_TIMEOUT", "check_timeout", "in_daemon_thread", "within"]
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_RULE", "check_timeout", "in_daemon_thread", "within"]
 
 T = TypeVar("T")
 
 #: Seconds one call may take (``--timeout``) unless told otherwise.
 DEFAULT_TIMEOUT = 120.0
+#: What a timeout must be, as error messages say it.
+TIMEOUT_RULE = ("Must be a positive finite number of seconds (the longest one call may take), "
+                "such as 120.")
 
 
 def check_timeout(seconds: object) -> float:
@@ -55,8 +58,7 @@ def check_timeout(seconds: object) -> float:
     ok = (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
           and math.isfinite(seconds) and seconds > 0)
     if not ok:
-        raise ConfigError(f"Got {option('timeout', seconds)}. Must be a positive finite number "
-                          "of seconds (the longest one call may take), such as 120.")
+        raise ConfigError(f"Got {option('timeout', seconds)}. {TIMEOUT_RULE}")
     return float(seconds)  # type: ignore[arg-type]
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from .._deadline import check_timeout
+from .._deadline import TIMEOUT_RULE, check_timeout
 from ..errors import AssayError
 
 __all__ = ["NoStoreOption", "StoreOption", "TimeoutOption", "check_timeout_flag", "comma_names",
@@ -40,16 +40,16 @@ def check_timeout_flag(value: float) -> float:
     Example:
         >>> check_timeout_flag(30.0)
         30.0
-        >>> check_timeout_flag(0.0)
-        Traceback (most recent call last):
-        ...
-        click.exceptions.BadParameter: Got 0.0. Must be a positive finite number of seconds (the longest one call may take), such as 120.
+        >>> try:
+        ...     check_timeout_flag(float("nan"))
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got nan. Must be a positive finite number of seconds (the longest one call may take), such as 120.
     """
     try:
         return check_timeout(value)
     except AssayError:
-        raise typer.BadParameter(f"Got {value}. Must be a positive finite number of seconds "
-                                 "(the longest one call may take), such as 120.") from None
+        raise typer.BadParameter(f"Got {value}. {TIMEOUT_RULE}") from None
 
 
 #: ``--timeout``: the longest one call (judge, embedder, app under test, tool) may take.
