@@ -12,7 +12,8 @@ Every call has a deadline: ``timeout`` seconds for the whole call (connecting, w
 reading the answer), past which it fails with :class:`~assay.errors.CallTimeoutError`
 ("timed out after N s"; the caller's retry policy tries it once more). A plain (blocking)
 Python function runs in a daemon thread, abandoned at its deadline or on Ctrl-C: a hung
-function neither stalls the run nor keeps the process from ending.
+function neither stalls the run nor keeps the process from ending. The embedded model
+(``local``) computes in this process and has no deadline, as when it is the judge.
 
 Example:
     >>> make_target("python:examples.apps:echo_first_passage").id
@@ -185,12 +186,10 @@ class OpenAITarget:
 class LocalTarget:
     """The embedded model (or ``local:PATH.gguf``) as the app under test, with the RAG prompt."""
 
-    def __init__(self, model_path: str | None = None, *,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, model_path: str | None = None) -> None:
         from ..judges import LocalJudge
         self._model = LocalJudge(model_path)
         self.id = self._model.id
-        self.timeout = timeout
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         from ..judges import JudgeRequest
@@ -199,13 +198,13 @@ class LocalTarget:
             {"role": "system", "content": _RAG_SYSTEM[lang]},
             {"role": "user", "content": f"Documents:\n{docs}\n\nQuestion: {question}"}],
             schema_name="answer", json_schema=None, max_tokens=96, logprobs=False)
-        return (await within(self.timeout, self._model.complete(request))).text
+        return (await self._model.complete(request)).text
 
     async def reply(self, messages: Messages) -> str:
         from ..judges import JudgeRequest
         request = JudgeRequest(messages=messages, schema_name="reply", json_schema=None,
                                max_tokens=256, logprobs=False)
-        return (await within(self.timeout, self._model.complete(request))).text
+        return (await self._model.complete(request)).text
 
     async def aclose(self) -> None:
         await self._model.aclose()
@@ -292,7 +291,7 @@ def make_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT
     if kind == "openai" and arg:
         return OpenAITarget(arg, timeout=timeout)
     if kind == "local":
-        return LocalTarget(arg or None, timeout=timeout)
+        return LocalTarget(arg or None)
     if kind in ("http", "https") and arg:
         return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg,
                           timeout=timeout)

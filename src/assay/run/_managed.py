@@ -84,7 +84,10 @@ class ManagedJudge:
     local one. The budget and the backend's ``max_concurrency`` cap both. ``timeout``: seconds
     one backend call may take in all (connecting, waiting, reading the answer; ``None``: no
     deadline); a call past it is retried (see :class:`RetryPolicy`), then fails with
-    "timed out after N s". Waiting for a slot or for the budget is not part of it.
+    "timed out after N s". Waiting for a slot or for the budget is not part of it. A local
+    backend (``capabilities.local``, the embedded judge) has none: it computes in this process,
+    cannot hang on a network, and a call cut short would go on computing in its thread and
+    hold up the calls after it.
 
     Example:
         >>> from assay.judges import FakeJudge
@@ -100,7 +103,7 @@ class ManagedJudge:
                  retry: RetryPolicy | None = None,
                  timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.backend = backend
-        self.timeout = timeout
+        self.timeout = None if backend.capabilities.local else timeout
         self.id = backend.id
         self.cache = cache
         self.budget = budget or Budget()
