@@ -13,7 +13,7 @@ from contextvars import ContextVar
 
 from ._secrets import mask_secrets
 
-__all__ = ["OPTION_NAMER", "AssayError", "ConfigError", "DataError", "JudgeError",
+__all__ = ["OPTION_NAMER", "AssayError", "CallTimeoutError", "ConfigError", "DataError", "JudgeError",
            "JudgeStoppedError", "JudgeUnavailableError", "OutputError", "RetryableJudgeError",
            "option"]
 
@@ -175,3 +175,15 @@ class RetryableJudgeError(JudgeError):
         self.status = status
         self.rate_limited = rate_limited
         self.unreachable = unreachable
+
+
+class CallTimeoutError(RetryableJudgeError):
+    """A judge, embedding or target call passed its deadline (``timeout``, ``--timeout``):
+    the whole call, connecting, waiting and reading the answer, took too long. Retried once
+    (a server may have been busy), then the row is unscored with this reason.
+
+    Example:
+        >>> e = CallTimeoutError("timed out after 30 s")
+        >>> isinstance(e, RetryableJudgeError), str(e)
+        (True, 'timed out after 30 s')
+    """

@@ -11,8 +11,9 @@ The loop, per row whose last message is a user turn:
    conversation is kept as it is and the entry's ``note`` says the limit was hit: a finding,
    not an error).
 
-A target that fails (after retries for rate limits and server errors) leaves the row with a
-``failure`` (``target call failed: ...``), never a made-up conversation; a reply of the wrong
+A target that fails (after retries for rate limits, server errors and calls past their
+``timeout``) leaves the row with a ``failure`` (``target call failed: ...``), never a made-up
+conversation; a reply of the wrong
 shape is a ConfigError naming the row and the shape to return.
 
 Example:
@@ -35,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._deadline import DEFAULT_TIMEOUT, check_timeout
 from .._secrets import mask_secrets
 from ..data import Row
 from ..errors import ConfigError, JudgeError, option
@@ -61,13 +63,16 @@ class AgentStats:
 
 
 class AgentRunner:
-    """Completes rows with ``target``; runs their tool calls with ``tools`` when given."""
+    """Completes rows with ``target``; runs their tool calls with ``tools`` when given, each
+    within ``tool_timeout`` seconds (the target's own calls have the target's deadline)."""
 
     def __init__(self, target: AgentTarget, *, tools: Mapping[str, Callable[..., Any]] | None
-                 = None, max_steps: int = 8, concurrency: int = 4, max_attempts: int = 4) -> None:
+                 = None, max_steps: int = 8, concurrency: int = 4, max_attempts: int = 4,
+                 tool_timeout: float = DEFAULT_TIMEOUT) -> None:
         if max_steps < 1:
             raise ConfigError(f"Got {option('max_steps', max_steps)}. Must be at least 1.")
         self.target, self.tools, self.max_steps = target, tools, max_steps
+        self.tool_timeout = check_timeout(tool_timeout)
         self.id = target.id
         self.concurrency = concurrency
         self.stats = AgentStats()
@@ -100,7 +105,8 @@ class AgentRunner:
                             f"tools ({option('max_steps', self.max_steps)})")
                     break
                 for call in pending:
-                    new.append(await run_tool_call(call, self.tools))
+                    new.append(await run_tool_call(call, self.tools,
+                                                   timeout=self.tool_timeout))
                     self.stats.tool_calls += 1
         except JudgeError as e:
             return self._failed(f"target call failed: {e}")
@@ -140,14 +146,15 @@ class AgentRunner:
 
 
 def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
-               concurrency: int = 4) -> AgentRunner:
+               concurrency: int = 4, timeout: float = DEFAULT_TIMEOUT) -> AgentRunner:
     """An :class:`AgentRunner` from a target spec (``python:...`` or ``openai:MODEL``) and,
-    optionally, a tools spec (``python:package.module:TOOLS``)."""
+    optionally, a tools spec (``python:package.module:TOOLS``); ``timeout``: seconds one
+    target call or tool call may take in all."""
     if not target.startswith(("python:", "openai:")):
         raise ConfigError(f"Got {option('target', mask_secrets(target))}. An agent target must "
                           "be one of "
                           f"{', '.join(AGENT_TARGETS)}.")
     functions = load_tools(tools) if tools else None
-    made = make_target(target)
+    made = make_target(target, timeout=timeout)
     return AgentRunner(made, tools=functions, max_steps=max_steps,  # type: ignore[arg-type]
-                       concurrency=concurrency)
+                       concurrency=concurrency, tool_timeout=timeout)

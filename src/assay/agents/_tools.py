@@ -5,7 +5,9 @@ named by its ``__name__``). A call's JSON arguments are passed as keyword argume
 callable may be async. What it returns becomes the ``tool`` message's content: a string as it
 is, anything else as JSON. A tool that raises, arguments that are not a JSON object and a tool
 that does not exist are the agent's problem, not assay's: the tool message says so
-(``error: ...``) and the agent goes on.
+(``error: ...``) and the agent goes on. So is a tool that runs past its deadline (``timeout``
+seconds: ``error: timed out after N s``): a plain function runs in a daemon thread, left
+behind at its deadline, so a hung tool neither stalls the run nor keeps the process alive.
 
 Example:
     >>> import asyncio
@@ -19,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import json
@@ -28,7 +29,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import ConfigError, option
+from .._deadline import in_daemon_thread, within
+from ..errors import CallTimeoutError, ConfigError, option
 
 __all__ = ["load_tools", "run_tool_call"]
 
@@ -74,8 +76,10 @@ def load_tools(spec: str) -> dict[str, Callable[..., Any]]:
     return tools
 
 
-async def run_tool_call(call: Mapping[str, Any], tools: Tools) -> dict[str, Any]:
-    """Run one OpenAI-style tool call; the ``tool`` message that answers it."""
+async def run_tool_call(call: Mapping[str, Any], tools: Tools, *,
+                        timeout: float | None = None) -> dict[str, Any]:
+    """Run one OpenAI-style tool call within ``timeout`` seconds (``None``: no deadline); the
+    ``tool`` message that answers it."""
     function = call.get("function") or {}
     name, raw = function.get("name"), function.get("arguments", "{}")
     try:
@@ -87,18 +91,22 @@ async def run_tool_call(call: Mapping[str, Any], tools: Tools) -> dict[str, Any]
     if name not in tools:
         content = f"error: no tool named {name!r} (tools: {', '.join(sorted(tools))})"
     elif isinstance(args, dict):
-        content = await _call(tools[name], args)
+        content = await _call(tools[name], args, timeout)
     return {"role": "tool", "tool_call_id": call.get("id"), "content": content}
 
 
-async def _call(fn: Callable[..., Any], args: dict[str, Any]) -> str:
-    try:
+async def _call(fn: Callable[..., Any], args: dict[str, Any], timeout: float | None) -> str:
+    async def call() -> Any:
         if inspect.iscoroutinefunction(fn):
             result = await fn(**args)
         else:
-            result = await asyncio.to_thread(fn, **args)
-        if inspect.isawaitable(result):
-            result = await result
+            result = await in_daemon_thread(fn, **args)
+        return await result if inspect.isawaitable(result) else result
+
+    try:
+        result = await within(timeout, call())
+    except CallTimeoutError as e:
+        return f"error: {e}"
     except Exception as e:  # noqa: BLE001 - the tool's failure is the agent's to handle
         return f"error: {type(e).__name__}: {e}"
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False,

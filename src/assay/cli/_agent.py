@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..agents import AgentRunner, make_agent
 from ..errors import AssayError
 from ._format import percent
@@ -43,14 +44,16 @@ MaxStepsOption = Annotated[int, typer.Option(
                 "it is (noted in results.jsonl).")]
 
 
-def agent_from_flags(target: str | None, tools: str | None, max_steps: int) -> AgentRunner | None:
-    """The agent of ``--target`` (None without it); ``--tools`` alone is refused."""
+def agent_from_flags(target: str | None, tools: str | None, max_steps: int,
+                     timeout: float = DEFAULT_TIMEOUT) -> AgentRunner | None:
+    """The agent of ``--target`` (None without it), its calls and tools bounded by
+    ``--timeout``; ``--tools`` alone is refused."""
     if target is None:
         if tools:
             raise AssayError("--tools needs --target: the agent whose calls the tools answer. "
                              "Add --target python:package.module:function or openai:MODEL.")
         return None
-    return make_agent(target, tools=tools, max_steps=max_steps)
+    return make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout)
 
 
 async def owning_agent(agent: AgentRunner | None, work: Awaitable[T]) -> T:

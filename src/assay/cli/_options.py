@@ -1,5 +1,5 @@
-"""Options that several commands share: where the run store is, turning recording off, and
-reading comma-separated values.
+"""Options that several commands share: where the run store is, turning recording off, each
+call's deadline, and reading comma-separated values.
 
 Example:
     >>> StoreOption.__metadata__[0].help.startswith("Run store")
@@ -17,9 +17,11 @@ from typing import Annotated, TypeVar
 
 import typer
 
+from .._deadline import TIMEOUT_RULE, check_timeout
 from ..errors import AssayError
 
-__all__ = ["NoStoreOption", "StoreOption", "comma_names", "comma_numbers", "store_arg"]
+__all__ = ["NoStoreOption", "StoreOption", "TimeoutOption", "check_timeout_flag", "comma_names",
+           "comma_numbers", "store_arg"]
 
 Number = TypeVar("Number", int, float)
 
@@ -29,6 +31,33 @@ StoreOption = Annotated[str | None, typer.Option(
          "user data dir.")]
 #: ``--no-store``: record nothing.
 NoStoreOption = Annotated[bool, typer.Option("--no-store", help="Do not record in the run store.")]
+
+
+def check_timeout_flag(value: float) -> float:
+    """``--timeout`` as given when it is a positive finite number, else a usage error (exit 2)
+    that says what it must be.
+
+    Example:
+        >>> check_timeout_flag(30.0)
+        30.0
+        >>> try:
+        ...     check_timeout_flag(float("nan"))
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got nan. Must be a positive finite number of seconds (the longest one call may take), such as 120.
+    """
+    try:
+        return check_timeout(value)
+    except AssayError:
+        raise typer.BadParameter(f"Got {value}. {TIMEOUT_RULE}") from None
+
+
+#: ``--timeout``: the longest one call (judge, embedder, app under test, tool) may take.
+TimeoutOption = Annotated[float, typer.Option(
+    callback=check_timeout_flag,
+    help="Seconds one call may take in all (judge, embedder, the app under test, a tool): "
+         "connecting, waiting and reading the answer. A call past it is tried once more, "
+         "then its row is unscored ('timed out after N s') and counts as a failed call.")]
 
 
 def store_arg(store: str | None, no_store: bool = False) -> str | bool:

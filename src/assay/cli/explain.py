@@ -22,11 +22,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._deadline import DEFAULT_TIMEOUT
 from .._secrets import mask_log_output
 from ..errors import JudgeError
 from ..run import Explanation, explain_async
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, store_arg
+from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg
 
 __all__ = ["explain_cmd", "explanation_table"]
 
@@ -64,7 +65,7 @@ def explain_cmd(
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Do not read or write the cache.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     json_: Annotated[bool, typer.Option(
         "--json", help="Print JSON (a list of {metric, score, reason, asked, explained_score, "
                        "note}) instead of a table.")] = False,

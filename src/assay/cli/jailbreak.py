@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import check_judge_spec
 from ..redteam import (
@@ -28,7 +29,7 @@ from ..redteam import (
 from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
-from ._options import NoStoreOption, StoreOption, store_arg
+from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -84,6 +85,7 @@ def jailbreak_cmd(
     store: StoreOption = None,
     no_store: NoStoreOption = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate)."""
@@ -94,10 +96,10 @@ def jailbreak_cmd(
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
         check_judge_spec(judge)
-        app = make_target(target)
+        app = make_target(target, timeout=timeout)
         report = asyncio.run(owning(app, jailbreak(
             app, out=out_dir, n=n, seeds=seeds, templates=templates,
-            categories=categories(category), turns=turns, judge=judge,
+            categories=categories(category), turns=turns, judge=judge, timeout=timeout,
             cache=cache if cache is not None else True, safety_threshold=safety_threshold,
             safety_mode=safety_mode, refusal=refusal, resume=resume, overwrite=overwrite,
             concurrency=concurrency,

@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..robustness import (
@@ -36,7 +37,7 @@ from ..robustness import (
 from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
 from ..store import Store
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, comma_numbers, store_arg
+from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_numbers, store_arg
 from ._redteam_common import MaxFailedShare, exit_if_failed
 
 __all__ = ["robustness"]
@@ -71,6 +72,7 @@ def robustness(
     store: StoreOption = None,
     no_store: NoStoreOption = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -92,11 +94,12 @@ def robustness(
         recording = open_run_store(store_arg(store, no_store))  # a store that cannot open
         # (--store or ASSAY_STORE) stops the command here, before the app or judge is asked
         try:
-            app = make_target(target)
+            app = make_target(target, timeout=timeout)
             out_dir.mkdir(parents=True, exist_ok=True)
             records, managed = asyncio.run(_ask(
                 instances, suite, app, judge, cache=cache, out=out_dir, k=passages,
-                ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed))
+                ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed,
+                timeout=timeout))
         except BaseException:
             if recording is not None:
                 recording.close()
@@ -123,14 +126,15 @@ def robustness(
 
 
 async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | None, *,
-               cache: Path | None, concurrency: int, **options: Any
+               cache: Path | None, concurrency: int, timeout: float, **options: Any
                ) -> tuple[list[dict[str, Any]], ManagedJudge | None]:
     """Run the suite with the judge (when given) and the app, opened here and closed here,
     once, whatever happens; the records and the managed judge (for its stats)."""
     judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
-    backend = make_judge(judge) if judge else None
+    backend = make_judge(judge, timeout=timeout) if judge else None
     managed = (ManagedJudge(backend, cache=judge_cache, concurrency=concurrency,
-                            retry=RetryPolicy()) if backend is not None else None)
+                            retry=RetryPolicy(), timeout=timeout)
+               if backend is not None else None)
     try:
         records = await run_suite(instances, suite, app, judge=managed, concurrency=concurrency,
                                   progress=sys.stderr.isatty(), **options)

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._deadline import DEFAULT_TIMEOUT
 from .._secrets import mask_log_output
 from ..data import parse_mapping
 from ..errors import AssayError
@@ -34,7 +35,7 @@ from ._agent import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._format import percent
-from ._options import NoStoreOption, StoreOption, comma_names, store_arg
+from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_names, store_arg
 from ._summary import print_summary
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -91,8 +92,8 @@ def run(
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
     max_attempts: Annotated[int, typer.Option(
-        min=1, help="Tries per judge call for errors worth retrying (5xx, timeouts, resets); "
-                    "429s do not count: see --max-wait.")] = 6,
+        min=1, help="Tries per judge call for errors worth retrying (5xx, resets; a call past "
+                    "--timeout gets two at most); 429s do not count: see --max-wait.")] = 6,
     max_wait: Annotated[float, typer.Option(
         min=0, help="Seconds one judge call may wait on rate limits (429) before its row is "
                     "left unscored.")] = 600.0,
@@ -124,7 +125,7 @@ def run(
     long_fields: Annotated[str, typer.Option(
         help="refuse (a longer field is an error) or truncate (cut it to --max-field-chars, "
              "with one warning counting the cuts).")] = "refuse",
-    timeout: Annotated[float, typer.Option(help="Seconds per judge call.")] = 120.0,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -194,7 +195,7 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         judges = judge or ["local"]
-        agent = agent_from_flags(target, tools, max_steps)
+        agent = agent_from_flags(target, tools, max_steps, timeout)
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..redteam import (
     BUILTIN,
@@ -28,6 +29,7 @@ from ..redteam import (
 )
 from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
+from ._options import TimeoutOption
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -67,6 +69,7 @@ def simulate_cmd(
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies (they may be harmful).")] = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Ask the app under test harmful seed requests and save the conversations as a dataset."""
     name = "builtin" if seeds == BUILTIN else Path(seeds).stem
@@ -84,7 +87,7 @@ def simulate_cmd(
         chosen = pick_seeds(load_seeds(seeds), n, categories(category))
         attacks = (injected_attacks(chosen, load_templates(list(templates or [])))
                    if inject else plain_attacks(chosen))
-        app = make_target(target)
+        app = make_target(target, timeout=timeout)
         rows = asyncio.run(owning(app, simulate(
             attacks, app, path, turns=turns, resume=resume, concurrency=concurrency,
             progress=sys.stderr.isatty())))

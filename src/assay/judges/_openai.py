@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._secrets import remember_secret
 from ..errors import (
+    CallTimeoutError,
     ConfigError,
     JudgeError,
     JudgeUnavailableError,
@@ -198,7 +199,7 @@ async def call_openai(method: Callable[..., Awaitable[Any]], **kwargs: Any) -> A
         raise RetryableJudgeError(f"server error ({e.status_code}): {_short(e)}",
                                   status=e.status_code, retry_after=_retry_after(e.response)) from e
     except openai.APITimeoutError as e:
-        raise RetryableJudgeError(f"timed out: {_short(e)}") from e
+        raise CallTimeoutError(f"timed out: {_short(e)}") from e
     except openai.APIConnectionError as e:
         url = _endpoint(getattr(e, "request", None))
         if _is_connect_error(e.__cause__):  # refused, DNS, unroutable

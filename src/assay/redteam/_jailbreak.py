@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._deadline import DEFAULT_TIMEOUT
 from .._files import atomic_write
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
@@ -90,7 +91,7 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     safety_threshold: str = "medium", safety_mode: str = "combined",
                     refusal: bool = True, resume: bool = False, overwrite: bool = False,
                     concurrency: int = 4,
-                    top: int = 5, progress: bool = False,
+                    top: int = 5, progress: bool = False, timeout: float = DEFAULT_TIMEOUT,
                     store: str | Path | Store | bool | None = None) -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
 
@@ -107,6 +108,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         top: how many of the paired rows whose severity rose the most to report.
         judge: a judge spec (``local``, ``openai:MODEL``, ...), made and closed here, or a
             Judge instance, which stays open (the caller owns it).
+        timeout: seconds one judge call may take in all (the target has its own, given
+            when it was made).
         store: record both evaluations in the run store (kind ``jailbreak``, tagged ``plain``
             or ``injected``); see :func:`assay.evaluate`.
 
@@ -125,12 +128,13 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
     attacks = {"plain": plain_attacks(chosen),
                "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
     metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
-    backend = make_judge(judge)
+    backend = make_judge(judge, timeout=timeout)
     try:
         sides = await _ask_and_rate(
             attacks, target, _Lent(backend), out=out, metrics=metrics, turns=turns,
             resume=resume, concurrency=concurrency, progress=progress, cache=cache,
-            safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
+            safety_threshold=safety_threshold, safety_mode=safety_mode, store=store,
+            timeout=timeout)
     finally:
         if isinstance(judge, str):  # made here: closed here, once
             await backend.aclose()

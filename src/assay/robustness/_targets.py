@@ -8,6 +8,13 @@ Whoever makes a target owns its connections: it closes them once, at the end, wi
 :func:`close_target` (a target opens them again if it is used after that, never fails with a
 closed client).
 
+Every call has a deadline: ``timeout`` seconds for the whole call (connecting, waiting and
+reading the answer), past which it fails with :class:`~assay.errors.CallTimeoutError`
+("timed out after N s"; the caller's retry policy tries it once more). A plain (blocking)
+Python function runs in a daemon thread, abandoned at its deadline or on Ctrl-C: a hung
+function neither stalls the run nor keeps the process from ending. The embedded model
+(``local``) computes in this process and has no deadline, as when it is the judge.
+
 Example:
     >>> make_target("python:examples.apps:echo_first_passage").id
     'python:examples.apps:echo_first_passage'
@@ -15,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import json
@@ -24,6 +30,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._deadline import DEFAULT_TIMEOUT, check_timeout, in_daemon_thread, within
 from ..errors import ConfigError, JudgeError, RetryableJudgeError, option
 
 if TYPE_CHECKING:  # imported when an HTTP target first posts, not with assay
@@ -75,10 +82,12 @@ class AgentTarget(Protocol):
 class PythonTarget:
     """``python:package.module:function``; the function may be async and returns text. The
     robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
-    ``(messages)``, the conversation so far. The current directory is importable."""
+    ``(messages)``, the conversation so far. The current directory is importable. A plain
+    function runs in a daemon thread (see the module's note on deadlines)."""
 
-    def __init__(self, ref: str) -> None:
+    def __init__(self, ref: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.id = f"python:{ref}"
+        self.timeout = timeout
         module_name, _, func = ref.partition(":")
         if not module_name or not func:
             raise ConfigError(f"Got {option('target', 'python:' + ref)}: expected "
@@ -92,24 +101,28 @@ class PythonTarget:
                               f"({e}).") from e
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
-        if inspect.iscoroutinefunction(self._fn):
-            return str(await self._fn(question, passages))
-        return str(await asyncio.to_thread(self._fn, question, passages))
+        return str(await self._call(question, passages))
 
     async def reply(self, messages: Messages) -> str:
-        if inspect.iscoroutinefunction(self._fn):
-            return str(await self._fn(messages))
-        return str(await asyncio.to_thread(self._fn, messages))
+        return str(await self._call(messages))
 
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> Any:
         """``fn(messages, tools)`` as it returned (awaited when it is async); the caller
         checks the shape."""
-        if inspect.iscoroutinefunction(self._fn):
-            result = await self._fn(messages, tools)
-        else:
-            result = await asyncio.to_thread(self._fn, messages, tools)
-        return await result if inspect.isawaitable(result) else result
+        return await self._call(messages, tools)
+
+    async def _call(self, *args: Any) -> Any:
+        """``fn(*args)``, awaited when it is async or returns an awaitable, within the
+        deadline; a plain function in a daemon thread."""
+        async def call() -> Any:
+            if inspect.iscoroutinefunction(self._fn):
+                result = await self._fn(*args)
+            else:
+                result = await in_daemon_thread(self._fn, *args)
+            return await result if inspect.isawaitable(result) else result
+
+        return await within(self.timeout, call())
 
     async def aclose(self) -> None:
         """Nothing to close: the function holds no connection of ours."""
@@ -126,10 +139,11 @@ class OpenAITarget:
         'openai:m@https://bob:***@h.example/v1'
     """
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         from ..judges import public_url, split_model_url
         self.model, self._url = split_model_url(spec, option=option("target", "openai:MODEL@URL"))
         self.id = f"openai:{self.model}" + (f"@{public_url(self._url)}" if self._url else "")
+        self.timeout = timeout
         self._client: Any = None
         self._open()  # checks the settings
 
@@ -137,33 +151,35 @@ class OpenAITarget:
         from ..judges import openai_client
         if self._client is None:  # closed earlier: a fresh client, never a closed one
             self._client = openai_client(base_url=self._url,
-                                         option=option("target", "openai:MODEL"))
+                                         option=option("target", "openai:MODEL"),
+                                         timeout=self.timeout)
         return self._client
 
-    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+    async def _create(self, **kwargs: Any) -> Any:
+        """One chat completion within the deadline, its errors mapped onto assay's."""
         from ..judges import call_openai
+        return await within(self.timeout, call_openai(self._open().chat.completions.create,
+                                                      **kwargs))
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
         docs = "\n".join(passages)
-        resp = await call_openai(self._open().chat.completions.create, model=self.model,
-                                 temperature=0.0, max_tokens=256, messages=[
-                                     {"role": "system", "content": _RAG_SYSTEM[lang]},
-                                     {"role": "user", "content": f"Documents:\n{docs}\n\n"
-                                                                 f"Question: {question}"}])
+        resp = await self._create(model=self.model, temperature=0.0, max_tokens=256, messages=[
+            {"role": "system", "content": _RAG_SYSTEM[lang]},
+            {"role": "user", "content": f"Documents:\n{docs}\n\nQuestion: {question}"}])
         return resp.choices[0].message.content or ""
 
     async def reply(self, messages: Messages) -> str:
-        from ..judges import call_openai
-        resp = await call_openai(self._open().chat.completions.create, model=self.model,
-                                 temperature=0.0, max_tokens=512, messages=messages)
+        resp = await self._create(model=self.model, temperature=0.0, max_tokens=512,
+                                  messages=messages)
         return resp.choices[0].message.content or ""
 
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         """One model turn with the row's tools: the assistant message, its tool calls as the
         model wrote them (assay runs them only when given the tools' functions)."""
-        from ..judges import call_openai
         offer = {"tools": tools} if tools else {}
-        resp = await call_openai(self._open().chat.completions.create, model=self.model,
-                                 temperature=0.0, max_tokens=512, messages=messages, **offer)
+        resp = await self._create(model=self.model, temperature=0.0, max_tokens=512,
+                                  messages=messages, **offer)
         message = resp.choices[0].message
         calls = [{"id": c.id, "type": "function", "function": {
             "name": c.function.name, "arguments": c.function.arguments}}
@@ -218,11 +234,12 @@ class HttpTarget:
         'http:https://bob:***@h.example/answer'
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         from .._secrets import remember_url_credentials, url_with_masked_userinfo
         remember_url_credentials(url)
         self.id = f"http:{url_with_masked_userinfo(url)}"
         self.url = url
+        self.timeout = timeout
         self.template = os.environ.get("ASSAY_TARGET_TEMPLATE")
         self.field = os.environ.get("ASSAY_TARGET_FIELD", "answer")
         self._client: httpx.AsyncClient | None = None  # opened on first use, kept alive
@@ -250,9 +267,9 @@ class HttpTarget:
         import httpx
 
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=120)
-        try:
-            resp = await self._client.post(self.url, json=body)
+            self._client = httpx.AsyncClient(timeout=self.timeout)
+        try:  # the deadline covers the whole answer: a body that trickles in is cut off
+            resp = await within(self.timeout, self._client.post(self.url, json=body))
         except httpx.HTTPError as e:
             raise RetryableJudgeError(f"target unreachable: {e}") from e
         if resp.status_code == 429 or resp.status_code >= 500:
@@ -273,6 +290,7 @@ async def close_target(target: object) -> None:
     plain function wrapper, has nothing to close.
 
     Example:
+        >>> import asyncio
         >>> asyncio.run(close_target(make_target("python:examples.apps:toy_app")))
         >>> asyncio.run(close_target(object()))
     """
@@ -281,18 +299,22 @@ async def close_target(target: object) -> None:
         await aclose()
 
 
-def make_target(spec: str) -> PythonTarget | OpenAITarget | LocalTarget | HttpTarget:
+def make_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT
+                ) -> PythonTarget | OpenAITarget | LocalTarget | HttpTarget:
     """A target from ``python:...``, ``openai:MODEL``, ``http:URL`` or ``local``; each is both a
-    :class:`Target` and a :class:`ChatTarget`."""
+    :class:`Target` and a :class:`ChatTarget`. ``timeout``: seconds one call may take in all
+    (a positive finite number)."""
+    timeout = check_timeout(timeout)
     kind, _, arg = spec.partition(":")
     if kind == "python" and arg:
-        return PythonTarget(arg)
+        return PythonTarget(arg, timeout=timeout)
     if kind == "openai" and arg:
-        return OpenAITarget(arg)
+        return OpenAITarget(arg, timeout=timeout)
     if kind == "local":
         return LocalTarget(arg or None)
     if kind in ("http", "https") and arg:
-        return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg)
+        return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg,
+                          timeout=timeout)
     from .._secrets import mask_secrets
     raise ConfigError(f"Got {option('target', mask_secrets(spec))}. Must be one of: "
                       f"{', '.join(TARGET_SPECS)}.")

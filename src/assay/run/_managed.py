@@ -21,6 +21,7 @@ import asyncio
 import time
 from dataclasses import asdict, dataclass
 
+from .._deadline import DEFAULT_TIMEOUT, within
 from ..errors import (
     JudgeError,
     JudgeStoppedError,
@@ -82,12 +83,19 @@ class JudgeStats:
 
 
 class ManagedJudge:
-    """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap and retries.
+    """Wraps a backend with the cache, the TPM/RPM budget, a concurrency cap, a deadline and
+    retries.
 
     ``concurrency``: requests in flight, fixed; ``None`` (default): adaptive for a remote
     judge (start at ``ADAPTIVE_START``, grow while latency stays flat, halve on a 429 or 5xx,
     up to ``ADAPTIVE_CEILING`` or the backend's ``max_concurrency``), ``FIXED_DEFAULT`` for a
-    local one. The budget and the backend's ``max_concurrency`` cap both.
+    local one. The budget and the backend's ``max_concurrency`` cap both. ``timeout``: seconds
+    one backend call may take in all (connecting, waiting, reading the answer; ``None``: no
+    deadline); a call past it is retried (see :class:`RetryPolicy`), then fails with
+    "timed out after N s". Waiting for a slot or for the budget is not part of it. A local
+    backend (``capabilities.local``, the embedded judge) has none: it computes in this process,
+    cannot hang on a network, and a call cut short would go on computing in its thread and
+    hold up the calls after it.
 
     Example:
         >>> from assay.judges import FakeJudge
@@ -100,8 +108,10 @@ class ManagedJudge:
 
     def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
                  budget: Budget | None = None, concurrency: int | None = None,
-                 retry: RetryPolicy | None = None) -> None:
+                 retry: RetryPolicy | None = None,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.backend = backend
+        self.timeout = None if backend.capabilities.local else timeout
         self.id = backend.id
         self.cache = cache
         self._cache_scope = cache_scope(backend)  # the id and the endpoint
@@ -210,7 +220,7 @@ class ManagedJudge:
                 self.stats.peak_in_flight = max(self.stats.peak_in_flight, self._sending)
                 start = time.monotonic()
                 try:
-                    resp = await self.backend.complete(request)
+                    resp = await within(self.timeout, self.backend.complete(request))
                 except RetryableJudgeError as e:
                     self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
                     throttled = e.rate_limited or (e.status or 0) >= 500

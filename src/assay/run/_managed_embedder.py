@@ -1,4 +1,5 @@
-"""The embedder as metrics see it during a run: cached, batched across rows, retried.
+"""The embedder as metrics see it during a run: cached, batched across rows, retried, each
+call within its deadline.
 
 Texts from concurrent rows are gathered for a few milliseconds and sent together (up to the
 backend's ``max_batch``); each vector is cached in SQLite under sha256(embedder id + text).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import asdict, dataclass
 
+from .._deadline import DEFAULT_TIMEOUT, within
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import JudgeError, RetryableJudgeError
 from ..judges import cache_scope
@@ -45,11 +47,14 @@ class EmbeddingStats:
 
 
 class ManagedEmbedder:
-    """Wraps an embedder backend with the cache, cross-row batching and bounded retries."""
+    """Wraps an embedder backend with the cache, cross-row batching and bounded retries;
+    ``timeout``: seconds one backend call may take in all (``None``: no deadline)."""
 
     def __init__(self, backend: Embedder, *, cache: EmbeddingCache | None = None,
-                 retry: RetryPolicy | None = None, linger_s: float = 0.005) -> None:
+                 retry: RetryPolicy | None = None, linger_s: float = 0.005,
+                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.backend = backend
+        self.timeout = timeout
         self.id = backend.id
         self.cache = cache
         self._cache_scope = cache_scope(backend)  # the id and the endpoint
@@ -128,7 +133,7 @@ class ManagedEmbedder:
     async def _call(self, texts: list[str]) -> list[list[float]]:
         async def attempt() -> list[list[float]]:
             self.stats.requests += 1
-            return await self.backend.embed(texts)
+            return await within(self.timeout, self.backend.embed(texts))
 
         vectors = await self.retry.call(attempt, on_error=self._count_error)
         if len(vectors) != len(texts):

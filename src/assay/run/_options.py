@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._deadline import DEFAULT_TIMEOUT, check_timeout
 from ._score import ScoreSettings
 
 if TYPE_CHECKING:
@@ -122,7 +123,10 @@ class JudgeOptions:
         max_attempts: tries per judge call for errors worth retrying (5xx, timeouts, resets).
         max_wait: seconds one judge call may spend waiting on rate limits (429) before its
             row is left unscored; 429s do not use up ``max_attempts``.
-        timeout: seconds per judge call.
+        timeout: seconds one judge (or embedding) call may take in all: connecting, waiting
+            and reading the answer, whatever the server sends meanwhile. A call past it is
+            tried once more, then its row is unscored ("timed out after N s") and counted as
+            a failed call. A positive finite number.
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
 
     Example:
@@ -135,8 +139,11 @@ class JudgeOptions:
     rpm: int | None = None
     max_attempts: int = 6
     max_wait: float = 600.0
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT
     cache: str | Path | bool | None = True
+
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)  # 0, a negative number, nan or inf: a ConfigError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,7 +224,7 @@ class EvalOptions:
             lang=s.lang, style=s.style, safety_mode=s.safety_mode, concurrency=j.concurrency,
             max_attempts=j.max_attempts, max_wait=j.max_wait, on_injection=s.on_injection,
             fence=s.fence, injection_detector=s.injection_detector, reasons=s.reasons,
-            cache_path=cache_path(j.cache))
+            cache_path=cache_path(j.cache), timeout=j.timeout)
 
     def recorded_settings(self, *, judge: object, embeddings: object, out_dir: Path | None,
                           ray_workers: int | None) -> dict[str, Any]:

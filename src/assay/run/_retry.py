@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import JudgeError, RetryableJudgeError, option
+from ..errors import CallTimeoutError, JudgeError, RetryableJudgeError, option
 
 __all__ = ["RetryPolicy"]
 
@@ -27,6 +27,9 @@ class RetryPolicy:
       run down rather than failing its rows.
     - A refused connection or failed DNS lookup gets ``connect_attempts`` quick tries, then
       fails as the :class:`~assay.errors.JudgeUnavailableError` it carries.
+    - A call past its deadline (:class:`~assay.errors.CallTimeoutError`, ``--timeout``) gets
+      ``timeout_attempts`` tries: a hung server costs a row at most that many timeouts (plus
+      the backoff between them), never ``max_attempts`` of them.
 
     Example:
         >>> policy = RetryPolicy(base_delay=0.0)
@@ -46,6 +49,7 @@ class RetryPolicy:
     max_delay: float = 60.0
     max_wait: float = 600.0
     connect_attempts: int = 3
+    timeout_attempts: int = 2
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -80,7 +84,8 @@ class RetryPolicy:
                     await asyncio.sleep(pause)
                     continue
                 tries += 1
-                limit = self.connect_attempts if e.unreachable else self.max_attempts
+                limit = (self.connect_attempts if e.unreachable else self.timeout_attempts
+                         if isinstance(e, CallTimeoutError) else self.max_attempts)
                 final = tries >= min(limit, self.max_attempts)
                 if on_error is not None:
                     on_error(e, final)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._deadline import DEFAULT_TIMEOUT
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
@@ -68,6 +69,7 @@ class ScoreSettings:
     injection_detector: str = "learned"
     reasons: str = "auto"
     cache_path: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT  # seconds one judge or embedding call may take in all
 
 
 class Scorer:
@@ -102,10 +104,12 @@ class Scorer:
         budget = budget or Budget()  # a panel's judges share the run's budget
         #: The managed judges: one, or a panel's (each with its own pace and counters).
         self.judges = [ManagedJudge(backend, cache=self.judge_cache, budget=budget,
-                                    concurrency=settings.concurrency, retry=retry)
+                                    concurrency=settings.concurrency, retry=retry,
+                                    timeout=settings.timeout)
                        for backend in backends]
         self.judge = self.judges[0] if self.judges else None
-        self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry)
+        self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry,
+                                         timeout=settings.timeout)
                          if embedder is not None else None)
         # ScoreContext checks each setting against its allowed values
         options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
