@@ -13,10 +13,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay.embeddings import local_embedder_missing
+from assay.judges import FakeJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -156,6 +158,20 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture
+def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every request the scripted ``--judge fake`` receives."""
+    calls: list[object] = []
+    complete = FakeJudge.complete
+
+    async def counted(self: FakeJudge, request: Any) -> Any:
+        calls.append(request)
+        return await complete(self, request)
+
+    monkeypatch.setattr(FakeJudge, "complete", counted)
+    return calls
 
 
 @pytest.fixture(autouse=True)

@@ -1,12 +1,15 @@
 """Test doubles shared by several test files (importable as ``support``: pytest puts tests/ on
-the path): a bare metric to subclass, an OpenAI judge over a mock transport, and a local Ray
-for the Ray engine's tests."""
+the path): a bare metric to subclass, an OpenAI judge over a mock transport, an HTTP server on
+loopback to subclass, and a local Ray for the Ray engine's tests."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 
@@ -39,11 +42,71 @@ class BareMetric:
 def chat_completion(content: str, model: str = "gpt-4o-mini",
                     headers: dict[str, str] | None = None) -> httpx.Response:
     """An OpenAI chat-completion answer with ``content``."""
-    return httpx.Response(200, headers=headers, json={
-        "id": "c", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+    return httpx.Response(200, headers=headers, json=completion_body(content, model))
+
+
+class LoopbackServer:
+    """An HTTP server on 127.0.0.1 (a free port), served by daemon threads, for the tests
+    that need a real socket (deadlines, headers, a subprocess as the client). A subclass
+    answers each POST in :meth:`on_post`; ``url`` is the server's root, ``base_url`` its
+    OpenAI-style ``/v1``.
+
+    Example:
+        >>> class Hello(LoopbackServer):
+        ...     def on_post(self, handler, body):
+        ...         send_json(handler, 200, {"answer": "hello"})
+        >>> import httpx
+        >>> server = Hello()
+        >>> httpx.post(server.url + "/x", json={}).json()
+        {'answer': 'hello'}
+        >>> server.stop()
+    """
+
+    def __init__(self) -> None:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                server.on_post(self, self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.base_url = f"{self.url}/v1"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
+
+    def on_post(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        """Answer one POST (``handler.path``, ``handler.headers``; ``body`` as read)."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+    """Answer a request with ``payload`` as JSON."""
+    data = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def completion_body(content: str | None, model: str = "m") -> dict[str, Any]:
+    """The JSON of an OpenAI chat completion whose message is ``content`` (``None``: null)."""
+    return {"id": "c", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
 def mock_openai_judge(handler: Callable[[httpx.Request], httpx.Response],

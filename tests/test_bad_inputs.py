@@ -24,7 +24,6 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.data import DatasetStream, read_dataset, rows_from_records
 from assay.errors import ConfigError, DataError
-from assay.judges import FakeJudge
 
 CORPUS = Path(__file__).parent / "data" / "bad_inputs"
 QA_IDS = ["a", "b"]
@@ -193,19 +192,11 @@ CASES = [
 
 
 @pytest.fixture
-def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every request the scripted ``--judge fake`` receives."""
-    calls: list[object] = []
-    complete = FakeJudge.complete
-
-    async def counted(self: FakeJudge, request: Any) -> Any:
-        calls.append(request)
-        return await complete(self, request)
-
-    monkeypatch.setattr(FakeJudge, "complete", counted)
+def judge_calls(judge_calls: list[object], monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """conftest's ``judge_calls``, with a console wide enough for whole messages."""
     monkeypatch.setenv("COLUMNS", "300")
     monkeypatch.setenv("NO_COLOR", "1")
-    return calls
+    return judge_calls
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=c.marks) for c in CASES])

@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.main import app
-from assay.judges import FakeJudge
 from assay.run import RunRecorder
 from assay.run._recording import start_recording
 from assay.store import open_store
@@ -29,20 +28,6 @@ UNREACHABLE = "postgresql://bob:s3cret@127.0.0.1:1/evals"
 def _plain_console(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "300")
     monkeypatch.setenv("NO_COLOR", "1")
-
-
-@pytest.fixture
-def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every request the scripted ``--judge fake`` receives."""
-    calls: list[object] = []
-    complete = FakeJudge.complete
-
-    async def counted(self: FakeJudge, request: Any) -> Any:
-        calls.append(request)
-        return await complete(self, request)
-
-    monkeypatch.setattr(FakeJudge, "complete", counted)
-    return calls
 
 
 @pytest.fixture

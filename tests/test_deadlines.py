@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from assay.embeddings import make_embedder
 from assay.errors import CallTimeoutError, JudgeError
 from assay.robustness import make_target
 from assay.run import JudgeOptions, ManagedEmbedder, RunOptions, evaluate_async
+from support import LoopbackServer, completion_body
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -38,7 +39,7 @@ BOUND_S = 30.0
 _names = itertools.count()
 
 
-class FaultServer:
+class FaultServer(LoopbackServer):
     """An OpenAI-compatible server on loopback that misbehaves: ``trickle`` answers 200 and
     sends the body a byte every ``gap`` seconds (each read is quick, the whole body takes about
     a minute); ``silent`` reads the request and never answers. ``requests`` counts the POSTs."""
@@ -46,36 +47,26 @@ class FaultServer:
     def __init__(self, mode: str, gap: float = 0.2) -> None:
         self.mode, self.gap, self.requests = mode, gap, 0
         self.stopping = threading.Event()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                server.requests += 1
-                if server.mode == "silent":
-                    server.stopping.wait(BOUND_S * 2)
+    def on_post(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        self.requests += 1
+        if self.mode == "silent":
+            self.stopping.wait(BOUND_S * 2)
+            return
+        data = json.dumps(self.answer(handler.path)).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        try:
+            for byte in data:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                if self.stopping.wait(self.gap):
                     return
-                body = json.dumps(server.answer(self.path)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    for byte in body:
-                        self.wfile.write(bytes([byte]))
-                        self.wfile.flush()
-                        if server.stopping.wait(server.gap):
-                            return
-                except OSError:  # the client gave up on it: what a deadline does
-                    return
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        except OSError:  # the client gave up on it: what a deadline does
+            return
 
     @staticmethod
     def answer(path: str) -> dict[str, Any]:
@@ -83,17 +74,12 @@ class FaultServer:
             return {"object": "list", "model": "e", "usage": {"prompt_tokens": 1, "total_tokens": 1},
                     "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}]}
         if path.endswith("/chat/completions"):
-            return {"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                 "message": {"role": "assistant",
-                                             "content": '{"score": 4, "reason": "fine"}'}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+            return completion_body('{"score": 4, "reason": "fine"}')
         return {"answer": "Paris is the capital of France."}
 
     def stop(self) -> None:
         self.stopping.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().stop()
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from assay import RunOptions
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.gate import check_comparison, check_summary, parse_bars
-from assay.judges import FakeJudge
 from assay.testing import assert_scores
 
 
@@ -204,20 +203,6 @@ def test_run_bad_spec_exits_2_before_running(data: Path, tmp_path: Path, option:
     assert r.exit_code == 2
     assert f"Got {option} f1_score>0.5: missing '=NUMBER'" in r.stderr
     assert not (tmp_path / "out").exists()
-
-
-@pytest.fixture
-def judge_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every request the scripted ``--judge fake`` receives."""
-    calls: list[object] = []
-    complete = FakeJudge.complete
-
-    async def counted(self: FakeJudge, request: Any) -> Any:
-        calls.append(request)
-        return await complete(self, request)
-
-    monkeypatch.setattr(FakeJudge, "complete", counted)
-    return calls
 
 
 def test_run_bar_on_an_unknown_metric_exits_2_before_any_judge_call(

@@ -23,7 +23,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import pytest
 from assay.run import ManagedJudge
 from assay.run._pace import ADAPTIVE_START
 from conftest import QA50, FakeJudgeServer
+from support import LoopbackServer
 
 #: The CLI as a subprocess, with this interpreter (whatever environment runs the tests).
 ASSAY = [sys.executable, "-m", "assay.cli"]
@@ -139,7 +140,7 @@ def data(tmp_path: Path) -> Path:
     return _dataset(tmp_path / "qa30.jsonl")
 
 
-class ScriptedJudge:
+class ScriptedJudge(LoopbackServer):
     """A tiny OpenAI-compatible server on loopback: the first chat requests get the answers of
     ``script`` in order, every later one ``then``; ``"proxy"`` forwards the request to a working
     judge (the bench's) and returns its answer unchanged.
@@ -155,29 +156,15 @@ class ScriptedJudge:
         self.served: list[str] = []
         self.times: list[float] = []  # time.monotonic() of each chat request, in order
         self._lock = threading.Lock()
-        judge = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with judge._lock:
-                    n = len(judge.served)
-                    action = judge.script[n] if n < len(judge.script) else judge.then
-                    judge.served.append(action)
-                    judge.times.append(time.monotonic())
-                judge.answer(self, action, body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self.server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+    def on_post(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        with self._lock:
+            n = len(self.served)
+            action = self.script[n] if n < len(self.script) else self.then
+            self.served.append(action)
+            self.times.append(time.monotonic())
+        self.answer(handler, action, body)
 
     def answer(self, h: BaseHTTPRequestHandler, action: str, body: bytes) -> None:
         headers: dict[str, str] = {}
@@ -212,10 +199,6 @@ class ScriptedJudge:
             h.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up on this call (a stopped or cancelled run)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

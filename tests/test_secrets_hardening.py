@@ -20,9 +20,8 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from assay.robustness import make_target
 from assay.run import ManagedEmbedder, ManagedJudge, RunOptions, evaluate
 from assay.serve import create_app
 from assay.store import open_store
+from support import LoopbackServer, completion_body, send_json
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 PASSWORD = "Pa55word-xyz"
@@ -54,7 +54,7 @@ ROWS = [{"id": str(i), "question": f"Capital of country {i}?", "answer": "Paris.
         for i in range(1, 4)]
 
 
-class EchoServer:
+class EchoServer(LoopbackServer):
     """An OpenAI-compatible server on loopback that records each request's path and
     ``Authorization`` header. ``mode="ok"`` answers chat completions with a score (and
     embeddings, and ``{"answer": ...}`` for an HTTP target); ``mode="401"`` refuses every call
@@ -63,33 +63,12 @@ class EchoServer:
     def __init__(self, mode: str = "ok") -> None:
         self.mode = mode
         self.calls: list[tuple[str, str | None]] = []
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                                  or b"{}")
-                auth = self.headers.get("Authorization")
-                server.calls.append((self.path, auth))
-                status, payload = server.answer(self.path, auth, body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
+    def on_post(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        auth = handler.headers.get("Authorization")
+        self.calls.append((handler.path, auth))
+        send_json(handler, *self.answer(handler.path, auth, json.loads(body or b"{}")))
 
     def answer(self, path: str, auth: str | None, body: dict[str, Any]) -> tuple[int, Any]:
         if self.mode == "401":
@@ -105,21 +84,12 @@ class EchoServer:
                          "usage": {"prompt_tokens": 1, "total_tokens": 1}}
         if path.endswith("/chat/completions"):
             content = json.dumps({"reason": "supported by the context", "score": 5})
-            return 200, {"id": "c", "object": "chat.completion", "created": 0,
-                         "model": body.get("model", "m"),
-                         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                      "message": {"role": "assistant", "content": content}}],
-                         "usage": {"prompt_tokens": 10, "completion_tokens": 5,
-                                   "total_tokens": 15}}
+            return 200, completion_body(content, body.get("model", "m"))
         return 200, {"answer": "Paris."}
 
     @property
     def chat_calls(self) -> list[tuple[str, str | None]]:
         return [c for c in self.calls if c[0].endswith("/chat/completions")]
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

@@ -9,23 +9,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from test_unreadable_answers import AnswerServer, _data, _run, scripted
+import test_unreadable_answers
+from test_unreadable_answers import AnswerServer, _data, _run
 
-
-@pytest.fixture
-def judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[AnswerServer]:
-    server = AnswerServer(scripted)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setenv("NO_COLOR", "1")
-    yield server
-    server.stop()
+judge = test_unreadable_answers.judge  # the same fixture: the scripted judge server
 
 
 def _metric_file(tmp_path: Path, body: str) -> Path:

@@ -13,9 +13,8 @@ templates: tests/test_template_sandbox.py.)
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.main import app
+from support import LoopbackServer, completion_body, send_json
 
 #: The answers a scripted row may get: its marker in the question, and the content sent.
 BAD = {"NULL": None, "NINE": '{"score": 9, "reason": "off the scale"}',
@@ -30,46 +30,19 @@ BAD = {"NULL": None, "NINE": '{"score": 9, "reason": "off the scale"}',
 GOOD = '{"score": 4, "reason": "fine"}'
 
 
-class AnswerServer:
+class AnswerServer(LoopbackServer):
     """An OpenAI-compatible chat endpoint on loopback: each request gets ``answer(user
     message)`` as its content (``None`` is sent as JSON ``null``). Counts requests."""
 
     def __init__(self, answer: Callable[[str], str | None]) -> None:
         self.requests = 0
-        server = self
+        self.answer = answer
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                server.requests += 1
-                user = body["messages"][-1]["content"]
-                payload = json.dumps({
-                    "id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                    "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                 "message": {"role": "assistant", "content": answer(user)}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5,
-                              "total_tokens": 15}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.http.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.http.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self.http.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.http.shutdown()
-        self.http.server_close()
+    def on_post(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        self.requests += 1
+        user = json.loads(body)["messages"][-1]["content"]
+        send_json(handler, 200, completion_body(self.answer(user)))
 
 
 def scripted(user: str) -> str | None:
