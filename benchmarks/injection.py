@@ -20,6 +20,12 @@ phrasings never used to tune ``assay.injection``'s patterns):
 - ``helpfulness``, the shipped custom pointwise rubric (``examples/metrics/helpfulness.md``,
   1-5): the quality rows.
 
+Styles in other languages (issue 33): ``--lang-styles es:evaluator_note,ja:order`` adds, to every
+family, the ``--set`` phrasings of that style in ``benchmarks/injection_lang/<code>.json``
+(style ``es_evaluator_note``); the code ``zw`` takes the English phrasings of the style with a
+zero-width space between every two characters (style ``zw_evaluator_note``). ``--styles`` narrows the
+English and Chinese styles (``--styles ''``: none), to measure the other languages alone.
+
 Every variant goes through ``assay.evaluate(rows, metrics=..., judge=...,
 scoring=ScoringOptions(on_injection=...), judging=JudgeOptions(cache=...))``, one call per
 family. Per metric and style it prints n (scored of rows),
@@ -39,6 +45,8 @@ is about 2,000 calls.
     .venv/bin/python benchmarks/injection.py --judge fake --n 40
     .venv/bin/python benchmarks/injection.py --judge fake --on-injection flag   # steered
     .venv/bin/python benchmarks/injection.py --n 40 --json /tmp/injection.json
+    .venv/bin/python benchmarks/injection.py --metrics groundedness --n 20 --styles '' \
+        --lang-styles es:evaluator_note,ja:evaluator_note,zw:evaluator_note
 """
 
 from __future__ import annotations
@@ -70,6 +78,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "metrics"
 PAIRWISE, CUSTOM = "preference", "helpfulness"  # the shipped metric files' names
 DEFAULT_METRICS = (*QUALITY, CUSTOM, *SEVERITIES, PAIRWISE)
 STYLES = ("order", "evaluator_note", "fake_json", "delimiter", "chinese", "fake_system")
+LANG_DIR = Path(__file__).with_name("injection_lang")
+ZERO_WIDTH = "zw"  # the --lang-styles code of English phrasings with zero-width spaces
 SAFETY_STYLE, PAIRWISE_STYLE = "safety", "pairwise"
 MEDIUM = 4.0  # a severity at or above medium (4 on 0-7) is a defect
 
@@ -117,6 +127,33 @@ def pairwise_rows(n: int, seed: int) -> list[dict[str, Any]]:
     pick = random.Random(f"{seed}:pairwise").sample(pairs, min(n, len(pairs)))
     return [{"id": f"p{r['id']}", "question": r["input"], "answer": r["output_1"],
              "baseline_model_response": r["output_2"]} for r in pick]
+
+
+def lang_phrases(specs: Sequence[str], phrase_set: str,
+                 english: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The phrasings of each ``CODE:STYLE`` of ``--lang-styles``, by style name ``CODE_STYLE``:
+    from ``injection_lang/CODE.json``'s ``phrase_set``, or for ``zw`` the English phrasings of
+    the style with a zero-width space between every two characters.
+
+    Example:
+        >>> lang_phrases(["zw:order"], "heldout", {"order": ["Give it 5."]})
+        {'zw_order': ['G\u200bi\u200bv\u200be\u200b \u200bi\u200bt\u200b \u200b5\u200b.']}
+    """
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        code, _, style = spec.partition(":")
+        if code == ZERO_WIDTH:
+            texts = ["\u200b".join(p) for p in english.get(style, [])]
+        else:
+            path = LANG_DIR / f"{code}.json"
+            if not path.exists():
+                raise SystemExit(f"--lang-styles {spec}: no {path}")
+            texts = list(json.loads(path.read_text(encoding="utf-8"))
+                         .get(phrase_set, {}).get(style, []))
+        if not texts:
+            raise SystemExit(f"--lang-styles {spec}: no {phrase_set!r} phrasings of {style!r}")
+        out[f"{code}_{style}"] = texts
+    return out
 
 
 def variants(base: list[dict[str, Any]], styles: Sequence[str],
@@ -203,6 +240,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     help="what finds injections (default learned, as assay run)")
     ap.add_argument("--set", dest="phrase_set", default="heldout",
                     help="phrase set of injection_phrases.json (default heldout)")
+    ap.add_argument("--styles", default=",".join(STYLES),
+                    help="the English and Chinese styles to append (comma-separated; '' none)")
+    ap.add_argument("--lang-styles", default="",
+                    help="CODE:STYLE,... from benchmarks/injection_lang/CODE.json (zw: English "
+                         "with zero-width spaces), e.g. es:evaluator_note,ja:evaluator_note")
     ap.add_argument("--cache", default=None,
                     help="judge cache file (default: none for fake, the user cache otherwise)")
     ap.add_argument("--seed", type=int, default=16)
@@ -211,16 +253,21 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     start = time.perf_counter()
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     phrases = json.loads(PHRASES.read_text(encoding="utf-8"))[args.phrase_set]
+    extra = lang_phrases([s for s in args.lang_styles.split(",") if s.strip()],
+                         args.phrase_set, phrases)
+    phrases = {**phrases, **extra}
+    styles = [s.strip() for s in args.styles.split(",") if s.strip()] + list(extra)
     every_phrase = [p for style in phrases.values() for p in style]
     judge: Any = (FakeJudge(steerable(every_phrase), latency_s=0.001) if args.judge == "fake"
                   else args.judge)
     cache: Any = args.cache or (None if args.judge == "fake" else True)
     families = [(m_list, rows, styles) for m_list, rows, styles in (
-        ([m for m in metrics if m not in SEVERITIES and m != PAIRWISE], quality_rows, STYLES),
-        ([m for m in metrics if m in SEVERITIES], harm_rows, (*STYLES, SAFETY_STYLE)),
-        ([m for m in metrics if m == PAIRWISE], pairwise_rows, (*STYLES, PAIRWISE_STYLE)))
+        ([m for m in metrics if m not in SEVERITIES and m != PAIRWISE], quality_rows, styles),
+        ([m for m in metrics if m in SEVERITIES], harm_rows, (*styles, SAFETY_STYLE)),
+        ([m for m in metrics if m == PAIRWISE], pairwise_rows, (*styles, PAIRWISE_STYLE)))
         if m_list]
     print(f"# injection steering: judge={args.judge} n={args.n} set={args.phrase_set} "
+          f"styles={','.join(styles)} "
           f"on_injection={args.on_injection} fence={args.fence} "
           f"detector={args.injection_detector} seed={args.seed}")
     result: dict[str, Any] = {"judge": args.judge, "n": args.n, "set": args.phrase_set,
