@@ -116,8 +116,8 @@ CLEAN = [
     "Прочитайте текст и ответьте на вопросы. Оценка зависит от точности ответа.",
     "Η Αθήνα είναι η πρωτεύουσα της Ελλάδας. Ο Παρθενώνας βρίσκεται στην Ακρόπολη.",
     "The angle α is 30° and ρ = 1.2 kg/m³; the rate constant κ was measured twice.",
-    "Great trip! ❤\ufe0f ☀\ufe0f 👩\u200d💻 👨\u200d👩\u200d👧 🏳\ufe0f\u200d🌈 and the Scottish "
-    "flag 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f.",
+    ("Great trip! ❤\ufe0f ☀\ufe0f 👩\u200d💻 👨\u200d👩\u200d👧 🏳\ufe0f\u200d🌈 and the Scottish "
+     "flag 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f."),
     "See [the documentation](https://example.org/docs \"Official docs\") for details.",
     "![A view of the Eiffel Tower at night](tower.jpg) The tower opened in 1889.",
     '<img src="tower.jpg" alt="The Eiffel Tower" title="Paris, 2019"> It is 330 m tall.',
