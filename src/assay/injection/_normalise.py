@@ -42,7 +42,10 @@ _KEEP = "\u2025\u2026"  # ‥ … would become "..": a sentence end the writer d
 _TAG_TEXT = re.compile(r"[\U000e0020-\U000e007e]{3,}")  # ASCII spelt in tag characters
 _FLAG = "\U0001f3f4"  # a flag emoji whose subdivision is spelt in tag characters
 # Full-width ASCII punctuation: folded in Latin text, kept between CJK characters.
-_WIDE_PUNCT = re.compile(r"[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60]")
+_WIDE = r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60"
+_WIDE_PUNCT = re.compile(f"[{_WIDE}]")
+_CJK = "\u2e80-\u2fff\u3001-\ufe4f\uff61-\uffdc\U00020000-\U0003ffff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 # Latin look-alikes in Cyrillic and Greek, and the Latin letters they are folded to.
 _LOOKALIKES = "аеорсухѕіјһԛԝӏАВЕКМНОРСТХУЅІЈԚԜαοριυνκχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
 _LOOKALIKE = str.maketrans(_LOOKALIKES,
@@ -196,8 +199,7 @@ def _neighbour(text: str, i: int, step: int) -> str:
 
 
 def _is_cjk(char: str) -> bool:
-    return bool(char) and ("\u2e80" <= char <= "\ufe4f" or "\uff61" <= char <= "\uffdc"
-                           or "\U00020000" <= char <= "\U0003ffff")
+    return bool(char) and _CJK_CHAR.match(char) is not None
 
 
 def _bring_out_hidden(original: str, folded: str, starts: list[int] | None,
@@ -270,8 +272,11 @@ def _changed_re() -> re.Pattern[str]:
             changed.append(code)
         if unicodedata.combining(unicodedata.normalize("NFKD", char)[:1] or " "):
             combining.append(code)
+    wide = {ord(c) for c in re.findall(f"[{_WIDE}]", "".join(map(chr, changed)))}
     return re.compile(f"[\U000e0000-\U000e007f]+|[{_INVISIBLE}]+"
-                      f"|[{_ranges(changed)}][{_ranges(combining)}]*")
+                      f"|(?<![{_CJK}])[{_WIDE}](?![{_CJK}])"  # next to CJK: kept, not looked at
+                      f"|[{_ranges([c for c in changed if c not in wide])}]"
+                      f"[{_ranges(combining)}]*")
 
 
 def _ranges(codes: list[int]) -> str:
