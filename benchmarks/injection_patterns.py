@@ -31,6 +31,9 @@ missed on every text), the honest unit with six phrasings per style and half.
 
 Cost: ``scan_row`` over ``--rows`` QA rows (question, context, answer of HaluEval QA, cycled).
 
+Per language (``benchmarks/injection_languages.py``, run last): caught share of each language's
+held-out phrasings per style and obfuscation, and false alarms on its clean texts.
+
 Only figures are printed, unless ``--show`` asks for the excerpts of flagged clean texts and of
 missed phrasings (excerpts may quote the safety datasets' offensive text).
 
@@ -247,7 +250,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--show", action="store_true",
                     help="print excerpts of flagged clean texts and missed phrasings")
-    ap.add_argument("--only", choices=("clean", "injected", "cost"))
+    ap.add_argument("--only", choices=("clean", "injected", "cost", "languages"),
+                    help="one part; languages: injection_languages.py's figures per language")
     ap.add_argument("--inject-into", default="answer,context",
                     help="the fields injected texts come from: answer (what the learned "
                     "detector reads), context (the patterns only), or both")
@@ -263,6 +267,11 @@ def main() -> None:
                      args.sets or PHRASE_SETS, args.inject_into.split(","))
     if args.only in (None, "cost"):
         run_cost(args.rows)
+    if args.only in (None, "languages"):
+        import injection_languages  # per language, with obfuscations (issue 33)
+
+        print()
+        injection_languages.main([])
 
 
 if __name__ == "__main__":
