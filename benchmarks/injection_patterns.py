@@ -62,9 +62,12 @@ DATA = ROOT.parent / "shared" / "data"
 PHRASES = Path(__file__).with_name("injection_phrases.json")
 csv.field_size_limit(sys.maxsize)
 PHRASE_SETS = tuple(k for k in json.loads(PHRASES.read_text(encoding="utf-8")) if k != "_about")
+READ: set[Path] = set()
+"""Every ``../shared/data`` file :func:`clean_sources` read (``injection_train.py`` hashes them)."""
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
+    READ.add(path)
     with path.open(encoding="utf-8") as f:
         for line in f:
             if line.strip():
@@ -72,8 +75,14 @@ def _jsonl(path: Path) -> Iterator[dict]:
 
 
 def _csv(path: Path, delimiter: str = ",") -> Iterator[dict]:
+    READ.add(path)
     with path.open(encoding="utf-8", newline="") as f:
         yield from csv.DictReader(f, delimiter=delimiter)
+
+
+def _json(path: Path) -> list[dict]:
+    READ.add(path)
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _last_assistant(transcript: str) -> str:
@@ -134,7 +143,7 @@ def clean_sources() -> dict[str, list[tuple[str, str]]]:
         src.setdefault("begin", []).extend(
             [("answer", r["response"]) for r in rows] + [("context", r["knowledge"]) for r in rows])
     src["diasafety"] = [("answer", r["response"]) for p in ("test.json", "val.json")
-                        for r in json.loads((DATA / "diasafety" / p).read_text(encoding="utf-8"))]
+                        for r in _json(DATA / "diasafety" / p)]
     src["instructions"] = [("question", r["instruction"] + "\n" + r["input"]) for r in
                            _jsonl(DATA / "pandalm/testset_shared.jsonl")]
     src["instructions"] += [("question", r["input"]) for p in sorted((DATA / "llmbar")
