@@ -22,7 +22,9 @@ Per language of ``benchmarks/injection_lang/<code>.json`` (the layout of issue 3
   test-part answers of ``injection_patterns.clean_sources``; Chinese without a file: RGB
   passages).
 - **identified**: the share of the clean texts :func:`assay.injection._language.language_of`
-  gives the file's language (None, too short to tell, counts as wrong).
+  gives the file's language (None, too short to tell, counts as wrong); then, over each
+  language's phrasings and clean texts, the share identified, the cost per text, and the
+  share of English clean answers that would be counted as ``unknown_language``.
 
 The clean texts of a language file are split by :func:`lang_split_of` (a hash of the text):
 half ``train``, which ``injection_train.py`` fits the learned detector on, half ``test``,
@@ -41,6 +43,7 @@ import json
 import random
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,7 +53,7 @@ from _stats import wilson
 from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
 
 from assay.data import Row
-from assay.injection import scan_row
+from assay.injection import _language, scan_row
 from assay.injection._language import SUPPORTED, language_of
 
 LANG_DIR = Path(__file__).with_name("injection_lang")
@@ -196,6 +199,29 @@ def report(code: str, item: dict, seed: int) -> None:
                   f"{_fmt(k / n, *wilson(k, n))} (Wilson)  identified as {code}: {ok / n:.3f}")
 
 
+def identification(items: dict[str, dict], en_clean: list[str], load: float) -> None:
+    """How :func:`language_of` does: the model's load time, its cost per text, the share of
+    each language's texts identified as it, and the share of English clean answers it would
+    count as ``unknown_language`` (a false notice)."""
+    texts = {code: [p for ps in item["heldout"].values() for p in ps]
+             + [t for ts in item["clean"].values() for t in ts] for code, item in items.items()}
+    start = time.perf_counter()
+    got = {code: [language_of(t) for t in ts] for code, ts in texts.items()}
+    en = [language_of(t) for t in en_clean]
+    n = sum(map(len, texts.values())) + len(en_clean)
+    per_text = (time.perf_counter() - start) / max(n, 1) * 1e6
+    print(f"\n## Language identification (py3langid model loaded in {load:.2f} s; "
+          f"{per_text:.0f} us a text over {n} texts)")
+    for code, found in got.items():
+        right = sum(g == code for g in found)
+        unknown = sum(not _language.is_supported(g) for g in found)
+        print(f"{code:4s} n={len(found):4d} identified={right / len(found):.3f} "
+              f"too short={found.count(None) / len(found):.3f} unknown_language={unknown}")
+    k = sum(not _language.is_supported(g) for g in en)
+    print(f"English clean answers counted as unknown_language: {k} of {len(en)} "
+          f"{_fmt(k / max(len(en), 1), *wilson(k, len(en)))} (Wilson)")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lang", action="append", choices=SUPPORTED,
@@ -209,11 +235,17 @@ def main(argv: list[str] | None = None) -> None:
                     help="English (and Chinese without a file) clean texts from ../shared/data")
     ap.add_argument("--seed", type=int, default=33)
     args = ap.parse_args(argv)
+    start = time.perf_counter()
+    _language._identifier()
+    load = time.perf_counter() - start
     print(f"Held-out phrasings never trained or tuned on; clean texts: the test half "
           f"(lang_split_of) of each file, English from ../shared/data (seed {args.seed})")
-    for code, item in plan(args).items():
-        if not args.lang or code in args.lang:
-            report(code, item, args.seed)
+    items = {code: item for code, item in plan(args).items()
+             if not args.lang or code in args.lang}
+    for code, item in items.items():
+        report(code, item, args.seed)
+    identification(items, _shared_clean(EN_ANSWERS, "answer", args.en_clean * 3, args.seed + 1),
+                   load)
 
 
 if __name__ == "__main__":

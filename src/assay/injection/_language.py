@@ -46,11 +46,12 @@ __all__ = ["MIN_CONFIDENCE", "MIN_LETTERS", "MIN_WORDS", "OTHERS", "SAMPLE_CHARS
 SUPPORTED = ("en", "zh", "es", "fr", "de", "pt", "ja", "ko", "ru")
 """The languages the patterns and the learned detector are written and trained for."""
 
-OTHERS = ("it", "nl", "ca", "gl", "ro", "pl", "cs", "sk", "sl", "hr", "sr", "bs", "hu", "fi",
+OTHERS = ("it", "nl", "ca", "ro", "pl", "cs", "sk", "sl", "hr", "sr", "bs", "hu", "fi",
           "et", "lv", "lt", "sv", "da", "no", "nn", "is", "af", "id", "ms", "tl", "vi", "tr",
           "az", "uk", "be", "bg", "mk", "kk", "el", "he", "ar", "fa", "ur", "hi", "bn", "mr",
           "ta", "te", "th", "sw", "eu", "cy", "ga", "la", "eo")
-"""The other languages a text may be identified as (each an ``unknown_language``)."""
+"""The other languages a text may be identified as (each an ``unknown_language``). Not
+Galician, which py3langid gives Portuguese and Spanish short texts."""
 
 MIN_LETTERS, MIN_WORDS = 12, 4
 """Texts with fewer letters, or (outside Chinese, Japanese and Korean) fewer words, are not
@@ -70,12 +71,11 @@ _LETTER = re.compile(r"[^\W\d_]")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _HAN = re.compile("[\u4e00-\u9fff\u3400-\u4dbf]")
-_ENGLISH = frozenset((
-    "the", "of", "and", "to", "is", "in", "that", "it", "for", "you", "with", "on", "are", "this",
-    "be", "was", "as", "not", "or", "by", "have", "from", "an", "at", "your", "can", "will", "if",
-    "which", "there", "they", "their", "we", "he", "she", "has", "what", "when", "how", "do",
-    "does", "these", "its", "been", "were", "would", "should", "could", "about", "into", "than",
-    "then", "also"))
+_ENGLISH = frozenset((  # not words other Latin-script languages share (in, an, as, do)
+    "the", "of", "and", "to", "that", "it", "for", "you", "with", "are", "this", "not", "or",
+    "by", "have", "from", "at", "your", "can", "will", "if", "which", "there", "they", "their",
+    "she", "has", "what", "when", "how", "does", "these", "its", "been", "were", "would",
+    "should", "could", "about", "into", "than", "then"))
 _ENGLISH_SHARE = 0.15  # an ASCII text with this share of English function words is English
 _LANGID_SET = SUPPORTED + OTHERS
 _TYPOGRAPHIC = str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00a0", "''\"\"-- .")
