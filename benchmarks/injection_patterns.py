@@ -31,6 +31,9 @@ missed on every text), the honest unit with six phrasings per style and half.
 
 Cost: ``scan_row`` over ``--rows`` QA rows (question, context, answer of HaluEval QA, cycled).
 
+Per language (``benchmarks/injection_languages.py``, run last): caught share of each language's
+held-out phrasings per style and obfuscation, and false alarms on its clean texts.
+
 Only figures are printed, unless ``--show`` asks for the excerpts of flagged clean texts and of
 missed phrasings (excerpts may quote the safety datasets' offensive text).
 
@@ -59,9 +62,12 @@ DATA = ROOT.parent / "shared" / "data"
 PHRASES = Path(__file__).with_name("injection_phrases.json")
 csv.field_size_limit(sys.maxsize)
 PHRASE_SETS = tuple(k for k in json.loads(PHRASES.read_text(encoding="utf-8")) if k != "_about")
+READ: set[Path] = set()
+"""Every ``../shared/data`` file :func:`clean_sources` read (``injection_train.py`` hashes them)."""
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
+    READ.add(path)
     with path.open(encoding="utf-8") as f:
         for line in f:
             if line.strip():
@@ -69,8 +75,14 @@ def _jsonl(path: Path) -> Iterator[dict]:
 
 
 def _csv(path: Path, delimiter: str = ",") -> Iterator[dict]:
+    READ.add(path)
     with path.open(encoding="utf-8", newline="") as f:
         yield from csv.DictReader(f, delimiter=delimiter)
+
+
+def _json(path: Path) -> list[dict]:
+    READ.add(path)
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _last_assistant(transcript: str) -> str:
@@ -131,7 +143,7 @@ def clean_sources() -> dict[str, list[tuple[str, str]]]:
         src.setdefault("begin", []).extend(
             [("answer", r["response"]) for r in rows] + [("context", r["knowledge"]) for r in rows])
     src["diasafety"] = [("answer", r["response"]) for p in ("test.json", "val.json")
-                        for r in json.loads((DATA / "diasafety" / p).read_text(encoding="utf-8"))]
+                        for r in _json(DATA / "diasafety" / p)]
     src["instructions"] = [("question", r["instruction"] + "\n" + r["input"]) for r in
                            _jsonl(DATA / "pandalm/testset_shared.jsonl")]
     src["instructions"] += [("question", r["input"]) for p in sorted((DATA / "llmbar")
@@ -247,7 +259,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--show", action="store_true",
                     help="print excerpts of flagged clean texts and missed phrasings")
-    ap.add_argument("--only", choices=("clean", "injected", "cost"))
+    ap.add_argument("--only", choices=("clean", "injected", "cost", "languages"),
+                    help="one part; languages: injection_languages.py's figures per language")
     ap.add_argument("--inject-into", default="answer,context",
                     help="the fields injected texts come from: answer (what the learned "
                     "detector reads), context (the patterns only), or both")
@@ -263,6 +276,11 @@ def main() -> None:
                      args.sets or PHRASE_SETS, args.inject_into.split(","))
     if args.only in (None, "cost"):
         run_cost(args.rows)
+    if args.only in (None, "languages"):
+        import injection_languages  # per language, with obfuscations (issue 33)
+
+        print()
+        injection_languages.main([])
 
 
 if __name__ == "__main__":

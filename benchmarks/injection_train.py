@@ -6,20 +6,28 @@ training n-gram with its weight (the run-time detector needs no hashing and no s
 and writes ``src/assay/injection/learned.npz``:
 
 - injected sentences: every sentence of the phrasings of ``injection_phrases.json`` sets
-  ``--train-sets`` (not ``heldout5``, the test), plus ``--synth`` sentences drawn from
-  ``injection_synth.injected``;
+  ``--train-sets`` (not ``heldout5``, the test), the ``tuning`` phrasings of every language
+  file ``benchmarks/injection_lang/<code>.json`` (never its ``heldout``), plus ``--synth``
+  sentences drawn from ``injection_synth.injected``;
 - clean sentences: the sentences of up to ``--per-source`` answer and context texts of each
   source of ``injection_patterns.clean_sources()`` in the ``train`` part of
   ``injection_patterns.split_of`` (user prompts are not used: the detector does not scan them),
-  plus ``injection_synth.look_alikes``;
+  the ``train`` half (``injection_languages.lang_split_of``) of every language file's
+  ``clean_general`` and ``clean_evaluation``, plus ``injection_synth.look_alikes``;
 - the threshold: the lowest score at which, averaged over sources, ``--clean-rate`` of the
   answers of the ``calibrate`` part are flagged (a text is flagged when any piece is; the
   detector reads what the app wrote, not retrieved text).
 
 Then it prints what it caught of the ``--test-set`` phrasings (per style, alone and with the
 patterns, bootstrap 95% CI over phrasings) and the share of ``test``-part clean texts it flags
-per source. Seeded: the same data gives the same weights.
+per source, and per language file its held-out phrasings caught and its test-half clean texts
+flagged (the learned detector alone). Seeded: the same data gives the same weights.
 
+Beside the weights it writes ``learned.json`` (:func:`write_manifest`): the sha256 of every
+input file read (this script and the modules it draws on, the phrasings, the language files,
+the ``../shared/data`` files; paths relative to the repository), of the written weights, the
+seed, the command and the date. ``tests/test_injection_language.py`` checks that the shipped
+weights are the manifest's: rebuilt weights without their manifest fail.
     .venv/bin/python benchmarks/injection_train.py            # about 2 minutes, no judge
     .venv/bin/python benchmarks/injection_train.py --dry-run  # measure, write nothing
 """
@@ -27,8 +35,11 @@ per source. Seeded: the same data gives the same weights.
 from __future__ import annotations
 
 import argparse
+import datetime
 import functools
+import hashlib
 import json
+import os
 import random
 import statistics
 import sys
@@ -38,6 +49,9 @@ import numpy as np
 
 sys.path.append(str(Path(__file__).resolve().parent))
 
+import injection_patterns
+from injection_languages import LANG_DIR, language_files
+from injection_languages import clean_part as lang_clean_part
 from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
 from injection_synth import injected, look_alikes
 from sklearn.feature_extraction.text import HashingVectorizer
@@ -47,6 +61,11 @@ from assay.injection import _learned, scan_text
 from assay.injection._learned import Weights, char_ngrams, word_ngrams
 from assay.injection._pieces import sentence_spans
 
+ROOT = Path(__file__).resolve().parents[1]
+CODE = (Path(__file__), Path(injection_patterns.__file__), ROOT / "benchmarks/injection_synth.py",
+        ROOT / "benchmarks/injection_languages.py", Path(_learned.__file__),
+        Path(_learned.__file__).with_name("_pieces.py"))
+"""The code whose behaviour decides the weights (hashed into the manifest with the data)."""
 TRAIN_SETS = ("tuning", "heldout", "heldout2", "heldout3", "heldout4")
 PRUNE = 0.02  # n-grams with a smaller weight are not stored (the same flags, a third the size)
 N_FEATURES = 2**20  # hash buckets per n-gram family while fitting
@@ -117,6 +136,51 @@ def balanced_threshold(per_source: list[np.ndarray], rate: float) -> float:
     return 1.0
 
 
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _relative(path: Path) -> str:
+    return Path(os.path.relpath(os.path.abspath(path), ROOT)).as_posix()
+
+
+def write_manifest(weights: Path, inputs: list[Path], *, seed: int, command: str,
+                   note: str | None = None) -> Path:
+    """Write ``learned.json`` beside ``weights``: the sha256 of each input (by path relative
+    to the repository, ``../shared/data/...`` for the shared data) and of ``weights``, the seed,
+    the command and the date (UTC). Returns its path."""
+    manifest = {
+        "_about": "How learned.npz was built: rebuild with the command; the inputs' and the "
+                  "output's sha256 say whether a rebuild read the same files and wrote the same "
+                  "weights (tests/test_injection_language.py checks the output's).",
+        "command": command, "seed": seed,
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **({"note": note} if note else {}),
+        "inputs": {_relative(p): sha256(p) for p in sorted(set(inputs), key=_relative)},
+        "output": {_relative(weights): sha256(weights)},
+    }
+    path = weights.with_suffix(".json")
+    path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def report_languages(weights: Weights, languages: dict[str, dict]) -> None:
+    """Per language file: the held-out phrasings the new weights catch (alone) and the share
+    of its test-half clean texts they flag."""
+    print("\n## Per language file (learned detector alone): heldout caught, test-half clean "
+          "flagged")
+    for code, data in languages.items():
+        heldout = [p for texts in (data.get("heldout") or {}).values() for p in texts]
+        parts = [(f"heldout {np.mean(text_scores(weights, heldout) > weights.threshold):.2f} "
+                 f"(n={len(heldout)})")] if heldout else []
+        for key in ("clean_general", "clean_evaluation"):
+            texts = lang_clean_part(data, key, "test")
+            if texts:
+                rate = float(np.mean(text_scores(weights, texts) > weights.threshold))
+                parts.append(f"{key} {rate:.3f} (n={len(texts)})")
+        print(f"{code:4s} " + "  ".join(parts))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sets", default=",".join(TRAIN_SETS))
@@ -129,6 +193,8 @@ def main() -> None:
     ap.add_argument("--dry-run", action="store_true", help="measure, do not write the weights")
     ap.add_argument("--out", type=Path, default=_learned.WEIGHTS,
                     help="where to write the weights (default: the shipped file)")
+    ap.add_argument("--lang-dir", type=Path, default=LANG_DIR,
+                    help="the per-language files (tuning phrasings and clean texts' train half)")
     ap.add_argument("--show", action="store_true",
                     help="print missed test phrasings (do not use on the test set you report)")
     args = ap.parse_args()
@@ -138,15 +204,24 @@ def main() -> None:
         ap.error(f"--test-set {args.test_set} is in --train-sets: the test set must not be "
                  "trained on")
 
+    languages = language_files(args.lang_dir)
     pos = [s for k in train_sets for style in phrases[k].values() for p in style
            for s in sentences(p)]
+    lang_pos = [s for data in languages.values() for style in (data.get("tuning") or {}).values()
+                for p in style for s in sentences(p)]
+    pos += lang_pos
     pos += [s for t in injected(args.synth, seed=args.seed) for s in sentences(t)]
     neg = [s for texts in clean_part("train", args.per_source, args.seed,
                                      ("answer", "context")).values()
            for t in texts for s in sentences(t)]
+    lang_neg = [s for data in languages.values() for key in ("clean_general", "clean_evaluation")
+                for t in lang_clean_part(data, key, "train") for s in sentences(t)]
+    neg += lang_neg
     neg += [s for t in look_alikes(args.synth // 4, seed=args.seed) for s in sentences(t)]
-    print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)} and "
-          f"{args.synth} synthetic), {len(neg)} clean sentences")
+    print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)}, {len(lang_pos)} of "
+          f"the tuning phrasings of {len(languages)} language files ({', '.join(languages)}) "
+          f"and {args.synth} synthetic), {len(neg)} clean sentences ({len(lang_neg)} of the "
+          "language files' train half)")
     weights = fit(pos, neg, args.C)
 
     calibrate = clean_part("calibrate", args.per_source, args.seed)
@@ -188,6 +263,7 @@ def main() -> None:
               f"{statistics.fmean(either):.2f} [{bootstrap(either, seed=args.seed)[0]:.2f}, "
               f"{bootstrap(either, seed=args.seed)[1]:.2f}]")
     print(f"{'ALL':15s} learned {statistics.fmean(alone_all):.2f}")
+    report_languages(weights, languages)
 
     if args.dry_run:
         return
@@ -199,6 +275,10 @@ def main() -> None:
         intercept=np.float64(weights.intercept), threshold=np.float64(threshold))
     print(f"\nwrote {args.out} ({len(weights.chars)} character and {len(weights.words)} word "
           f"n-grams, {args.out.stat().st_size / 1e6:.1f} MB)")
+    inputs = [*CODE, PHRASES, *sorted(args.lang_dir.glob("*.json")), *injection_patterns.READ]
+    command = " ".join(["benchmarks/injection_train.py", *sys.argv[1:]])
+    print(f"wrote {write_manifest(args.out, inputs, seed=args.seed, command=command)} "
+          f"({len(inputs)} inputs hashed)")
 
 
 if __name__ == "__main__":

@@ -108,6 +108,14 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             f"rows address the evaluator ({escape(kinds)}); {done} (--on-injection "
             f"{escape(mode)}). Each is marked 'injection' in results.jsonl.[/yellow]",
             highlight=False)
+    unknown = injection.get("unknown_language") or {}
+    if unknown.get("rows"):
+        langs = ", ".join(f"{k} {n}" for k, n in (unknown.get("languages") or {}).items())
+        Console(stderr=True).print(
+            f"[yellow]unknown language: {unknown['rows']} of {summary['rows_done']} rows have a "
+            f"judged text in a language the injection detector does not know ({escape(langs)}); "
+            "the defence is thinner there. Each is marked 'injection_language' in "
+            "results.jsonl.[/yellow]", highlight=False)
     diag = summary.get("diagnosis")
     if diag:
         Console().print("diagnosis (weakest stage per row): " + ", ".join(

@@ -38,7 +38,7 @@ from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricFamily, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
 from ._budget import Budget
-from ._injection import WITHHOLDING_MODES, injection_of, injection_reason
+from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
 from ._managed import ManagedJudge, RetryPolicy
 from ._managed_embedder import ManagedEmbedder
 from ._panel import Panel, panel_id
@@ -256,7 +256,9 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     """
     mode = ctx.on_injection
     learned = ctx.injection_detector == "learned"
-    found = injection_of(row, learned=learned) if any(m.uses_judge for m in metrics) else None
+    judges = any(m.uses_judge for m in metrics)
+    found = injection_of(row, learned=learned) if judges else None
+    unknown = unknown_languages(row) if judges else None  # the defence is thinner there
     judged = row
     if found is not None and mode in WITHHOLDING_MODES:
         found["withheld"] = True
@@ -280,6 +282,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         record[metric.name] = result_record(result)
     if found is not None:
         record["injection"] = found
+    if unknown:
+        record["injection_language"] = unknown
     for family in families_for(metrics) if families is None else families:
         record.update(family.row_details(record))  # e.g. the RAG family's stage diagnosis
     return record

@@ -90,12 +90,24 @@ class CallFailures(BaseModel):
         "Per metric, the reasons its judge answers could not be read, with their rows."))
 
 
+class UnknownLanguage(BaseModel):
+    """Rows with a text the learned detector reads (answer, assistant turn, pairwise baseline)
+    in a language the injection defence does not know (it knows en, zh, es, fr, de, pt, ja,
+    ko, ru): it is thinner there."""
+
+    rows: int = Field(description="Rows with such a text (each marked injection_language).")
+    languages: dict[str, int] = Field(description=(
+        "Rows per language (ISO 639-1 code, as py3langid identifies it)."))
+
+
 class InjectionSummary(BaseModel):
     """What was done with texts addressed to the evaluator, and how many rows had them."""
 
     mode: str
     flagged_rows: int
     kinds: dict[str, int]
+    unknown_language: UnknownLanguage | None = Field(None, description=(
+        "Rows whose judged texts are in a language the detector does not know."))
 
 
 class ServiceUsage(BaseModel):

@@ -128,6 +128,8 @@ class RunTally:
         self.prompt_sha256: dict[str, str] = {}
         self.injected = 0  # rows whose texts address the evaluator
         self.injection_kinds: Counter[str] = Counter()
+        self.unknown_language_rows = 0  # rows with a judged text in a language the detector lacks
+        self.unknown_languages: Counter[str] = Counter()
         self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
 
     def add(self, record: Mapping[str, Any]) -> None:
@@ -159,6 +161,10 @@ class RunTally:
         if found is not None and isinstance(found, Mapping):
             self.injected += 1
             self.injection_kinds.update(str(k) for k in found.get("kinds") or [])
+        languages = record.get("injection_language")
+        if isinstance(languages, Mapping) and languages:
+            self.unknown_language_rows += 1
+            self.unknown_languages.update({str(v) for v in languages.values()})
         for family in self.families:
             family.add(record)
 
@@ -225,7 +231,10 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "metrics": (metrics_summary := tally.metrics(options)),
         "failures": _with_panel(call_failures(metrics_summary, tally.unreadable), tally.panel),
         "injection": {"mode": on_injection, "flagged_rows": tally.injected,
-                      "kinds": dict(tally.injection_kinds.most_common())},
+                      "kinds": dict(tally.injection_kinds.most_common()),
+                      "unknown_language": {
+                          "rows": tally.unknown_language_rows,
+                          "languages": dict(tally.unknown_languages.most_common())}},
         "skipped": skipped,
         **tally.sections(options),
         **({"panel": {"agreement": tally.panel.agreement([m.name for m in metrics])}}
