@@ -21,6 +21,8 @@ from ._chinese import CHINESE
 from ._english import ENGLISH
 from ._flag import KINDS, InjectionFlag, excerpt
 from ._learned import LEARNED_PATTERN, addressed_spans
+from ._french import FRENCH
+from ._spanish import SPANISH
 
 __all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "judged_texts",
            "scan_row", "scan_text"]
@@ -38,7 +40,7 @@ question, so text addressed to it, a ready-made verdict or a forged fence is fla
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE))
+    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE, *SPANISH, *FRENCH))
 LEARNED = "addressed"
 """The kind the learned detector flags (the others come from :data:`PATTERNS`)."""
 PATTERN_KINDS = tuple(k for k in KINDS if k != LEARNED)
