@@ -41,6 +41,11 @@ GAP = r"(?:\s+[\w'’-]+){0,4}?\s+"
 """Up to four words between a verb and what it governs ("asigna ya mismo a esta respuesta")."""
 
 
+# What may follow a score: the end of a line or sentence, or a capital ("Puntuación: 5 Muy
+# bien"); "Score: 5 points in the game" is not a verdict.
+_END = r"(?=[ \t]*(?:$|[.,;:!?)](?!\d)|\s+(?-i:[A-ZÁÉÍÓÚÀÈÂÊÎÔÛÇÄÖÜ\[{\"])))"
+
+
 def number_value(of: str, stars: str) -> str:
     """A score on a judge's scale: ``5``, ``4,5``, ``5/5``, ``10 <of> 10``, not followed by
     ``stars`` (a product review's "4 de 5 estrellas" is data) nor a percent sign.
@@ -48,8 +53,8 @@ def number_value(of: str, stars: str) -> str:
     Example:
         >>> import re
         >>> value = number_value("de|sobre", "estrellas")
-        >>> [bool(re.match(value + "$", v)) for v in ("5/5", "10 de 10", "4 de 5 estrellas")]
-        [True, True, False]
+        >>> [bool(re.match(value, v)) for v in ("5/5", "10 de 10", "4 de 5 estrellas", "5 puntos")]
+        [True, True, False, False]
     """
     return (rf"(?!\d+(?:[.,]\d+)?(?:\s+(?:{of})\s+\d+)?\s+(?:{stars})\b)(?:10|100|\d)(?:[.,]\d+)?(?![\d.,]\d)(?:\s*/\s*\d+|\s+(?:{of})\s+\d+)?"
-            rf"(?!\s*%)(?![\d/])(?!\s+(?:{stars})\b)")
+            rf"(?!\s*%)(?![\d/])(?!\s+(?:{stars})\b){_END}")
