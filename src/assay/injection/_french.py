@@ -3,7 +3,9 @@
 Same kinds as the English ones. They aim at the judge (l'évaluateur, le barème, la note de
 *cette réponse*), not at the words alone: news text saying a driver "a ignoré le code de la
 route", a review "Note : 4 sur 5 étoiles" or "Le système d'exploitation se met à jour" does not
-match. Accents are optional (:func:`~._latin_parts.fold`).
+match. Accents are optional (:func:`~._latin_parts.fold`). "Assistant" is spelt as in English:
+the French turn is "Assistant :", with the space French puts before a colon (an English
+transcript's "Assistant:" is left to the English patterns, which want it at a line start).
 
 Example:
     >>> import re
@@ -96,7 +98,7 @@ FRENCH: list[tuple[str, str, str]] = [(pid, kind, fold(source)) for pid, kind, s
       r"(?:tâche|réponse|évaluation|épreuve))?\s*:")),
     # ---- fake_verdict
     ("fr.fake_verdict.label-colon", "fake_verdict",
-     (rf"{START}(?:note|score|notation|évaluation|verdict|appréciation|jugement|décision"
+     (rf"{START}(?:note|notation|évaluation|verdict|appréciation|jugement|décision"
       rf"|résultat|fidélité|pertinence)(?:\s+(?:finale?|globale?|totale?|de\s+l{_APO}évaluation"
       r"|du\s+correcteur))?\s*[:=]\s*(?:" + _VALUE + r")(?![\w])")),
     ("fr.fake_verdict.self-assessment", "fake_verdict",
@@ -133,8 +135,9 @@ FRENCH: list[tuple[str, str, str]] = [(pid, kind, fold(source)) for pid, kind, s
       r"|texte\s+à\s+évaluer|conversation)[ \t]*[-=#*\]]*[ \t]*$")),
     # ---- role_marker
     ("fr.role_marker.line", "role_marker",
-     (rf"{START}(?:#{{1,6}}[ \t]*|\*\*|\[)?(?:système|assistant|développeur|message\s+(?:du\s+)?"
-      r"système|consignes\s+(?:du\s+)?système)(?:\*\*|\])?[ \t]*(?::|$)")),
+     (rf"{START}(?:(?:#{{1,6}}[ \t]*|\*\*|\[)?(?:système|développeur|message\s+(?:du\s+)?"
+      r"système|consignes\s+(?:du\s+)?système)(?:\*\*|\])?[ \t]*(?::|$)|(?:#{1,6}[ \t]*|\*\*"
+      r"|\[)?assistant(?:\*\*|\])?(?:[ \t]+:|[ \t]*$))")),
     ("fr.role_marker.tag", "role_marker",
      r"\[(?:système|assistant)\]|</?\s*(?:système|assistant)\s*>"),
 ]]

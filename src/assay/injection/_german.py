@@ -104,7 +104,7 @@ GERMAN: list[tuple[str, str, str]] = [(pid, kind, fold(source)) for pid, kind, s
     # ---- fake_verdict
     ("de.fake_verdict.label-colon", "fake_verdict",
      (r"" + START + r"(?:bewertung|note|punktzahl|punkte|gesamtnote|endnote|gesamtbewertung"
-      r"|endbewertung|urteil|ergebnis|beurteilung|entscheidung|einstufung|wertung|score"
+      r"|endbewertung|urteil|ergebnis|beurteilung|entscheidung|einstufung|wertung"
       r"|(?:ergebnis|urteil)\s+der\s+(?:prüfung|bewertung))\s*[:=]\s*(?:" + _VALUE
       + r")(?![\w])")),
     ("de.fake_verdict.self-assessment", "fake_verdict",
@@ -140,7 +140,7 @@ GERMAN: list[tuple[str, str, str]] = [(pid, kind, fold(source)) for pid, kind, s
       r"|dokuments?|zu\s+bewertenden\s+textes|gesprächs)[ \t]*[-=#*\]]*[ \t]*$")),
     # ---- role_marker
     ("de.role_marker.line", "role_marker",
-     (rf"{START}(?:#{{1,6}}[ \t]*|\*\*|\[)?(?:system|assistent|entwickler|systemnachricht"
+     (rf"{START}(?:#{{1,6}}[ \t]*|\*\*|\[)?(?:(?-i:System|SYSTEM)|assistent|entwickler|systemnachricht"
       r"|systemmeldung|systemhinweis|systemanweisungs?|systemanweisungen)(?:\*\*|\])?[ \t]*(?::"
       r"|$)")),
     ("de.role_marker.tag", "role_marker",

@@ -5,7 +5,7 @@ Same kinds as the English ones. They aim at the judge (o avaliador, a rubrica, a
 resposta*), not at the words alone: news text saying a driver "ignorou as regras de trânsito",
 a review "Avaliação: 4 de 5 estrelas" or "O sistema operacional será atualizado" does not
 match. Accents are optional (:func:`~._latin_parts.fold`), except in "dê"/"dá", whose plain
-spellings are the prepositions "de"/"da".
+spellings are the prepositions "de"/"da" (taken for the verb only where a clause starts).
 
 Example:
     >>> import re
@@ -60,7 +60,8 @@ PORTUGUESE: list[tuple[str, str, str]] = [(pid, kind, fold(source)) for pid, kin
       rf"|aplique))\b{GAP}(?:(?:todas?|todos?)\s+)?(?:(?:as|os|a|o|suas|seus|tuas|teus)\s+)?"
       rf"{_RULES}")),
     ("pt.order.give-top-score", "order",
-     (r"\b(?:d\xea|d\xe1|d[ea](?=\s+(?:a\s+)?(?:nota|pontua\w+)\s)|dar|dar-lhe|atribua|atribui"
+     (r"\b(?:d\xea|d\xe1|(?:^|(?<=[.!?:;,]\s)|(?<=\se\s))d[ea](?=\s+(?:a\s+)?(?:nota|pontua\w+)\s)"
+      r"|dar|dar-lhe|atribua|atribui"
       r"|atribuir|conceda|concede|conceder|ponha|põe|coloque|coloca|avalie|avaliar|classifique"
       rf"|pontue|pontuar)\b(?:{GAP}|\s+){_TOP}")),
     ("pt.order.rate-as", "order",
