@@ -19,6 +19,9 @@ from assay.data import Row
 
 from ._chinese import CHINESE
 from ._english import ENGLISH
+from ._japanese import JAPANESE
+from ._korean import KOREAN
+from ._russian import RUSSIAN
 from ._flag import KINDS, InjectionFlag, excerpt
 from ._learned import LEARNED_PATTERN, addressed_spans
 
@@ -38,7 +41,7 @@ question, so text addressed to it, a ready-made verdict or a forged fence is fla
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE))
+    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE, *JAPANESE, *KOREAN, *RUSSIAN))
 LEARNED = "addressed"
 """The kind the learned detector flags (the others come from :data:`PATTERNS`)."""
 PATTERN_KINDS = tuple(k for k in KINDS if k != LEARNED)
