@@ -19,11 +19,11 @@ from assay.data import Row
 
 from ._chinese import CHINESE
 from ._english import ENGLISH
+from ._flag import KINDS, InjectionFlag, excerpt
 from ._japanese import JAPANESE
 from ._korean import KOREAN
-from ._russian import RUSSIAN
-from ._flag import KINDS, InjectionFlag, excerpt
 from ._learned import LEARNED_PATTERN, addressed_spans
+from ._russian import RUSSIAN
 
 __all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "judged_texts",
            "scan_row", "scan_text"]
