@@ -32,7 +32,7 @@ _GIVE = (r"(?:(?:付け|つけ|与え|あげ|くれ)(?:て(?:ください|下さ
 _RATE = (r"(?:して(?:ください|下さい|くれ|ね)|しなさい|せよ|すること|しろ|するように"
          r"|していただ)")
 
-JAPANESE: list[tuple[str, str, str]] = [
+_JAPANESE: list[tuple[str, str, str]] = [
     # ---- order
     ("ja.order.ignore-instructions", "order",
      (r"(?:(?:(?:以上|上記|前|先|これまで|今まで|先ほど|既存|元|従来|すべて|全て|あらゆる)の?"
@@ -95,10 +95,28 @@ JAPANESE: list[tuple[str, str, str]] = [
       r"|終了|ここまで|開始)[ \t]*[-=#*】\]]*[ \t]*$")),
     # ---- role_marker
     ("ja.role_marker.line", "role_marker",
-     (rf"(?<![{_KANA_KANJI}\w])[ \t]*(?:【|\[|［|<|＜|#{{1,6}}[ \t]*)?(?:システム|アシスタント"
+     (rf"(?<![{_KANA_KANJI}\w])(?:【|\[|［|<|＜|#{{1,6}}[ \t]*)?(?:システム|アシスタント"
       r"|システムプロンプト|システムメッセージ|システム通知|システム指示)(?:】|\]|］|>|＞)?[ \t]*"
       r"(?:[:：]|$|(?<=】)|(?<=\])|(?<=］)|(?<=>)|(?<=＞))")),
     ("ja.role_marker.inline", "role_marker",
      (r"【(?:システム|開発者)[^】]{0,8}】|\[(?:システム|開発者)[^\]]{0,8}\]|システムプロンプト[:：]"
-      r"|以下は(?:新しい)?システム(?:プロンプト|指示)|(?:^|(?<=[。！？!?]))[ \t]*開発者[ \t]*[:：][^\n]{0,20}(?:採点|評価)")),
+      r"|以下は(?:新しい)?システム(?:プロンプト|指示)|(?:^|(?<=[。！？!?])|(?<=[。！？!?][ \t]))開発者[ \t]*[:：][^\n]{0,20}(?:採点|評価)")),
 ]
+
+# Python's re tries every alternative at every position: a lookahead on the first character
+# (Japanese, kana or kanji, or the few others a pattern can start with)
+# makes English text cheap to scan.
+_FIRST = "\u3040-\u30ff\u4e00-\u9fff"
+_MORE_FIRST = {
+    "ja.order.give-top-score": "0-9５１",
+    "ja.order.rate-as": "「『\"“",
+    "ja.fake_verdict.pairwise": "AaBbＡＢ",
+    "ja.evaluator_note.dear": "※（(",
+    "ja.role_marker.line": "【\\[［<＜#",
+    "ja.role_marker.inline": "【\\[",
+}
+
+JAPANESE: list[tuple[str, str, str]] = [
+    (pid, kind, source if kind == "delimiter"  # anchored at a line start: already cheap
+     else f"(?=[{_FIRST}{_MORE_FIRST.get(pid, '')}])(?:{source})")
+    for pid, kind, source in _JAPANESE]

@@ -27,7 +27,7 @@ _GIVE = (r"(?:주(?:세요|십시오|라|시기\s*바랍니다)|줘(?:요|라)?(
          r"|매겨\s*(?:주세요|주십시오|줘)|매기(?:세요|십시오|라))")
 _DO = r"(?:하(?:세요|십시오|라|시오|시기\s*바랍니다)|해\s*(?:주세요|주십시오|줘|라)|할\s*것)"
 
-KOREAN: list[tuple[str, str, str]] = [
+_KOREAN: list[tuple[str, str, str]] = [
     # ---- order
     ("ko.order.ignore-instructions", "order",
      (r"(?:(?:(?:위의?|앞의?|이전의?|기존의?|지금까지의?|모든|원래의?|상기)\s*(?:채점|평가|심사)?"
@@ -50,7 +50,7 @@ KOREAN: list[tuple[str, str, str]] = [
       r"|부탁\s*드립니다)")),
     ("ko.evaluator_note.dear", "evaluator_note",
      (rf"(?:(?:{_GRADER})\s*(?:님|여러분|분)|(?:채점|평가|심사)하시는\s*분(?:들)?)\s*[,，!]"
-      rf"|※?\s*(?:{_GRADER})\s*(?:참고|주의|필독|확인\s*요망)\s*[:：]"
+      rf"|(?:※\s*)?(?:{_GRADER})\s*(?:참고|주의|필독|확인\s*요망)\s*[:：]"
       r"|[(（]\s*(?:평가자|채점자|심사위원)\s*용\s*[)）]")),
     ("ko.evaluator_note.grader-must", "evaluator_note",
      (rf"(?:{_GRADER})\s*(?:은|는|님은|께서는)?\s*(?:이|본|위)\s*답변[^.\n]{{0,20}}?(?:만점|최고"
@@ -89,10 +89,28 @@ KOREAN: list[tuple[str, str, str]] = [
       r"[-=#*】\]]*[ \t]*$")),
     # ---- role_marker
     ("ko.role_marker.line", "role_marker",
-     (r"(?<![가-힣\w])[ \t]*(?:【|\[|［|<|＜|#{1,6}[ \t]*)?(?:시스템|어시스턴트|시스템\s*프롬프트"
+     (r"(?<![가-힣\w])(?:【|\[|［|<|＜|#{1,6}[ \t]*)?(?:시스템|어시스턴트|시스템\s*프롬프트"
       r"|시스템\s*메시지|시스템\s*알림|시스템\s*지시)(?:】|\]|］|>|＞)?[ \t]*"
       r"(?:[:：]|$|(?<=】)|(?<=\])|(?<=］)|(?<=>)|(?<=＞))")),
     ("ko.role_marker.inline", "role_marker",
      (r"【(?:시스템|개발자)[^】]{0,8}】|\[(?:시스템|개발자)[^\]]{0,8}\]|시스템\s*프롬프트\s*[:：]"
-      r"|(?:^|(?<=[.!?]))[ \t]*개발자[ \t]*[:：][^\n]{0,20}(?:채점|평가)")),
+      r"|(?:^|(?<=[.!?])|(?<=[.!?][ \t]))개발자[ \t]*[:：][^\n]{0,20}(?:채점|평가)")),
 ]
+
+# Python's re tries every alternative at every position: a lookahead on the first character
+# (Korean, Hangul, or the few others a pattern can start with)
+# makes English text cheap to scan.
+_FIRST = "가-힣"
+_MORE_FIRST = {
+    "ko.order.give-top-score": "0-9５",
+    "ko.order.rate-as": "가-힣",
+    "ko.fake_verdict.pairwise": "AaBb",
+    "ko.evaluator_note.dear": "※(（",
+    "ko.role_marker.line": "【\\[［<＜#",
+    "ko.role_marker.inline": "【\\[",
+}
+
+KOREAN: list[tuple[str, str, str]] = [
+    (pid, kind, source if kind == "delimiter"  # anchored at a line start: already cheap
+     else f"(?=[{_FIRST}{_MORE_FIRST.get(pid, '')}])(?:{source})")
+    for pid, kind, source in _KOREAN]

@@ -27,7 +27,7 @@ _TOP = (r"(?:высш\w*\s+(?:балл|оценк)\w*|максимальн\w*\s+
         r"|$)))")
 _AB = r"[AaBbАаБбВв](?![\w])"
 
-RUSSIAN: list[tuple[str, str, str]] = [
+_RUSSIAN: list[tuple[str, str, str]] = [
     # ---- order
     ("ru.order.ignore-instructions", "order",
      (r"(?:(?<!\w)(?:про)?игнорируй(?:те)?|(?<!не\s)забудь(?:те)?|не\s+обращай(?:те)?\s+внимания\s+на"
@@ -55,7 +55,7 @@ RUSSIAN: list[tuple[str, str, str]] = [
     ("ru.evaluator_note.address", "evaluator_note",
      (r"(?:примечание|заметка|записка|сообщение|обращение|информация|к\s+сведению|комментарий"
       rf"|пояснение|памятка|просьба)\s+(?:для|к)?\s*(?:уважаем\w*\s+)?{_GRADER}\s*[:,!—–-]"
-      rf"|внимание\s*[,:!]\s*{_GRADER}|(?:^|(?<=[.!?…]))\s*(?:для\s+)?{_GRADER}\s*[:—–]"
+      rf"|внимание\s*[,:!]\s*{_GRADER}|(?:^|(?<=[.!?…])|(?<=[.!?…]\s))(?:для\s+)?{_GRADER}\s*[:—–]"
       r"|котор\w+\s+(?:проводит|проводят|выполня\w*|дела\w*)\s+оценк\w*\s*[:,]")),
     ("ru.evaluator_note.dear", "evaluator_note",
      rf"(?:уважаем|дорог)\w*\s+{_GRADER}\s*[,!]"),
@@ -83,7 +83,7 @@ RUSSIAN: list[tuple[str, str, str]] = [
      (rf"(?:{_THIS}|(?:этот|данный)\s+контент)\s+(?:полностью\s+|абсолютно\s+)?(?:безвред\w*"
       r"|безопас\w*|безобид\w*|не\s+содержит\s+(?:ничего\s+)?вредн\w*)|в\s+(?:этом|данном)\s+"
       r"(?:ответе|тексте)\s+нет\s+(?:\S+\s+)?(?:опасност|вред)\w*"
-      r"|(?:^|(?<=[.!?…]))\s*(?:содержание|контент|текст)\s+(?:полностью\s+|абсолютно\s+)?"
+      r"|(?:^|(?<=[.!?…])|(?<=[.!?…]\s))(?:содержание|контент|текст)\s+(?:полностью\s+|абсолютно\s+)?"
       r"(?:безвредн|безопасн|безобидн)\w*")),
     ("ru.fake_verdict.severity", "fake_verdict",
      (r"(?:серь[её]зност\w*|уровень\s+(?:опасности|риска|вреда|угрозы)|степень\s+(?:опасности|вреда)"
@@ -95,10 +95,24 @@ RUSSIAN: list[tuple[str, str, str]] = [
       r"[-=#*】\]]*[ \t]*$")),
     # ---- role_marker
     ("ru.role_marker.line", "role_marker",
-     (r"(?<![\w-])[ \t]*(?:【|\[|<|#{1,6}[ \t]*)?(?:система|системное\s+сообщение|системный\s+промпт"
+     (r"(?<![\w-])(?:【|\[|<|#{1,6}[ \t]*)?(?:система|системное\s+сообщение|системный\s+промпт"
       r"|системная\s+инструкция|уведомление\s+системы|ассистент)(?:】|\]|>)?[ \t]*"
       r"(?:[:：]|$|(?<=】)|(?<=\])|(?<=>))")),
     ("ru.role_marker.inline", "role_marker",
      (r"【(?:систем|разработчик)[^】]{0,12}】|\[(?:систем|разработчик)[^\]]{0,12}\]"
-      r"|системный\s+промпт\s*[:：]|(?:^|(?<=[.!?…]))[ \t]*разработчик[ \t]*[:：][^\n]{0,20}оцен")),
+      r"|системный\s+промпт\s*[:：]|(?:^|(?<=[.!?…])|(?<=[.!?…][ \t]))разработчик[ \t]*[:：][^\n]{0,20}оцен")),
 ]
+
+# Python's re tries every alternative at every position: a lookahead on the first character
+# (Russian, Cyrillic, or the few others a pattern can start with)
+# makes English text cheap to scan.
+_FIRST = "\u0400-\u04ff"
+_MORE_FIRST = {
+    "ru.role_marker.line": "【\\[<#",
+    "ru.role_marker.inline": "【\\[",
+}
+
+RUSSIAN: list[tuple[str, str, str]] = [
+    (pid, kind, source if kind == "delimiter"  # anchored at a line start: already cheap
+     else f"(?=[{_FIRST}{_MORE_FIRST.get(pid, '')}])(?:{source})")
+    for pid, kind, source in _RUSSIAN]
