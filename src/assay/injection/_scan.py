@@ -22,9 +22,12 @@ from ._english import ENGLISH
 from ._flag import KINDS, InjectionFlag, excerpt
 from ._french import FRENCH
 from ._german import GERMAN
+from ._japanese import JAPANESE
+from ._korean import KOREAN
 from ._learned import LEARNED_PATTERN, addressed_spans
 from ._normalise import normalise
 from ._portuguese import PORTUGUESE
+from ._russian import RUSSIAN
 from ._spanish import SPANISH
 
 __all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "judged_texts",
@@ -43,7 +46,9 @@ question, so text addressed to it, a ready-made verdict or a forged fence is fla
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (*ENGLISH, *CHINESE, *SPANISH, *FRENCH, *GERMAN, *PORTUGUESE))
+    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (
+        *ENGLISH, *CHINESE, *SPANISH, *FRENCH, *GERMAN, *PORTUGUESE, *JAPANESE, *KOREAN,
+        *RUSSIAN))
 LEARNED = "addressed"
 """The kind the learned detector flags (the others come from :data:`PATTERNS`)."""
 PATTERN_KINDS = tuple(k for k in KINDS if k != LEARNED)
