@@ -32,7 +32,7 @@ from assay.data import Row
 
 from ._flag import KINDS
 from ._learned import addressed_spans
-from ._normalise import normalise
+from ._normalise import readings
 from ._scan import BASELINE, LEARNED, PATTERN_KINDS, PATTERNS, USER_KINDS
 
 __all__ = ["WITHHELD", "mask_row", "mask_text"]
@@ -63,11 +63,11 @@ def mask_text(text: str, kinds: Collection[str] = KINDS) -> str:
     """
     original = text
     for _ in range(_PASSES):
-        normalised = normalise(text)
-        spans = _spans(normalised.text, kinds)
-        if not spans:
+        withheld = [reading.original_span(a, b) for reading in readings(text)
+                    for a, b in _spans(reading.text, kinds)]
+        if not withheld:
             break
-        text = _remove(text, [normalised.original_span(a, b) for a, b in spans])
+        text = _remove(text, withheld)
     return text if text.strip() or not original.strip() else WITHHELD
 
 

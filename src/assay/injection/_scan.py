@@ -25,7 +25,7 @@ from ._german import GERMAN
 from ._japanese import JAPANESE
 from ._korean import KOREAN
 from ._learned import LEARNED_PATTERN, addressed_spans
-from ._normalise import normalise
+from ._normalise import readings
 from ._portuguese import PORTUGUESE
 from ._russian import RUSSIAN
 from ._spanish import SPANISH
@@ -90,8 +90,18 @@ def scan_text(text: str, *, field: str, learned: bool = True) -> list[InjectionF
 
 
 def _scan(text: str, field: str, kinds: Collection[str]) -> list[InjectionFlag]:
-    text = normalise(text).text  # obfuscation undone, hidden markup brought out
-    found: list[tuple[int, InjectionFlag]] = []
+    """The flags of every reading of ``text`` (:func:`._normalise.readings`: obfuscation
+    undone, hidden markup brought out), one per pattern (its first match)."""
+    found: dict[str, tuple[int, InjectionFlag]] = {}
+    for reading in readings(text):
+        for pid, start, flag in _scan_reading(reading.text, field, kinds):
+            found.setdefault(pid, (start, flag))
+    return [flag for _, flag in sorted(found.values(), key=lambda pair: pair[0])]
+
+
+def _scan_reading(text: str, field: str,
+                  kinds: Collection[str]) -> list[tuple[str, int, InjectionFlag]]:
+    found: list[tuple[str, int, InjectionFlag]] = []
     matched: list[tuple[int, int]] = []  # every pattern match, for the learned detector
     for pid, kind, pattern in PATTERNS:
         if kind not in kinds:
@@ -99,18 +109,17 @@ def _scan(text: str, field: str, kinds: Collection[str]) -> list[InjectionFlag]:
         spans = [m.span() for m in pattern.finditer(text)]
         if spans:
             start, end = spans[0]
-            found.append((start, InjectionFlag(field=field, kind=kind, pattern=pid,
-                                               excerpt=excerpt(text, start, end))))
+            found.append((pid, start, InjectionFlag(field=field, kind=kind, pattern=pid,
+                                                    excerpt=excerpt(text, start, end))))
             matched += spans
     if LEARNED in kinds:
         for start, end in addressed_spans(text):
             if not any(a < end and start < b for a, b in matched):
-                found.append((start, InjectionFlag(field=field, kind=LEARNED,
-                                                   pattern=LEARNED_PATTERN,
-                                                   excerpt=excerpt(text, start, end))))
+                found.append((LEARNED_PATTERN, start, InjectionFlag(
+                    field=field, kind=LEARNED, pattern=LEARNED_PATTERN,
+                    excerpt=excerpt(text, start, end))))
                 break
-    found.sort(key=lambda pair: pair[0])
-    return [flag for _, flag in found]
+    return found
 
 
 def scan_row(row: Row, *, learned: bool = True) -> list[InjectionFlag]:
