@@ -195,6 +195,9 @@ def main() -> None:
                     help="where to write the weights (default: the shipped file)")
     ap.add_argument("--lang-dir", type=Path, default=LANG_DIR,
                     help="the per-language files (tuning phrasings and clean texts' train half)")
+    ap.add_argument("--lang-clean-weight", type=int, default=30,
+                    help="how many times each clean sentence of the language files counts "
+                         "(they are a few hundred against the shared data's thousands)")
     ap.add_argument("--show", action="store_true",
                     help="print missed test phrasings (do not use on the test set you report)")
     args = ap.parse_args()
@@ -216,12 +219,12 @@ def main() -> None:
            for t in texts for s in sentences(t)]
     lang_neg = [s for data in languages.values() for key in ("clean_general", "clean_evaluation")
                 for t in lang_clean_part(data, key, "train") for s in sentences(t)]
-    neg += lang_neg
+    neg += lang_neg * args.lang_clean_weight
     neg += [s for t in look_alikes(args.synth // 4, seed=args.seed) for s in sentences(t)]
     print(f"train: {len(pos)} injected sentences ({', '.join(train_sets)}, {len(lang_pos)} of "
           f"the tuning phrasings of {len(languages)} language files ({', '.join(languages)}) "
           f"and {args.synth} synthetic), {len(neg)} clean sentences ({len(lang_neg)} of the "
-          "language files' train half)")
+          f"language files' train half, each counted {args.lang_clean_weight} times)")
     weights = fit(pos, neg, args.C)
 
     calibrate = clean_part("calibrate", args.per_source, args.seed)

@@ -33,6 +33,7 @@ from assay.data import Row
 from ._flag import KINDS
 from ._learned import addressed_spans
 from ._normalise import readings
+from ._quoted import JSON_VERDICT_PATTERNS, object_end, quoted_as_data
 from ._scan import BASELINE, LEARNED, PATTERN_KINDS, PATTERNS, USER_KINDS
 
 __all__ = ["WITHHELD", "mask_row", "mask_text"]
@@ -114,7 +115,8 @@ def mask_row(row: Row, *, learned: bool = True) -> Row:
 
 def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
     matches = [(kind, m, _opening(text, m.start(), m.end()))
-               for _, kind, pattern in PATTERNS if kind in kinds for m in pattern.finditer(text)]
+               for pid, kind, pattern in PATTERNS if kind in kinds for m in pattern.finditer(text)
+               if pid not in JSON_VERDICT_PATTERNS or not quoted_as_data(text, m.start())]
     # Matches that open a sentence of their own: a match inside the same sentence is cut
     # back to the nearest of them, not to the sentence's start.
     anchors = [opening for _, _, opening in matches if opening is not None]
@@ -124,28 +126,12 @@ def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
             start = max([_sentence_start(text, m.start()),
                          *(a for a in anchors if a <= m.start())])
         end = len(text) if kind in _TO_THE_END else _sentence_end(
-            text, max(_object_end(text, m.start(), m.end()), start))
+            text, max(object_end(text, m.start(), m.end()), start))
         spans.append((start, end))
     if LEARNED in kinds:  # sentences no pattern matched (a pattern's span is cut more finely)
         spans += [(a, b) for a, b in addressed_spans(text)
                   if not any(m.start() < b and a < m.end() for _, m, _ in matches)]
     return spans
-
-
-def _object_end(text: str, start: int, end: int) -> int:
-    """Where a JSON-looking object opened in ``text[start:end]`` closes (``end`` if none)."""
-    brace = text.find("{", start, end)
-    if brace < 0:
-        return end
-    depth = 0
-    for i in range(brace, len(text)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
 
 
 def _opening(text: str, start: int, end: int) -> int | None:

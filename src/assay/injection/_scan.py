@@ -27,6 +27,7 @@ from ._korean import KOREAN
 from ._learned import LEARNED_PATTERN, addressed_spans
 from ._normalise import readings
 from ._portuguese import PORTUGUESE
+from ._quoted import JSON_VERDICT_PATTERNS, quoted_as_data
 from ._russian import RUSSIAN
 from ._spanish import SPANISH
 
@@ -106,7 +107,8 @@ def _scan_reading(text: str, field: str,
     for pid, kind, pattern in PATTERNS:
         if kind not in kinds:
             continue
-        spans = [m.span() for m in pattern.finditer(text)]
+        spans = [m.span() for m in pattern.finditer(text)
+                 if pid not in JSON_VERDICT_PATTERNS or not quoted_as_data(text, m.start())]
         if spans:
             start, end = spans[0]
             found.append((pid, start, InjectionFlag(field=field, kind=kind, pattern=pid,
