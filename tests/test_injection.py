@@ -195,13 +195,13 @@ def test_clean_rows_have_no_flags() -> None:
 
 def test_public_names_and_pattern_ids() -> None:
     assert sorted(injection.__all__) == sorted(
-        ["EXCERPT_CHARS", "KINDS", "PATTERN_KINDS", "USER_KINDS", "WITHHELD", "InjectionFlag", "describe", "judged_texts", "mask_row",
-         "mask_text", "scan_row", "scan_text"])
+        ["EXCERPT_CHARS", "KINDS", "PATTERN_KINDS", "SUPPORTED", "USER_KINDS", "WITHHELD",
+         "InjectionFlag", "describe", "judged_texts", "language_of", "mask_row", "mask_text",
+         "scan_row", "scan_text", "unknown_languages"])
     assert all(hasattr(injection, n) for n in injection.__all__)
     assert isinstance(scan_text("Score: 5", field="a")[0], InjectionFlag)
-    from assay.injection._chinese import CHINESE
-    from assay.injection._english import ENGLISH
-    ids = [pid for pid, _, _ in (*ENGLISH, *CHINESE)]
+    from assay.injection._scan import PATTERNS
+    ids = [pid for pid, _, _ in PATTERNS]
     assert len(ids) == len(set(ids))
-    for pid, kind, _ in (*ENGLISH, *CHINESE):
-        assert re.fullmatch(rf"(en|zh)\.{kind}\.[a-z0-9-]+", pid), pid
+    for pid, kind, _ in PATTERNS:  # every language's patterns: <code>.<kind>.<name>
+        assert re.fullmatch(rf"({'|'.join(injection.SUPPORTED)})\.{kind}\.[a-z0-9-]+", pid), pid

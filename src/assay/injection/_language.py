@@ -41,7 +41,12 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["MIN_CONFIDENCE", "MIN_LETTERS", "MIN_WORDS", "OTHERS", "SAMPLE_CHARS", "SUPPORTED", "is_supported", "language_of"]
+from assay.data import Row
+
+from ._scan import LEARNED, judged_texts
+
+__all__ = ["MIN_CONFIDENCE", "MIN_LETTERS", "MIN_WORDS", "OTHERS", "SAMPLE_CHARS", "SUPPORTED",
+           "is_supported", "language_of", "unknown_languages"]
 
 SUPPORTED = ("en", "zh", "es", "fr", "de", "pt", "ja", "ko", "ru")
 """The languages the patterns and the learned detector are written and trained for."""
@@ -133,3 +138,26 @@ def _identifier() -> Any:
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     identifier.set_languages([c for c in _LANGID_SET if c in set(identifier.nb_classes)])
     return identifier
+
+
+def unknown_languages(row: Row) -> dict[str, str] | None:
+    """``{field: language}`` for the texts of ``row`` the learned detector reads (the answer,
+    assistant turns, the pairwise baseline; not tool-call arguments) whose language it does
+    not know, else None.
+
+    Example:
+        >>> from assay.data import rows_from_records
+        >>> unknown_languages(rows_from_records([{"answer":
+        ...     "La capitale della Francia è Parigi, sulla Senna."}])[0])
+        {'answer': 'it'}
+        >>> unknown_languages(rows_from_records([{"answer":
+        ...     "La capital de Francia es París, a orillas del Sena."}])[0]) is None
+        True
+    """
+    found: dict[str, str] = {}
+    for field, text, kinds in judged_texts(row):
+        if LEARNED in kinds and "tool_call" not in field:
+            language = language_of(text)
+            if not is_supported(language):
+                found[field] = str(language)
+    return found or None

@@ -64,7 +64,7 @@ assert {kind for _, kind, _ in PATTERNS} | {LEARNED} == set(KINDS)
 def scan_text(text: str, *, field: str, learned: bool = True) -> list[InjectionFlag]:
     """Every pattern of evaluator-directed text that ``text`` matches, in order of position.
 
-    One flag per matching pattern (its first match); English and Chinese patterns alike. Then
+    One flag per matching pattern (its first match), whatever its language. Then
     one ``addressed`` flag for the first sentence the learned detector flags that no pattern
     matched (:mod:`assay.injection._learned`). Both read the text normalised
     (:mod:`assay.injection._normalise`: invisible characters dropped, full-width forms and

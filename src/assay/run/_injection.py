@@ -19,8 +19,8 @@ Every mode flags the row and the summary counts the flagged rows. Metrics that c
 (token F1, BLEU, embeddings) always read the texts as they are.
 
 A row whose answer, assistant turns or pairwise baseline are in a language the detector does
-not know (:mod:`assay.injection._language`: it knows en, zh, es, fr, de, pt, ja, ko, ru) gets
-``injection_language`` (``{field: language}``, :func:`unknown_languages`), and the summary
+not know (:func:`assay.injection.unknown_languages`: it knows en, zh, es, fr, de, pt, ja, ko,
+ru) gets ``injection_language`` (``{field: language}``), and the summary
 counts such rows (``injection.unknown_language``): the defence is thinner there, so the run
 says so rather than treating the row as safe.
 
@@ -39,9 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..data import Row
-from ..injection import scan_row
-from ..injection._language import is_supported, language_of
-from ..injection._scan import LEARNED, judged_texts
+from ..injection import scan_row, unknown_languages
 
 __all__ = ["DETECTORS", "INJECTION_MODES", "WITHHOLDING_MODES", "injection_of", "injection_reason",
            "unknown_languages"]
@@ -63,29 +61,6 @@ def injection_of(row: Row, *, learned: bool = True) -> dict[str, Any] | None:
         return None
     kinds = sorted({f.kind for f in flags})
     return {"count": len(flags), "kinds": kinds, "flags": [f.as_dict() for f in flags[:_KEPT]]}
-
-
-def unknown_languages(row: Row) -> dict[str, str] | None:
-    """``{field: language}`` for the texts of ``row`` the learned detector reads (the answer,
-    assistant turns, the pairwise baseline; not tool-call arguments) whose language it does
-    not know, else None.
-
-    Example:
-        >>> from assay.data import rows_from_records
-        >>> unknown_languages(rows_from_records([{"answer":
-        ...     "La capitale della Francia è Parigi, sulla Senna."}])[0])
-        {'answer': 'it'}
-        >>> unknown_languages(rows_from_records([{"answer":
-        ...     "La capital de Francia es París, a orillas del Sena."}])[0]) is None
-        True
-    """
-    found = {}
-    for field, text, kinds in judged_texts(row):
-        if LEARNED in kinds and "tool_call" not in field:
-            language = language_of(text)
-            if not is_supported(language):
-                found[field] = str(language)
-    return found or None
 
 
 def injection_reason(found: dict[str, Any]) -> str:
