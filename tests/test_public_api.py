@@ -74,8 +74,10 @@ def test_top_level_names_are_the_subpackages_objects() -> None:
 
 def test_version_matches_the_installed_distribution() -> None:
     assert assay.__version__ == importlib.metadata.version("assay")
-    pyproject = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r'^version = "([^"]+)"', pyproject, re.MULTILINE).group(1) == assay.__version__
+    pyproject = (ROOT / "pyproject.toml").read_text()  # the version has one home: _version.py
+    assert re.search(r'^dynamic = \["version"\]', pyproject, re.MULTILINE)
+    assert re.search(r'^path = "src/assay/_version.py"', pyproject, re.MULTILINE)
+    assert not re.search(r'^version = ', pyproject, re.MULTILINE)
 
 
 def _readme_python_example() -> str:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         explain,
     )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 #: Public name -> the package that defines it (imported on first access).
 _LAZY: dict[str, str] = {

@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 
-from .. import __version__
+from .._version import __version__
 from . import align as align_cmd
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
+from .._version import __version__
 
 if TYPE_CHECKING:
     import typer

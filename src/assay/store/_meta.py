@@ -11,8 +11,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib.metadata
 from datetime import UTC, datetime
+
+from .._version import __version__
 
 __all__ = ["assay_version", "now_iso"]
 
@@ -23,16 +24,6 @@ def now_iso(now: datetime | None = None) -> str:
 
 
 def assay_version() -> str:
-    """``assay.__version__``, else the installed distribution's version, else ``"unknown"``."""
-    try:
-        import assay  # imported late: assay's __init__ may import the store
-
-        version = getattr(assay, "__version__", None)
-        if isinstance(version, str) and version:
-            return version
-    except ImportError:  # pragma: no cover - a broken install
-        pass
-    try:
-        return importlib.metadata.version("assay")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
-        return "unknown"
+    """The running assay's version (``assay._version``: the store no longer imports the
+    top-level package, whose ``__init__`` may import the store)."""
+    return __version__
