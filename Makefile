@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_OUT ?= assay-out/demo
 
-.PHONY: demo test postgres browser lint bench-efficiency bench-agreement bench-embeddings clean
+.PHONY: demo test postgres browser lint typecheck bench-efficiency bench-agreement bench-embeddings clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,10 @@ test: $(VENV)/.dev-installed postgres browser
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests benchmarks
+
+## typecheck: mypy over src/ (pyproject's [tool.mypy]); CI runs it before the tests
+typecheck: $(VENV)/.dev-installed
+	$(BIN)/mypy src/assay
 
 bench-efficiency: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/judge_efficiency.py

@@ -88,7 +88,7 @@ async def run_tool_call(call: Mapping[str, Any], tools: Tools, *,
         args, content = None, f"error: arguments are not valid JSON ({e})"
     else:
         content = "error: arguments are not a JSON object"
-    if name not in tools:
+    if not isinstance(name, str) or name not in tools:
         content = f"error: no tool named {name!r} (tools: {', '.join(sorted(tools))})"
     elif isinstance(args, dict):
         content = await _call(tools[name], args, timeout)

@@ -167,7 +167,8 @@ async def align_async(
 
     own_judge = isinstance(judge, str)
     backend = make_judge(judge)
-    run = {"cache": cache, "concurrency": concurrency, "lang": lang, "progress": progress}
+    run: dict[str, Any] = {"cache": cache, "concurrency": concurrency, "lang": lang,
+                           "progress": progress}
     sel_rows = [r for r, _ in selection]
     sel_human = [lab for _, lab in selection]
     positions = [scale.labels.index(lab) for lab in sel_human]

@@ -108,8 +108,10 @@ def compare_figures(human: Sequence[Hashable], before: Sequence[Hashable | None]
     for i, name in enumerate(FIGURES):
         diff = arrays["after"][:, i] - arrays["before"][:, i]
         ci = _interval(diff)
+        lo, hi = ci
         b, a = out["before"][name]["value"], out["after"][name]["value"]
         out["gain"][name] = {"value": None if a is None or b is None else round(a - b, 3),
                              "ci95": ci,
-                             "beyond_noise": ci[0] is not None and (ci[0] > 0 or ci[1] < 0)}
+                             "beyond_noise": lo is not None and hi is not None
+                             and (lo > 0 or hi < 0)}
     return out

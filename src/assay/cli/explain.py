@@ -100,10 +100,11 @@ def explain_cmd(
                               ensure_ascii=False))
     else:
         Console().print(explanation_table(row, found))
-    for e in found:
-        if e.score_differs:
-            err.print(f"[yellow]note:[/yellow] {escape(e.metric)}: the judge, asked again, "
-                      f"scored {_score(e.explained_score)}, not the stored {_score(e.score)}; "
+    for told in found:
+        if told.score_differs:
+            err.print(f"[yellow]note:[/yellow] {escape(told.metric)}: the judge, asked again, "
+                      f"scored {_score(told.explained_score)}, not the stored "
+                      f"{_score(told.score)}; "
                       "the stored score stands and the reason is for the new one.",
                       highlight=False, soft_wrap=True)
     asked = sum(e.asked and e.reason is not None for e in found)

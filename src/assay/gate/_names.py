@@ -70,7 +70,7 @@ def _problem(name: str, metrics: Mapping[str, Metric], skipped: Sequence[str]) -
         return None
     for suffix in (_UNSCORED, _DEFECT):
         base = name[:-len(suffix)] if name.endswith(suffix) else None
-        if base in metrics:
+        if base is not None and base in metrics:
             if suffix == _DEFECT and not _has_defects(metrics[base]):
                 return f"{base} has no defect rate (only the severity metrics do)."
             return None

@@ -178,6 +178,7 @@ def unreadable_kind(result: MetricResult | Mapping[str, Any] | None) -> str | No
         >>> unreadable_kind(MetricResult.unscored("does not apply: no context")) is None
         True
     """
+    details: Any
     if isinstance(result, MetricResult):
         value, details = result.value, result.details
     elif isinstance(result, Mapping):

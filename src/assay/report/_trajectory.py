@@ -136,7 +136,8 @@ def call_findings(record: Mapping[str, Any] | None) -> tuple[dict[int, list[str]
 def _arguments(call: Mapping[str, Any]) -> tuple[str, str, str]:
     """``(name, call id, arguments text)`` of a call as inputs hold it, in OpenAI's shape
     (``{"id", "function": {"name", "arguments"}}``: the store keeps it so, datasets give it so)."""
-    fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+    found = call.get("function")
+    fn: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     name = fn.get("name", "?")
     args = fn.get("arguments", "{}")
     if not isinstance(args, str):
@@ -158,8 +159,9 @@ def reference_text(ref: Mapping[str, Any]) -> str:
         >>> reference_text({"name": "f"})
         '(no arguments)'
     """
-    args = ref.get("arguments") if isinstance(ref.get("arguments"), Mapping) else {}
-    accept = ref.get("accept") if isinstance(ref.get("accept"), Mapping) else {}
+    found_args, found_accept = ref.get("arguments"), ref.get("accept")
+    args: Mapping[str, Any] = found_args if isinstance(found_args, Mapping) else {}
+    accept: Mapping[str, Any] = found_accept if isinstance(found_accept, Mapping) else {}
     lines = []
     for name in dict.fromkeys([*args, *accept]):
         if name not in accept or not isinstance(accept[name], list):

@@ -57,7 +57,8 @@ def alpha_of(rows: list[list[float]], level: str) -> tuple[float | None, str | N
     if np.all(values == values[0]):
         return None, "undefined: every rating is the same value"
     try:
-        alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+        alpha = float(krippendorff.alpha(reliability_data=data,
+                                         level_of_measurement=level))  # type: ignore[arg-type]
     except (ValueError, ZeroDivisionError) as e:
         return None, f"undefined: {e}"
     return (round(alpha, 4), None) if math.isfinite(alpha) else (None, "undefined")
@@ -79,7 +80,7 @@ class _MetricPanel:
     def add(self, result: Mapping[str, Any]) -> None:
         details = result.get("details") or {}
         entries: Mapping[str, Any] = details.get("panel") or {}
-        self.level = _LEVEL.get(details.get("panel_rule"), self.level)
+        self.level = _LEVEL.get(str(details.get("panel_rule")), self.level)
         for judge in entries:
             if judge not in self.judges:  # a judge first seen now: missing on earlier rows
                 self.judges[judge] = array("d", [math.nan] * self.rows)

@@ -236,7 +236,8 @@ def _flat(inputs: Mapping[str, Any], row_id: str) -> dict[str, Any]:
         >>> _flat({"question": "Q?", "extra": {"topic": "x"}}, "a")
         {'topic': 'x', 'question': 'Q?', 'id': 'a'}
     """
-    extra = inputs.get("extra") if isinstance(inputs.get("extra"), dict) else {}
+    found = inputs.get("extra")
+    extra: dict[str, Any] = found if isinstance(found, dict) else {}
     return {**extra, **{k: v for k, v in inputs.items() if k != "extra"}, "id": row_id}
 
 

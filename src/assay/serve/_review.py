@@ -169,7 +169,8 @@ class ReviewPages(SiteBase):
             scale = scales.get(m["name"])
             mine = next((lb for lb in labels if lb.metric == m["name"] and lb.rater == rater),
                         None)
-            result = record.get(m["name"]) if isinstance(record.get(m["name"]), Mapping) else {}
+            found = record.get(m["name"])
+            result: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             m.update(scale=scale, options=_options(scale) if scale else [],
                      judged=scale.judge_label(result) if scale else None,
                      mine=None if mine is None else str(mine.value),
@@ -189,7 +190,8 @@ class ReviewPages(SiteBase):
     def _save(self, ref: str, form: Mapping[str, str]) -> Response:
         info = self.find(ref)
         row, rater = form.get("row") or "", (form.get("rater") or "").strip()
-        order = form.get("order") if form.get("order") in ORDERS else "run"
+        chosen = form.get("order")
+        order = chosen if chosen is not None and chosen in ORDERS else "run"
         if not rater:
             raise HTTPException(400, "Enter your name in the rater field, so that labels by "
                                      "different people stay apart; then save again.")

@@ -89,7 +89,7 @@ def _scale_of(name: str, agg: Mapping[str, Any], records: Sequence[Mapping[str, 
     if isinstance(labels, Mapping) and labels:
         keys = [str(k) for k in labels]
         values: list[int | str] = ([int(k) for k in keys] if all(k.lstrip("-").isdigit()
-                                                                 for k in keys) else keys)
+                                                                 for k in keys) else list(keys))
         return RatingScale(name, "labels", values)
     details = [r[name].get("details") for r in records
                if isinstance(r.get(name), Mapping) and isinstance(r[name].get("details"), Mapping)]

@@ -122,7 +122,8 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if _is_number(value):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _is_type(value: Any, name: Any) -> bool:

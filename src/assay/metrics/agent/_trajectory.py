@@ -120,7 +120,7 @@ class ToolCallAccuracy(AgentMetric):
         counts: Counter[str] = Counter()
         for r in results:
             if r.value is not None:
-                counts.update({f.get("kind") for f in r.details.get("findings") or []
+                counts.update({str(f["kind"]) for f in r.details.get("findings") or []
                                if isinstance(f, dict) and isinstance(f.get("kind"), str)})
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return {**mean_aggregate(results), "findings": dict(ranked)}

@@ -184,9 +184,11 @@ def refused_names(parsed: nodes.Template) -> list[tuple[int, str]]:
             name: Any = node.attr
         elif isinstance(node, nodes.Getitem):
             name = node.arg.value if isinstance(node.arg, nodes.Const) else None
-        else:
+        elif isinstance(node, nodes.Filter):
             name = (node.args[0].value if node.name == "attr" and node.args
                     and isinstance(node.args[0], nodes.Const) else None)
+        else:  # pragma: no cover - find_all yields only the three kinds asked for
+            continue
         if isinstance(name, str) and (name.startswith("_") or name in _INTERNAL):
             found.append((node.lineno, name))
     return sorted(found)
