@@ -33,6 +33,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ._hidden import hidden_texts
+
 __all__ = ["Normalised", "normalise", "readings"]
 
 _INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
@@ -59,12 +61,6 @@ _LOOKALIKE = str.maketrans(_LOOKALIKES,
 _MIXED_WORD = re.compile(rf"(?<!\w)\w*(?:[A-Za-z\u00c0-\u024f]\w*[{_LOOKALIKES}]|[{_LOOKALIKES}]\w*"
                          r"[A-Za-z\u00c0-\u024f])\w*")
 _GREEK_OR_CYRILLIC = re.compile(r"[\u0370-\u052f]")
-# Markup whose text a reader does not see but a judge reads: the groups are the hidden text.
-_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
-_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*<?[^\s)>]*>?(?:\s+(?:\"([^\"\n]*)\"|'([^'\n]*)'))?"
-                      r"\s*\)")
-_TAG = re.compile(r"<[A-Za-z][^<>]*>")
-_ATTRIBUTE = re.compile(r"\s(?:alt|title)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -243,23 +239,7 @@ def _bring_out_hidden(original: str, folded: str, starts: list[int] | None,
                       ends: list[int] | None) -> Normalised:
     """Put each hidden text of ``folded`` on a line of its own (mapping inserted breaks to
     where they stand in ``original``)."""
-    cuts: list[tuple[int, int, int, int]] = []  # hidden text (start, end), markup (start, end)
-    for m in _COMMENT.finditer(folded):
-        cuts.append((*m.span(1), *m.span()))
-    for m in _MD_LINK.finditer(folded):
-        if m.group(1):
-            cuts.append((*m.span(2), *m.span()))
-        title = 3 if m.group(3) is not None else 4
-        if m.group(title) is not None:  # the title, with its quotes and the spaces before
-            lo = m.start(title) - 1
-            while folded[lo - 1].isspace():
-                lo -= 1
-            cuts.append((*m.span(title), lo, m.end(title) + 1))
-    for tag in _TAG.finditer(folded):
-        for m in _ATTRIBUTE.finditer(folded, tag.start(), tag.end()):
-            value = 1 if m.group(1) is not None else 2
-            cuts.append((*m.span(value), m.start(), m.end()))
-    cuts = sorted((c for c in cuts if folded[c[0]:c[1]].strip()), key=lambda c: (c[0], -c[1]))
+    cuts = hidden_texts(folded)
     if not cuts:
         if starts is None:
             return Normalised(original, original)

@@ -23,7 +23,8 @@ from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protoco
 from ._fake import FakeJudge, Script, Truncated
 from ._known import known_capabilities
 from ._local import LocalJudge
-from ._openai import OpenAIJudge, azure_judge, call_openai, openai_client
+from ._openai import OpenAIJudge, azure_judge, openai_client
+from ._openai_calls import call_openai
 
 __all__ = [
     "JUDGES_GROUP",
