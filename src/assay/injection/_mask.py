@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 from assay.data import Row
@@ -33,6 +32,7 @@ from assay.data import Row
 from ._flag import KINDS
 from ._learned import addressed_spans
 from ._normalise import readings
+from ._pieces import sentence_end, sentence_start
 from ._quoted import JSON_VERDICT_PATTERNS, object_end, quoted_as_data
 from ._scan import BASELINE, LEARNED, PATTERN_KINDS, PATTERNS, USER_KINDS
 
@@ -42,9 +42,6 @@ WITHHELD = "[withheld]"
 """What the judge reads in place of a text that was all withheld."""
 
 _TO_THE_END = frozenset({"delimiter", "role_marker"})
-# A sentence ends after . ! ? (and the Chinese 。！？) followed by a space or the end, or at a
-# line break.
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 _PASSES = 4  # withholding a span can join two halves into a new match: scan again, a few times
 
 
@@ -123,9 +120,9 @@ def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
     spans = []
     for kind, m, start in matches:
         if start is None:
-            start = max([_sentence_start(text, m.start()),
+            start = max([sentence_start(text, m.start()),
                          *(a for a in anchors if a <= m.start())])
-        end = len(text) if kind in _TO_THE_END else _sentence_end(
+        end = len(text) if kind in _TO_THE_END else sentence_end(
             text, max(object_end(text, m.start(), m.end()), start))
         spans.append((start, end))
     if LEARNED in kinds:  # sentences no pattern matched (a pattern's span is cut more finely)
@@ -144,22 +141,6 @@ def _opening(text: str, start: int, end: int) -> int | None:
     if first < end and (text[first].isupper() or text[first] in "{[<(#=-*`|"):
         return first
     return None
-
-
-def _sentence_start(text: str, at: int) -> int:
-    last = 0
-    for m in _SENTENCE_END.finditer(text, 0, at):
-        last = m.end()
-    while last < len(text) and text[last] in " \t":  # the match may begin with the spaces
-        last += 1
-    return last
-
-
-def _sentence_end(text: str, at: int) -> int:
-    m = _SENTENCE_END.search(text, at)
-    if m is None:
-        return len(text)
-    return m.end() if m.group() != "\n" else m.start()
 
 
 def _remove(text: str, spans: list[tuple[int, int]]) -> str:

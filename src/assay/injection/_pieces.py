@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_TAILS", "MIN_CJK", "MIN_TAIL_WORDS", "MIN_WORDS", "piece_spans",
-           "sentence_spans"]
+__all__ = ["MAX_TAILS", "MIN_CJK", "MIN_TAIL_WORDS", "MIN_WORDS", "piece_spans", "sentence_end",
+           "sentence_spans", "sentence_start"]
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -55,6 +55,35 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((a, b))
         start = end
     return spans
+
+
+def sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding ``text[at]`` begins (after the last sentence end before it,
+    and the spaces after that end).
+
+    Example:
+        >>> sentence_start("One. Two three.", 9)
+        5
+    """
+    last = 0
+    for m in _SENTENCE_END.finditer(text, 0, at):
+        last = m.end()
+    while last < len(text) and text[last] in " \t":  # the match may begin with the spaces
+        last += 1
+    return last
+
+
+def sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding ``text[at]`` ends (after its mark; before a line break).
+
+    Example:
+        >>> sentence_end("One. Two three.", 0), sentence_end("One\\nTwo", 0)
+        (4, 3)
+    """
+    m = _SENTENCE_END.search(text, at)
+    if m is None:
+        return len(text)
+    return m.end() if m.group() != "\n" else m.start()
 
 
 def piece_spans(text: str) -> list[tuple[int, int]]:

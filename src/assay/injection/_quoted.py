@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from ._pieces import sentence_start
+
 __all__ = ["JSON_VERDICT_PATTERNS", "object_end", "quoted_as_data"]
 
 #: The patterns whose match is a JSON object holding a verdict key.
@@ -31,7 +33,6 @@ _CUE = re.compile(
     r"(?i)(?:\b(?:e\.\s?g\.|for (?:example|instance)|such as|examples?|samples?|format|schema"
     r"|beispiel\w*|zum beispiel|z\.\s?b\.|ejemplos?|por ejemplo|exemples?|par exemple"
     r"|exemplos?|por exemplo|пример\w*|например)|例えば|例[:：]|例如|示例|样例|例子|예시|예를 들어)")
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _GOES_ON = re.compile(r"[ \t]*[;,]?[ \t]*[^\W\d_]")
 
 
@@ -60,7 +61,7 @@ def object_end(text: str, start: int, end: int | None = None) -> int:
 
 def quoted_as_data(text: str, start: int) -> bool:
     """Whether the JSON object at ``text[start:]`` is quoted as data (see the module)."""
-    opened = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    opened = sentence_start(text, start)
     if _CUE.search(text, opened, start):
         return True
     after = text[object_end(text, start):]
