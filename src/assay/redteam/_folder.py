@@ -22,11 +22,11 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
 
+from .._files import atomic_write
 from ..errors import ConfigError, option
 from ..run import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
 
@@ -86,6 +86,5 @@ def accept_new_conversations(side_dir: Path, dataset: Path) -> None:
     if manifest is None or manifest.dataset_sha256 == digest:
         return
     manifest.dataset_sha256 = digest
-    tmp = side_dir / (MANIFEST_NAME + ".tmp")
-    tmp.write_text(json.dumps(asdict(manifest), indent=2, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, side_dir / MANIFEST_NAME)
+    with atomic_write(side_dir / MANIFEST_NAME, what="the run's manifest") as f:
+        f.write(json.dumps(asdict(manifest), indent=2, ensure_ascii=False))
