@@ -83,7 +83,7 @@ from safety_agreement import run_safety
 import assay
 from assay import JudgeOptions, RunOptions, ScoringOptions
 from assay.metrics.safety import is_defect
-from assay.run import load_finished
+from assay.records import load_finished
 
 __all__ = ["EMPTY", "PREFERENCE", "pairwise_rows", "run_pairwise", "run_sets"]
 

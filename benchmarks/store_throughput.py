@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.data import Row, row_inputs
-from assay.run._recording import RunRecorder
+from assay.records._recording import RunRecorder
 from assay.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.data import Row, read_dataset, row_inputs, rows_from_records
 from assay.metrics import MetricResult, ScoreContext, mean_aggregate
-from assay.run import JudgeOptions, RunOptions, evaluate, load_finished
-from assay.run._stored_row import StoredRow
+from assay.records import load_finished
+from assay.records._stored_row import StoredRow
+from assay.run import JudgeOptions, RunOptions, evaluate
 from assay.store import open_store
 from test_ray_engine import ray_instance  # noqa: F401  (the shared Ray fixture and skip rule)
 from test_serve_browser import (  # noqa: F401  (the browser fixture and helpers)

@@ -21,9 +21,9 @@ from assay.agents import AgentRunner, make_agent
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.report import metric_names
-from assay.robustness import make_target
 from assay.run import RunOptions, evaluate
 from assay.store import open_store
+from assay.targets import make_target
 from support import chat_completion
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,9 +6,9 @@ import asyncio
 import time
 from collections import deque
 
+from assay.calls import Budget, ManagedJudge
 from assay.errors import RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse
-from assay.run import Budget, ManagedJudge
 
 
 class WindowLimitedProvider:

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.main import app
-from assay.run import RunRecorder
-from assay.run._recording import start_recording
+from assay.records import RunRecorder
+from assay.records._recording import start_recording
 from assay.store import open_store
 
 ROWS = [{"id": f"q{i}", "question": f"Question {i}?", "answer": f"answer {i}",
@@ -216,7 +216,7 @@ def test_rm_refuses_a_run_still_running_unless_forced_and_deletes_one_whose_proc
 
     store = tmp_path / "runs.sqlite"
     subprocess.run([sys.executable, "-c", (
-        "import sys; from assay.store import open_store; from assay.run import RunRecorder\n"
+        "import sys; from assay.store import open_store; from assay.records import RunRecorder\n"
         f"s = open_store(sys.argv[1]); RunRecorder.start(s, **{_RUN!r})"), str(store)],
         check=True, timeout=60)  # a run left 'running' by a process that is gone
     (gone, status, _), = _stored_runs(store)

@@ -18,8 +18,8 @@ import typer
 from typer.testing import CliRunner
 
 from assay.align._split import stratified_split
+from assay.calls._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT
 from assay.cli.main import app
-from assay.run._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"

@@ -18,7 +18,7 @@ from assay import RunOptions
 from assay.cli.main import app as cli_app
 from assay.compare import compare_runs, paired_bootstrap_ci
 from assay.errors import ConfigError, DataError
-from assay.run import RunData, load_run_dir
+from assay.records import RunData, load_run_dir
 
 METRIC_KEYS = {"mean_a", "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired",
                "diff", "ci95", "beyond_noise"}
@@ -180,7 +180,7 @@ def test_interval_of_one_metric_does_not_depend_on_the_others() -> None:
 def test_blocks_give_the_same_interval_as_one_draw(monkeypatch: pytest.MonkeyPatch) -> None:
     diffs = np.random.default_rng(1).normal(size=50)
     whole = paired_bootstrap_ci(diffs, n_boot=500, seed=9)
-    monkeypatch.setattr("assay.run._interval._BLOCK_CELLS", 50 * 7)  # 7 resamples a block
+    monkeypatch.setattr("assay.records._interval._BLOCK_CELLS", 50 * 7)  # 7 resamples a block
     assert paired_bootstrap_ci(diffs, n_boot=500, seed=9) == whole
 
 

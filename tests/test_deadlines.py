@@ -25,11 +25,12 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.agents import make_agent, run_tool_call
+from assay.calls import ManagedEmbedder
 from assay.cli.main import app
 from assay.embeddings import make_embedder
 from assay.errors import CallTimeoutError, JudgeError
-from assay.robustness import make_target
-from assay.run import JudgeOptions, ManagedEmbedder, RunOptions, evaluate_async
+from assay.run import JudgeOptions, RunOptions, evaluate_async
+from assay.targets import make_target
 from support import LoopbackServer, completion_body
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +192,7 @@ def test_a_hung_python_target_times_out_and_does_not_keep_the_process_alive(
     with pytest.raises(CallTimeoutError, match=r"^timed out after 0\.5 s$"):
         _bounded(target.answer("q", [], "en"))
     # A call given up on (here by the caller) leaves nothing behind that the process waits for.
-    script = (f"import asyncio\nfrom assay.robustness import make_target\n"
+    script = (f"import asyncio\nfrom assay.targets import make_target\n"
               f"target = make_target('python:{hung_module}:app')\n"
               "async def main():\n    try:\n"
               "        await asyncio.wait_for(target.reply([]), 0.5)\n"

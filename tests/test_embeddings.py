@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from assay import JudgeOptions, evaluate
+from assay.calls import ManagedEmbedder, RetryPolicy
 from assay.embeddings import EmbeddingCache, LocalEmbedder, cosine, local_embedder_missing
 from assay.errors import ConfigError, RetryableJudgeError
-from assay.run import ManagedEmbedder, RetryPolicy
 from conftest import QA50
 
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.json"

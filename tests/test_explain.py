@@ -15,7 +15,7 @@ from assay import FakeJudge, JudgeCapabilities, RunOptions, ScoringOptions, eval
 from assay.cli.main import app
 from assay.errors import ConfigError, JudgeError
 from assay.judges import JudgeRequest
-from assay.run._outdir import lock_output
+from assay.records._outdir import lock_output
 from assay.store import open_store
 
 LOCAL = JudgeCapabilities(local=True)

@@ -21,8 +21,8 @@ from assay.metrics import (
     summary_notes,
 )
 from assay.metrics.lexical import ExactMatch
+from assay.records import RunData
 from assay.report import render_report
-from assay.run import RunData
 
 
 class _CountingTally:

@@ -193,7 +193,7 @@ def test_a_summary_the_disk_refuses_leaves_a_run_that_resume_completes(
     data = _write(tmp_path / "d.jsonl", _rows(4))
     out, store = tmp_path / "out", tmp_path / "runs.sqlite"
     with monkeypatch.context() as patch:
-        for module in ("assay.run._results", "assay.run._evaluate"):
+        for module in ("assay.records._results", "assay.run._evaluate"):
             patch.setattr(f"{module}.json", _NoRoomForTheSummary(), raising=False)
         full = _run(data, out, store)
     assert full.exit_code == 3, full.output

@@ -1,4 +1,4 @@
-"""The mean's standard error and 95% bootstrap interval (``assay.run.mean_interval``): checked
+"""The mean's standard error and 95% bootstrap interval (``assay.records.mean_interval``): checked
 against scipy (``stats.sem``, ``stats.bootstrap`` percentile), their edge cases, their
 independence from row order, and what a run's summary.json carries."""
 
@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 
 import assay
-import assay.run._interval as interval_module
+import assay.records._interval as interval_module
 from assay import RunOptions
-from assay.run import BOOTSTRAP_RESAMPLES, bootstrap_mean_ci, mean_interval
+from assay.records import BOOTSTRAP_RESAMPLES, bootstrap_mean_ci, mean_interval
 
 
 def _samples() -> list[tuple[str, int, np.ndarray, float]]:

@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from assay.run import ManagedJudge
-from assay.run._pace import ADAPTIVE_START
+from assay.calls import ManagedJudge
+from assay.calls._pace import ADAPTIVE_START
 from conftest import QA50, FakeJudgeServer
 from support import LoopbackServer
 

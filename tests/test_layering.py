@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -159,3 +159,177 @@ def test_the_flag_check_finds_a_planted_flag(tmp_path: Path) -> None:
     planted = tmp_path / "m.py"
     planted.write_text('raise ValueError(f"Got --judge {x}. Fix: pip install --upgrade y")\n')
     assert list(_flags_in_raised_messages(planted)) == [(1, "--judge")]
+
+
+#: The packages of ``assay`` (and its top-level private modules), top layer first: a package
+#: imports only from layers below its own, never from its own layer or above (so no import runs
+#: back up, and no two packages import each other). ../shared/DESIGN.md section 1 and the
+#: README's layout section say what each one holds.
+LAYERS: list[tuple[str, ...]] = [
+    ("__main__",),
+    ("cli", "testing"),
+    ("serve",),
+    ("report", "compare", "gate"),
+    ("redteam", "robustness", "agents"),
+    ("align",),
+    ("calibration",),
+    ("run",),
+    ("records",),
+    ("targets",),
+    ("calls",),
+    ("metrics",),
+    ("prompts",),
+    ("embeddings",),
+    ("judges",),
+    ("injection",),
+    ("store",),
+    ("data",),
+    ("_entry_points", "_env", "_files", "_sqlite_cache", "_text", "_version"),
+    ("errors",),
+    ("_secrets",),
+]
+#: Packages that read runs as written (records/) and must never reach into the runner.
+READERS_OF_RUNS = ("report", "compare", "serve", "gate")
+
+
+def _unit(parts: Sequence[str]) -> str | None:
+    """The layer unit of a module path (``["assay", "run", "_score"]`` -> ``run``); the
+    ``assay`` facade itself (``assay/__init__.py``, which only re-exports lazily) is none."""
+    return parts[1] if len(parts) > 1 else None
+
+
+def package_imports() -> list[tuple[str, str, str]]:
+    """``(importer, imported, where)`` for each import between two layer units of ``assay``."""
+    found = []
+    for path in _modules():
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        here = _unit(parts)
+        if here is None:
+            continue
+        for line, target, names, source in _imports(path):
+            targets = [target + [n] for n in names] if len(target) == 1 else [target]
+            for full in targets:
+                there = _unit(full)
+                if there is not None and there != here:
+                    where = f"{path.relative_to(SRC)}:{line}: {' '.join(source.split())}"
+                    found.append((here, there, where))
+    return found
+
+
+def layer_violations(imports: Iterable[tuple[str, str, str]]) -> list[str]:
+    """Each import that goes up a layer or across one, and each unit no layer names."""
+    rank = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
+    bad = []
+    for here, there, where in imports:
+        if here not in rank or there not in rank:
+            missing = here if here not in rank else there
+            bad.append(f"{where} ({missing!r} is in no layer: add it to LAYERS)")
+        elif rank[there] <= rank[here]:
+            how = "its own layer" if rank[there] == rank[here] else "a layer above"
+            bad.append(f"{where} ({here} -> {there}: {how})")
+    return bad
+
+
+def test_imports_run_down_the_layers_only() -> None:
+    imports = package_imports()
+    units = {path.relative_to(ROOT).parts[0].removesuffix(".py") for path in _modules()} - {
+        "__init__"}
+    assert units <= {unit for layer in LAYERS for unit in layer}, "a package is in no layer"
+    bad = layer_violations(imports)
+    assert not bad, "imports against the layers:\n" + "\n".join(bad)
+
+
+def test_readers_of_runs_use_records_never_the_runner() -> None:
+    bad = [where for here, there, where in package_imports()
+           if here in READERS_OF_RUNS and there == "run"]
+    assert not bad, "report/compare/serve/gate import assay.run:\n" + "\n".join(bad)
+
+
+def test_the_layer_check_finds_an_upward_and_a_sideways_import() -> None:
+    imports = [("records", "run", "a.py:1"), ("agents", "robustness", "b.py:2"),
+               ("run", "records", "c.py:3"), ("watch", "run", "d.py:4")]
+    assert layer_violations(imports) == [
+        "a.py:1 (records -> run: a layer above)",
+        "b.py:2 (agents -> robustness: its own layer)",
+        "d.py:4 ('watch' is in no layer: add it to LAYERS)"]
+
+
+def test_the_runner_stays_small() -> None:
+    """run/ keeps evaluate, its options, the engines, scoring, panels and the tally: at most
+    18 modules, 3,500 lines and 25 exported names (the rest has rooms of its own)."""
+    import assay.run
+
+    modules = sorted((ROOT / "run").glob("*.py"))
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in modules)
+    assert len(modules) <= 18, [p.name for p in modules]
+    assert lines <= 3500, lines
+    assert len(assay.run.__all__) <= 25, assay.run.__all__
+
+
+def test_the_readme_layout_names_every_package() -> None:
+    """The README's layout table names each package of ``src/assay`` with its job."""
+    readme = (SRC.parent / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("### Layout", 1)[1].split("\n\n", 3)[2]
+    packages = sorted(p.parent.name for p in ROOT.glob("*/__init__.py"))
+    missing = [name for name in packages if f"`{name}/`" not in layout]
+    assert not missing, f"README's layout table does not name: {missing}"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_time_graph() -> dict[str, set[str]]:
+    """Each module's ``assay`` modules imported at import time (imports inside functions and
+    under ``TYPE_CHECKING`` run later, or never, and are left out)."""
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        package = _package_of(path)
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                     .startswith("assay")):
+                base = package[:len(package) - (node.level - 1)] if node.level else []
+                target = base + (node.module or "").split(".") if node.module else base
+                deps.add(".".join(target))
+                deps.update(".".join([*target, alias.name]) for alias in node.names)
+        graph[_module_name(path)] = deps
+    return {name: {dep for dep in deps if dep in graph and dep != name}
+            for name, deps in graph.items()}
+
+
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    reach, stack = set(), [start]
+    while stack:
+        for dep in graph[stack.pop()]:
+            if dep not in reach:
+                reach.add(dep)
+                stack.append(dep)
+    return reach
+
+
+def module_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or round a circle."""
+    cycles: list[list[str]] = []
+    seen: set[str] = set()
+    for start in graph:
+        reach = _reach(graph, start) if start not in seen else set()
+        if start in reach:
+            circle = sorted(m for m in reach if start in _reach(graph, m))
+            seen.update(circle)
+            cycles.append(circle)
+    return cycles
+
+
+def test_no_modules_import_each_other_round_a_circle() -> None:
+    assert module_cycles(import_time_graph()) == []
+
+
+def test_the_circle_check_finds_a_planted_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert module_cycles(graph) == [["a", "b", "c"]]

@@ -12,10 +12,10 @@ import pytest
 
 import assay
 from assay import JudgeOptions
+from assay.calls import ManagedJudge
+from assay.calls._pace import ADAPTIVE_CEILING, ADAPTIVE_START, AdaptiveLimit, Gate
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, OpenAIJudge
-from assay.run import ManagedJudge
-from assay.run._pace import ADAPTIVE_CEILING, ADAPTIVE_START, AdaptiveLimit, Gate
 from support import chat_completion, mock_openai_judge
 
 ANSWER = '{"score": 4, "reason": "ok"}'

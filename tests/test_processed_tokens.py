@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from assay import JudgeOptions, RunOptions, evaluate
+from assay.calls import ManagedJudge
 from assay.cli.run import print_summary
 from assay.judges import FakeJudge, JudgeCache, JudgeRequest, JudgeResponse
+from assay.records import load_run_dir
 from assay.report import render_report
-from assay.run import ManagedJudge, load_run_dir
 
 ROWS = [{"id": f"r{i}", "question": f"Question {i}?", "answer": f"Answer {i}."}
         for i in range(3)]

@@ -29,7 +29,7 @@ from assay.redteam import (
     plain_attacks,
     simulate,
 )
-from assay.robustness import make_target
+from assay.targets import make_target
 from conftest import section, user_of
 
 #: Which category a complying reply harms, by words of the request (else hate_unfairness).

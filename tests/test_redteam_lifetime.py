@@ -27,7 +27,7 @@ from assay.judges._openai import OpenAIJudge
 from assay.metrics.safety import CATEGORIES
 from assay.redteam import FunctionTarget, jailbreak
 from assay.robustness import load_rgb, run_suite
-from assay.robustness._targets import OpenAITarget
+from assay.targets._openai import OpenAITarget
 
 #: Every character other than "\n" that str.splitlines() splits on, and CR LF.
 BREAKERS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\r\n"]

@@ -21,8 +21,8 @@ from assay.calibration import agreement_stats, write_calibration
 from assay.cli.report import report
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.safety import CATEGORIES
+from assay.records import RunData, load_run_dir
 from assay.report import load_calibration, load_inputs, render_report
-from assay.run import RunData, load_run_dir
 
 HOSTILE = "<script>alert(1)</script> and </script><!-- <b>bold</b> & \u2028"
 UNGROUNDED = "The SkyView 2 is red."

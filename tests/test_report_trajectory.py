@@ -10,8 +10,9 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from assay.data import row_inputs, rows_from_records
+from assay.records import RunData
 from assay.report import RESULT_CHARS, render_report, trajectory_view
-from assay.run import RunData, RunOptions, evaluate
+from assay.run import RunOptions, evaluate
 from assay.serve import create_app
 
 EVIL = "<script>alert('x')</script><!-- </pre> -->"

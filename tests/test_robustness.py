@@ -19,11 +19,11 @@ from assay.robustness import (
     flags_error,
     is_rejection,
     load_rgb,
-    make_target,
     matches_answer,
     run_suite,
     summarize,
 )
+from assay.targets import make_target
 from conftest import SHARED
 
 RGB = SHARED / "data" / "rgb"

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
+from assay.records._outdir import RunManifest, claim_output, read_manifest
+from assay.records._results import load_finished
 from assay.run import JudgeOptions, RunOptions, evaluate
-from assay.run._outdir import RunManifest, claim_output, read_manifest
-from assay.run._results import load_finished
 
 GOOD = '{"score": 4, "reason": "Supported by the context."}'
 #: Every character str.splitlines() splits on besides "\n".

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay import JudgeOptions, RunOptions, ScoringOptions, evaluate
+from assay.calls import RetryPolicy
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.run import RetryPolicy
 from conftest import ORIGINAL_AUTO
 
 ROWS = [

@@ -33,15 +33,16 @@ from starlette.testclient import TestClient
 from assay._secrets import mask_log_output
 from assay.agents import make_agent
 from assay.calibration import calibrate
+from assay.calls import ManagedEmbedder, ManagedJudge
 from assay.embeddings import EmbeddingCache, make_embedder
 from assay.errors import ConfigError, JudgeError
 from assay.judges import JudgeCache, JudgeRequest, OpenAIJudge, make_judge
 from assay.metrics import MetricResult
 from assay.redteam import load_seeds, pick_seeds, plain_attacks, simulate
-from assay.robustness import make_target
-from assay.run import ManagedEmbedder, ManagedJudge, RunOptions, evaluate
+from assay.run import RunOptions, evaluate
 from assay.serve import create_app
 from assay.store import open_store
+from assay.targets import make_target
 from support import LoopbackServer, completion_body, send_json
 
 ASSAY = [sys.executable, "-m", "assay.cli"]

@@ -736,7 +736,7 @@ def test_inputs_pages_owner_and_complete_runs(store: Store) -> None:
 
 
 def test_recorder_batches_and_claims_on_both_backends(store: Store) -> None:
-    from assay.run._recording import RunRecorder
+    from assay.records._recording import RunRecorder
 
     def start(**kw: object) -> RunRecorder:
         return RunRecorder.start(store, kind="run", name="r", tags=[], dataset=None,

@@ -26,7 +26,7 @@ from assay.embeddings import EmbeddingCache
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCache, JudgeResponse
 from assay.metrics import get_metric
-from assay.run._recording import RunRecorder
+from assay.records._recording import RunRecorder
 from assay.run._sink import ResultSink
 from assay.run._tally import RunTally
 from assay.store import STALE_AFTER_S, Store, open_store
@@ -129,7 +129,7 @@ def test_a_killed_recorder_reads_as_interrupted_and_resume_takes_it_over(tmp_pat
     script = textwrap.dedent(f"""
         import os
         from assay.store import open_store
-        from assay.run._recording import RunRecorder
+        from assay.records._recording import RunRecorder
         store = open_store({str(path)!r})
         rec = RunRecorder.start(store, kind="run", name="killed", tags=[], dataset=None,
                                 metrics={{}}, judge=None, settings={{}}, batch_rows=2)

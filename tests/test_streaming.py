@@ -18,7 +18,7 @@ from assay.errors import DataError
 from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import MetricPlanner, MetricResult, get_metric, plan_metrics
 from assay.metrics.safety import defect_summary
-from assay.run import mean_interval
+from assay.records import mean_interval
 from assay.run._sink import ResultSink
 from assay.run._tally import ExactSum, RunTally
 
@@ -135,7 +135,7 @@ def test_exact_sum_does_not_depend_on_order() -> None:
 
 def test_sink_waits_when_the_window_is_full_and_writes_held_rows_on_close(
         tmp_path: Path) -> None:
-    from assay.run._results import ResultsWriter
+    from assay.records._results import ResultsWriter
 
     async def go() -> list[str]:
         writer = ResultsWriter(tmp_path / "results.jsonl")

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from assay.calls import ManagedJudge
 from assay.data import Row
 from assay.judges import (
     FakeJudge,
@@ -21,7 +22,6 @@ from assay.judges import (
 )
 from assay.metrics import MetricResult, ScoreContext, get_metric
 from assay.metrics.judge import ask_until_parsed, ask_verdict, cut_reason
-from assay.run import ManagedJudge
 from support import mock_openai_judge
 
 ROW = Row(id="r", line=1, question="Weight?", answer="1.3 kg.", context="It weighs 1.3 kg.")

@@ -221,7 +221,7 @@ def test_align_with_no_readable_answer_exits_3(
 def test_red_team_commands_count_unreadable_answers_as_failed_rows() -> None:
     """``assay jailbreak`` and the other red-team commands decide their exit 3 from these
     causes (with ``--max-failed-share``): an unreadable answer is one, "does not apply" not."""
-    from assay.robustness import unscored_causes
+    from assay.targets import unscored_causes
     record = {"id": "a",
               "violence": {"value": None, "error": "judge answer has no valid 0-7 violence "
                            "severity (asked twice)", "details": {"unreadable": "answer"}},
@@ -234,8 +234,8 @@ def test_a_panel_judge_whose_answers_cannot_be_read_is_counted_against_the_share
     """The panel scores the rows with the other judge; the unreadable judge still fails the
     run (as a judge whose calls fail does), under ``"<metric> (<judge>)"``."""
     from assay.judges import FakeJudge
+    from assay.records._failures import over_failed_share
     from assay.run import JudgeOptions, evaluate
-    from assay.run._failures import over_failed_share
     judges = [FakeJudge(GOOD, id="fake:a"), FakeJudge(BAD["NINE"], id="fake:b")]
     result = evaluate([{"question": f"Q {i}?", "answer": "A."} for i in range(4)],
                       metrics="fluency", judge=judges, judging=JudgeOptions(cache=None))

@@ -26,14 +26,13 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from .judges import FakeJudge, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse, make_judge
     from .metrics import Metric, MetricResult, get_metric, register
     from .metrics.custom import PairwiseMetric, PointwiseMetric, load_metric_file
+    from .records import MetricSummary, RunSummary
     from .run import (
         EvalResult,
         Explanation,
         JudgeOptions,
-        MetricSummary,
         ReadOptions,
         RunOptions,
-        RunSummary,
         ScoringOptions,
         evaluate,
         evaluate_async,
@@ -54,7 +53,7 @@ _LAZY: dict[str, str] = {
     "load_metric_file": ".metrics.custom",
     "EvalResult": ".run", "evaluate": ".run", "evaluate_async": ".run",
     "Explanation": ".run", "explain": ".run",
-    "MetricSummary": ".run", "RunSummary": ".run", "JudgeOptions": ".run", "ReadOptions": ".run",
+    "MetricSummary": ".records", "RunSummary": ".records", "JudgeOptions": ".run", "ReadOptions": ".run",
     "RunOptions": ".run", "ScoringOptions": ".run",
 }
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .gate import check_summary
-from .run import load_run_dir
+from .records import load_run_dir
 
 __all__ = ["assert_scores"]
 

@@ -36,12 +36,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._deadline import DEFAULT_TIMEOUT, check_timeout
 from .._secrets import mask_secrets
+from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
 from ..data import Row
 from ..errors import ConfigError, JudgeError, option
-from ..robustness import AgentTarget, close_target, make_target
-from ..run import RetryPolicy
+from ..targets import AgentTarget, close_target, make_target
 from ._messages import openai_messages, pending_calls, reply_messages, with_messages
 from ._tools import load_tools, run_tool_call
 

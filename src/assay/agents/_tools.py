@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._deadline import in_daemon_thread, within
+from ..calls import in_daemon_thread, within
 from ..errors import CallTimeoutError, ConfigError, option
 
 __all__ = ["load_tools", "run_tool_call"]

@@ -35,7 +35,8 @@ from ..errors import ConfigError, DataError
 from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
-from ..run import evaluate, group_options, open_run_store
+from ..records import open_run_store
+from ..run import evaluate, group_options
 from ._report import write_calibration
 from ._stats import agreement_stats
 

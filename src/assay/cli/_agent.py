@@ -16,8 +16,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .._deadline import DEFAULT_TIMEOUT
 from ..agents import AgentRunner, make_agent
+from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ._format import percent
 

@@ -17,7 +17,7 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from .._deadline import TIMEOUT_RULE, check_timeout
+from ..calls import TIMEOUT_RULE, check_timeout
 from ..errors import AssayError
 
 __all__ = ["NoStoreOption", "StoreOption", "TimeoutOption", "check_timeout_flag", "comma_names",

@@ -22,7 +22,7 @@ from ..redteam import (
     ANY,
     BUILTIN,
 )
-from ..robustness import FailureTally, close_target
+from ..targets import FailureTally, close_target
 from ._format import percent
 from ._options import comma_names
 

@@ -24,7 +24,7 @@ from rich.text import Text
 from ..compare import compare_runs
 from ..errors import AssayError, ConfigError
 from ..gate import check_comparison, parse_bars
-from ..run import RunData, load_run
+from ..records import RunData, load_run
 from ..store import open_store
 from ._errors import exit_on_errors
 from ._format import percent

@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._deadline import DEFAULT_TIMEOUT
 from .._secrets import mask_log_output
+from ..calls import DEFAULT_TIMEOUT
 from ..errors import JudgeError
 from ..run import Explanation, explain_async
 from ._errors import exit_on_errors

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .._deadline import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import check_judge_spec
 from ..redteam import (
@@ -26,7 +26,7 @@ from ..redteam import (
     jailbreak,
     read_run,
 )
-from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
+from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import ConfigError
-from ..run import rewrite_in_order, stored_run_ref
+from ..records import rewrite_in_order, stored_run_ref
 from ..store import open_store, rated_rows
 from ._errors import exit_on_errors
 from ._options import StoreOption

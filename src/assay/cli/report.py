@@ -16,8 +16,8 @@ import typer
 from .._files import atomic_write
 from ..data import parse_mapping
 from ..errors import AssayError
+from ..records import RunData, load_run
 from ..report import calibration_of, inputs_for_run, load_calibration, render_report
-from ..run import RunData, load_run
 from ..store import open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption

@@ -20,22 +20,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .._deadline import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
 from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
-from ..robustness import (
-    DEFAULT_MAX_FAILED_SHARE,
-    Instance,
-    close_target,
-    load_rgb,
-    make_target,
-    run_suite,
-    suite_failures,
-    summarize,
-    write_summary,
-)
-from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
+from ..records import RunRecorder, open_run_store
+from ..robustness import Instance, load_rgb, run_suite, suite_failures, summarize, write_summary
 from ..store import Store
+from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_numbers, store_arg
 from ._redteam_common import MaxFailedShare, exit_if_failed

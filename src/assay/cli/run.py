@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from .._deadline import DEFAULT_TIMEOUT
 from .._secrets import mask_log_output
+from ..calls import DEFAULT_TIMEOUT
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars

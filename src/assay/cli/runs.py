@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import AssayError
-from ..run import stored_run_ref
+from ..records import stored_run_ref
 from ..store import FORMATS, RunInfo, Store, open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .._deadline import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..redteam import (
     BUILTIN,
@@ -27,7 +27,7 @@ from ..redteam import (
     plain_attacks,
     simulate,
 )
-from ..robustness import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
+from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
 from ._options import TimeoutOption
 from ._redteam_common import (

@@ -3,7 +3,7 @@ rows that changed most (the data behind ``assay compare`` and the comparison rep
 warning for each fact that makes two runs unlike: judge, dataset, metric version, prompt.
 
 Example:
-    >>> from assay.run import RunData
+    >>> from assay.records import RunData
     >>> a = RunData("a", {}, [{"id": "q1", "f1_score": {"value": 0.5}}])
     >>> compare_runs(a, a)["metrics"]["f1_score"]["diff"]
     0.0

@@ -6,7 +6,7 @@ Rows pair by id; run ``a`` is the baseline and ``b`` the candidate, so every dif
 only rows scored in both runs enter the paired difference.
 
 Example:
-    >>> from assay.run import RunData
+    >>> from assay.records import RunData
     >>> def rec(i, f1, reason=None):
     ...     return {"id": i, "f1_score": {"value": f1, "reason": reason,
     ...                                   "error": None if f1 is not None else "no answer"}}
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..run import RunData, bootstrap_mean_ci
+from ..records import RunData, bootstrap_mean_ci
 from ._provenance import provenance_of, provenance_warnings
 
 __all__ = ["compare_runs"]
@@ -47,7 +47,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
     """Compare run ``b`` (the candidate) with run ``a`` (the baseline), row by row.
 
     Args:
-        a, b: the runs (e.g. from :func:`assay.run.load_run_dir`).
+        a, b: the runs (e.g. from :func:`assay.records.load_run_dir`).
         metrics: the metrics to compare; default: every metric with numeric values in both
             runs' records, in run ``a``'s order.
         n_boot: bootstrap resamples for each 95% interval.
@@ -76,7 +76,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         DataError: a record has no id, or two records share one.
 
     Example:
-        >>> from assay.run import RunData
+        >>> from assay.records import RunData
         >>> recs = [{"id": str(i), "m": {"value": float(i)}} for i in range(5)]
         >>> compare_runs(RunData("a", {}, recs), RunData("b", {}, recs))["metrics"]["m"]["ci95"]
         [0.0, 0.0]
@@ -133,7 +133,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
 def paired_bootstrap_ci(diffs: np.ndarray, *, n_boot: int = 2000, seed: int = 0,
                         level: float = 0.95) -> list[float] | None:
     """Percentile bootstrap interval of the mean of paired differences (rows resampled with
-    replacement, as :func:`assay.run.bootstrap_mean_ci`); None under 2 differences.
+    replacement, as :func:`assay.records.bootstrap_mean_ci`); None under 2 differences.
 
     Example:
         >>> import numpy as np

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from ..run import RunData
+from ..records import RunData
 
 __all__ = ["PROVENANCE_KEYS", "provenance_of", "provenance_warnings"]
 

@@ -30,7 +30,7 @@ from typing import Any
 from ..errors import DataError
 from ..metrics import MetricResult
 from ..metrics.safety import CATEGORIES, defect_summary, refusal_of
-from ..run import load_finished
+from ..records import load_finished
 
 __all__ = ["ANY", "compare_defects", "read_run"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .._files import atomic_write
 from ..errors import ConfigError, option
-from ..run import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
+from ..records import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
 
 __all__ = ["SIDES", "accept_new_conversations", "answered", "check_folder", "forget"]
 

@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._deadline import DEFAULT_TIMEOUT
 from .._files import atomic_write
+from ..calls import DEFAULT_TIMEOUT
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
-from ..robustness import ChatTarget, FailureTally, unscored_causes
 from ..run import evaluate_async, group_options
 from ..store import Store
+from ..targets import ChatTarget, FailureTally, unscored_causes
 from ._compare import compare_defects
 from ._folder import SIDES, accept_new_conversations, answered, check_folder, forget
 from ._simulate import Attack, injected_attacks, plain_attacks, simulate

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import mask_secrets
+from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
-from ..robustness import ChatTarget
-from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
+from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..targets import ChatTarget
 from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
 
 __all__ = ["Attack", "injected_attacks", "looks_like_refusal", "plain_attacks", "simulate"]

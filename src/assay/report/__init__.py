@@ -4,7 +4,8 @@ readable steps), and a comparison.
 
 Example:
     >>> import tempfile
-    >>> from assay.run import RunOptions, evaluate, load_run_dir
+    >>> from assay.records import load_run_dir
+    >>> from assay.run import RunOptions, evaluate
     >>> out = tempfile.mkdtemp()
     >>> _ = evaluate([{"id": "q1", "answer": "a", "ground_truth": "a"}], metrics="exact_match",
     ...              run=RunOptions(out=out))

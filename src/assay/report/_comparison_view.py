@@ -2,7 +2,7 @@
 rate by defect rate, and the rows whose scores changed.
 
 Example:
-    >>> from assay.run import RunData
+    >>> from assay.records import RunData
     >>> run = RunData(id="b", summary={}, records=[])
     >>> report_sides(run, {"a": {"id": "a"}, "b": {"id": "b"}}, None)
     ('b', 'A')
@@ -15,7 +15,7 @@ from typing import Any
 
 from .._text import percent
 from ..metrics import comparison_tables
-from ..run import RunData
+from ..records import RunData
 from ._model import fmt, scale_of, table_view
 
 __all__ = ["comparison_view", "report_sides"]

@@ -20,7 +20,7 @@ from typing import Any
 from ..calibration import safe_name
 from ..data import Row, read_dataset, row_inputs
 from ..errors import AssayError, ConfigError, option
-from ..run import RunData
+from ..records import RunData
 from ..store import Store
 
 __all__ = ["calibration_of", "find_dataset", "inputs_for_run", "inputs_from_rows",

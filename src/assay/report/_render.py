@@ -8,7 +8,7 @@ from data (it only shows, hides and reorders elements), so an answer holding ``<
 ``<!--`` stays text.
 
 Example:
-    >>> from assay.run import RunData
+    >>> from assay.records import RunData
     >>> run = RunData(id="runs/demo", summary={"rows": 1, "rows_done": 1, "complete": True,
     ...     "metrics": {"f1_score": {"mean": 0.5, "scored": 1, "unscored": 0}}},
     ...     records=[{"id": "q1", "f1_score": {"value": 0.5, "reason": None, "error": None,
@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from ..injection import describe
 from ..metrics import row_notes, summary_notes, summary_tables
-from ..run import RunData
+from ..records import RunData
 from ._calibration_view import calibration_view
 from ._comparison_view import comparison_view, report_sides
 from ._details import detail_items, inputs_view
@@ -68,7 +68,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
     """The HTML report of ``run`` as one string.
 
     Args:
-        run: the run (e.g. from :func:`assay.run.load_run_dir`).
+        run: the run (e.g. from :func:`assay.records.load_run_dir`).
         inputs: ``{row id: {question, context, contexts, answer, ground_truth, messages,
             extra}}`` for the detail panel (see :func:`assay.report.load_inputs`); without it
             the panel shows ``inputs_note`` (or a generic line) instead.

@@ -25,12 +25,12 @@ from typing import Any
 
 from .._files import atomic_write
 from .._secrets import mask_secrets
+from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
-from ..run import ResultsWriter, RetryPolicy, RowProgress, load_finished, rewrite_in_order
-from ._failures import FailureTally
+from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..targets import FailureTally, Target
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
-from ._targets import Target
 
 __all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "suite_failures", "summarize",
            "write_summary"]

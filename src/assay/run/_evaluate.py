@@ -23,6 +23,22 @@ from ..data import DatasetStream, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..judges import Judge
 from ..metrics import Metric, Plan
+from ..records import (
+    EvalResult,
+    OutputClaim,
+    ResultsWriter,
+    RowProgress,
+    RunManifest,
+    attempt,
+    file_sha256,
+    kept_results,
+    load_finished,
+    lock_output,
+    reorder_results,
+    start_recording,
+    typed_summary,
+    write_summary,
+)
 from ..store import Store
 from ._complete import AgentStage, RowAgent
 from ._options import (
@@ -34,25 +50,12 @@ from ._options import (
     ScoringOptions,
     resolve_options,
 )
-from ._outdir import OutputClaim, RunManifest, lock_output
-from ._progress import RowProgress
-from ._recording import file_sha256, start_recording
-from ._results import (
-    EvalResult,
-    ResultsWriter,
-    attempt,
-    kept_results,
-    load_finished,
-    reorder_results,
-    write_summary,
-)
 from ._setup import ENGINES, STYLES, check_options, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
-from ._summary import typed_summary
 from ._sync import run_sync
 from ._tally import RunTally, run_summary
 
-__all__ = ["ENGINES", "STYLES", "EvalResult", "evaluate", "evaluate_async"]
+__all__ = ["ENGINES", "STYLES", "evaluate", "evaluate_async"]
 
 
 log = logging.getLogger("assay")

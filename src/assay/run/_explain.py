@@ -25,11 +25,10 @@ from .._secrets import MASK
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
 from ..metrics import get_metric
+from ..records import StoredRow, is_call_failure, judge_spec_of, store_reasons, write_reasons
 from ..store import Store
 from ._evaluate import evaluate_async
 from ._options import JudgeOptions, RunOptions, ScoringOptions
-from ._results import is_call_failure
-from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
 from ._sync import run_sync
 
 __all__ = ["Explanation", "explain", "explain_async"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._deadline import DEFAULT_TIMEOUT, check_timeout
+from ..calls import DEFAULT_TIMEOUT, check_timeout
 from ._score import ScoreSettings
 
 if TYPE_CHECKING:

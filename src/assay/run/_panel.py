@@ -36,7 +36,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..metrics import UNREADABLE, MetricResult, ScoreContext, unreadable_kind
-from ._results import is_call_failure
+from ..records import is_call_failure
 
 __all__ = ["Panel", "check_panel_ids", "combine_panel", "panel_id", "panel_label"]
 

@@ -26,9 +26,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..calls import ManagedJudge
 from ..judges import JudgeCapabilities
 from ..metrics import UNREADABLE, call_failure_cause, unscored_reason_key
-from ._managed import ManagedJudge
 
 __all__ = ["PanelTally", "alpha_of", "judge_usage", "split_usage"]
 
@@ -164,7 +164,7 @@ def judge_usage(judge: ManagedJudge) -> dict[str, Any]:
 
     Example:
         >>> from assay.judges import FakeJudge, JudgeCapabilities
-        >>> from assay.run import ManagedJudge
+        >>> from assay.calls import ManagedJudge
         >>> judge = ManagedJudge(FakeJudge(capabilities=JudgeCapabilities(
         ...     input_price=1e-6, output_price=2e-6)))
         >>> judge.stats.prompt_tokens, judge.stats.completion_tokens = 1000, 100

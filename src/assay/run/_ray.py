@@ -4,7 +4,7 @@ Rows go out in batches to worker actors (async, one per worker), each with its o
 :class:`~assay.run._score.Scorer`, the very object the local engine scores with, so a record
 does not depend on where it was scored. What is shared across workers:
 
-- the budget: with ``tpm`` / ``rpm``, one :class:`~assay.run._ray_budget.BudgetActor` hands out
+- the budget: with ``tpm`` / ``rpm``, one :class:`~assay.calls._ray_budget.BudgetActor` hands out
   every grant, so the provider sees the run's limit, not one per worker;
 - the judge concurrency: ``settings.concurrency`` is the run's total, split evenly over the
   workers (``ceil(concurrency / workers)`` each, at least 1); when ``None`` (adaptive), each
@@ -54,17 +54,15 @@ from collections import Counter
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, cast
 
+from ..calls import EmbeddingStats, JudgeStats, start_budget_actor
 from ..data import Row
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric
-from ._managed import JudgeStats
-from ._managed_embedder import EmbeddingStats
 from ._panel import check_panel_ids, panel_id
 from ._panel_tally import split_usage
 from ._ray_address import check_ray_address, ray_cluster_error
-from ._ray_budget import start_budget_actor
 from ._ray_worker import (
     RAY_MISSING,
     Batch,

@@ -11,13 +11,12 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
+from ..calls import Budget, BudgetClient
 from ..data import Row
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric
-from ._budget import Budget
-from ._ray_budget import BudgetClient
 from ._score import Scorer, ScoreSettings
 
 __all__ = ["RAY_MISSING", "Batch", "ScoreWorker", "Stats", "gather_refs", "import_ray",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._deadline import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
@@ -37,10 +37,7 @@ from ..injection import mask_row
 from ..judges import Judge, JudgeCache
 from ..metrics import Metric, MetricFamily, MetricResult, ScoreContext, families_for
 from ..metrics.judge import FENCE_STYLE
-from ._budget import Budget
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
-from ._managed import ManagedJudge, RetryPolicy
-from ._managed_embedder import ManagedEmbedder
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
 

@@ -15,13 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..calls import Budget
 from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError, option
 from ..judges import Judge, check_judge_spec, make_judge
 from ..metrics import Metric, MetricPlanner, Plan, family_options
 from ..metrics.judge import FENCES, LANGS
-from ._budget import Budget
 from ._injection import DETECTORS, INJECTION_MODES
 from ._local import LocalEngine
 from ._panel import check_panel_ids

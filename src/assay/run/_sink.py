@@ -27,9 +27,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from ._progress import RowProgress
-from ._recording import RunRecorder
-from ._results import ResultsWriter
+from ..records import ResultsWriter, RowProgress, RunRecorder
 from ._tally import RunTally
 
 __all__ = ["ResultSink"]

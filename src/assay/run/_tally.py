@@ -35,8 +35,7 @@ from ..metrics import (
     unreadable_kind,
     unscored_reason_key,
 )
-from ._failures import call_failures
-from ._interval import with_interval
+from ..records import call_failures, with_interval
 from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]

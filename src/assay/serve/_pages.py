@@ -23,8 +23,8 @@ from starlette.responses import RedirectResponse, Response
 
 from ..compare import compare_runs
 from ..errors import AssayError
+from ..records import RunData
 from ..report import Pager, calibration_of, render_report
-from ..run import RunData
 from ._params import text
 from ._review import ReviewPages, review_href
 from ._site import check_params

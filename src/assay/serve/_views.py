@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from ..injection import describe
 from ..metrics import row_notes
+from ..records import RunData
 from ..report import (
     RunStats,
     detail_items,
@@ -42,7 +43,6 @@ from ..report import (
     trajectory_view,
     value_of,
 )
-from ..run import RunData
 from ..store import RunInfo, Store
 
 __all__ = ["add_links", "json_safe", "page_inputs", "row_href", "row_view", "run_data",
@@ -101,14 +101,14 @@ def run_json(info: RunInfo) -> dict[str, Any]:
 
 
 def run_meta(info: RunInfo) -> dict[str, Any]:
-    """The ``meta`` of a ``RunData`` for a stored run (as ``assay.run.load_run`` fills it)."""
+    """The ``meta`` of a ``RunData`` for a stored run (as ``assay.records.load_run`` fills it)."""
     return {"name": info.name, "dataset": info.dataset, "judge": info.judge,
             "status": info.status, "created": info.created, "tags": list(info.tags),
             "kind": info.kind}
 
 
 def run_data(store: Store, info: RunInfo) -> RunData:
-    """The whole stored run as the comparison reads it (as ``assay.run.load_run`` builds it,
+    """The whole stored run as the comparison reads it (as ``assay.records.load_run`` builds it,
     but never mistaking a run id for a path)."""
     return RunData(id=info.id, summary=dict(info.summary or {}), records=store.rows(info.id),
                    meta=run_meta(info))

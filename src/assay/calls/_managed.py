@@ -2,7 +2,7 @@
 
 Counts what happened (requests, cache hits, tokens, retries, 429s, concurrency) for the
 summary. A remote judge without an explicit ``concurrency`` runs at the endpoint's pace
-(:class:`~assay.run._pace.AdaptiveLimit`); a local one, or an explicit number, has fixed slots.
+(:class:`~assay.calls._pace.AdaptiveLimit`); a local one, or an explicit number, has fixed slots.
 
 Example:
     >>> import asyncio
@@ -21,7 +21,6 @@ import asyncio
 import time
 from dataclasses import asdict, dataclass
 
-from .._deadline import DEFAULT_TIMEOUT, within
 from ..errors import (
     JudgeError,
     JudgeStoppedError,
@@ -38,6 +37,7 @@ from ..judges import (
     cache_scope,
 )
 from ._budget import Budget
+from ._deadline import DEFAULT_TIMEOUT, within
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
 from ._retry import RetryPolicy
 

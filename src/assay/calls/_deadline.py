@@ -30,7 +30,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from .errors import CallTimeoutError, ConfigError, option
+from ..errors import CallTimeoutError, ConfigError, option
 
 __all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_RULE", "check_timeout", "in_daemon_thread", "within"]
 

@@ -1,6 +1,6 @@
 """One token / request budget for every worker of a Ray run.
 
-A :class:`BudgetActor` (an async Ray actor) holds a real :class:`~assay.run.Budget` and hands
+A :class:`BudgetActor` (an async Ray actor) holds a real :class:`~assay.calls.Budget` and hands
 out grants; each worker's judge waits on a :class:`BudgetClient`, which has the Budget interface
 (``await acquire(tokens)``, ``settle(grant, actual)``) and asks the actor. So the provider's
 TPM / RPM limit is kept by the run as a whole, however many workers share it.

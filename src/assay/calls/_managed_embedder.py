@@ -23,10 +23,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import asdict, dataclass
 
-from .._deadline import DEFAULT_TIMEOUT, within
 from ..embeddings import Embedder, EmbeddingCache
 from ..errors import JudgeError, RetryableJudgeError
 from ..judges import cache_scope
+from ._deadline import DEFAULT_TIMEOUT, within
 from ._managed import RetryPolicy
 
 __all__ = ["EmbeddingStats", "ManagedEmbedder"]

@@ -1,0 +1,45 @@
+"""Every model call a run makes, managed: the judge and the embedder behind a token / request
+budget, an adaptive pace, retries and one deadline per call (run, calibrate, align, explain,
+the robustness suites and the simulators all call models through here).
+
+- :class:`ManagedJudge` / :class:`ManagedEmbedder`: a judge or embedder with cache, budget,
+  pace, retry and deadline, and their counters (:class:`JudgeStats`, :class:`EmbeddingStats`).
+- :class:`Budget`: the client-side TPM / RPM budget (``start_budget_actor`` and
+  :class:`BudgetClient` share one among the workers of a Ray run).
+- :class:`RetryPolicy`: which failures are tried again, how often and how long.
+- :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
+  (``--timeout``), for model calls, the app under test and an agent's tools alike.
+
+Example:
+    >>> import asyncio
+    >>> from assay.judges import FakeJudge, JudgeRequest
+    >>> judge = ManagedJudge(FakeJudge("ok"), concurrency=2)
+    >>> request = JudgeRequest(messages=[{"role": "user", "content": "hi"}], schema_name="x")
+    >>> asyncio.run(judge.complete(request)).text
+    'ok'
+    >>> judge.stats.requests
+    1
+"""
+
+from ._budget import Budget
+from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
+from ._managed import JudgeStats, ManagedJudge
+from ._managed_embedder import EmbeddingStats, ManagedEmbedder
+from ._ray_budget import BudgetClient, start_budget_actor
+from ._retry import RetryPolicy
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TIMEOUT_RULE",
+    "Budget",
+    "BudgetClient",
+    "EmbeddingStats",
+    "JudgeStats",
+    "ManagedEmbedder",
+    "ManagedJudge",
+    "RetryPolicy",
+    "check_timeout",
+    "in_daemon_thread",
+    "start_budget_actor",
+    "within",
+]

@@ -1,0 +1,73 @@
+"""``python:package.module:function``: the app under test as a Python callable (sync or async),
+run under its deadline (a plain function in a daemon thread, abandoned at the deadline).
+
+Example:
+    >>> import asyncio
+    >>> target = PythonTarget("examples.apps:echo_first_passage")
+    >>> asyncio.run(target.answer("Where?", ["Paris is in France."], "en"))
+    'Paris is in France.'
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
+from ..errors import ConfigError, option
+from ._kinds import Messages
+
+__all__ = ["PythonTarget"]
+
+
+class PythonTarget:
+    """``python:package.module:function``; the function may be async and returns text. The
+    robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
+    ``(messages)``, the conversation so far. The current directory is importable. A plain
+    function runs in a daemon thread (see the module's note on deadlines)."""
+
+    def __init__(self, ref: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.id = f"python:{ref}"
+        self.timeout = timeout
+        module_name, _, func = ref.partition(":")
+        if not module_name or not func:
+            raise ConfigError(f"Got {option('target', 'python:' + ref)}: expected "
+                              "python:package.module:function")
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            self._fn: Callable[..., Any] = getattr(importlib.import_module(module_name), func)
+        except (ImportError, AttributeError) as e:
+            raise ConfigError(f"Got {option('target', 'python:' + ref)}: cannot import it "
+                              f"({e}).") from e
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        return str(await self._call(question, passages))
+
+    async def reply(self, messages: Messages) -> str:
+        return str(await self._call(messages))
+
+    async def complete(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None) -> Any:
+        """``fn(messages, tools)`` as it returned (awaited when it is async); the caller
+        checks the shape."""
+        return await self._call(messages, tools)
+
+    async def _call(self, *args: Any) -> Any:
+        """``fn(*args)``, awaited when it is async or returns an awaitable, within the
+        deadline; a plain function in a daemon thread."""
+        async def call() -> Any:
+            if inspect.iscoroutinefunction(self._fn):
+                result = await self._fn(*args)
+            else:
+                result = await in_daemon_thread(self._fn, *args)
+            return await result if inspect.isawaitable(result) else result
+
+        return await within(self.timeout, call())
+
+    async def aclose(self) -> None:
+        """Nothing to close: the function holds no connection of ours."""
