@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.main import app
+from assay.data import READERS
 from assay.errors import ConfigError
 from assay.gate import check_comparison
 from assay.judges import check_judge_spec, make_judge
@@ -55,7 +56,8 @@ def _forget_example() -> None:
 def example_plugin_installed(site: Path) -> Iterator[Path]:
     """The example plugin visible as an install makes it visible: its dist-info (written from
     its pyproject.toml) in ``site`` and its sources, both on sys.path; the registry forgets
-    every plugin before and after (docs/plugins.md's commands run inside this too)."""
+    every plugin (metrics and readers) before and after (docs/plugins.md's commands run inside
+    this too)."""
     project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
     _dist_info(site, project["name"], project["version"], project["entry-points"])
     with pytest.MonkeyPatch.context() as mp:
@@ -63,10 +65,12 @@ def example_plugin_installed(site: Path) -> Iterator[Path]:
         mp.syspath_prepend(str(site))
         _forget_example()
         REGISTRY.forget_plugins()
+        READERS.forget_plugins()
         try:
             yield site
         finally:
             REGISTRY.forget_plugins()
+            READERS.forget_plugins()
             _forget_example()
 
 

@@ -1,18 +1,33 @@
-"""Datasets: rows, conversations and their readers.
+"""Datasets: rows, conversations and their readers (one registered reader per data format).
 
 Example:
     >>> from assay.data import Row
     >>> Row(id="a", line=1, answer="x").kind
     'qa'
+    >>> reader_for(".ndjson").name
+    'jsonl'
 """
 
+from . import _formats  # noqa: F401  (assay's own readers, registered on import)
 from ._clean import MAX_DEPTH, FieldLimits, LongFields
 from ._inputs import row_inputs
 from ._models import Citation, ReferenceCall, Row, ToolCall, ToolSpec, Turn
 from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
-from ._source import FORMATS
+from ._reader import Reader
+from ._readers import (
+    FORMATS,
+    READERS,
+    READERS_GROUP,
+    ReaderRegistry,
+    reader_for,
+    register_reader,
+    registered_readers,
+)
+from ._source import Source
 from ._stream import DatasetStream
 
-__all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "Citation", "DatasetStream", "FieldLimits",
-           "LongFields", "ReferenceCall", "Row", "ToolCall", "ToolSpec", "Turn",
-           "parse_mapping", "read_dataset", "read_records", "row_inputs", "rows_from_records"]
+__all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "READERS", "READERS_GROUP", "Citation",
+           "DatasetStream", "FieldLimits", "LongFields", "Reader", "ReaderRegistry",
+           "ReferenceCall", "Row", "Source", "ToolCall", "ToolSpec", "Turn", "parse_mapping",
+           "read_dataset", "read_records", "reader_for", "register_reader",
+           "registered_readers", "row_inputs", "rows_from_records"]

@@ -21,7 +21,8 @@ from typing import Any, Literal, get_args
 
 from ..errors import ConfigError, option
 
-__all__ = ["MAX_DEPTH", "FieldLimits", "LongFields", "TooLongInt", "clean_record", "parse_int"]
+__all__ = ["MAX_DEPTH", "FieldLimits", "LongFields", "TooLongInt", "clean_record",
+           "lone_surrogates", "parse_int"]
 
 LongFields = Literal["refuse", "truncate"]
 
@@ -163,8 +164,7 @@ class _Walk:
         for k, x in items:
             if isinstance(v, dict):
                 if isinstance(k, str) and self.surrogates and _SURROGATE.search(k):
-                    self.problem(_join(path, k), "the field name holds a lone surrogate. Fix: "
-                                                 "rename it.")
+                    self.problem(_join(path, k), _SURROGATE_KEY)
                 sub = _join(path, k)
             else:
                 sub = f"{path}[{k}]"
@@ -177,9 +177,7 @@ class _Walk:
 
     def text(self, s: str, path: str) -> str:
         if self.surrogates and (m := _SURROGATE.search(s)):
-            self.problem(path, f"holds a lone surrogate {m.group()!a} at character "
-                               f"{m.start() + 1}, which is not valid Unicode. Fix: remove it, "
-                               "or write the whole character (both halves of its pair).")
+            self.problem(path, _surrogate_text(m))
         if (nul := s.find("\x00")) >= 0:
             self.problem(path, f"holds a NUL character (U+0000) at character {nul + 1}. Fix: "
                                "remove NUL characters from the text.")
@@ -195,6 +193,40 @@ class _Walk:
                            f"it, raise the limit ({option('max_field_chars')}), or cut long fields to "
                            f"the limit ({option('long_fields', 'truncate')}).")
         return s
+
+
+def lone_surrogates(value: Any, where: str, problems: list[str], path: str = "",
+                    depth: int = 0) -> None:
+    """Add a problem (``where, field ...``) for each string in ``value``, field names too, that
+    holds a lone surrogate: text decoded from a file cannot, a JSON ``\\ud800`` escape can. For
+    a reader that checks its own records (``checks_surrogates``), so that others need not.
+
+    Example:
+        >>> problems = []
+        >>> lone_surrogates({"a": ["ok", "x\\ud800"]}, "d.jsonl line 2", problems)
+        >>> print(problems[0])  # doctest: +ELLIPSIS
+        d.jsonl line 2, field 'a[1]': holds a lone surrogate '\\ud800' at character 2, ...
+    """
+    if isinstance(value, str):
+        if m := _SURROGATE.search(value):
+            problems.append(f"{where}, field {path!r}: {_surrogate_text(m)}")
+    elif isinstance(value, dict) and depth <= MAX_DEPTH:
+        for k, x in value.items():
+            if isinstance(k, str) and _SURROGATE.search(k):
+                problems.append(f"{where}, field {_join(path, k)!r}: {_SURROGATE_KEY}")
+            lone_surrogates(x, where, problems, _join(path, k), depth + 1)
+    elif isinstance(value, list) and depth <= MAX_DEPTH:
+        for i, x in enumerate(value):
+            lone_surrogates(x, where, problems, f"{path}[{i}]", depth + 1)
+
+
+_SURROGATE_KEY = "the field name holds a lone surrogate. Fix: rename it."
+
+
+def _surrogate_text(m: re.Match[str]) -> str:
+    return (f"holds a lone surrogate {m.group()!a} at character {m.start() + 1}, which is not "
+            "valid Unicode. Fix: remove it, or write the whole character (both halves of its "
+            "pair).")
 
 
 def _join(path: str, key: Any) -> str:

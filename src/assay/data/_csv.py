@@ -1,17 +1,18 @@
-"""CSV and TSV records: a header row, then one record per row, every problem named.
+"""CSV (``.csv``): a header row, then one record per row, every problem named.
 
 Quoting is strict: a quote left open is reported on the line that opened it, not as a
 missing field further on. A row with fewer or more values than the header, a duplicate or
 nameless column, a NUL byte: each is a problem with its line and fix. Cells of ``contexts``
-and ``messages`` that hold a JSON list are parsed.
+and ``messages`` that hold a JSON list are parsed. The separator is ``,`` unless the header
+has none and is clearly tab- or semicolon-separated; ``_tsv`` reads tab-separated files here too.
 
 Example:
     >>> import tempfile, pathlib
-    >>> from assay.data._source import open_source
+    >>> from assay.data import Source
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
     >>> _ = p.write_text('id,answer,answer\\na,"x",y\\n')
     >>> problems = []
-    >>> [line for line, record in csv_records(open_source(p), problems)]
+    >>> [line for line, record in CSV.read(Source(p, CSV, "utf-8"), problems)]
     [2]
     >>> print(problems[0])  # doctest: +ELLIPSIS
     /.../d.csv line 1 (the header): column 'answer' appears 2 times in the header (columns 2, 3)...
@@ -28,7 +29,7 @@ from typing import Any
 from ._clean import parse_int
 from ._source import Source
 
-__all__ = ["csv_records"]
+__all__ = ["CSV", "CsvReader", "csv_records"]
 
 _JSON_COLUMNS = ("contexts", "messages")
 #: Python's csv module refuses fields over 131,072 characters by default; the dataset's own
@@ -60,15 +61,34 @@ class _Lines:
         return line
 
 
-def csv_records(src: Source, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, record) for each row of a CSV or TSV file; ``line`` is the row's last line."""
+class CsvReader:
+    """The ``csv`` reader: comma-separated values with a header row."""
+
+    name = "csv"
+    suffixes = (".csv",)
+    unit = "line"
+    #: Its values are text decoded strictly from the file: no lone surrogate can be there.
+    checks_surrogates = True
+
+    def read(self, source: Source, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line, record) for each row of ``source``; ``line`` is the row's last line."""
+        return csv_records(source, problems)
+
+
+CSV = CsvReader()
+
+
+def csv_records(src: Source, problems: list[str], *,
+                delimiter: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, record) for each row of a delimited file with a header; ``line`` is the row's
+    last line. ``delimiter`` ``None`` picks it from the header (see :func:`_delimiter`)."""
     if csv.field_size_limit() < _FIELD_LIMIT:
         csv.field_size_limit(_FIELD_LIMIT)
     lines = _Lines(iter(src.lines(problems)), src, problems)
     first = next(lines, None)
     if first is None:
         return
-    delimiter = "\t" if src.fmt == "tsv" else _delimiter(first)
+    delimiter = delimiter or _delimiter(first)
     reader = csv.reader(chain([first], lines), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     end = 0
@@ -91,7 +111,7 @@ def csv_records(src: Source, problems: list[str]) -> Iterator[tuple[int, dict[st
             continue
         if not values:  # a blank line
             continue
-        rec = _record(src, header, values, start, end, problems)
+        rec = _record(src, header, values, (start, end), delimiter, problems)
         if rec is not None:
             yield end, rec
     if len(lines.nul_lines) > 1:
@@ -135,17 +155,19 @@ def _check_header(where: str, header: list[str], problems: list[str]) -> None:
                             "Fix: rename or remove the others.")
 
 
-def _record(src: Source, header: list[str], values: list[str], start: int, end: int,
-            problems: list[str]) -> dict[str, Any] | None:
+def _record(src: Source, header: list[str], values: list[str], lines: tuple[int, int],
+            delimiter: str, problems: list[str]) -> dict[str, Any] | None:
+    start, end = lines
     span = f"line {end}" if end == start else f"lines {start}-{end}"
     where = f"{src.path} {span}"
     if len(values) != len(header):
         joined = (f" (one row over {end - start + 1} lines: an unbalanced quote on line {start} "
                   "may have joined them)" if end > start else "")
         if len(values) > len(header):
+            separator = "tabs" if delimiter == "\t" else "the separator"
             problems.append(f"{where}: {len(values)} values, more than the header's "
                             f"{len(header)} columns{joined}. Fix: quote values that contain "
-                            f"{_name(src)} (\"a, b\").")
+                            f"{separator} (\"a, b\").")
         else:
             missing = ", ".join(repr(h) for h in header[len(values):][:5])
             problems.append(f"{where}: {len(values)} values, the header has {len(header)} "
@@ -184,6 +206,3 @@ def _json_cell(value: str, where: str, problems: list[str]) -> Any:
         problems.append(f"{where}: the JSON list is nested too deeply. Fix: flatten it.")
     return value
 
-
-def _name(src: Source) -> str:
-    return "tabs" if src.fmt == "tsv" else "the separator"

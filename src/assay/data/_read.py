@@ -1,7 +1,10 @@
-"""Read JSONL / JSON / CSV / TSV datasets into validated rows, reporting every problem at once.
+"""Read datasets into validated rows, reporting every problem at once.
 
-Files may be UTF-8 (with or without a BOM), UTF-16 or UTF-32, and gzip-compressed
-(``data.jsonl.gz``). Every problem (file, line, field and fix) is collected, and one
+A file is read by the registered reader of its format (JSONL, a JSON array, CSV, TSV, or a
+plugin's; see ``_readers``); files may be UTF-8 (with or without a BOM), UTF-16 or UTF-32, and
+gzip-compressed (``data.jsonl.gz``). Every record a reader gives has its values checked (see
+``_clean``) and OTLP trace exports among them become conversations (see ``_otlp``), whatever
+the format. Every problem (file, line, field and fix) is collected, and one
 :class:`~assay.errors.DataError` lists them all; nothing the file holds raises anything else.
 
 Example:
@@ -14,18 +17,17 @@ Example:
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, SupportsIndex
 
-from ..errors import DataError, option
-from ._clean import FieldLimits, LongFields, clean_record, parse_int
-from ._csv import csv_records
+from .._entry_points import PLUGIN_FAILURES, failure_text
+from ..errors import AssayError, DataError, option
+from ._clean import FieldLimits, LongFields, clean_record
 from ._models import Row
 from ._otlp import is_export, traces_as_records
+from ._reader import reader_unit
+from ._readers import READERS
 from ._rows import ALIASES, validated_rows
 from ._source import Source, no_rows_problem, open_source
 from ._spool import display_name, display_problems, readable_copy
@@ -35,9 +37,6 @@ __all__ = ["ALIASES", "ProblemList", "data_error", "parse_mapping", "read_datase
 
 #: At most this many problems are listed in one error (the rest are counted).
 MAX_LISTED = 200
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_FAILED = object()
-_DECODER = json.JSONDecoder(parse_int=parse_int)
 
 
 def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
@@ -167,8 +166,9 @@ class ProblemList(list[str]):
 
 
 def record_unit(path: Path) -> str:
-    """How messages name a record's position: ``item`` in a JSON array, else ``line``."""
-    return "item" if open_source(path).fmt == "json" else "line"
+    """How messages name a record's position: ``item`` in a JSON array, else ``line`` (the
+    ``unit`` of the file's reader)."""
+    return reader_unit(open_source(path).reader)
 
 
 def data_error(problems: list[str], source: str) -> DataError:
@@ -182,127 +182,55 @@ def data_error(problems: list[str], source: str) -> DataError:
 
 def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None = None,
                  id_key: str = "id") -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, object) for each record of a ``.jsonl``, ``.json`` array, ``.csv`` or ``.tsv``
-    file (or the same gzipped), with every value checked (see :func:`clean_record`) but no
-    fields validated; a malformed record is added to ``problems`` (file, line, fix) and skipped.
+    """(line, object) for each record of a file in a registered format (``.jsonl``, ``.json``
+    array, ``.csv``, ``.tsv``, a plugin's; or the same gzipped), with every value checked (see
+    :func:`clean_record`) but no fields validated; a malformed record is added to
+    ``problems`` (file, line, fix) and skipped.
 
     Raises:
         DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
     """
     src = open_source(Path(path))
-    limits = limits or FieldLimits()
-    if src.fmt in ("csv", "tsv"):
-        for line, rec in csv_records(src, problems):
-            yield line, clean_record(rec, f"{src.path} line {line}", limits, problems,
-                                     id_key=id_key, surrogates=False)
-    else:  # OTLP trace exports among them become one conversation per trace (see _otlp)
-        recs = (_json_records(src, problems, limits, id_key) if src.fmt == "json" else
-                _jsonl_records(src.lines(problems), src, problems, limits, id_key))
-        yield from traces_as_records(recs, str(src.path), problems)
+    exports: list[tuple[int, dict[str, Any]]] = []
+    yield from _checked(src, problems, limits or FieldLimits(), id_key, exports)
+    if exports:  # OTLP trace exports, whatever the format: one conversation per trace
+        yield from traces_as_records(exports, str(src.path), problems)
 
 
-def _jsonl_records(lines: Iterable[tuple[int, str]], src: Source, problems: list[str],
-                   limits: FieldLimits, id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    # Only "\n" ends a record: str.splitlines() would also split on U+2028, U+0085, ... which
-    # JSON allows raw inside strings, and cut a valid line in two.
-    first = True
-    for lineno, line in lines:
-        if not line.strip():
-            continue
-        where = f"{src.path} line {lineno}"
-        if first and line.strip() in ("[", "{"):
-            problems.append(f"{where}: the file holds one multi-line JSON document, not one "
-                            "JSON object per line (JSONL). Fix: for an array of rows, name the "
-                            "file .json, or write one object per line: jq -c '.[]' FILE > "
-                            "rows.jsonl.")
-            return
-        first = False
-        if (nul := line.find("\x00")) >= 0:
-            problems.append(f"{where}, column {nul + 1}: a NUL byte (0x00), which JSON text "
-                            "never holds. Fix: remove NUL bytes, e.g. tr -d '\\000' < IN > OUT.")
-            continue
-        fix = "make the line one complete JSON object"
-        if "\r" in line.rstrip("\r\n"):
-            fix += (" (lines here end with a bare \\r, old Mac line ends: convert them, e.g. "
-                    "tr '\\r' '\\n' < IN > OUT)")
-        obj = _loads(line, where, problems, fix)
-        if obj is _FAILED:
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"{where}: expected a JSON object, got {_kind(obj)}. Fix: write "
-                            "one object per line, e.g. {\"question\": ..., \"answer\": ...}.")
-            continue
-        yield lineno, clean_record(obj, where, limits, problems, id_key=id_key,
-                                   surrogates=bool(_SURROGATE_ESCAPE.search(line)))
-
-
-def _json_records(src: Source, problems: list[str], limits: FieldLimits,
-                  id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    text = src.text(problems)
-    if text is None or not text.strip():
-        return
-    if (nul := text.find("\x00")) >= 0:
-        line = text.count("\n", 0, nul) + 1
-        col = nul - text.rfind("\n", 0, nul)
-        problems.append(f"{src.path} line {line}, column {col}: a NUL byte (0x00), which JSON "
-                        "text never holds. Fix: remove NUL bytes, e.g. tr -d '\\000' < IN > OUT.")
-        return
-    doc = _loads(text, str(src.path), problems, "repair the JSON array")
-    if doc is _FAILED:
-        if problems and "Extra data" in problems[-1] and text.lstrip().startswith("{"):
-            problems.pop()  # JSON Lines in a .json file: read them as such
-            lines = enumerate(text.split("\n"), start=1)
-            yield from _jsonl_records(lines, src, problems, limits, id_key)
-        return
-    if isinstance(doc, dict) and is_export(doc):  # one OTLP trace export
-        yield 1, clean_record(doc, str(src.path), limits, problems, id_key=id_key)
-        return
-    if isinstance(doc, dict):
-        lists = [k for k, v in doc.items() if isinstance(v, list) and v
-                 and all(isinstance(x, dict) for x in v)]
-        hint = (f" The rows seem to be under {lists[0]!r}: jq '.{lists[0]}' FILE > rows.json."
-                if len(lists) == 1 else "")
-        problems.append(f"{src.path}: one JSON object (keys {_keys(doc)}), not an array of rows. "
-                        f"Fix: write the rows as an array, [{{...}}, {{...}}], or as JSON Lines "
-                        f"(one object per line in a .jsonl file).{hint}")
-        return
-    if not isinstance(doc, list):
-        problems.append(f"{src.path}: the file holds {_kind(doc)}, not an array of rows. Fix: "
-                        "write the rows as a JSON array of objects.")
-        return
-    surrogates = bool(_SURROGATE_ESCAPE.search(text))
-    for i, item in enumerate(doc, start=1):
-        where = f"{src.path} item {i}"
-        if isinstance(item, dict):
-            yield i, clean_record(item, where, limits, problems, id_key=id_key,
-                                  surrogates=surrogates)
-        else:
-            problems.append(f"{where}: expected an object, got {_kind(item)}. Fix: make every "
-                            "item of the array a {...} object.")
-
-
-def _loads(text: str, where: str, problems: list[str], fix: str) -> Any:
-    """The parsed JSON, or ``_FAILED`` with the problem (real line and column) added."""
+def _checked(src: Source, problems: list[str], limits: FieldLimits, id_key: str,
+             exports: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The reader's records of ``src``, each with its values checked; OTLP trace exports are
+    added to ``exports`` instead. What a reader does wrong (it raises, or gives something
+    other than a line number and a dict) is a problem naming the reader, never a traceback."""
+    reader = src.reader
+    prefix = f"{src.path} {reader_unit(reader)} "
+    surrogates = getattr(reader, "checks_surrogates", False) is not True
+    line: Any = 0
     try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError as e:
-        at = f"line {e.lineno}, column {e.colno}" if "\n" in text.rstrip("\r\n") else \
-            f"column {e.colno}"
-        problems.append(f"{where}: invalid JSON ({e.msg} at {at}). Fix: {fix}.")
-    except RecursionError:
-        problems.append(f"{where}: JSON nested too deeply to read (over "
-                        f"{sys.getrecursionlimit():,} levels). Fix: flatten it, or store the "
-                        "deep part as a JSON string.")
-    return _FAILED
+        for line, rec in reader.read(src, problems):
+            if type(rec) is not dict or type(line) is not int:
+                if not isinstance(line, int) or not isinstance(rec, Mapping):
+                    problems.append(_reader_problem(src, f"gave ({line!r}, a "
+                                                    f"{type(rec).__name__}), not (line, dict)"))
+                    return
+                line, rec = int(line), dict(rec)
+            rec = clean_record(rec, prefix + str(line), limits, problems, id_key=id_key,
+                               surrogates=surrogates)
+            if "resourceSpans" in rec and is_export(rec):
+                exports.append((line, rec))
+            else:
+                yield line, rec
+    except AssayError:
+        raise
+    except PLUGIN_FAILURES as e:  # a reader's own failure (a plugin's, most likely)
+        problems.append(_reader_problem(src, f"failed after line {line} ({failure_text(e)})"))
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, (list, str)) or value is None:
-        return f"an array of {len(value)}" if isinstance(value, list) else (
-            "a string" if isinstance(value, str) else "null")
-    return f"a {type(value).__name__}" if not isinstance(value, bool) else "a boolean"
-
-
-def _keys(doc: dict[str, Any]) -> str:
-    shown = ", ".join(repr(k) for k in list(doc)[:5])
-    return shown + (f", ... {len(doc) - 5} more" if len(doc) > 5 else "")
+def _reader_problem(src: Source, what: str) -> str:
+    name = src.reader.name
+    try:
+        source = READERS.source(name)
+    except KeyError:
+        source = "not registered"
+    return (f"{src.path}: the {name!r} reader ({source}) {what}. Fix: upgrade the reader, or "
+            "ask its authors; convert the file to JSONL meanwhile.")

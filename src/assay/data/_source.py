@@ -1,15 +1,17 @@
-"""A dataset file as text: its format, encoding and compression, found from its bytes.
+"""A dataset file as text: its reader, encoding and compression, found from its name and bytes.
 
-UTF-8 (with or without a BOM), UTF-16 and UTF-32 (with a BOM, or UTF-16 without one) and
-gzip (``.jsonl.gz``, or any file starting with gzip's magic bytes) are read; other files get
-one problem that names what the file looks like and how to convert it.
+The reader is the registered one for the file name's suffix (``.gz`` after it is gzip), else
+the first whose ``sniff`` claims the file's first characters (see ``_readers``). UTF-8 (with or
+without a BOM), UTF-16 and UTF-32 (with a BOM, or UTF-16 without one) and gzip (``.jsonl.gz``,
+or any file starting with gzip's magic bytes) are read; other files get one problem that names
+what the file looks like and how to convert it.
 
 Example:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.jsonl"
     >>> _ = p.write_bytes('{"answer": "café"}\\r\\n'.encode("utf-16"))
     >>> src = open_source(p)
-    >>> src.fmt, src.encoding
+    >>> src.reader.name, src.encoding
     ('jsonl', 'utf-16')
     >>> list(src.lines([]))
     [(1, '{"answer": "café"}\\r\\n')]
@@ -23,23 +25,21 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO
 
 from ..errors import DataError
+from ._reader import Reader
+from ._readers import READERS
 
-__all__ = ["FORMATS", "Source", "no_rows_problem", "open_source"]
+__all__ = ["Source", "no_rows_problem", "open_source"]
 
-Format = Literal["jsonl", "json", "csv", "tsv"]
-
-#: File name endings read, and the format each means (``.gz`` after any of them is read too).
-FORMATS: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-                              ".csv": "csv", ".tsv": "tsv"}
+_PARQUET_FIX = ("convert it to JSONL, e.g. with pandas: "
+                "pd.read_parquet(IN).to_json(OUT, orient='records', lines=True)")
 _BOMS = ((b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe\x00\x00", "utf-32"),
          (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 _MAGIC = ((b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)",
            "save the sheet as CSV (UTF-8), or unzip the archive"),
-          (b"PAR1", "a Parquet file", ("convert it to JSONL, e.g. with pandas: "
-           "pd.read_parquet(IN).to_json(OUT, orient='records', lines=True)")),
+          (b"PAR1", "a Parquet file", _PARQUET_FIX),
           (b"SQLite format 3\x00", "an SQLite database", "export the rows as JSONL or CSV"),
           (b"%PDF", "a PDF document", "export the rows as JSONL or CSV"),
           (b"BZh", "bzip2-compressed", "decompress it first: bunzip2 FILE (gzip is read as is)"),
@@ -52,11 +52,13 @@ _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f\x0b\x1b")
 
 @dataclass(frozen=True)
 class Source:
-    """A readable dataset file: ``fmt`` (jsonl, json, csv or tsv), the text ``encoding`` and
-    whether it is gzip-compressed."""
+    """A readable dataset file, as a reader gets it: its ``path``, the ``reader`` of its
+    format, its text ``encoding`` and whether it is gzip-compressed. A reader takes the text
+    through :meth:`lines` (one at a time) or :meth:`text` (whole); both decompress and decode.
+    """
 
     path: Path
-    fmt: Format
+    reader: Reader
     encoding: str
     gzipped: bool = False
 
@@ -131,7 +133,7 @@ def open_source(path: Path) -> Source:
     """
     if path.is_dir():
         raise DataError([(f"{path}: is a folder, not a dataset file. Fix: give one "
-                         f"{'/'.join(FORMATS)} file in it.")])
+                         f"{'/'.join(READERS.suffixes())} file in it.")])
     if not path.exists():
         raise DataError([f"{path}: file not found. Fix: check the path."])
     try:
@@ -148,7 +150,7 @@ def open_source(path: Path) -> Source:
         raise DataError([(f"{path}: cannot be read ({e}). Fix: check the file"
                          f"{', e.g. gzip -t ' + str(path) if gzipped else ''}.")]) from None
     encoding = _encoding(path, head)
-    return Source(path, _format(path, head, encoding), encoding, gzipped)
+    return Source(path, _reader(path, head, encoding), encoding, gzipped)
 
 
 def no_rows_problem(path: Path) -> str:
@@ -169,8 +171,8 @@ def _encoding(path: Path, head: bytes) -> str:
             return name
     for magic, what, fix in _MAGIC:
         if head.startswith(magic):
-            raise DataError([(f"{path}: this is {what}, not a JSONL, JSON or CSV text file. "
-                             f"Fix: {fix}.")])
+            raise DataError([(f"{path}: this is {what}, not a text file of a format read "
+                             f"here ({_suffixes()}). Fix: {fix}.")])
     sample = head[: len(head) // 2 * 2]
     if len(sample) >= 4 and sample[1::2].count(0) > 0.4 * len(sample) / 2 > sample[::2].count(0):
         return "utf-16-le"  # UTF-16 without a BOM: ASCII text with a NUL after every byte
@@ -179,26 +181,34 @@ def _encoding(path: Path, head: bytes) -> str:
     controls = sum(head.count(c) for c in _CONTROL)
     if head and controls > max(3, 0.02 * len(head)):
         raise DataError([(f"{path}: does not look like text ({controls} control bytes in its "
-                         f"first {len(head):,}). Fix: give a UTF-8 JSONL, JSON or CSV file; "
+                         f"first {len(head):,}). Fix: give a UTF-8 text file ({_suffixes()}); "
                          f"`file {path}` says what it is.")])
     return "utf-8"
 
 
-def _format(path: Path, head: bytes, encoding: str) -> Format:
+def _reader(path: Path, head: bytes, encoding: str) -> Reader:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] == ".gz":
         suffixes.pop()
-    if suffixes and suffixes[-1] in FORMATS:
-        return FORMATS[suffixes[-1]]
+    if suffixes and (reader := READERS.for_suffix(suffixes[-1])) is not None:
+        return reader
     text = head.decode(encoding, errors="ignore").lstrip("\ufeff \t\r\n")
-    if text[:1] == "{":
-        return "jsonl"
-    if text[:1] == "[":
-        return "json"
+    if text and (reader := READERS.sniff(text)) is not None:
+        return reader
     got = "".join(path.suffixes) or "no extension"
-    raise DataError([(f"{path}: unknown kind of file ({got}). Must be one of "
-                     f"{', '.join(FORMATS)} (optionally .gz). Fix: rename it to what it holds, "
-                     "e.g. data.jsonl for one JSON object per line, data.csv for a CSV.")])
+    fix = (f"{_PARQUET_FIX}; or install a reader for it (docs/plugins.md)"
+           if suffixes and suffixes[-1] in (".parquet", ".pq") else
+           "rename it to what it holds, e.g. data.jsonl for one JSON object per line, data.csv "
+           "for a CSV; for another format, install or register a reader (docs/plugins.md)")
+    problems = [(f"{path}: unknown kind of file ({got}). Must be one of {_suffixes()}. Fix: "
+                 f"{fix}.")]
+    problems += [f"(a reader plugin was skipped) {why}" for why in READERS.refused.values()]
+    raise DataError(problems)
+
+
+def _suffixes() -> str:
+    """The suffixes read, for a message: ``.jsonl, .ndjson, ... (optionally .gz)``."""
+    return f"{', '.join(READERS.suffixes())} (optionally .gz)"
 
 
 def _not_utf8(path: Path, lineno: int, raw: bytes, e: UnicodeDecodeError) -> str:

@@ -35,10 +35,11 @@ __all__ = ["DatasetStream"]
 
 
 class DatasetStream:
-    """The rows of a ``.jsonl``, ``.csv`` or ``.json`` file, read on demand.
+    """The rows of a dataset file in a registered format (``.jsonl``, ``.csv``, ``.json``, a
+    plugin's, ...), read on demand.
 
-    JSONL and CSV are read a line at a time; a ``.json`` array is parsed whole (use JSONL for
-    very large datasets). ``max_field_chars`` and ``long_fields`` are as in
+    The file's reader decides how much it holds at once: JSONL and CSV are read a line at a
+    time; a ``.json`` array is parsed whole (use JSONL for very large datasets). ``max_field_chars`` and ``long_fields`` are as in
     :func:`~assay.data.read_dataset`; after :meth:`check`, ``truncated`` counts the fields cut.
     A ``path`` that can be read only once (``-`` for standard input, a FIFO) is copied once to
     a temporary file, then read from there (``path`` is the copy, ``name`` the name given).
