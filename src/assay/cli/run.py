@@ -45,8 +45,8 @@ err = Console(stderr=True)
 
 def run(
     data: Annotated[Path, typer.Argument(
-        help="Dataset: .jsonl, .json (array) or .csv; - (or a pipe) reads JSONL or JSON from "
-             "standard input, once.")],
+        help="Dataset: .jsonl, .json (array), .csv, .tsv (any of them .gz), or a format a "
+             "plugin registers; - (or a pipe) reads JSONL or JSON from standard input, once.")],
     metrics: Annotated[str | None, typer.Option(
         help="'auto' (what the fields allow) or a,b,c. Default: auto, or only the "
              "--metric-file metrics when some are given.")] = None,
