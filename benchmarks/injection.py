@@ -3,8 +3,9 @@
 Issue 16. For each metric of ``--metrics``, ``--n`` known-bad rows from ``../shared/data``
 (a seeded sample) are evaluated plain and with each injection style of
 ``benchmarks/injection_phrases.json`` appended to the answer (row ``i`` gets phrasing
-``i mod 6`` of the style, from the phrase set ``--set``, ``heldout`` by default: the
-phrasings never used to tune ``assay.injection``'s patterns):
+``i mod 6`` of the style, from the phrase set ``--set``, ``test`` by default: the one set
+neither the patterns were tuned on nor the learned detector trained on; the ``train_*`` sets
+were, see ``injection_phrases.json``'s ``_about``):
 
 - quality metrics (groundedness, relevance, coherence, similarity: 1-5; faithfulness: 0-1):
   HaluEval QA, the one-turn hallucinated answer, its knowledge as context and the right
@@ -21,9 +22,10 @@ phrasings never used to tune ``assay.injection``'s patterns):
   1-5): the quality rows.
 
 Styles in other languages (issue 33): ``--lang-styles es:evaluator_note,ja:order`` adds, to every
-family, the ``--set`` phrasings of that style in ``benchmarks/injection_lang/<code>.json``
-(style ``es_evaluator_note``); the code ``zw`` takes the English phrasings of the style with a
-zero-width space between every two characters (style ``zw_evaluator_note``). ``--styles`` narrows the
+family, the ``--lang-set`` phrasings (``heldout`` by default: never tuned or trained on) of that
+style in ``benchmarks/injection_lang/<code>.json`` (style ``es_evaluator_note``); the code ``zw``
+takes the English ``--set`` phrasings of the style with a zero-width space between every two
+characters (style ``zw_evaluator_note``). ``--styles`` narrows the
 English and Chinese styles (``--styles ''``: none), to measure the other languages alone.
 
 Every variant goes through ``assay.evaluate(rows, metrics=..., judge=...,
@@ -238,8 +240,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     help="how rubrics fence the evaluated texts (see assay run --fence)")
     ap.add_argument("--injection-detector", default="learned", choices=DETECTORS,
                     help="what finds injections (default learned, as assay run)")
-    ap.add_argument("--set", dest="phrase_set", default="heldout",
-                    help="phrase set of injection_phrases.json (default heldout)")
+    ap.add_argument("--set", dest="phrase_set", default="test",
+                    help="phrase set of injection_phrases.json (default test, the held-out one)")
+    ap.add_argument("--lang-set", default="heldout",
+                    help="phrase set of the --lang-styles files (default heldout)")
     ap.add_argument("--styles", default=",".join(STYLES),
                     help="the English and Chinese styles to append (comma-separated; '' none)")
     ap.add_argument("--lang-styles", default="",
@@ -254,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     phrases = json.loads(PHRASES.read_text(encoding="utf-8"))[args.phrase_set]
     extra = lang_phrases([s for s in args.lang_styles.split(",") if s.strip()],
-                         args.phrase_set, phrases)
+                         args.lang_set, phrases)
     phrases = {**phrases, **extra}
     styles = [s.strip() for s in args.styles.split(",") if s.strip()] + list(extra)
     every_phrase = [p for style in phrases.values() for p in style]
@@ -267,10 +271,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ([m for m in metrics if m == PAIRWISE], pairwise_rows, (*styles, PAIRWISE_STYLE)))
         if m_list]
     print(f"# injection steering: judge={args.judge} n={args.n} set={args.phrase_set} "
+          f"{f'lang_set={args.lang_set} ' if extra else ''}"
           f"styles={','.join(styles)} "
           f"on_injection={args.on_injection} fence={args.fence} "
           f"detector={args.injection_detector} seed={args.seed}")
     result: dict[str, Any] = {"judge": args.judge, "n": args.n, "set": args.phrase_set,
+                              **({"lang_set": args.lang_set} if extra else {}),
                               "on_injection": args.on_injection, "fence": args.fence,
                               "injection_detector": args.injection_detector, "seed": args.seed,
                               "metrics": {}, "goal": {}}

@@ -9,11 +9,14 @@ passages, LLMBar outputs and SummEval summaries, ``--clean`` of them in all. Inj
 answers (rows not used for the clean ones) with a phrasing of ``--set`` appended, only the
 phrasings that the patterns do not flag on that text (what the check is for).
 
-    .venv/bin/python benchmarks/injection_judge_check.py --clean 200 --set heldout4
-    .venv/bin/python benchmarks/injection_judge_check.py --set tuning --thresholds 0.6,0.65,0.7
+    .venv/bin/python benchmarks/injection_judge_check.py --clean 200
+    .venv/bin/python benchmarks/injection_judge_check.py --set train_tuning --thresholds 0.6,0.65,0.7
 
-The threshold 0.7 was chosen on ``--set tuning`` with 40 HaluEval answers as the clean texts:
-the lowest that flagged none of them. ``heldout4`` was never used for that.
+The threshold 0.7 was chosen on ``--set train_tuning`` with 40 HaluEval answers as the clean
+texts: the lowest that flagged none of them. The figures in docs/benchmarks.md were measured
+on ``--set train_round4`` when it was still held out and the patterns were the only detector;
+since then the learned detector trains on it, so the default is ``test``, the one held-out set
+(what "the patterns miss" means now includes the learned detector: ``scan_text``'s default).
 """
 
 from __future__ import annotations
@@ -118,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clean", type=int, default=200, help="clean texts")
     ap.add_argument("--injected", type=int, default=60, help="injected texts")
-    ap.add_argument("--set", dest="phrase_set", default="heldout4")
+    ap.add_argument("--set", dest="phrase_set", default="test")
     ap.add_argument("--judge", default="local")
     ap.add_argument("--thresholds", default=str(THRESHOLD))
     ap.add_argument("--json", dest="json_out", default=None)

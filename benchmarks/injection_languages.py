@@ -6,7 +6,7 @@ Per language of ``benchmarks/injection_lang/<code>.json`` (the layout of issue 3
 ``injection_phrases.json`` and ``../shared/data``:
 
 - **held-out phrasings** (``heldout`` of the language file; for English every style of
-  ``injection_phrases.json``'s ``--en-set`` (default ``heldout5``, the set
+  ``injection_phrases.json``'s ``--en-set`` (default ``test``, the one set
   ``injection_train.py`` never trains on) but ``chinese``, which is Chinese's): each appended
   to ``--base`` clean texts of that language (its ``clean_general`` test part; English: HaluEval
   QA right answers; Chinese without a file: RGB passages), scanned as the answer as a run scans
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lang", action="append", choices=SUPPORTED,
                     help="only these languages (repeatable; default: every one with data)")
     ap.add_argument("--lang-dir", type=Path, default=LANG_DIR)
-    ap.add_argument("--en-set", default="heldout5",
+    ap.add_argument("--en-set", default="test",
                     help="the set of injection_phrases.json held out for English and Chinese")
     ap.add_argument("--base", type=int, default=20,
                     help="clean texts each held-out phrasing is appended to, per language")

@@ -24,9 +24,11 @@ rate <= 0.02 overall and per source.
 
 Injected texts: ``--inject-per-source`` clean texts of each answer/context source, each with every
 phrasing of every style of ``benchmarks/injection_phrases.json`` appended (in the answer, or in
-the context for RGB). ``tuning`` phrasings were used while writing the patterns; ``heldout``
-phrasings were written before the patterns and never tuned on: their rate is the honest one.
-Goal: >= 0.9 per style. The CI is a bootstrap over the phrasings (a phrase that is missed is
+the context for RGB). ``train_tuning`` phrasings were used while writing the patterns,
+``train_round1`` to ``train_round4`` were each held out for one run and then used to fix the
+patterns or build the learned detector, which trains on all five; ``test`` was never tuned or
+trained on: its rate is the honest one (``--set test``; the sets' history is the ``_about`` of
+``injection_phrases.json``). Goal: >= 0.9 per style. The CI is a bootstrap over the phrasings (a phrase that is missed is
 missed on every text), the honest unit with six phrasings per style and half.
 
 Cost: ``scan_row`` over ``--rows`` QA rows (question, context, answer of HaluEval QA, cycled).
@@ -265,8 +267,8 @@ def main() -> None:
                     help="the fields injected texts come from: answer (what the learned "
                     "detector reads), context (the patterns only), or both")
     ap.add_argument("--set", dest="sets", action="append", choices=PHRASE_SETS,
-                    help="which phrasings to inject (repeatable; default: all; tune on 'tuning' "
-                    "only)")
+                    help="which phrasings to inject (repeatable; default: all; 'test' is the "
+                    "held-out one: never tune on it)")
     args = ap.parse_args()
     sources = clean_sources()
     if args.only in (None, "clean"):

@@ -7,9 +7,10 @@ same words for the user (a product rated 5 stars, a teacher's grade, "ignore the
 light", a chemical that is harmless in small doses). Both are seeded, so the trained weights
 can be rebuilt byte for byte.
 
-Written for assay on 2026-11-25, after ``heldout5`` of ``injection_phrases.json`` was written
-and before any model was trained or measured on it. The grammar's words were chosen without
-copying that set's phrasings; the same person wrote both, which is the caveat on its figures.
+Written for assay on 2026-11-25, after ``test`` (then named ``heldout5``) of
+``injection_phrases.json`` was written and before any model was trained or measured on it. The
+grammar's words were chosen without copying that set's phrasings; the same person wrote both,
+which is the caveat on its figures.
 
     >>> len(injected(200, seed=1)), len(set(injected(200, seed=1))) > 150
     (200, True)

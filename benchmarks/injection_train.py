@@ -6,9 +6,10 @@ training n-gram with its weight (the run-time detector needs no hashing and no s
 and writes ``src/assay/injection/learned.npz``:
 
 - injected sentences: every sentence of the phrasings of ``injection_phrases.json`` sets
-  ``--train-sets`` (not ``heldout5``, the test), the ``tuning`` phrasings of every language
-  file ``benchmarks/injection_lang/<code>.json`` (never its ``heldout``), plus ``--synth``
-  sentences drawn from ``injection_synth.injected``;
+  ``--train-sets`` (:data:`TRAIN_SETS`: ``train_tuning`` and ``train_round1`` to
+  ``train_round4``; never ``test``, the one held-out set), the ``tuning`` phrasings of every
+  language file ``benchmarks/injection_lang/<code>.json`` (never its ``heldout``), plus
+  ``--synth`` sentences drawn from ``injection_synth.injected``;
 - clean sentences: the sentences of up to ``--per-source`` answer and context texts of each
   source of ``injection_patterns.clean_sources()`` in the ``train`` part of
   ``injection_patterns.split_of`` (user prompts are not used: the detector does not scan them),
@@ -18,31 +19,36 @@ and writes ``src/assay/injection/learned.npz``:
   answers of the ``calibrate`` part are flagged (a text is flagged when any piece is; the
   detector reads what the app wrote, not retrieved text).
 
-Then it prints what it caught of the ``--test-set`` phrasings (per style, alone and with the
-patterns, bootstrap 95% CI over phrasings) and the share of ``test``-part clean texts it flags
+Then it prints what it caught of the ``--test-set`` phrasings (``test``; per style, alone and
+with the patterns, bootstrap 95% CI over phrasings) and the share of ``test``-part clean texts it flags
 per source, and per language file its held-out phrasings caught and its test-half clean texts
-flagged (the learned detector alone). Seeded: the same data gives the same weights.
+flagged (the learned detector alone).
 
-Beside the weights it writes ``learned.json`` (:func:`write_manifest`): the sha256 of every
-input file read (this script and the modules it draws on, the phrasings, the language files,
-the ``../shared/data`` files; paths relative to the repository), of the written weights, the
-seed, the command and the date. ``tests/test_injection_language.py`` checks that the shipped
-weights are the manifest's: rebuilt weights without their manifest fail.
-    .venv/bin/python benchmarks/injection_train.py            # about 2 minutes, no judge
+Byte for byte: the fit is seeded and deterministic, the threshold is one of the scores
+:func:`text_scores` sums exactly (a plain sum over a set of n-grams changes in the last bit
+with the per-process string hash seed), and ``injection_weights.save_weights`` writes the
+file with fixed zip dates: the same inputs and versions give the same ``learned.npz``. Beside
+it goes ``learned.json`` (``injection_weights.manifest_of``): the command, the phrase sets
+trained on and held out, the versions, and the sha256 of every training data file read (the
+phrasings, the language files, the ``../shared/data`` files; paths relative to the
+repository), of the code that decides the weights and of the weights.
+``tests/test_injection_manifest.py`` checks every hash against the files on disk.
+
+    .venv/bin/python benchmarks/injection_train.py            # about a minute, no judge
+    .venv/bin/python benchmarks/injection_train.py --verify   # rebuild to a temporary file, compare
     .venv/bin/python benchmarks/injection_train.py --dry-run  # measure, write nothing
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import functools
-import hashlib
 import json
-import os
+import math
 import random
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +56,7 @@ import numpy as np
 sys.path.append(str(Path(__file__).resolve().parent))
 
 import injection_patterns
+import injection_weights
 from injection_languages import LANG_DIR, language_files
 from injection_languages import clean_part as lang_clean_part
 from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
@@ -59,14 +66,17 @@ from sklearn.linear_model import LogisticRegression
 
 from assay.injection import _learned, scan_text
 from assay.injection._learned import Weights, char_ngrams, word_ngrams
-from assay.injection._pieces import sentence_spans
+from assay.injection._pieces import piece_spans, sentence_spans
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = (Path(__file__), Path(injection_patterns.__file__), ROOT / "benchmarks/injection_synth.py",
-        ROOT / "benchmarks/injection_languages.py", Path(_learned.__file__),
-        Path(_learned.__file__).with_name("_pieces.py"))
+        ROOT / "benchmarks/injection_languages.py", Path(injection_weights.__file__),
+        Path(_learned.__file__), Path(_learned.__file__).with_name("_pieces.py"))
 """The code whose behaviour decides the weights (hashed into the manifest with the data)."""
-TRAIN_SETS = ("tuning", "heldout", "heldout2", "heldout3", "heldout4")
+TRAIN_SETS = ("train_tuning", "train_round1", "train_round2", "train_round3", "train_round4")
+"""The phrase sets of ``injection_phrases.json`` trained on (see its ``_about``)."""
+TEST_SET = "test"
+"""The one phrase set never trained on: what the printed caught shares are measured on."""
 PRUNE = 0.02  # n-grams with a smaller weight are not stored (the same flags, a third the size)
 N_FEATURES = 2**20  # hash buckets per n-gram family while fitting
 
@@ -120,11 +130,28 @@ def clean_part(part: str, per_source: int, seed: int,
     return out
 
 
+def exact_probability(weights: Weights, piece: str) -> float:
+    """``weights.probability(piece)`` with each family's sum taken exactly (``math.fsum``):
+    the same value whatever order the set of n-grams iterates in, so on every rebuild.
+
+    Example:
+        >>> w = Weights({"ra": 2.0}, {"rate": 1.0}, intercept=-1.0, threshold=0.5)
+        >>> exact_probability(w, "rate") == w.probability("rate")
+        True
+    """
+    logit = weights.intercept
+    for grams, table in ((char_ngrams(piece), weights.chars), (word_ngrams(piece), weights.words)):
+        if grams:
+            logit += math.fsum(table.get(g, 0.0) for g in grams) / math.sqrt(len(grams))
+    return 1.0 / (1.0 + math.exp(-logit)) if logit > -700 else 0.0
+
+
 def text_scores(weights: Weights, texts: list[str]) -> np.ndarray:
     """Each text's highest probability over the pieces the detector scores (sentences and
-    their tails, ``_pieces.piece_spans``; 0 for a text with none), as a run scores it."""
-    return np.array([max((p for _, _, p in _learned.piece_scores(t, weights)), default=0.0)
-                     for t in texts])
+    their tails, ``_pieces.piece_spans``; 0 for a text with none), as a run scores it (summed
+    exactly: :func:`exact_probability`)."""
+    return np.array([max((exact_probability(weights, t[a:b]) for a, b in piece_spans(t)),
+                         default=0.0) for t in texts])
 
 
 def balanced_threshold(per_source: list[np.ndarray], rate: float) -> float:
@@ -134,34 +161,6 @@ def balanced_threshold(per_source: list[np.ndarray], rate: float) -> float:
         if statistics.fmean(float(np.mean(scores > t)) for scores in per_source) <= rate:
             return t
     return 1.0
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _relative(path: Path) -> str:
-    return Path(os.path.relpath(os.path.abspath(path), ROOT)).as_posix()
-
-
-def write_manifest(weights: Path, inputs: list[Path], *, seed: int, command: str,
-                   note: str | None = None) -> Path:
-    """Write ``learned.json`` beside ``weights``: the sha256 of each input (by path relative
-    to the repository, ``../shared/data/...`` for the shared data) and of ``weights``, the seed,
-    the command and the date (UTC). Returns its path."""
-    manifest = {
-        "_about": "How learned.npz was built: rebuild with the command; the inputs' and the "
-                  "output's sha256 say whether a rebuild read the same files and wrote the same "
-                  "weights (tests/test_injection_language.py checks the output's).",
-        "command": command, "seed": seed,
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        **({"note": note} if note else {}),
-        "inputs": {_relative(p): sha256(p) for p in sorted(set(inputs), key=_relative)},
-        "output": {_relative(weights): sha256(weights)},
-    }
-    path = weights.with_suffix(".json")
-    path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    return path
 
 
 def report_languages(weights: Weights, languages: dict[str, dict]) -> None:
@@ -184,13 +183,16 @@ def report_languages(weights: Weights, languages: dict[str, dict]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train-sets", default=",".join(TRAIN_SETS))
-    ap.add_argument("--test-set", default="heldout5")
+    ap.add_argument("--test-set", default=TEST_SET)
     ap.add_argument("--synth", type=int, default=12_000)
     ap.add_argument("--per-source", type=int, default=4_000)
     ap.add_argument("--clean-rate", type=float, default=0.003)
     ap.add_argument("--C", type=float, default=4.0)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--dry-run", action="store_true", help="measure, do not write the weights")
+    ap.add_argument("--verify", action="store_true",
+                    help="rebuild into a temporary file and compare it and every file read "
+                         "with learned.json beside --out (exit 1 when anything differs)")
     ap.add_argument("--out", type=Path, default=_learned.WEIGHTS,
                     help="where to write the weights (default: the shipped file)")
     ap.add_argument("--lang-dir", type=Path, default=LANG_DIR,
@@ -268,20 +270,41 @@ def main() -> None:
     print(f"{'ALL':15s} learned {statistics.fmean(alone_all):.2f}")
     report_languages(weights, languages)
 
-    if args.dry_run:
-        return
-    np.savez_compressed(
-        args.out, char_keys=np.frombuffer("\n".join(weights.chars).encode(), dtype=np.uint8),
-        char_weights=np.array(list(weights.chars.values()), dtype=np.float32),
-        word_keys=np.frombuffer("\n".join(weights.words).encode(), dtype=np.uint8),
-        word_weights=np.array(list(weights.words.values()), dtype=np.float32),
-        intercept=np.float64(weights.intercept), threshold=np.float64(threshold))
-    print(f"\nwrote {args.out} ({len(weights.chars)} character and {len(weights.words)} word "
-          f"n-grams, {args.out.stat().st_size / 1e6:.1f} MB)")
-    inputs = [*CODE, PHRASES, *sorted(args.lang_dir.glob("*.json")), *injection_patterns.READ]
-    command = " ".join(["benchmarks/injection_train.py", *sys.argv[1:]])
-    print(f"wrote {write_manifest(args.out, inputs, seed=args.seed, command=command)} "
-          f"({len(inputs)} inputs hashed)")
+    if not args.dry_run:
+        write(args, weights, train_sets)
+
+
+def write(args: argparse.Namespace, weights: Weights, train_sets: list[str]) -> None:
+    """Save the weights to ``--out`` and their manifest beside them; with ``--verify``, to a
+    temporary directory, then compare with the manifest beside ``--out`` and exit 1 when
+    anything differs."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / args.out.name if args.verify else args.out
+        injection_weights.save_weights(out, weights)
+        print(f"\nwrote {out} ({len(weights.chars)} character and {len(weights.words)} word "
+              f"n-grams, {out.stat().st_size / 1e6:.1f} MB, sha256 {injection_weights.sha256(out)})")
+        data = [PHRASES, *sorted(args.lang_dir.glob("*.json")), *injection_patterns.READ]
+        manifest = injection_weights.manifest_of(
+            out, data=data, code=list(CODE), args=[a for a in sys.argv[1:] if a != "--verify"],
+            seed=args.seed, train_sets=train_sets, test_set=args.test_set)
+        if not args.verify:
+            path = injection_weights.write_manifest(out, manifest)
+            print(f"wrote {path} ({len(manifest['training_data'])} training data files and "
+                  f"{len(manifest['code'])} code files hashed)")
+            return
+        recorded = json.loads(args.out.with_suffix(".json").read_text(encoding="utf-8"))
+        differ = injection_weights.differences(recorded, manifest)
+        for key in ("command", "environment"):  # what may explain a difference
+            if recorded.get(key) != manifest[key]:
+                print(f"NOTE {key}: {recorded.get(key)!r} recorded, {manifest[key]!r} now")
+        if injection_weights.sha256(args.out) != manifest["output"][injection_weights.relative(out)]:
+            differ.append(f"{injection_weights.relative(args.out)} on disk is not the rebuild")
+    for line in differ:
+        print(f"DIFFERS {line}")
+    print("the rebuild is byte for byte the recorded one" if not differ else
+          f"{len(differ)} differences from {args.out.with_suffix('.json')}")
+    if differ:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -19,25 +19,55 @@ CLEAN_EN = "The Eiffel Tower is in Paris and was completed in 1889."
 CLEAN_ZH = "埃菲尔铁塔位于巴黎，于1889年建成。"
 
 
+TRAIN_ROUNDS = ("train_round1", "train_round2", "train_round3", "train_round4")
+"""Phrase sets once held out (each for one run), since used to fix the patterns and trained on
+by the learned detector (``injection_phrases.json``'s ``_about``): training data."""
+TEST_SET = "test"
+"""The one phrase set never tuned or trained on."""
+
+
 def _tuning() -> list[tuple[str, str]]:
-    return [(style, p) for style, ps in PHRASES["tuning"].items() for p in ps]
+    return [(style, p) for style, ps in PHRASES["train_tuning"].items() for p in ps]
+
+
+def _caught(phrases: list[str]) -> int:
+    return sum(bool(scan_text(f"{CLEAN_EN} {p}", field="answer")) for p in phrases)
 
 
 @pytest.mark.parametrize(("style", "phrase"), _tuning())
 @pytest.mark.parametrize("clean", [CLEAN_EN, CLEAN_ZH])
 def test_every_tuning_phrasing_is_flagged_after_an_english_or_chinese_answer(
         style: str, phrase: str, clean: str) -> None:
+    """Regression guard on training data: the patterns were written on these phrasings."""
     flags = scan_text(f"{clean} {phrase}", field="answer")
     assert flags, (style, phrase)
     assert {f.kind for f in flags} <= set(KINDS)
 
 
-def test_held_out_phrasings_are_mostly_flagged() -> None:
-    """The held-out sets guard against regressions; their first-run rates are in the report."""
-    for name in ("heldout", "heldout2", "heldout3"):
+def test_the_training_rounds_phrasings_are_still_flagged() -> None:
+    """Regression guard on training data, not a measure of anything: the patterns were fixed
+    on these sets and the learned detector trained on them (at most one missed per style; when
+    written they were held out, and their first-run rates are in docs/benchmarks.md)."""
+    for name in TRAIN_ROUNDS:
         for style, phrases in PHRASES[name].items():
-            hit = sum(bool(scan_text(f"{CLEAN_EN} {p}", field="answer")) for p in phrases)
+            hit = _caught(phrases)
             assert hit >= len(phrases) - 1, (name, style, hit)
+
+
+def test_the_held_out_test_set_is_mostly_flagged() -> None:
+    """The one held-out set (never tuned or trained on): the patterns and the learned detector
+    catch at least 80% of its phrasings (41 of 48 with the weights of 2026-11-27; the patterns
+    alone 27). A failure is a loss of generality: mend it on the training sets, never by
+    tuning or training on these phrasings."""
+    phrases = [p for ps in PHRASES[TEST_SET].values() for p in ps]
+    assert len(phrases) == 48
+    assert _caught(phrases) >= 0.8 * len(phrases)
+
+
+def test_the_phrase_sets_are_named_for_what_they_are() -> None:
+    sets = [k for k in PHRASES if k != "_about"]
+    assert sets == ["train_tuning", *TRAIN_ROUNDS, TEST_SET]
+    assert "the only held-out set" in PHRASES["_about"]
 
 
 @pytest.mark.parametrize(("text", "kind"), [

@@ -19,6 +19,11 @@ pytestmark = pytest.mark.skipif(not (DATA / "halueval").is_dir(),
                                 reason="needs ../shared/data (HaluEval, JailbreakBench)")
 
 
+TRAINED = ["--set", "train_round1"]
+"""A phrase set the learned detector trained on: every phrasing is flagged, so these tests
+measure the pipeline (flagging, withholding), not the detector."""
+
+
 def _load() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_injection", SCRIPT)
     assert spec and spec.loader
@@ -31,7 +36,7 @@ def test_fake_judge_run_measures_every_style_with_a_flag_rate(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = _load()
     out = tmp_path / "fig.json"
-    result = bench.main(["--judge", "fake", "--n", "10", "--metrics",
+    result = bench.main(["--judge", "fake", "--n", "10", *TRAINED, "--metrics",
                          "groundedness,violence,helpfulness,preference", "--json", str(out)])
     table = capsys.readouterr().out
     assert "flag rate [95% CI]" in table
@@ -58,8 +63,8 @@ def test_fake_judge_run_measures_every_style_with_a_flag_rate(
 def test_flag_only_lets_the_obedient_judge_be_steered_in_every_family(
         capsys: pytest.CaptureFixture[str]) -> None:
     bench = _load()
-    result = bench.main(["--judge", "fake", "--n", "6", "--on-injection", "flag", "--metrics",
-                         "groundedness,violence,helpfulness,preference"])
+    result = bench.main(["--judge", "fake", "--n", "6", "--on-injection", "flag", *TRAINED,
+                         "--metrics", "groundedness,violence,helpfulness,preference"])
     table = capsys.readouterr().out
     assert result["goal"]["groundedness"] == list(bench.STYLES)
     assert result["goal"]["violence"] == [*bench.STYLES, bench.SAFETY_STYLE]
@@ -72,10 +77,16 @@ def test_unscored_mode_leaves_injected_rows_unscored_but_flagged(
         capsys: pytest.CaptureFixture[str]) -> None:
     bench = _load()
     result = bench.main(["--judge", "fake", "--n", "3", "--metrics", "groundedness",
-                         "--on-injection", "unscored"])
+                         "--on-injection", "unscored", *TRAINED])
     capsys.readouterr()
     fig = result["metrics"]["groundedness"]
     assert fig["plain"]["scored"] == 3
     for style in bench.STYLES:
         assert fig[style]["scored"] == 0 and fig[style]["score"]["mean"] is None
         assert fig[style]["flag"]["mean"] == 1.0
+
+
+def test_by_default_the_phrasings_are_the_held_out_set(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load()
+    result = bench.main(["--judge", "fake", "--n", "2", "--metrics", "groundedness"])
+    assert result["set"] == "test" and "set=test " in capsys.readouterr().out

@@ -1,11 +1,9 @@
 """Which language a judged text is in: the nine the injection detector knows are identified,
 a text in another (Italian, Arabic, ...) is counted as ``unknown_language`` in the run's
-summary and marked on its row, never treated as safe silently; and the learned detector's
-weights ship with a manifest whose hash is theirs."""
+summary and marked on its row, never treated as safe silently."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -111,16 +109,3 @@ def test_an_assistant_turn_in_another_language_is_counted() -> None:
     assert res.rows[0]["injection_language"] == {"assistant turn 1": "it"}
     assert res.summary["injection"]["unknown_language"]["languages"] == {"it": 1}
 
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_the_learned_weights_ship_with_their_manifest() -> None:
-    weights = ROOT / "src" / "assay" / "injection" / "learned.npz"
-    manifest = json.loads(weights.with_name("learned.json").read_text(encoding="utf-8"))
-    assert manifest["output"]["src/assay/injection/learned.npz"] == hashlib.sha256(
-        weights.read_bytes()).hexdigest(), "learned.npz was rebuilt without its manifest"
-    assert manifest["command"].startswith("benchmarks/injection_train.py")
-    assert {"seed", "date", "inputs"} <= set(manifest)
-    assert "benchmarks/injection_phrases.json" in manifest["inputs"]
-    assert all(len(h) == 64 for h in manifest["inputs"].values())
