@@ -34,7 +34,7 @@ from ..robustness import (
     summarize,
     write_summary,
 )
-from ..run import ManagedJudge, RetryPolicy, RunRecorder, open_run_store
+from ..run import ManagedJudge, RetryPolicy, RunRecorder, ScoringOptions, open_run_store
 from ..store import Store
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_numbers, store_arg
@@ -43,6 +43,8 @@ from ._redteam_common import MaxFailedShare, exit_if_failed
 __all__ = ["robustness"]
 
 err = Console(stderr=True)
+#: The rubric language's declared default, through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 def robustness(
@@ -58,7 +60,7 @@ def robustness(
         "0,0.2,0.4,0.6,0.8",
     limit: Annotated[int | None, typer.Option(min=1, help="Use the first N instances.")] = None,
     lang: Annotated[str, typer.Option(help="Prompt language of the openai target: en or zh.")]
-        = "en",
+        = _SCORING.lang,
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
