@@ -287,6 +287,9 @@ def test_a_family_cannot_declare_a_setting_declared_already(tone_family: ToneFam
     with pytest.raises(ConfigError, match="which the tone_check family declares already"):
         register_family(Clash())
     assert register_family(ToneFamily()).options == (TONE,)  # the same family, again: fine
+    Clash.options = {"tone": ("plain", "formal")}  # type: ignore[assignment]  # choices only
+    with pytest.raises(ConfigError, match="options must be Setting declarations"):
+        register_family(Clash())
 
 
 def test_the_docs_example_of_a_family_setting_declares_it(

@@ -184,9 +184,15 @@ def register_family(family: MetricFamily) -> MetricFamily:
         True
 
     Raises:
-        ConfigError: the family declares a setting that a core setting or another family
+        ConfigError: the family's ``options`` are not :class:`~assay.metrics.Setting`
+            declarations, or declare a setting that a core setting or another family
             declares already.
     """
+    if not all(isinstance(s, Setting) for s in family.options):
+        raise ConfigError(f"The {family.name} family's options must be Setting declarations "
+                          "(name, default, allowed values, doc), e.g. options = "
+                          "(Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),)"
+                          f"; got {family.options!r}.")
     taken = {s.name: "assay (a core setting)" for s in CORE_SETTINGS}
     taken.update({s.name: f"the {known.name} family" for known in _FAMILIES
                   if known.name != family.name for s in known.options})

@@ -100,8 +100,8 @@ INJECTION_DETECTOR: Setting[InjectionDetector] = Setting(
 REASONS: Setting[Reasons] = Setting(
     "reasons", "auto", get_args(Reasons), "Which rows get the judge's reason.")
 
-#: The settings every run has, in the order of ``ScoringOptions`` (a metric family's own come
-#: from its ``options``: see :func:`family_settings`).
+#: The settings every run has, in ``ScoringOptions``' order (a metric family's own come from its
+#: ``options``: see :func:`family_settings`).
 CORE_SETTINGS: tuple[Setting[Any], ...] = (LANG, STYLE, ON_INJECTION, FENCE, INJECTION_DETECTOR,
                                            REASONS)
 
