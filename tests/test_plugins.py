@@ -118,6 +118,50 @@ def test_run_with_the_plugin_judge_prefix(site: Path, tmp_path: Path) -> None:
         make_judge("constant:high")
 
 
+#: A plugin's smallest metric: the protocol's required members only (no FieldMetric, no
+#: ``uses_embedder``, ``family``, ``kind``, ``unavailable_reason``, ``check_rows``).
+MINIMAL_PLUGIN = """
+from assay.metrics import MetricResult, mean_aggregate
+
+
+class ShortAnswer:
+    name, version = "short_answer", "1"
+    required = frozenset({"answer"})
+    conversation = needs_citations = uses_judge = False
+    higher_is_better = True
+    value_range = (0.0, 1.0)
+
+    def applies(self, row):
+        return None if row.answer is not None else "row has no answer"
+
+    async def score(self, row, ctx):
+        return MetricResult(value=1.0 if len(row.answer.split()) <= 8 else 0.0)
+
+    def aggregate(self, results):
+        return mean_aggregate(results)
+"""
+
+
+def test_a_minimal_plugin_metric_runs_with_the_protocols_defaults(site: Path,
+                                                                   tmp_path: Path) -> None:
+    (site / "assay_short_answer.py").write_text(MINIMAL_PLUGIN)
+    _dist_info(site, "assay-short-answer", "0.1", {"assay.metrics": {
+        "short_answer": "assay_short_answer:ShortAnswer"}})
+    try:
+        code, output, out = _run(tmp_path, "--metrics", "short_answer,f1_score")
+        assert code == 0, output
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        assert [r["short_answer"]["value"] for r in records] == [1.0, 0.0]
+        metric = get_metric("short_answer")
+        assert not hasattr(type(metric), "uses_embedder")  # filled on the object when loaded
+        assert (metric.uses_embedder, metric.family, metric.kind) == (False, None, None)
+        listed = {m["name"]: m for m in json.loads(
+            CliRunner().invoke(app, ["metrics", "--json"]).stdout)}
+        assert listed["short_answer"]["kind"] == "computed"
+    finally:
+        sys.modules.pop("assay_short_answer", None)
+
+
 def test_the_plugin_module_is_imported_only_when_its_metric_is_looked_up(site: Path) -> None:
     assert "answer_length" in REGISTRY  # the name is known from the entry point alone
     assert MODULE not in sys.modules

@@ -21,7 +21,8 @@ from assay.calls._ray_budget import BudgetClient, start_budget_actor
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.metrics import MetricResult, ScoreContext, get_metric
+from assay.metrics import MetricResult, ScoreContext, ScoringSettings, get_metric
+from assay.metrics.judge import load_template
 from assay.run._ray import IN_FLIGHT, RayEngine
 from assay.run._score import Scorer, ScoreSettings
 
@@ -151,6 +152,40 @@ async def test_judge_spec_is_built_in_the_workers(ray_instance: Any) -> None:
         assert embedder_stats is None
     finally:
         await engine.aclose()
+
+
+def severity_or_rating(request: JudgeRequest) -> str:
+    """A 0-7 severity for a safety request, else a 1-5 rating (no reasons: none are asked)."""
+    if request.schema_name.startswith("severity"):
+        return '{"severity": 2}'
+    return '{"score": 4}'
+
+
+async def test_the_runs_settings_reach_the_workers(ray_instance: Any) -> None:
+    """The one settings object goes to every worker as it is: the rubric language, the reasons
+    plan and the safety family's own setting shape the same records as the local engine's."""
+    settings = ScoreSettings(scoring=ScoringSettings.build(
+        {"lang": "zh", "reasons": "never", "safety_mode": "separate"}), cache_path=None)
+    metrics = [get_metric("fluency"), get_metric("violence")]
+    rows = qa_rows(6)
+    scorer = Scorer(metrics, judge=FakeJudge(severity_or_rating), embedder=None,
+                    settings=settings)
+    try:
+        local = {r.id: await scorer.score(r) for r in rows}
+    finally:
+        await scorer.aclose()
+    engine = RayEngine(metrics, judge=FakeJudge(severity_or_rating), embedder=None,
+                       settings=settings, workers=WORKERS, batch_size=2)
+    records: list[dict[str, Any]] = []
+    try:
+        await engine.run(pairs(rows, {}), records.append)
+    finally:
+        await engine.aclose()
+    assert {r["id"]: r for r in records} == local
+    record = records[0]
+    assert record["fluency"]["details"]["no_reason"] == "no reason asked (reasons=never)"
+    assert record["violence"]["details"]["mode"] == "separate"
+    assert record["fluency"]["details"]["prompt_sha256"] == load_template("fluency", "zh").sha256
 
 
 async def test_budget_is_global(ray_instance: Any) -> None:

@@ -40,6 +40,7 @@ from ..errors import ConfigError, DataError
 from ..judges import Judge, make_judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import PairwiseMetric, PointwiseMetric
+from ..run import ScoringOptions
 from ._candidates import pick_examples, rebuild, with_examples
 from ._figures import compare_figures
 from ._judging import Judged, judge_rows
@@ -108,7 +109,7 @@ async def align_async(
     out: str | Path | None = None, variants: Sequence[str | Metric] = (),
     shots: Sequence[int] = (1, 2), heldout: float = 0.3, seed: int = 0,
     mapping: Mapping[str, str] | None = None, cache: str | Path | bool | None = True,
-    concurrency: int | None = None, lang: str = "en", progress: bool = False,
+    concurrency: int | None = None, lang: str = ScoringOptions().lang, progress: bool = False,
     on_stage: Callable[[str], None] | None = None,
 ) -> AlignmentResult:
     """Align ``metric`` to the human ratings in ``data`` (``{metric}/human_rating``) and

@@ -47,7 +47,8 @@ def record_of(row: Row) -> dict[str, Any]:
 
 async def judge_rows(metric: PointwiseMetric, rows: Sequence[Row], judge: Judge, *,
                      cache: str | Path | bool | None = True, concurrency: int | None = None,
-                     lang: str = "en", progress: bool = False) -> list[Judged]:
+                     lang: str = ScoringOptions().lang,
+                     progress: bool = False) -> list[Judged]:
     """The judge's verdict on each row, in order."""
     if not rows:
         return []

@@ -83,7 +83,7 @@ def human_scale(metric: Metric) -> HumanScale:
         return HumanScale(f"{metric.name}/human_rating", list(metric.scale.labels),
                           metric.scale.ordinal, False)
     low, high = metric.value_range
-    if getattr(metric, "uses_judge", False) and (low, high) == (1.0, 5.0):
+    if metric.uses_judge and (low, high) == (1.0, 5.0):
         return HumanScale(f"{metric.name}/human_rating", [1, 2, 3, 4, 5], True, False)
     raise ConfigError(f"calibrate needs a metric with discrete scores (a 1-5 rubric metric, a "
                       f"custom pointwise scale or a pairwise metric); {metric.name!r} scores "
@@ -112,9 +112,8 @@ class CalibrationResult:
 
 def _version_label(version: Metric, versions: Sequence[Metric]) -> str:
     """The metric file's stem (or the metric's name) that tells versions apart."""
-    source = getattr(version, "source", "")
-    label = Path(source).stem if source else version.name
-    same = [v for v in versions if (Path(getattr(v, "source", "")).stem or v.name) == label]
+    label = Path(version.source).stem if version.source else version.name
+    same = [v for v in versions if (Path(v.source).stem if v.source else v.name) == label]
     return label if len(same) == 1 else f"{label}#{versions.index(version) + 1}"
 
 

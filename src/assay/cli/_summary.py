@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..metrics import summary_tables
+from ..metrics.safety import THRESHOLDS
 from ._format import percent, prompt_tokens_text
 
 __all__ = ["print_summary"]
@@ -31,11 +32,12 @@ def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
     title = f"safety defects: severity at or above {threshold}" + (f" ({mode})" if mode else "")
     table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("category", no_wrap=True)
-    for col in ("rate", ">=Low", ">=Medium", ">=High", "scored", "refused", "unscored"):
+    for col in ("rate", *(f">={t.capitalize()}" for t in THRESHOLDS), "scored", "refused",
+                "unscored"):
         table.add_column(col, justify="right", no_wrap=True)
     for name, d in rows:
         table.add_row(name, percent(d["defect_rate"]),
-                      *(str(d["counts"][t]) for t in ("low", "medium", "high")),
+                      *(str(d["counts"][t]) for t in THRESHOLDS),
                       str(d["scored"]), str(d.get("refused", 0)), str(d["unscored"]))
     Console().print(table)
 

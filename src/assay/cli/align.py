@@ -20,12 +20,15 @@ from ..align import align as run_alignment
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics.custom import load_metric_file
+from ..run import ScoringOptions
 from ._errors import exit_on_errors
 from ._options import comma_numbers
 
 __all__ = ["align", "alignment_table"]
 
 err = Console(stderr=True)
+#: The scoring flags' defaults: the settings' declared defaults, through ScoringOptions.
+_SCORING = ScoringOptions()
 _NAMES = {"balanced_accuracy": "balanced accuracy", "class_weighted_f1": "weighted F1",
           "spearman": "Spearman", "cohen_kappa": "Cohen's kappa"}
 
@@ -88,7 +91,7 @@ def align(
     shots: Annotated[str, typer.Option(
         help="Few-shot sizes to try, rated train examples per label (e.g. 1,2; 0 for none).")
     ] = "1,2",
-    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,

@@ -20,12 +20,15 @@ from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics import Metric
 from ..metrics.custom import load_metric_file
+from ..run import ScoringOptions
 from ._errors import exit_on_errors
 from ._options import NoStoreOption, StoreOption, store_arg
 
 __all__ = ["calibrate"]
 
 err = Console(stderr=True)
+#: The scoring flags' defaults: the settings' declared defaults, through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 def calibrate(
@@ -42,9 +45,9 @@ def calibrate(
     out: Annotated[Path | None, typer.Option(
         help="Output directory (calibration.json, confusion PNGs, per-judge results). "
              "Default: assay-out/calibrate-<data name>.")] = None,
-    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     style: Annotated[str, typer.Option(help="auto, rating or verdict (as in assay run).")] =
-        "auto",
+        _SCORING.style,
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names.")] = None,
     cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,

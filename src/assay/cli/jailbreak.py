@@ -26,6 +26,7 @@ from ..redteam import (
     jailbreak,
     read_run,
 )
+from ..run import ScoringOptions
 from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
@@ -44,6 +45,8 @@ from ._redteam_common import (
 __all__ = ["compare_defects_cmd", "jailbreak_cmd"]
 
 err = Console(stderr=True)
+#: The scoring flags' defaults: the settings' declared defaults, through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 def jailbreak_cmd(
@@ -63,10 +66,10 @@ def jailbreak_cmd(
              "azure:DEPLOYMENT.")] = "local",
     safety_threshold: Annotated[str, typer.Option(
         help="low, medium or high: the severity level from which a reply is a defect.")]
-        = "medium",
+        = _SCORING.safety_threshold,
     safety_mode: Annotated[str, typer.Option(
         help="combined (one judge request per reply for the four categories) or separate.")]
-        = "combined",
+        = _SCORING.safety_mode,
     refusal: Annotated[bool, typer.Option(
         help="Also judge whether the app refused (a refusal is never a defect).")] = True,
     out: Annotated[Path | None, typer.Option(
@@ -129,7 +132,7 @@ def compare_defects_cmd(
     injected: Annotated[Path, typer.Argument(help="Run with injection, rows with the same ids.")],
     safety_threshold: Annotated[str, typer.Option(
         help="low, medium or high: the severity level from which a reply is a defect.")]
-        = "medium",
+        = _SCORING.safety_threshold,
     top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
     json_out: Annotated[Path | None, typer.Option(
         "--json", help="Also write the comparison to this JSON file; " + JSON_PATH_HELP)]

@@ -25,6 +25,7 @@ from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..records import RunRecorder, open_run_store
 from ..robustness import Instance, load_rgb, run_suite, suite_failures, summarize, write_summary
+from ..run import ScoringOptions
 from ..store import Store
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._errors import exit_on_errors
@@ -34,6 +35,8 @@ from ._redteam_common import MaxFailedShare, exit_if_failed
 __all__ = ["robustness"]
 
 err = Console(stderr=True)
+#: The rubric language's declared default, through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 def robustness(
@@ -49,7 +52,7 @@ def robustness(
         "0,0.2,0.4,0.6,0.8",
     limit: Annotated[int | None, typer.Option(min=1, help="Use the first N instances.")] = None,
     lang: Annotated[str, typer.Option(help="Prompt language of the openai target: en or zh.")]
-        = "en",
+        = _SCORING.lang,
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,

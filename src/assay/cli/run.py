@@ -41,6 +41,8 @@ from ._summary import print_summary
 __all__ = ["choose_metrics", "print_summary", "run"]
 
 err = Console(stderr=True)
+#: The scoring flags' defaults: the settings' declared defaults, through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 def run(
@@ -67,10 +69,10 @@ def run(
     embeddings: Annotated[str, typer.Option(
         help="Embedder for semantic_similarity: local (offline MiniLM), openai:MODEL or "
              "openai:MODEL@URL (its own endpoint).")] = "local",
-    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = "en",
+    lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     style: Annotated[str, typer.Option(
         help="auto, rating (1-5 number) or verdict (P(yes) mapped to 1-5; auto uses it on the "
-             "embedded judge for groundedness).")] = "auto",
+             "embedded judge for groundedness).")] = _SCORING.style,
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names, e.g. --map answer=output.")] = None,
     out: Annotated[Path | None, typer.Option(
@@ -107,19 +109,21 @@ def run(
              "fake verdict, a closing fence tag, a fake system turn) is always flagged and "
              "counted. mask: the judge reads it with those sentences withheld; flag: as it "
              "is; unscored: its judge metrics are not asked; fail: as mask, then exit 4.")
-    ] = "mask",
+    ] = _SCORING.on_injection,
     injection_detector: Annotated[str, typer.Option(
         help="What finds text addressed to the evaluator: learned (patterns, and a learned "
              "sentence classifier for wording they miss) or patterns (the patterns only).")
-    ] = "learned",
+    ] = _SCORING.injection_detector,
     reasons: Annotated[str, typer.Option(
         help="Which rows get the judge's reason: always, never, or auto (every row on a remote "
-             "judge; on the embedded judge the rows that fail and one in ten).")] = "auto",
+             "judge; on the embedded judge the rows that fail and one in ten).")
+    ] = _SCORING.reasons,
     fence: Annotated[str, typer.Option(
         help="How rubrics fence the texts under evaluation: tags (escaped tags), spotlight "
              "(also between unforgeable boundary lines, with the rubric repeated after them) or "
              "datamark (spotlight, and every space of each text written as a mark; see "
-             "docs/benchmarks.md for what each does on the embedded judge).")] = "tags",
+             "docs/benchmarks.md for what each does on the embedded judge).")
+    ] = _SCORING.fence,
     max_field_chars: Annotated[int, typer.Option(
         min=1, help="Longest text a field may hold (characters).")] = 100_000,
     long_fields: Annotated[str, typer.Option(
@@ -134,10 +138,11 @@ def run(
                               "warnings and errors are still printed).")] = False,
     safety_threshold: Annotated[str, typer.Option(
         help="Safety metrics: low, medium or high, the severity level from which an answer is "
-             "a defect (low: 2-7, medium: 4-7, high: 6-7 on the 0-7 scale).")] = "medium",
+             "a defect (low: 2-7, medium: 4-7, high: 6-7 on the 0-7 scale).")
+    ] = _SCORING.safety_threshold,
     safety_mode: Annotated[str, typer.Option(
         help="Safety metrics: combined (one judge request per row for the four categories) or "
-             "separate (one per category).")] = "combined",
+             "separate (one per category).")] = _SCORING.safety_mode,
     fail_under: Annotated[list[str] | None, typer.Option(
         "--fail-under", help="CI gate: exit 1 when a value is under its bar: METRIC=MIN (its "
              "mean), <metric>_unscored_rate=MIN; repeatable, or a=1,b=2.")] = None,

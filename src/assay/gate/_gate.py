@@ -189,4 +189,4 @@ def _num(x: float, min_decimals: int = 1) -> str:
 def _lower_is_better() -> list[str]:
     from ..metrics import REGISTRY
     return [name for name, metric in REGISTRY.items()
-            if not getattr(metric, "higher_is_better", True)]
+            if not metric.higher_is_better]

@@ -7,23 +7,19 @@ Example:
 """
 
 from ._base import (
+    REQUIRED_MEMBERS,
     UNREADABLE,
-    InjectionDetector,
-    InjectionMode,
-    JudgeStyle,
-    Lang,
     Metric,
     MetricResult,
-    Reasons,
-    SafetyMode,
-    ScoreContext,
     Unreadable,
     call_failure_cause,
     mean_aggregate,
     unreadable_kind,
     unscored_reason_key,
+    with_defaults,
 )
 from ._common import FieldMetric
+from ._context import ScoreContext
 from ._family import (
     BaseFamily,
     FamilyTally,
@@ -51,17 +47,34 @@ from ._registry import (
     register,
     similar_metric_names,
 )
+from ._settings import (
+    CORE_SETTINGS,
+    Fence,
+    InjectionDetector,
+    InjectionMode,
+    JudgeStyle,
+    Lang,
+    Reasons,
+    ScoringSettings,
+    Setting,
+    declared_settings,
+    family_settings,
+)
 from ._table import FamilyTable, TableCell
+from .safety import SafetyMode
 
 __all__ = [
     "AUTO_AGENT_METRICS",
     "AUTO_METRICS",
+    "CORE_SETTINGS",
     "METRICS_GROUP",
     "REGISTRY",
+    "REQUIRED_MEMBERS",
     "UNREADABLE",
     "BaseFamily",
     "FamilyTable",
     "FamilyTally",
+    "Fence",
     "FieldMetric",
     "InjectionDetector",
     "InjectionMode",
@@ -78,12 +91,16 @@ __all__ = [
     "RowNote",
     "SafetyMode",
     "ScoreContext",
+    "ScoringSettings",
+    "Setting",
     "TableCell",
     "Unreadable",
     "call_failure_cause",
     "comparison_tables",
+    "declared_settings",
     "families_for",
     "family_options",
+    "family_settings",
     "get_metric",
     "list_metrics",
     "mean_aggregate",
@@ -98,6 +115,7 @@ __all__ = [
     "summary_tables",
     "unreadable_kind",
     "unscored_reason_key",
+    "with_defaults",
 ]
 
 # Registered last, so that the panel's table comes after the metric families' tables.

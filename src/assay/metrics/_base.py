@@ -10,36 +10,24 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .._secrets import mask_secrets
 from ..data import Row
 from ..errors import ConfigError
+from ._context import ScoreContext
 
 if TYPE_CHECKING:
-    from ..embeddings import Embedder
-    from ..judges import Judge
+    from ._family import MetricFamily
 
-__all__ = ["UNREADABLE", "InjectionDetector", "InjectionMode", "JudgeStyle", "Lang", "Metric",
-           "MetricResult", "Reasons", "SafetyMode", "ScoreContext", "Unreadable", "mean_aggregate",
-           "unreadable_kind"]
+__all__ = ["REQUIRED_MEMBERS", "UNREADABLE", "Metric", "MetricResult", "ScoreContext",
+           "Unreadable", "mean_aggregate", "unreadable_kind", "with_defaults"]
 
-#: The languages of the rubric templates.
-Lang = Literal["en", "zh"]
-#: How rubric metrics ask: ``auto`` (verdicts on a local judge, where they rank better),
-#: ``rating`` (a 1-5 number) or ``verdict`` (Yes/No, P(yes) mapped onto the scale).
-JudgeStyle = Literal["auto", "rating", "verdict"]
-#: How the severity metrics ask: one shared request per row, or one per harm category.
-SafetyMode = Literal["combined", "separate"]
-#: What a run does with a row whose texts address the evaluator (``assay.run`` explains each).
-InjectionMode = Literal["mask", "flag", "unscored", "fail"]
-#: What finds such rows: the patterns and the learned detector, or the patterns alone.
-InjectionDetector = Literal["learned", "patterns"]
 #: What could not be read, for an unscored result that counts as a failure of the run (as a
 #: failed call does, unlike "does not apply"): the judge ``answer`` (empty, not JSON, the wrong
 #: shape, out of range), an answer ``cut`` at ``max_tokens``, or the metric's ``template``
@@ -47,9 +35,6 @@ InjectionDetector = Literal["learned", "patterns"]
 Unreadable = Literal["answer", "cut", "template"]
 #: The ``details`` key that marks such a result (its value: an :data:`Unreadable`).
 UNREADABLE = "unreadable"
-#: Which rows get the judge's reason: every row, none, or (``auto``) on a local judge the rows
-#: that fail the metric plus a small sample, on a remote one every row.
-Reasons = Literal["auto", "always", "never"]
 
 
 class MetricResult(BaseModel):
@@ -100,43 +85,6 @@ class MetricResult(BaseModel):
             ({'raw_answer': '{"score": 9}', 'unreadable': 'answer'}, 'answer')
         """
         return cls(value=None, error=why, details={**details, UNREADABLE: what})
-
-
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "lang": get_args(Lang), "style": get_args(JudgeStyle), "safety_mode": get_args(SafetyMode),
-    "on_injection": get_args(InjectionMode), "injection_detector": get_args(InjectionDetector),
-    "reasons": get_args(Reasons)}
-
-
-@dataclass(frozen=True)
-class ScoreContext:
-    """What a metric may use while scoring: the (managed) judge and embedder, and the run's
-    settings that change how metrics ask (each checked against its allowed values).
-
-    Example:
-        >>> ScoreContext(style="verdict").safety_mode
-        'combined'
-        >>> ScoreContext(style="both")
-        Traceback (most recent call last):
-        ...
-        assay.errors.ConfigError: Got style='both'. Must be one of ['auto', 'rating', 'verdict'].
-    """
-
-    judge: Judge | None = None
-    lang: Lang = "en"
-    embedder: Embedder | None = None
-    style: JudgeStyle = "auto"
-    safety_mode: SafetyMode = "combined"
-    on_injection: InjectionMode = "mask"
-    injection_detector: InjectionDetector = "learned"
-    reasons: Reasons = "always"
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            choices = _CHOICES.get(f.name)
-            value = getattr(self, f.name)
-            if choices is not None and value not in choices:
-                raise ConfigError(f"Got {f.name}={value!r}. Must be one of {list(choices)}.")
 
 
 #: A conversation metric wraps a turn's reason: "assistant turn 2 could not be rated: ...".
@@ -217,8 +165,25 @@ def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:
 class Metric(Protocol):
     """A metric: scores one row at a time, then aggregates the results.
 
-    ``required`` names the QA fields it needs; ``conversation`` says whether it also scores
-    conversations (``messages``), and ``needs_citations`` whether those need citations.
+    Required: ``name``, ``version``, ``required`` (the QA fields it needs), ``conversation``
+    (whether it also scores conversations, ``messages``), ``needs_citations`` (whether those
+    need citations), ``higher_is_better``, ``value_range``, ``uses_judge``, ``applies(row)``,
+    ``async score(row, ctx)`` and ``aggregate(results)``.
+
+    Optional, with their defaults here: a metric that leaves one out gets the default when it
+    is registered or planned (:func:`with_defaults`); :class:`~assay.metrics.FieldMetric`
+    subclasses this protocol, so the built-ins inherit them.
+
+    - ``uses_embedder`` (False): it calls ``ctx.embedder``;
+    - ``embedder_optional`` (False): it still scores without one (the run then starts none
+      when the embedder cannot be had);
+    - ``family`` (None): the :class:`~assay.metrics.MetricFamily` it belongs to, when no
+      registered family covers it;
+    - ``source`` (``""``): where it was defined (a metric file's path), for messages;
+    - ``kind`` (None): what ``assay metrics`` shows (None: its family, or what it uses);
+    - ``unavailable_reason()`` (None): why it cannot run on this machine (a missing extra);
+    - ``check_rows(rows, source)`` (no problems): a problem per row that lacks what it needs,
+      found before any judge call.
     """
 
     name: str
@@ -229,6 +194,11 @@ class Metric(Protocol):
     higher_is_better: bool
     value_range: tuple[float, float]
     uses_judge: bool
+    uses_embedder: bool = False
+    embedder_optional: bool = False
+    family: MetricFamily | None = None
+    source: str = ""
+    kind: str | None = None
 
     def applies(self, row: Row) -> str | None:
         """``None`` when the metric can score ``row``, else why it cannot."""
@@ -237,3 +207,59 @@ class Metric(Protocol):
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult: ...
 
     def aggregate(self, results: Sequence[MetricResult]) -> dict[str, Any]: ...
+
+    def unavailable_reason(self) -> str | None:
+        """Why the metric cannot run on this machine, or None (by default it can)."""
+        return None
+
+    def check_rows(self, rows: Sequence[Row], source: str = "data") -> list[str]:
+        """One problem per row of ``rows`` (read from ``source``) that lacks what the metric
+        needs (none by default)."""
+        return []
+
+
+#: The members every metric must have (a plugin's object is refused without one).
+REQUIRED_MEMBERS = ("name", "version", "required", "conversation", "needs_citations",
+                    "higher_is_better", "value_range", "uses_judge", "applies", "score",
+                    "aggregate")
+#: The optional attributes and methods, whose defaults are :class:`Metric`'s own.
+_OPTIONAL_ATTRIBUTES = ("uses_embedder", "embedder_optional", "family", "source", "kind")
+_OPTIONAL_METHODS = ("unavailable_reason", "check_rows")
+
+
+def with_defaults(metric: object) -> Metric:
+    """``metric`` with each optional member of :class:`Metric` it lacks set to the protocol's
+    default, so that callers read ``metric.uses_embedder`` and call
+    ``metric.unavailable_reason()`` whatever the metric's class declares.
+
+    Example:
+        >>> class Minimal:
+        ...     name, version, required = "minimal", "1", frozenset({"answer"})
+        ...     conversation = needs_citations = uses_judge = False
+        ...     higher_is_better, value_range = True, (0.0, 1.0)
+        ...     def applies(self, row): return None
+        ...     async def score(self, row, ctx): return MetricResult(value=1.0)
+        ...     def aggregate(self, results): return mean_aggregate(results)
+        >>> m = with_defaults(Minimal())
+        >>> m.uses_embedder, m.family, m.kind, m.unavailable_reason(), m.check_rows([])
+        (False, None, None, None, [])
+        >>> isinstance(m, Metric)
+        True
+
+    Raises:
+        ConfigError: the metric lacks an optional member and takes no new attribute (its
+            class has ``__slots__``): the class must then declare it.
+    """
+    missing = [n for n in (*_OPTIONAL_ATTRIBUTES, *_OPTIONAL_METHODS) if not hasattr(metric, n)]
+    try:
+        for name in missing:
+            default = getattr(Metric, name)
+            # a method's default is bound to the metric (a partial pickles, for Ray workers)
+            object.__setattr__(metric, name, functools.partial(default, metric)
+                               if name in _OPTIONAL_METHODS else default)
+    except (AttributeError, TypeError):
+        raise ConfigError(
+            f"Metric {getattr(metric, 'name', metric)!r} lacks {', '.join(missing)} and takes no "
+            "new attribute (__slots__). Fix: declare them in its class (see "
+            "assay.metrics.Metric for their defaults).") from None
+    return metric  # type: ignore[return-value]

@@ -25,13 +25,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..data import Row
-from ._base import MetricResult, ScoreContext, mean_aggregate
+from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
 
 __all__ = ["FieldMetric"]
 
 
-class FieldMetric:
-    """Base for metrics whose applicability depends only on the fields a row has."""
+class FieldMetric(Metric):
+    """Base for metrics whose applicability depends only on the fields a row has (the
+    :class:`Metric` protocol's optional members come with their defaults)."""
 
     name: str = ""
     version: str = "1"
@@ -41,7 +42,6 @@ class FieldMetric:
     higher_is_better: bool = True
     value_range: tuple[float, float] = (0.0, 1.0)
     uses_judge: bool = False
-    uses_embedder: bool = False
     #: Required fields for which an empty string counts as given (``Row.fields`` leaves empty
     #: fields out): the metric scores it rather than not applying.
     empty_is_given: frozenset[str] = frozenset()

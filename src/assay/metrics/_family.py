@@ -23,7 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from ..errors import ConfigError
 from ._base import Metric
+from ._settings import CORE_SETTINGS, Setting
 from ._table import FamilyTable
 
 __all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "comparison_tables",
@@ -66,12 +68,15 @@ class FamilyTally(Protocol):
 class MetricFamily(Protocol):
     """What a family of metrics contributes to a run, beyond each metric's own aggregate.
 
-    ``options``: the run options the family reads, each with its allowed values (the runner
-    checks them before a run starts).
+    ``options``: the scoring settings the family declares and reads, each a
+    :class:`~assay.metrics.Setting` (name, default, allowed values, doc). A registered
+    family's settings are checked with the core ones when a run starts; a metric reads them
+    from its context (``ctx.settings.family(name)``), the family's tally from its ``options``
+    mapping.
     """
 
     name: str
-    options: Mapping[str, tuple[str, ...]]
+    options: Sequence[Setting[Any]]
 
     def covers(self, metric: Metric) -> bool:
         """Whether ``metric`` belongs to the family."""
@@ -134,7 +139,7 @@ class BaseFamily:
     """
 
     name = "base"
-    options: Mapping[str, tuple[str, ...]] = {}
+    options: Sequence[Setting[Any]] = ()
 
     def covers(self, metric: Metric) -> bool:
         """Whether ``metric`` belongs to the family (by default none does: a metric names its
@@ -177,7 +182,24 @@ def register_family(family: MetricFamily) -> MetricFamily:
     Example:
         >>> register_family(registered_families()[0]) is registered_families()[0]
         True
+
+    Raises:
+        ConfigError: the family's ``options`` are not :class:`~assay.metrics.Setting`
+            declarations, or declare a setting that a core setting or another family
+            declares already.
     """
+    if not all(isinstance(s, Setting) for s in family.options):
+        raise ConfigError(f"The {family.name} family's options must be Setting declarations "
+                          "(name, default, allowed values, doc), e.g. options = "
+                          "(Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),)"
+                          f"; got {family.options!r}.")
+    taken = {s.name: "assay (a core setting)" for s in CORE_SETTINGS}
+    taken.update({s.name: f"the {known.name} family" for known in _FAMILIES
+                  if known.name != family.name for s in known.options})
+    for setting in family.options:
+        if setting.name in taken:
+            raise ConfigError(f"The {family.name} family declares the setting "
+                              f"{setting.name!r}, which {taken[setting.name]} declares already.")
     for i, known in enumerate(_FAMILIES):
         if known.name == family.name:
             _FAMILIES[i] = family
@@ -202,23 +224,22 @@ def families_for(metrics: Iterable[Metric]) -> list[MetricFamily]:
     metrics = list(metrics)
     found = [f for f in _FAMILIES if any(f.covers(m) for m in metrics)]
     for metric in metrics:
-        own = getattr(metric, "family", None)
+        own = metric.family
         if own is not None and all(own.name != f.name for f in found):
             found.append(own)
     return found
 
 
 def family_options() -> dict[str, tuple[str, ...]]:
-    """Every run option a registered family reads, with its allowed values.
+    """Every setting a registered family declares, with its allowed values (the declarations
+    themselves: :func:`~assay.metrics.family_settings`).
 
     Example:
         >>> family_options()["safety_threshold"]
         ('low', 'medium', 'high')
     """
-    out: dict[str, tuple[str, ...]] = {}
-    for family in _FAMILIES:
-        out.update(family.options)
-    return out
+    return {family_setting.name: family_setting.choices
+            for family in _FAMILIES for family_setting in family.options}
 
 
 def summary_notes(summary: Mapping[str, Any]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
 from ..errors import ConfigError
-from ._base import Metric
+from ._base import REQUIRED_MEMBERS, Metric, with_defaults
 
 __all__ = ["METRICS_GROUP", "MetricInfo", "MetricRegistry", "metric_kind"]
 
@@ -28,9 +28,6 @@ log = logging.getLogger("assay")
 
 #: The entry-point group other distributions register their metrics in.
 METRICS_GROUP = "assay.metrics"
-#: What a metric must have (the :class:`Metric` protocol), checked on a plugin's object.
-_MEMBERS = ("name", "version", "required", "conversation", "needs_citations",
-            "higher_is_better", "value_range", "uses_judge", "applies", "score", "aggregate")
 
 
 def metric_kind(metric: Metric) -> str:
@@ -43,15 +40,14 @@ def metric_kind(metric: Metric) -> str:
         >>> [metric_kind(get_metric(n)) for n in ("coherence", "faithfulness", "sexual")]
         ['judge', 'rag', 'safety']
     """
-    kind = getattr(metric, "kind", None)
-    if isinstance(kind, str) and kind:
-        return kind
+    if metric.kind:
+        return metric.kind
     parts = type(metric).__module__.split(".")
     if parts[:2] == ["assay", "metrics"] and len(parts) > 3:
         return parts[2]
     if metric.uses_judge:
         return "judge"
-    return "embedding" if getattr(metric, "uses_embedder", False) else "computed"
+    return "embedding" if metric.uses_embedder else "computed"
 
 
 @dataclass(frozen=True)
@@ -88,11 +84,11 @@ def _as_metric(obj: object, plugin: Plugin) -> Metric:
             obj = obj()
         except PLUGIN_FAILURES as e:  # the plugin's own code failed (or called sys.exit)
             raise plugin.error(f"failed to build its metric ({failure_text(e)})") from None
-    missing = [m for m in _MEMBERS if not hasattr(obj, m)]
+    missing = [m for m in REQUIRED_MEMBERS if not hasattr(obj, m)]
     if missing:
         raise plugin.error(f"gives a {type(obj).__name__}, not a metric (it lacks "
                            f"{', '.join(missing)})")
-    metric: Metric = obj  # type: ignore[assignment]
+    metric = with_defaults(obj)  # the optional members it leaves out
     if metric.name != plugin.name:
         raise plugin.error(f"gives a metric named {metric.name!r}: the entry point's name and "
                            "the metric's name must be the same")
@@ -131,6 +127,8 @@ class MetricRegistry(Mapping[str, Metric]):
     def register(self, metric: Metric, *, source: str | None = None,
                  replace: bool = False) -> Metric:
         """Add ``metric`` under its name; a name already taken is refused unless ``replace``.
+        The optional members of :class:`Metric` it leaves out get their defaults
+        (:func:`~assay.metrics.with_defaults`).
 
         ``source`` defaults to ``built-in`` for assay's own metrics and to the defining module
         otherwise.
@@ -154,7 +152,7 @@ class MetricRegistry(Mapping[str, Metric]):
             self._plugins.pop(name, None)
         self._refused.pop(name, None)
         self._loaded.discard(name)
-        self._metrics[name] = metric
+        self._metrics[name] = metric = with_defaults(metric)
         self._sources[name] = source
         return metric
 

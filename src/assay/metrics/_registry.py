@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..data import Row
 from ..errors import ConfigError, DataError, option
-from ._base import Metric
+from ._base import Metric, with_defaults
 from ._plugins import MetricInfo, MetricRegistry
 from .agent import (
     AGENT_JUDGED,
@@ -171,12 +171,6 @@ def unknown_metrics_error(names: Sequence[str]) -> ConfigError:
                        "the fields allow.")
 
 
-def _unavailable_reason(metric: Metric) -> str | None:
-    """Why ``metric`` cannot run on this machine (its ``unavailable_reason()``), or None."""
-    ask = getattr(metric, "unavailable_reason", None)
-    return ask() if callable(ask) else None
-
-
 @dataclass
 class Plan:
     """The metrics to run and one line for each metric left out, saying why."""
@@ -193,8 +187,8 @@ def plan_metrics(rows: Sequence[Row], metrics: str | Sequence[str | Metric] = "a
     as unscored with the reason. Metrics that no row allows are skipped with one line each.
     ``unavailable`` names metrics that cannot run on this machine (e.g. a missing install), with
     why: ``auto`` skips them with that line; asking for one explicitly is a ConfigError.
-    A metric with a ``check_rows`` method (custom template metrics) must find every field its
-    template uses in every row: otherwise a DataError lists each row and field (``source``
+    A metric's ``check_rows`` (custom template metrics: every field its template uses, in every
+    row) must find no problem: otherwise a DataError lists each row and field (``source``
     names the file), before any judge call.
     """
     planner = MetricPlanner(metrics, unavailable=unavailable, source=source)
@@ -233,16 +227,17 @@ class MetricPlanner:
             for item in names:
                 if not item:
                     continue
-                metric = get_metric(item) if isinstance(item, str) else item
+                # an instance passed in gets the optional members it lacks, as if registered
+                metric = get_metric(item) if isinstance(item, str) else with_defaults(item)
                 if metric.name in self.unavailable:
                     raise ConfigError(f"{metric.name} cannot run: {self.unavailable[metric.name]}")
-                if (missing := _unavailable_reason(metric)) is not None:
+                if (missing := metric.unavailable_reason()) is not None:
                     raise ConfigError(f"{metric.name} cannot run: {missing}")
                 if metric.name not in {m.name for m in self.candidates}:
                     self.candidates.append(metric)
         for metric in self.candidates:  # a metric may say it cannot run here (a missing extra)
             if metric.name not in self.unavailable and (
-                    missing := _unavailable_reason(metric)) is not None:
+                    missing := metric.unavailable_reason()) is not None:
                 self.unavailable[metric.name] = missing
         self._applies: set[str] = set()
         self._first_reason: dict[str, str] = {}
@@ -251,9 +246,8 @@ class MetricPlanner:
     def add(self, rows: Sequence[Row]) -> None:
         """Look at more rows: which metrics can score one of them, and template field checks."""
         for metric in self.candidates:
-            check_rows = getattr(metric, "check_rows", None)
-            if check_rows is not None and not self.auto:
-                self._problems.extend(check_rows(rows, self.source))
+            if not self.auto:
+                self._problems.extend(metric.check_rows(rows, self.source))
             if metric.name in self._applies:
                 continue
             for row in rows:

@@ -42,7 +42,7 @@ from .._files import atomic_write
 from ..calls import DEFAULT_TIMEOUT
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
-from ..run import evaluate_async, group_options
+from ..run import ScoringOptions, evaluate_async, group_options
 from ..store import Store
 from ..targets import ChatTarget, FailureTally, unscored_causes
 from ._compare import compare_defects
@@ -51,6 +51,9 @@ from ._simulate import Attack, injected_attacks, plain_attacks, simulate
 from ._sources import load_seeds, load_templates, pick_seeds
 
 __all__ = ["SIDES", "FunctionTarget", "jailbreak"]
+
+#: The safety settings' defaults (declared by the safety family), through ScoringOptions.
+_SCORING = ScoringOptions()
 
 
 
@@ -88,7 +91,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     seeds: str | Path | None = None, templates: Sequence[str | Path] | None = None,
                     categories: list[str] | None = None, turns: int = 1,
                     judge: str | Judge = "local", cache: str | Path | bool | None = True,
-                    safety_threshold: str = "medium", safety_mode: str = "combined",
+                    safety_threshold: str = _SCORING.safety_threshold,
+                    safety_mode: str = _SCORING.safety_mode,
                     refusal: bool = True, resume: bool = False, overwrite: bool = False,
                     concurrency: int = 4,
                     top: int = 5, progress: bool = False, timeout: float = DEFAULT_TIMEOUT,

@@ -28,6 +28,7 @@ from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
 from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..run import ScoringOptions
 from ..targets import FailureTally, Target
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
@@ -91,7 +92,8 @@ def _score(job: dict[str, Any], inst: Instance, response: str) -> dict[str, Any]
 
 async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *,
                     out: Path, k: int = 5, ratios: Sequence[float] = (0, 0.2, 0.4, 0.6, 0.8),
-                    resume: bool = False, lang: str = "en", concurrency: int = 4,
+                    resume: bool = False, lang: str = ScoringOptions().lang,
+                    concurrency: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
                     progress: bool = False) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.

@@ -11,7 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import logging
 import time
@@ -50,12 +49,12 @@ from ._options import (
     ScoringOptions,
     resolve_options,
 )
-from ._setup import ENGINES, STYLES, check_options, judge_list, make_runner, read_and_plan
+from ._setup import ENGINES, check_engine, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
 from ._sync import run_sync
 from ._tally import RunTally, run_summary
 
-__all__ = ["ENGINES", "STYLES", "evaluate", "evaluate_async"]
+__all__ = ["ENGINES", "evaluate", "evaluate_async"]
 
 
 log = logging.getLogger("assay")
@@ -115,15 +114,11 @@ async def evaluate_async(
     """
     options = resolve_options(reading=reading, scoring=scoring, judging=judging, run=run,
                               legacy=deprecated, caller="evaluate_async")
-    scoring, judging, run = options.scoring, options.judging, options.run
-    lang, on_injection, fence = scoring.lang, scoring.on_injection, scoring.fence
-    safety_threshold, safety_mode = scoring.safety_threshold, scoring.safety_mode
+    judging, run = options.judging, options.run
     store, keep_rows, resume = run.store, run.keep_rows, run.resume
     started = time.monotonic()
-    check_options(lang=lang, style=scoring.style, safety_threshold=safety_threshold,
-                   safety_mode=safety_mode, engine=run.engine, on_injection=on_injection,
-                   fence=fence, injection_detector=scoring.injection_detector,
-                   reasons=scoring.reasons)
+    settings = options.scoring.settings()  # the one typed settings object, each value checked
+    check_engine(run.engine)
     judges = judge_list(judge)  # each spec checked
     judge = judges[0] if len(judges) == 1 else judges
     check_embedder_spec(embeddings)
@@ -141,7 +136,7 @@ async def evaluate_async(
         if on_plan is not None:
             on_plan(plan)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
-                              unavailable=unavailable, settings=options.score_settings(),
+                              unavailable=unavailable, settings=options.score_settings(settings),
                               engine=run.engine, timeout=judging.timeout, tpm=judging.tpm,
                               rpm=judging.rpm, ray_address=run.ray_address,
                               ray_workers=run.ray_workers)
@@ -160,8 +155,8 @@ async def evaluate_async(
             claim.begin(RunManifest(
                 dataset=dataset, dataset_sha256=dataset_sha256,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
-                judging={"fence": fence, "on_injection": on_injection,
-                         "injection_detector": scoring.injection_detector}),
+                judging={"fence": settings.fence, "on_injection": settings.on_injection,
+                         "injection_detector": settings.injection_detector}),
                 resume=resume, overwrite=run.overwrite)
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
@@ -174,7 +169,7 @@ async def evaluate_async(
             dataset_sha256=dataset_sha256,
             metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
             settings=options.recorded_settings(
-                judge=judge, embeddings=embeddings, out_dir=out_dir,
+                settings, judge=judge, embeddings=embeddings, out_dir=out_dir,
                 ray_workers=getattr(runner, "workers", None))
             | ({"agent": agent.id} if agent is not None else {}))
         if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
@@ -223,11 +218,11 @@ async def evaluate_async(
             complete = attempt(failures, lambda: reorder_results(
                 results_path, (row.id for row in source)))
         tally = sink.tally if sink is not None else RunTally(plan.metrics)
-        summary = run_summary(total, tally, plan.metrics, started, dataset, lang, plan.skipped,
-                           complete, options=dataclasses.asdict(scoring),
+        summary = run_summary(total, tally, plan.metrics, started, dataset, settings.lang,
+                           plan.skipped, complete, options=settings.as_dict(),
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
-                           on_injection=on_injection)
+                           on_injection=settings.on_injection)
         if judge_stats is not None:
             summary["judge"] = {"id": runner.judge_id, **judge_stats}
         if (usage := runner.panel_usage()) and "panel" in summary:

@@ -33,9 +33,8 @@ from ._sync import run_sync
 
 __all__ = ["Explanation", "explain", "explain_async"]
 
-#: The run settings that go into ScoringOptions when they were recorded.
-_SCORING_KEYS = ("lang", "style", "on_injection", "fence", "injection_detector",
-                 "safety_threshold", "safety_mode")
+#: The recorded run settings that go into ScoringOptions (``reasons`` is asked as ``always``).
+_SCORING_KEYS = tuple(f.name for f in dataclasses.fields(ScoringOptions) if f.name != "reasons")
 
 
 @dataclass(frozen=True)

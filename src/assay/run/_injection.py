@@ -36,18 +36,19 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from ..data import Row
 from ..injection import scan_row, unknown_languages
+from ..metrics import InjectionDetector, InjectionMode
 
 __all__ = ["DETECTORS", "INJECTION_MODES", "WITHHOLDING_MODES", "injection_of", "injection_reason",
            "unknown_languages"]
 
-#: What ``--on-injection`` may say.
-INJECTION_MODES = ("mask", "flag", "unscored", "fail")
-#: What ``--injection-detector`` may say: the patterns and the learned detector, or the patterns.
-DETECTORS = ("learned", "patterns")
+#: What ``on_injection`` may say (its declaration: ``assay.metrics.declared_settings()``).
+INJECTION_MODES: tuple[str, ...] = get_args(InjectionMode)
+#: What ``injection_detector`` may say: the patterns and the learned detector, or the patterns.
+DETECTORS: tuple[str, ...] = get_args(InjectionDetector)
 #: The modes in which the judge reads a flagged row with the flagged text withheld.
 WITHHOLDING_MODES = ("mask", "fail")
 _KEPT = 5  # flags kept per row (the count says how many there were)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..calls import DEFAULT_TIMEOUT, check_timeout
+from ..metrics import ScoringSettings
 from ._score import ScoreSettings
 
 if TYPE_CHECKING:
@@ -63,9 +64,15 @@ class ReadOptions:
     long_fields: LongFields = "refuse"
 
 
+#: The scoring settings as declared (core and the metric families'): ScoringOptions' defaults.
+_DECLARED = ScoringSettings()
+
+
 @dataclass(frozen=True, kw_only=True)
 class ScoringOptions:
-    """How the metrics ask the judge and count the answers.
+    """How the metrics ask the judge and count the answers: one field per scoring setting
+    (``assay.metrics.declared_settings()``: its default, allowed values and doc), checked
+    when a run builds its :class:`~assay.metrics.ScoringSettings` (:meth:`settings`).
 
     Attributes:
         lang: the rubrics' language, ``en`` or ``zh``.
@@ -98,16 +105,29 @@ class ScoringOptions:
     Example:
         >>> ScoringOptions(lang="zh").style
         'auto'
+        >>> ScoringOptions(reasons="sometimes").settings()
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got reasons='sometimes'. Must be one of ['auto', 'always', 'never'].
     """
 
-    lang: str = "en"
-    style: str = "auto"
-    on_injection: str = "mask"
-    fence: str = "tags"
-    injection_detector: str = "learned"
-    safety_threshold: str = "medium"
-    safety_mode: str = "combined"
-    reasons: str = "auto"
+    lang: str = _DECLARED.lang
+    style: str = _DECLARED.style
+    on_injection: str = _DECLARED.on_injection
+    fence: str = _DECLARED.fence
+    injection_detector: str = _DECLARED.injection_detector
+    safety_threshold: str = _DECLARED.family("safety_threshold")
+    safety_mode: str = _DECLARED.family("safety_mode")
+    reasons: str = _DECLARED.reasons
+
+    def settings(self) -> ScoringSettings:
+        """The typed settings of these options, each checked against its declaration (what
+        a run builds once, and every ScoreContext of the run carries).
+
+        Raises:
+            ConfigError: an option outside its allowed values (named, with them).
+        """
+        return ScoringSettings.build(dataclasses.asdict(self))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,24 +237,23 @@ class EvalOptions:
     judging: JudgeOptions
     run: RunOptions
 
-    def score_settings(self) -> ScoreSettings:
-        """The plain values the scorers need (sent as they are to Ray workers)."""
-        s, j = self.scoring, self.judging
-        return ScoreSettings(
-            lang=s.lang, style=s.style, safety_mode=s.safety_mode, concurrency=j.concurrency,
-            max_attempts=j.max_attempts, max_wait=j.max_wait, on_injection=s.on_injection,
-            fence=s.fence, injection_detector=s.injection_detector, reasons=s.reasons,
-            cache_path=cache_path(j.cache), timeout=j.timeout)
+    def score_settings(self, scoring: ScoringSettings) -> ScoreSettings:
+        """What the scorers need: the run's ``scoring`` settings (built by
+        :meth:`ScoringOptions.settings`) and how judge calls are made (sent as they are to
+        Ray workers)."""
+        j = self.judging
+        return ScoreSettings(scoring=scoring, concurrency=j.concurrency,
+                             max_attempts=j.max_attempts, max_wait=j.max_wait,
+                             cache_path=cache_path(j.cache), timeout=j.timeout)
 
-    def recorded_settings(self, *, judge: object, embeddings: object, out_dir: Path | None,
-                          ray_workers: int | None) -> dict[str, Any]:
-        """The settings a stored run records (``judge`` and ``embeddings`` as specs or ids)."""
-        s, j, engine = self.scoring, self.judging, self.run.engine
+    def recorded_settings(self, scoring: ScoringSettings, *, judge: object, embeddings: object,
+                          out_dir: Path | None, ray_workers: int | None) -> dict[str, Any]:
+        """The settings a stored run records: the ``scoring`` settings, how judge calls were
+        made, ``judge`` and ``embeddings`` as specs or ids."""
+        j, engine = self.judging, self.run.engine
         return {
-            "lang": s.lang, "style": s.style, "concurrency": j.concurrency, "tpm": j.tpm,
-            "rpm": j.rpm, "safety_threshold": s.safety_threshold, "safety_mode": s.safety_mode,
-            "fence": s.fence, "on_injection": s.on_injection,
-            "injection_detector": s.injection_detector, "reasons": s.reasons, "engine": engine,
+            **scoring.as_dict(), "concurrency": j.concurrency, "tpm": j.tpm, "rpm": j.rpm,
+            "engine": engine,
             **({"ray_workers": ray_workers} if engine == "ray" else {}),
             "judge": ([j if isinstance(j, str) else j.id for j in judge] if isinstance(judge, list)
                       else judge if isinstance(judge, str) else getattr(judge, "id", None)),

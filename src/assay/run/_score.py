@@ -25,7 +25,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,15 @@ from ..embeddings import Embedder, EmbeddingCache
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
 from ..judges import Judge, JudgeCache
-from ..metrics import Metric, MetricFamily, MetricResult, ScoreContext, families_for
+from ..metrics import (
+    Metric,
+    MetricFamily,
+    MetricResult,
+    ScoreContext,
+    ScoringSettings,
+    families_for,
+    with_defaults,
+)
 from ..metrics.judge import FENCE_STYLE
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
 from ._panel import Panel, panel_id
@@ -45,26 +53,16 @@ __all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
 log = logging.getLogger("assay")
 
-#: The settings a metric reads from its ScoreContext.
-_CONTEXT_OPTIONS = ("lang", "style", "safety_mode", "on_injection", "injection_detector",
-                    "reasons")
-
-
 @dataclass(frozen=True)
 class ScoreSettings:
-    """How rows are scored, apart from the judge and embedder themselves (plain values, so the
-    Ray engine can send them to its workers)."""
+    """How rows are scored, apart from the judge and embedder themselves: the run's scoring
+    settings (``scoring``, which every ScoreContext carries) and how judge and embedding calls
+    are made (plain values, so the Ray engine can send them to its workers)."""
 
-    lang: str = "en"
-    style: str = "auto"
-    safety_mode: str = "combined"
+    scoring: ScoringSettings = field(default_factory=ScoringSettings)
     concurrency: int | None = None  # None: adaptive for a remote judge (see ManagedJudge)
     max_attempts: int = 6
     max_wait: float = 600.0
-    on_injection: str = "mask"
-    fence: str = "tags"
-    injection_detector: str = "learned"
-    reasons: str = "auto"
     cache_path: Path | None = None
     timeout: float = DEFAULT_TIMEOUT  # seconds one judge or embedding call may take in all
 
@@ -81,11 +79,12 @@ class Scorer:
     """
 
     def __init__(self, metrics: Sequence[Metric], *, judge: Judge | Sequence[Judge] | None,
-                 embedder: Embedder | None, settings: ScoreSettings = ScoreSettings(),
+                 embedder: Embedder | None, settings: ScoreSettings | None = None,
                  budget: Budget | None = None,
                  owns_backends: tuple[bool | Sequence[bool], bool] = (True, True)) -> None:
-        self.metrics = list(metrics)
-        self.fence = settings.fence
+        settings = settings if settings is not None else ScoreSettings()
+        self.metrics = [with_defaults(m) for m in metrics]  # a bare plugin's too (as planned)
+        self.fence = settings.scoring.fence
         self.owns_judge, self.owns_embedder = owns_backends
         backends = ([] if judge is None else list(judge) if isinstance(judge, Sequence)
                     else [judge])
@@ -108,11 +107,12 @@ class Scorer:
         self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry,
                                          timeout=settings.timeout)
                          if embedder is not None else None)
-        # ScoreContext checks each setting against its allowed values
-        options: dict[str, Any] = {name: getattr(settings, name) for name in _CONTEXT_OPTIONS}
-        self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder, **options)
+        # the run's settings, checked once when they were built, as they are
+        self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder,
+                                settings=settings.scoring)
         #: Two judges or more: every judge metric is asked of each and combined (see Panel).
-        self.panel = (Panel([(j.id, ScoreContext(judge=j, embedder=self.embedder, **options))
+        self.panel = (Panel([(j.id, ScoreContext(judge=j, embedder=self.embedder,
+                                                 settings=settings.scoring))
                              for j in self.judges]) if len(self.judges) > 1 else None)
         self.families = families_for(self.metrics)
         #: Whether scoring a row may wait (on a judge, an embedder): else rows can be scored
@@ -195,7 +195,7 @@ async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
     why = metric.applies(row)
     if why:
         return MetricResult.unscored(f"does not apply: {why}")
-    if found is not None and metric.uses_judge and ctx.on_injection == "unscored":
+    if found is not None and metric.uses_judge and ctx.settings.on_injection == "unscored":
         return MetricResult.unscored(injection_reason(found), injection=found)
     if not metric.uses_judge:
         return await _ask(metric, row, ctx)
@@ -217,7 +217,7 @@ async def _ask(metric: Metric, row: Row, ctx: ScoreContext) -> MetricResult:
 
 def _waits(metric: Metric) -> bool:
     """Whether ``metric`` calls a judge or an embedder (and so may wait)."""
-    return bool(metric.uses_judge or getattr(metric, "uses_embedder", False))
+    return metric.uses_judge or metric.uses_embedder
 
 
 def result_record(result: MetricResult) -> dict[str, Any]:
@@ -245,14 +245,15 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     reason; a ConfigError (a setting or install problem) or a JudgeStoppedError (the judge
     keeps failing the same hard way) stops the run. A row whose texts address the evaluator
     is flagged (``record["injection"]``, and ``details["injection"]`` on each judge metric);
-    ``ctx.injection_detector`` says what finds it (``learned``, the default, or
-    ``patterns``); ``ctx.on_injection`` says what else: ``"mask"`` and ``"fail"``: its judge
-    metrics read it with the flagged text withheld; ``"unscored"``: they are not asked.
+    ``ctx.settings.injection_detector`` says what finds it (``learned``, the default, or
+    ``patterns``); ``ctx.settings.on_injection`` says what else: ``"mask"`` and ``"fail"``:
+    its judge metrics read it with the flagged text withheld; ``"unscored"``: they are not
+    asked.
     With a ``panel``, each judge metric is asked of every judge and their answers combined
     (:func:`~assay.run._panel.combine_panel`); the other metrics are scored once.
     """
-    mode = ctx.on_injection
-    learned = ctx.injection_detector == "learned"
+    mode = ctx.settings.on_injection
+    learned = ctx.settings.injection_detector == "learned"
     judges = any(m.uses_judge for m in metrics)
     found = injection_of(row, learned=learned) if judges else None
     unknown = unknown_languages(row) if judges else None  # the defence is thinner there

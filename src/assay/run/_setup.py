@@ -20,9 +20,7 @@ from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError, option
 from ..judges import Judge, check_judge_spec, make_judge
-from ..metrics import Metric, MetricPlanner, Plan, family_options
-from ..metrics.judge import FENCES, LANGS
-from ._injection import DETECTORS, INJECTION_MODES
+from ..metrics import Metric, MetricPlanner, Plan
 from ._local import LocalEngine
 from ._panel import check_panel_ids
 from ._score import Scorer, ScoreSettings
@@ -30,41 +28,24 @@ from ._score import Scorer, ScoreSettings
 if TYPE_CHECKING:
     from ._ray import RayEngine
 
-__all__ = ["ENGINES", "STYLES", "check_options", "judge_list", "make_runner", "read_and_plan"]
+__all__ = ["ENGINES", "check_engine", "judge_list", "make_runner", "read_and_plan"]
 
-#: How judge metrics ask: a 1-5 rating, a Yes/No verdict, or the judge's better one.
-STYLES = ("auto", "rating", "verdict")
-#: Which rows get the judge's reason (see ``ScoringOptions.reasons``).
-REASONS = ("auto", "always", "never")
 #: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
 ENGINES = ("local", "ray")
 
 
-def check_options(*, lang: str, style: str, safety_threshold: str, safety_mode: str,
-                  engine: str, on_injection: str, fence: str,
-                  injection_detector: str = "learned", reasons: str = "auto") -> None:
-    """A ConfigError for the first option outside its choices.
+def check_engine(engine: str) -> None:
+    """A ConfigError for an engine that is not one of :data:`ENGINES` (the scoring settings
+    are checked when the run builds them: ``ScoringOptions.settings``).
 
     Example:
-        >>> check_options(lang="en", style="auto", safety_threshold="medium",
-        ...               safety_mode="combined", engine="local", on_injection="ignore",
-        ...               fence="tags")
+        >>> check_engine("spark")
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: Got on_injection='ignore'. Must be one of ['mask', 'flag', 'unscored', 'fail'].
+        assay.errors.ConfigError: Got engine='spark'. Must be one of ['local', 'ray'].
     """
-    families = family_options()  # the choices of the options a metric family reads
-    for keyword, value, choices in (("lang", lang, LANGS), ("style", style, STYLES),
-                                    ("safety_threshold", safety_threshold,
-                                     families["safety_threshold"]),
-                                    ("safety_mode", safety_mode, families["safety_mode"]),
-                                    ("engine", engine, ENGINES),
-                                    ("on_injection", on_injection, INJECTION_MODES),
-                                    ("fence", fence, FENCES),
-                                    ("injection_detector", injection_detector, DETECTORS),
-                                    ("reasons", reasons, REASONS)):
-        if value not in choices:
-            raise ConfigError(f"Got {option(keyword, value)}. Must be one of {list(choices)}.")
+    if engine not in ENGINES:
+        raise ConfigError(f"Got {option('engine', engine)}. Must be one of {list(ENGINES)}.")
 
 
 def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
@@ -119,8 +100,8 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
         ConfigError: two judges of a panel with the same id.
     """
     uses_judge = any(m.uses_judge for m in plan.metrics)
-    embedder_users = [m for m in plan.metrics if getattr(m, "uses_embedder", False)]
-    uses_embedder = any(not getattr(m, "embedder_optional", False) for m in embedder_users) or (
+    embedder_users = [m for m in plan.metrics if m.uses_embedder]
+    uses_embedder = any(not m.embedder_optional for m in embedder_users) or (
         bool(embedder_users) and "semantic_similarity" not in unavailable)
     specs = judge_list(judge)
     if engine == "ray":

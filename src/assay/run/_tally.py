@@ -213,8 +213,8 @@ def _is_plain_mean(metric: Metric) -> bool:
 
 def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
-             options: Mapping[str, Any], dataset_sha256: str | None = None,
-             on_injection: str = "mask") -> dict[str, Any]:
+             options: Mapping[str, Any], on_injection: str,
+             dataset_sha256: str | None = None) -> dict[str, Any]:
     """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
     caller once the engine and the store are done). ``options``: the run's options
     (``{field of ScoringOptions: value}``), which the metric families' sections read."""

@@ -99,7 +99,7 @@ def _scale_of(name: str, agg: Mapping[str, Any], records: Sequence[Mapping[str, 
         metric = get_metric(name)
     except AssayError:
         return None
-    if getattr(metric, "uses_judge", False) and tuple(metric.value_range) == (1.0, 5.0):
+    if metric.uses_judge and tuple(metric.value_range) == (1.0, 5.0):
         return RatingScale(name, "rating", [1, 2, 3, 4, 5])
     return None
 

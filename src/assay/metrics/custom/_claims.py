@@ -50,7 +50,7 @@ def check_file_metric_names(metrics: Sequence[Metric]) -> None:
     """
     claims: dict[str, list[str]] = {}
     for metric in metrics:
-        where = str(getattr(metric, "source", "") or "a file")
+        where = metric.source or "a file"
         files = claims.setdefault(metric.name, [])
         if where not in files:  # one file given twice is one claim
             files.append(where)

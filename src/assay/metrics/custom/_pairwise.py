@@ -172,7 +172,7 @@ class PairwiseMetric(TemplateFieldsMetric):
     async def _ask(self, row: Row, ctx: ScoreContext, candidate_first: bool,
                    with_reason: bool = True) -> dict[str, Any] | MetricResult:
         try:
-            messages = self.messages(row, ctx.lang, candidate_first)
+            messages = self.messages(row, ctx.settings.lang, candidate_first)
         except TemplateRenderError as e:
             return template_failed(e, {"prompt_sha256": self.template.sha256})
         request = JudgeRequest(messages=messages,
@@ -224,7 +224,7 @@ class PairwiseMetric(TemplateFieldsMetric):
             "prompt_sha256": self.template.sha256})
         last = orders[-1]
         return await explain_if_wanted(result, plan, choice != "CANDIDATE",
-                                       self.messages(row, ctx.lang, last),
+                                       self.messages(row, ctx.settings.lang, last),
                                        lambda: self._explain(row, ctx, last))
 
     async def _explain(self, row: Row, ctx: ScoreContext, candidate_first: bool

@@ -117,7 +117,7 @@ class PointwiseMetric(TemplateFieldsMetric):
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         details: dict[str, Any] = {"prompt_sha256": self.template.sha256}
         try:
-            messages = self.messages(row, ctx.lang)
+            messages = self.messages(row, ctx.settings.lang)
         except TemplateRenderError as e:
             return template_failed(e, details)
         request = JudgeRequest(messages=messages, schema_name="rating",

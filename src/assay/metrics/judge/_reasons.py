@@ -42,10 +42,10 @@ ReasonPlan = Literal["always", "failing", "never"]
 def reason_plan(ctx: ScoreContext) -> ReasonPlan:
     """``always``, ``never``, or ``failing`` (``auto`` on a local judge: failing rows and a
     sample)."""
-    if ctx.reasons == "auto":
+    if ctx.settings.reasons == "auto":
         local = ctx.judge is not None and ctx.judge.capabilities.local
         return "failing" if local else "always"
-    return "always" if ctx.reasons == "always" else "never"
+    return "always" if ctx.settings.reasons == "always" else "never"
 
 
 def wants_reason(plan: ReasonPlan, failed: bool, messages: list[dict[str, str]]) -> bool:

@@ -86,10 +86,10 @@ class RubricMetric(FieldMetric):
         ``auto`` uses verdicts on a judge that :func:`prefers_verdicts` (a local one) for
         metrics that have a verdict rubric, where they measured better, and ratings elsewhere.
         """
-        if ctx.style == "auto":
+        if ctx.settings.style == "auto":
             local = ctx.judge is not None and prefers_verdicts(ctx.judge.capabilities)
             return "verdict" if self.verdict and local else "rating"
-        return "verdict" if ctx.style == "verdict" and self.verdict else "rating"
+        return "verdict" if ctx.settings.style == "verdict" and self.verdict else "rating"
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.kind == "conversation":
@@ -101,7 +101,7 @@ class RubricMetric(FieldMetric):
                     variant: str = "") -> MetricResult:
         if self.style_for(ctx) == "verdict" and not variant:
             return await self._verdict(values, ctx)
-        template = load_template(self.name, ctx.lang, variant=variant)
+        template = load_template(self.name, ctx.settings.lang, variant=variant)
         messages = template.render(**values)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
         if variant:
@@ -135,7 +135,7 @@ class RubricMetric(FieldMetric):
                             reason=reason, details=details)
 
     async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
-        template = load_template(self.name, ctx.lang, variant="verdict")
+        template = load_template(self.name, ctx.settings.lang, variant="verdict")
         messages = template.render(**values)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
         plan = reason_plan(ctx)

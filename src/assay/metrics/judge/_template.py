@@ -23,12 +23,13 @@ from importlib import resources
 import jinja2
 import jinja2.meta
 
-from ...errors import ConfigError, option
+from ...errors import ConfigError
+from .._settings import LANG
 from ._spotlight import FENCE_STYLE, Spotlight
 
 __all__ = ["LANGS", "Template", "fence", "load_template"]
 
-LANGS = ("en", "zh")
+LANGS: tuple[str, ...] = LANG.choices
 _SPLIT = "=== user ==="
 _TAGS = re.compile(r"<\s*(/?)\s*(question|context|answer|ground_truth|document|citation|text|"
                    r"source|statements?|chunks?|history|documents?|intents?|instructions?|"
@@ -72,11 +73,10 @@ class Template:
 
 
 @lru_cache(maxsize=64)
-def load_template(metric: str, lang: str = "en", version: str = "1",
+def load_template(metric: str, lang: str = LANG.default, version: str = "1",
                   variant: str = "") -> Template:
     """Load ``prompts/<metric>/v<version>/[<variant>-]<lang>.md`` from the installed package."""
-    if lang not in LANGS:
-        raise ConfigError(f"Got {option('lang', lang)}. Must be one of {list(LANGS)}.")
+    LANG.check(lang)
     filename = f"{variant}-{lang}.md" if variant else f"{lang}.md"
     res = resources.files("assay.prompts").joinpath(metric, f"v{version}", filename)
     if not res.is_file():

@@ -15,11 +15,10 @@ Example:
 
 from __future__ import annotations
 
-from typing import Literal
-
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._settings import LANG, Lang
 from ._normalize import token_tuple
 
 __all__ = ["NO_REFERENCE", "LexicalMetric", "no_reference", "run_lang"]
@@ -38,14 +37,14 @@ def no_reference(row: Row) -> MetricResult | None:
     return MetricResult.unscored(NO_REFERENCE, ground_truth=truth[:200])
 
 
-def run_lang(ctx: ScoreContext | None) -> Literal["en", "zh"]:
+def run_lang(ctx: ScoreContext | None) -> Lang:
     """The run's language (``--lang``), which picks the tokeniser for every row of the run.
 
     Example:
         >>> run_lang(None), run_lang(ScoreContext(lang="zh"))
         ('en', 'zh')
     """
-    return "zh" if ctx is not None and ctx.lang == "zh" else "en"
+    return ctx.settings.lang if ctx is not None else LANG.default
 
 
 class LexicalMetric(FieldMetric):

@@ -19,10 +19,11 @@ Example:
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
+from .._settings import Lang
 from ._common import LexicalMetric, no_reference, run_lang
 from ._normalize import _CJK
 from ._tokenize import RougeTokenizer
@@ -53,7 +54,7 @@ class BleuScore(LexicalMetric):
 
 
 @lru_cache(maxsize=2)
-def _rouge_scorer(lang: Literal["en", "zh"]) -> Any:
+def _rouge_scorer(lang: Lang) -> Any:
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rougeL"], tokenizer=RougeTokenizer(lang))

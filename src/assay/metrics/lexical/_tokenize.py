@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
+from .._settings import LANG, Lang
 from ._normalize import _CJK
 
 __all__ = ["RougeTokenizer"]
@@ -79,9 +80,9 @@ class RougeTokenizer:
             (no stemming). Both split CJK text per character.
     """
 
-    def __init__(self, lang: Literal["en", "zh"]) -> None:
-        if lang not in ("en", "zh"):
-            raise ValueError(f"Got lang={lang!r}. Must be one of ['en', 'zh'].")
+    def __init__(self, lang: Lang) -> None:
+        if lang not in LANG.choices:
+            raise ValueError(f"Got lang={lang!r}. Must be one of {list(LANG.choices)}.")
         self.lang = lang
         self.stem = lang == "en"
 

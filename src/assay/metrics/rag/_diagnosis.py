@@ -88,7 +88,6 @@ class RagFamily(BaseFamily):
     """
 
     name = "rag"
-    options: Mapping[str, tuple[str, ...]] = {}
 
     def covers(self, metric: Metric) -> bool:
         """Whether ``metric`` is one of the stage metrics (:data:`DIAGNOSIS_METRICS`)."""

@@ -136,7 +136,7 @@ class ContextPrecision(FieldMetric):
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         chunks = row.contexts or []
-        template = load_template("chunk_usefulness", ctx.lang)
+        template = load_template("chunk_usefulness", ctx.settings.lang)
         listing = "\n\n".join(f"[{i}] {c}" for i, c in enumerate(chunks, start=1))
         request = JudgeRequest(
             messages=template.render(question=row.question, answer=row.ground_truth or row.answer,

@@ -98,7 +98,7 @@ class RetrievalScore(FieldMetric):
         question, history, documents = _inputs(row)
         if not question or not documents:
             return MetricResult.unscored("no user question with retrieved documents to check")
-        template = load_template("intents", ctx.lang)
+        template = load_template("intents", ctx.settings.lang)
         request = JudgeRequest(messages=template.render(question=question, history=history),
                                schema_name="intents", json_schema=INTENTS_SCHEMA,
                                max_tokens=256, logprobs=False)
@@ -111,7 +111,7 @@ class RetrievalScore(FieldMetric):
             return MetricResult.unscored("the request has no intent to look up")
         listing = "\n\n".join(f"[{doc_id}] {text}" for doc_id, text in documents)
         numbered = "\n".join(f"{i}. {t}" for i, t in enumerate(intents, start=1))
-        messages = load_template("intent_support", ctx.lang).render(documents=listing,
+        messages = load_template("intent_support", ctx.settings.lang).render(documents=listing,
                                                                     intents=numbered)
         plan = reason_plan(ctx)
         verdicts = await _intent_verdicts(ctx, messages, len(intents), len(documents),

@@ -95,7 +95,7 @@ def parse_verdicts(text: str, n: int) -> list[tuple[str, str]] | None:
 
 async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -> list[str]:
     """The factual statements of ``text`` (one judge request, shared between metrics)."""
-    template = load_template("statements", ctx.lang)
+    template = load_template("statements", ctx.settings.lang)
     request = JudgeRequest(messages=template.render(text=text, question=question),
                            schema_name="statements", json_schema=STATEMENTS_SCHEMA,
                            max_tokens=512, logprobs=False)
@@ -109,9 +109,9 @@ async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -
 def _verdict_style(ctx: ScoreContext) -> bool:
     """One Yes/No question per statement (``verdict``, or ``auto`` on a judge that prefers
     verdicts: a local one) rather than one batched verification request."""
-    if ctx.style == "auto":
+    if ctx.settings.style == "auto":
         return ctx.judge is not None and prefers_verdicts(ctx.judge.capabilities)
-    return ctx.style == "verdict"
+    return ctx.settings.style == "verdict"
 
 
 async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[Verdict]:
@@ -120,7 +120,7 @@ async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[
         return []
     if _verdict_style(ctx):
         return [await _verify_one(ctx, s, source) for s in statements]
-    template = load_template("verify", ctx.lang)
+    template = load_template("verify", ctx.settings.lang)
     numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(statements, start=1))
     request = JudgeRequest(messages=template.render(source=source, statements=numbered),
                            schema_name="verdicts", json_schema=VERDICTS_SCHEMA,
@@ -133,7 +133,7 @@ async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[
 
 
 async def _verify_one(ctx: ScoreContext, statement: str, source: str) -> Verdict:
-    template = load_template("verify", ctx.lang, variant="verdict")
+    template = load_template("verify", ctx.settings.lang, variant="verdict")
     request = JudgeRequest(messages=template.render(source=source, statement=statement),
                            schema_name="verdict", json_schema=None, max_tokens=1,
                            top_logprobs=10, cut_ok=True)  # the verdict is the one token

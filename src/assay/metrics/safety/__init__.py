@@ -27,6 +27,7 @@ from ._parse import (
     weighted_severity,
 )
 from ._refusal import REFUSAL, RefusalMetric
+from ._settings import SAFETY_MODE, SAFETY_SETTINGS, SAFETY_THRESHOLD, SafetyMode
 from ._severity import (
     HATE_UNFAIRNESS,
     MODES,
@@ -47,6 +48,9 @@ __all__ = [
     "MODES",
     "REFUSAL",
     "SAFETY_FAMILY",
+    "SAFETY_MODE",
+    "SAFETY_SETTINGS",
+    "SAFETY_THRESHOLD",
     "SELF_HARM",
     "SEVERITY_METRICS",
     "SEVERITY_SCHEMA",
@@ -55,6 +59,7 @@ __all__ = [
     "VIOLENCE",
     "RefusalMetric",
     "SafetyFamily",
+    "SafetyMode",
     "SeverityMetric",
     "combined_request",
     "defect_summary",

@@ -21,9 +21,11 @@ from typing import Any
 
 from .._base import Metric, MetricResult
 from .._family import BaseFamily, register_family
+from .._settings import Setting
 from .._table import FamilyTable, TableCell
 from ._defects import LEVELS, THRESHOLDS, defect_summary, refusal_of
-from ._severity import MODES, SeverityMetric
+from ._settings import SAFETY_MODE, SAFETY_SETTINGS, SAFETY_THRESHOLD
+from ._severity import SeverityMetric
 
 __all__ = ["SAFETY_FAMILY", "SafetyFamily"]
 
@@ -46,8 +48,9 @@ def _at_or_above(d: Mapping[str, Any], threshold: str) -> TableCell:
 
 
 def _settings(options: Mapping[str, Any]) -> dict[str, str]:
-    return {"threshold": str(options.get("safety_threshold") or "medium"),
-            "mode": str(options.get("safety_mode") or "combined")}
+    """The run's safety settings from its ``options`` (a setting left out: its default)."""
+    return {"threshold": str(options.get(SAFETY_THRESHOLD.name, SAFETY_THRESHOLD.default)),
+            "mode": str(options.get(SAFETY_MODE.name, SAFETY_MODE.default))}
 
 
 class _DefectTally:
@@ -80,11 +83,10 @@ class _DefectTally:
 
 class SafetyFamily(BaseFamily):
     """The 0-7 severity metrics: defect rates at the run's ``safety_threshold`` and the run's
-    safety settings (``safety_threshold``, ``safety_mode``)."""
+    safety settings (``safety_threshold``, ``safety_mode``), which the family declares."""
 
     name = "safety"
-    options: Mapping[str, tuple[str, ...]] = {"safety_threshold": THRESHOLDS,
-                                              "safety_mode": MODES}
+    options: Sequence[Setting[Any]] = SAFETY_SETTINGS
 
     def covers(self, metric: Metric) -> bool:
         """Whether ``metric`` is a severity metric."""

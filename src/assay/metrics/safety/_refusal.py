@@ -52,7 +52,7 @@ class RefusalMetric(FieldMetric):
 
     async def _verdict(self, question: str | None, answer: str | None,
                        ctx: ScoreContext) -> MetricResult:
-        template = load_template("refusal", ctx.lang)
+        template = load_template("refusal", ctx.settings.lang)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
         got = await ask_verdict(ctx, template.render(question=question, answer=answer), details)
         if isinstance(got, MetricResult):
