@@ -34,7 +34,7 @@ from ._headings import Heading
 
 __all__ = ["ExtractedPage", "extract_html"]
 
-_SKIPPED = frozenset(("script", "style", "head", "template", "noscript", "svg", "math",
+_SKIPPED = frozenset(("script", "style", "head", "title", "template", "noscript", "svg", "math",
                       "iframe", "object", "select", "button"))
 _PARAGRAPH_TAGS = frozenset((
     "p", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "header", "footer", "nav",
@@ -67,6 +67,11 @@ def extract_html(markup: str) -> ExtractedPage:
     return ExtractedPage("".join(parser.parts).rstrip(), tuple(parser.headings), title)
 
 
+def _level(tag: str) -> int:
+    """A heading tag's level (``h2`` -> 2), else 0."""
+    return int(tag[1]) if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" else 0
+
+
 class _TextParser(HTMLParser):
     """Builds the text piece by piece, so that each heading's offsets are known exactly."""
 
@@ -93,8 +98,9 @@ class _TextParser(HTMLParser):
         self._break(tag)
         if tag == "pre":
             self.pre += 1
-        elif len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self.heading is None:
-            self.heading = (int(tag[1]), None)
+        elif _level(tag):
+            self._end_heading()  # a heading opened inside another ends it, as browsers do
+            self.heading = (_level(tag), None)
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -105,14 +111,22 @@ class _TextParser(HTMLParser):
             return
         if tag == "pre":
             self.pre = max(0, self.pre - 1)
-        elif (self.heading is not None and tag == f"h{self.heading[0]}"):
-            start = self.heading[1]
-            if start is not None:
-                words = "".join(self.parts)[start:self.length].rstrip()
-                self.headings.append(Heading(start, start + len(words), self.heading[0],
-                                             " ".join(words.split())))
-            self.heading = None
+        elif _level(tag):
+            self._end_heading()
         self._break(tag)
+
+    def close(self) -> None:
+        super().close()
+        self._end_heading()
+
+    def _end_heading(self) -> None:
+        """Record the open heading (if it has text)."""
+        if self.heading is not None and self.heading[1] is not None:
+            start = self.heading[1]
+            words = "".join(self.parts)[start:self.length].rstrip()
+            self.headings.append(Heading(start, start + len(words), self.heading[0],
+                                         " ".join(words.split())))
+        self.heading = None
 
     def handle_data(self, data: str) -> None:
         if self.in_title:
