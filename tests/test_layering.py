@@ -170,6 +170,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli", "testing"),
     ("serve",),
     ("report", "compare", "gate"),
+    ("generate",),
     ("redteam", "robustness", "agents"),
     ("align",),
     ("calibration",),
