@@ -200,6 +200,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_summary(out: Path, table: list[dict[str, Any]], meta: dict[str, Any]) -> None:
+    """Write ``out/summary.json``: the run's ``meta`` and the suite's ``table``, whole or not at
+    all (a full disk leaves the earlier file as it was)."""
     with atomic_write(out / "summary.json", what="the robustness summary",
                       then="rerun with --resume") as f:  # whole, or not at all
         f.write(json.dumps({**meta, "table": table}, indent=2, ensure_ascii=False))
