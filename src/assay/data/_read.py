@@ -102,8 +102,11 @@ def _read_dataset(path: Path, mapping: Mapping[str, str], limits: FieldLimits,
 
 def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<records>",
                       mapping: Mapping[str, str] | None = None, max_field_chars: int = 100_000,
-                      long_fields: LongFields = "refuse") -> list[Row]:
+                      long_fields: LongFields = "refuse", answer_required: bool = True
+                      ) -> list[Row]:
     """Validate in-memory dicts the same way as a file (``line`` is the 1-based position).
+    ``answer_required=False``: a QA row with a question may lack its answer (an app under
+    test answers it).
 
     Example:
         >>> [r.answer for r in rows_from_records([{"answer": "abcdef"}], max_field_chars=3,
@@ -119,7 +122,8 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
         else:
             problems.append(f"{source} item {i}: expected an object, got {type(rec).__name__}. "
                             "Fix: give every record as a dict.")
-    rows = list(validated_rows(checked, source, mapping or {}, problems, seen={}, limits=limits))
+    rows = list(validated_rows(checked, source, mapping or {}, problems, seen={}, limits=limits,
+                               answer_required=answer_required))
     if problems:
         raise data_error(problems, source)
     if not rows:
