@@ -71,6 +71,9 @@ def test_the_row_page_shows_each_span_and_marks_its_evidence_in_the_context(
     assert ("Source (2 spans) warranty.md characters 10-45 Every tent has a two-year "
             "warranty.") in two
     assert two.count("Stoves are covered for one year.") >= 2  # in the context and the span
+    chat = client.get(row_href(made["run"], "faq-chat-express")).text  # a conversation
+    assert ('<mark class="evidence">Standard shipping takes 3 to 5 working days.</mark>'
+            in chat)
     none = client.get(row_href(made["run"], "faq-store-hours")).text
     assert "Source (" not in none and "<mark" not in none  # an unanswerable row has no span
 

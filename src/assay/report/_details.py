@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._model import fmt, pretty_json
-from ._source import evidence_texts, marked_parts, source_spans
+from ._source import evidence_texts, marked_parts, reference_context, source_spans
 
 __all__ = ["DETAIL_FIRST", "DETAIL_LABELS", "DETAIL_LAST", "DetailItem", "detail_items",
            "inputs_view"]
@@ -142,11 +142,16 @@ def inputs_view(inputs: Mapping[str, Any],
     with ``sources`` (the row's source spans, :func:`source_spans`) and the context (or each
     of the ``contexts``) as ``(part, is_evidence)`` pieces with the spans' evidence marked.
     A QA row the app under test answered (its ``record``'s ``agent`` entry) shows that answer
-    when the inputs, read from the dataset file, have none."""
+    when the inputs, read from the dataset file, have none; a generated conversation shows
+    the reference context its source points into (an extra field of a conversation row)."""
     contexts = inputs.get("contexts")
     sources = source_spans(inputs)
     evidence = evidence_texts(sources)
-    context = None if contexts else inputs.get("context")
+    context = inputs.get("context")
+    if contexts:
+        context = None  # shown chunk by chunk
+    elif sources:
+        context = reference_context(inputs)
     answer = inputs.get("answer")
     agent = record.get("agent") if record is not None else None
     if answer is None and isinstance(agent, Mapping) and isinstance(agent.get("answer"), str):

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["SOURCE_FIELD", "SOURCE_KEYS", "evidence_texts", "marked_parts", "source_spans"]
+__all__ = ["SOURCE_FIELD", "SOURCE_KEYS", "evidence_texts", "marked_parts", "reference_context",
+           "source_spans"]
 
 #: The extra field of a row that holds its source spans.
 SOURCE_FIELD = "source"
@@ -107,12 +108,27 @@ def marked_parts(text: str, evidence: Iterable[str]) -> list[tuple[str, bool]]:
     return parts
 
 
+def reference_context(inputs: Mapping[str, Any]) -> str | None:
+    """The row's context: its ``context`` field, or for a conversation (whose ``context`` is
+    an extra field, as ``assay generate`` writes one) that extra field.
+
+    Example:
+        >>> reference_context({"messages": [], "extra": {"context": "Chunk."}})
+        'Chunk.'
+    """
+    context = inputs.get("context")
+    extra = inputs.get("extra")
+    if context is None and inputs.get("messages") is not None and isinstance(extra, Mapping):
+        context = extra.get("context")
+    return context if isinstance(context, str) else None
+
+
 def _context_texts(inputs: Mapping[str, Any]) -> list[str]:
     contexts = inputs.get("contexts")
     if isinstance(contexts, list):
         return [str(c) for c in contexts]
-    context = inputs.get("context")
-    return [context] if isinstance(context, str) else []
+    context = reference_context(inputs)
+    return [context] if context is not None else []
 
 
 def _offset(value: Any) -> int | None:
