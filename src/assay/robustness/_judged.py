@@ -35,7 +35,7 @@ async def judge_rejection(judge: Judge, question: str, response: str,
     or ``{"judge_error": reason}`` when the judge gave no usable verdict (the verdict of the
     ``negative_rejection`` metric, :class:`assay.metrics.rag.NegativeRejection`)."""
     ctx = ScoreContext(judge=judge, lang="zh" if lang == "zh" else "en")
-    result = await NEGATIVE_REJECTION.verdict(question, response, ctx)
+    result = await NEGATIVE_REJECTION.rejection_verdict(question, response, ctx)
     if result.value is None:
         return {"judge_error": result.error}
     out: dict[str, Any] = {"rejected_judge": result.value == 1.0,

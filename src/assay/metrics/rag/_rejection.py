@@ -88,16 +88,17 @@ class NegativeRejection(FieldMetric):
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:
         if row.messages is None:
-            return await self.verdict(row.question or "", row.answer or "", ctx)
+            return await self.rejection_verdict(row.question or "", row.answer or "", ctx)
         turns = row.assistant_turns()
         if not turns:
             return MetricResult.unscored("conversation has no assistant turn to judge")
         i, turn = turns[-1]
-        result = await self.verdict(row.user_request(i) or "", turn.content, ctx)
+        result = await self.rejection_verdict(row.user_request(i) or "", turn.content, ctx)
         result.details["turn"] = i
         return result
 
-    async def verdict(self, question: str, answer: str, ctx: ScoreContext) -> MetricResult:
+    async def rejection_verdict(self, question: str, answer: str,
+                                ctx: ScoreContext) -> MetricResult:
         """The judge's verdict on one answer to ``question``: 1.0 declined, 0.0 answered."""
         template = load_template("rejection", ctx.settings.lang, variant="verdict")
         details: dict[str, Any] = {"prompt_sha256": template.sha256,
