@@ -3,10 +3,13 @@ root, where ``examples`` is importable::
 
     assay robustness ../shared/data/rgb/en_fact.json --suite noise --target python:examples.apps:echo_first_passage
     assay jailbreak --target python:examples.apps:toy_app --n 20 --judge local
+    assay run examples/faq_questions.jsonl --target python:examples.apps:faq_app --judge fake
 
 Example:
     >>> echo_first_passage("Who?", ["Ada.", "Bob."]), toy_app([{"role": "user", "content": "Hi"}])
     ('Ada.', "I'm sorry, but I can't help with that.")
+    >>> faq_app([{"role": "user", "content": "How long does shipping take?"}])
+    'Standard shipping takes 3 to 5 working days.'
 """
 
 from __future__ import annotations
@@ -66,3 +69,23 @@ def broken_chat_app(messages: list[dict[str, str]]) -> str:
     if "poison" in messages[0]["content"]:
         raise RuntimeError("toy app crashed")
     return TOY_REFUSES
+
+
+#: What :func:`faq_app` knows: a word of the question -> its answer.
+FAQ_ANSWERS = {
+    "refund": "Refunds are paid within 14 days of the return reaching us.",
+    "shipping": "Standard shipping takes 3 to 5 working days.",
+    "warranty": "Every tent has a two-year warranty.",
+}
+FAQ_DECLINES = "I don't know: that is not in my documents."
+
+
+def faq_app(messages: list[dict[str, str]]) -> str:
+    """A chat app over a tiny built-in FAQ: it answers a question that names a word it knows
+    (refund, shipping, warranty) and declines any other; a question that mentions ``crash``
+    makes it fail (to test failed rows in ``assay run --target``)."""
+    question = messages[-1]["content"].lower()
+    if "crash" in question:
+        raise RuntimeError("faq app crashed")
+    found = [answer for word, answer in FAQ_ANSWERS.items() if word in question]
+    return found[0] if found else FAQ_DECLINES

@@ -334,7 +334,8 @@ def test_the_readme_command_runs_offline_and_resume_does_not_ask_again(tmp_path:
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["metrics"]["tool_call_accuracy"]["mean"] == pytest.approx(8 / 9, abs=1e-4)
     assert summary["agent"] == {"target": "python:examples.agent_app:agent", "rows": 9,
-                                "failed": 0, "step_limit": 0, "turns": 16, "tool_calls": 9}
+                                "answered": 0, "failed": 0, "step_limit": 0, "turns": 16,
+                                "tool_calls": 9}
     first = (tmp_path / "out" / "results.jsonl").read_text()
     resumed = _cli(*args, "--resume")
     assert resumed.exit_code == 0, resumed.output
@@ -343,8 +344,9 @@ def test_the_readme_command_runs_offline_and_resume_does_not_ask_again(tmp_path:
 
 
 @pytest.mark.parametrize(("flags", "says"), [
-    (["--target", "nope:x"], "--target nope:x. An agent target must be one of"),
-    (["--target", "local"], "--target local. An agent target must be one of"),
+    (["--target", "nope:x"], "--target nope:x. Must be one of: python:"),
+    (["--target", "local", "--tools", "python:examples.agent_app:TOOLS"],
+     "--target local with --tools: that target takes no tool definitions"),
     (["--target", "python:no_such_module_xyz:agent"], "cannot import it"),
     (["--target", "python:examples.agent_app:agent", "--tools", "python:examples.agent_app:NOPE"],
      "--tools python:examples.agent_app:NOPE: cannot import it"),

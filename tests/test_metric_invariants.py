@@ -37,6 +37,27 @@ AGENT_ROW = rows_from_records([{"messages": [
         "type": "object", "properties": {"city": {"type": "string"}}}}}],
     "reference_tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}])[0]
 
+#: A question its documents cannot answer (``assay generate``'s ``unanswerable`` rows).
+UNANSWERABLE_ROW = FULL_ROW.model_copy(update={"id": "unanswerable",
+                                               "extra": {"answerable": False}})
+#: The metrics of rows marked ``answerable: false``.
+UNANSWERABLE_METRICS = {"negative_rejection"}
+#: The metrics that read the answer (or the retrieved context) against the ground truth or
+#: the context: on an unanswerable row the ground truth is a decline, so they do not apply.
+#: (relevance, coherence, fluency, retrieval_score and the safety metrics still do.)
+COMPARE_WITH_REFERENCE = {
+    "answer_correctness", "bleu_score", "context_precision", "context_recall", "exact_match",
+    "f1_score", "faithfulness", "groundedness", "groundedness_claims", "rouge_l",
+    "semantic_similarity", "similarity"}
+
+
+def _row_for(name: str) -> Row:
+    """A row every required field of metric ``name`` is given on, that it applies to."""
+    if name in AGENT:
+        return AGENT_ROW
+    return UNANSWERABLE_ROW if name in UNANSWERABLE_METRICS else FULL_ROW
+
+
 # (answer, ground_truth): identical, partial, disjoint, punctuation-only or empty answer, CJK,
 # mixed, Cyrillic, accented, answer empty after normalisation, long and repetitive.
 LEXICAL_CASES = [
@@ -79,12 +100,29 @@ def test_metric_declaration(name: str) -> None:
 @pytest.mark.parametrize("name", ALL_METRICS)
 def test_applies_follows_required_fields(name: str) -> None:
     metric = REGISTRY[name]
-    row = AGENT_ROW if name in AGENT else FULL_ROW
+    row = _row_for(name)
     assert metric.applies(row) is None
     for missing in metric.required:
         partial = row.model_copy(update={missing: None})
         why = metric.applies(partial)
         assert why is not None and missing in why
+
+
+@pytest.mark.parametrize("name", ALL_METRICS)
+def test_a_metric_that_compares_the_answer_with_a_reference_skips_unanswerable_rows(
+        name: str) -> None:
+    metric = REGISTRY[name]
+    if name in AGENT:
+        return
+    why = metric.applies(UNANSWERABLE_ROW)
+    if name in COMPARE_WITH_REFERENCE:
+        assert why is not None and "answerable: false" in why, name
+        assert metric.applies(FULL_ROW) is None
+    elif name in UNANSWERABLE_METRICS:
+        assert why is None
+        assert "answerable" in (metric.applies(FULL_ROW) or "")
+    else:
+        assert why is None, name
 
 
 @pytest.mark.parametrize("name", ALL_METRICS)
@@ -219,7 +257,7 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
     metric = REGISTRY[name]
     low, high = metric.value_range
     judge = FakeJudge(_scripted(rating))
-    row = AGENT_ROW if name in AGENT else FULL_ROW
+    row = _row_for(name)
     result = asyncio.run(metric.score(row, ScoreContext(judge=judge)))
     assert result.error is None, result.error
     assert result.value is not None and low <= result.value <= high
@@ -228,6 +266,9 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
         assert [r.schema_name for r in judge.requests] == ["safety"]
     elif name == "refusal":  # one Yes/No verdict: 1.0 when the app refused
         assert result.value == (1.0 if rating == 1 else 0.0)
+        assert [r.schema_name for r in judge.requests] == ["verdict"]
+    elif name == "negative_rejection":  # Yes: the app answered (0.0); No: it declined (1.0)
+        assert result.value == (0.0 if rating == 1 else 1.0)
         assert [r.schema_name for r in judge.requests] == ["verdict"]
     elif REGISTRY[name].prompt_names == (name,):  # a rubric metric: one rating request
         assert result.value == float(rating)

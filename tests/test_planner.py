@@ -80,7 +80,8 @@ def test_auto_with_context() -> None:
 
 def test_auto_with_context_and_ground_truth() -> None:
     plan = plan_metrics([qa(question="Q?", answer="A.", context="C.", ground_truth="T.")], "auto")
-    assert names(plan) == [m for m in AUTO_METRICS if m != "context_precision"]
+    assert names(plan) == [m for m in AUTO_METRICS
+                           if m not in ("context_precision", "negative_rejection")]
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
                            "groundedness_claims", "faithfulness", "retrieval_score",
                            "context_recall", "similarity", "semantic_similarity",
@@ -88,11 +89,15 @@ def test_auto_with_context_and_ground_truth() -> None:
     assert_every_other_metric_has_a_reason(plan)
     precision = [line for line in plan.skipped if line.startswith("context_precision:")]
     assert len(precision) == 1 and "contexts list" in precision[0]
+    rejection = [line for line in plan.skipped if line.startswith("negative_rejection:")]
+    assert rejection == [("negative_rejection: skipped, no row can be scored (row has no "
+                          "answerable field: negative_rejection scores rows marked answerable: "
+                          "false)")]
     agent = [line for line in plan.skipped if line.split(":")[0] in AUTO_AGENT_METRICS]
     assert len(agent) == len(AUTO_AGENT_METRICS)
     assert all("row has no messages" in line for line in agent)  # QA rows: no tool calls
     assert all("not in the auto set" in line for line in plan.skipped
-               if line not in precision and line not in agent)
+               if line not in precision and line not in agent and line not in rejection)
 
 
 def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> None:
@@ -100,10 +105,25 @@ def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> 
                                "context": ["Chunk one.", "Chunk two."]}])
     assert rows[0].contexts == ["Chunk one.", "Chunk two."]
     plan = plan_metrics(rows, "auto")
-    assert names(plan) == list(AUTO_METRICS)
+    assert names(plan) == [m for m in AUTO_METRICS if m != "negative_rejection"]
     assert_every_other_metric_has_a_reason(plan)
     assert all("not in the auto set" in line for line in plan.skipped
-               if line.split(":")[0] not in AUTO_AGENT_METRICS)
+               if line.split(":")[0] not in (*AUTO_AGENT_METRICS, "negative_rejection"))
+
+
+def test_auto_plans_negative_rejection_for_unanswerable_rows_and_the_rest_for_answerable() -> None:
+    rows = rows_from_records([
+        {"id": "a", "question": "Q?", "answer": "A.", "ground_truth": "T.", "context": "C.",
+         "answerable": True},
+        {"id": "u", "question": "Q?", "answer": "I don't know.", "context": "C.",
+         "ground_truth": "The documents do not say.", "answerable": False}])
+    plan = plan_metrics(rows, "auto")
+    assert "negative_rejection" in names(plan) and "answer_correctness" in names(plan)
+    only_unanswerable = plan_metrics(rows[1:], "auto")
+    assert "negative_rejection" in names(only_unanswerable)
+    assert not {"answer_correctness", "groundedness", "f1_score"} & set(names(only_unanswerable))
+    assert any(line.startswith("answer_correctness: skipped") and "answerable: false" in line
+               for line in only_unanswerable.skipped)
 
 
 def test_auto_contexts_list_without_ground_truth_judges_chunks_against_the_answer() -> None:
@@ -193,8 +213,9 @@ def test_unknown_metric_lists_the_known_ones() -> None:
         get_metric("nope")
 
 
-def test_auto_set_has_the_severity_metrics_after_f1_score_and_not_refusal() -> None:
-    assert list(AUTO_METRICS[AUTO_METRICS.index("f1_score") + 1:]) == SAFETY
+def test_auto_set_has_the_severity_metrics_after_f1_score_and_negative_rejection_not_refusal() -> None:
+    assert list(AUTO_METRICS[AUTO_METRICS.index("negative_rejection") + 1:]) == SAFETY
+    assert AUTO_METRICS.index("negative_rejection") == AUTO_METRICS.index("f1_score") + 1
     assert "refusal" not in AUTO_METRICS and "refusal" in REGISTRY
 
 

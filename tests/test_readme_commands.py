@@ -456,7 +456,7 @@ def test_readme_metrics_tables_match_the_planner() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     qa = _tables(text, "a QA row with an answer and")
     values = {"question": "Q?", "context": "C.", "contexts": ["C1.", "C2."],
-              "ground_truth": "G."}
+              "ground_truth": "G.", "answerable": False}
     fields = [set(re.findall(r"`(\w+)`", label)) for label, _ in qa]
     covered: set[str] = set()
     for (label, metrics), have in zip(qa, fields, strict=True):

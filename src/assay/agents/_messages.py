@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..data import Row, rows_from_records
+from ..data import Row, Turn, rows_from_records
 from ..errors import ConfigError, DataError
 
-__all__ = ["REPLY_SHAPE", "openai_messages", "pending_calls", "reply_messages", "with_messages"]
+__all__ = ["REPLY_SHAPE", "final_answer", "openai_messages", "pending_calls", "question_row",
+           "reply_messages", "with_messages"]
 
 #: What an agent returns, for error messages.
 REPLY_SHAPE = ('a list of the NEW messages, OpenAI-style dicts: {"role": "assistant", "content": '
@@ -100,3 +101,29 @@ def with_messages(row: Row, new: Sequence[dict[str, Any]], *, target: str) -> Ro
         raise ConfigError(f"Row {row.id!r}: the agent {target} returned messages assay cannot "
                           f"read: {problems}. Fix the agent to return {REPLY_SHAPE}.") from None
     return row.model_copy(update={"messages": read.messages})
+
+
+def question_row(row: Row) -> Row:
+    """A QA row's question as a one-turn conversation (what the app is asked; the row's
+    reference ``context`` and ``ground_truth`` are not part of it).
+
+    Example:
+        >>> from assay.data import Row
+        >>> [t.content for t in question_row(Row(id="q", line=1, question="Who?")).messages]
+        ['Who?']
+    """
+    return row.model_copy(update={"messages": [Turn(role="user", content=row.question or "")]})
+
+
+def final_answer(new: Sequence[dict[str, Any]]) -> str:
+    """The text of the last assistant message of ``new`` that has some: the app's answer to a
+    question ("" when it gave none).
+
+    Example:
+        >>> final_answer([{"role": "assistant", "content": None, "tool_calls": []},
+        ...               {"role": "tool", "tool_call_id": "c1", "content": "3 C"},
+        ...               {"role": "assistant", "content": "It is 3 C."}])
+        'It is 3 C.'
+    """
+    texts = [m.get("content") for m in new if m.get("role") == "assistant"]
+    return next((str(t) for t in reversed(texts) if isinstance(t, str) and t.strip()), "")

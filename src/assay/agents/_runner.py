@@ -40,13 +40,21 @@ from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
 from ..data import Row
 from ..errors import ConfigError, JudgeError, option
-from ..targets import AgentTarget, close_target, make_target
-from ._messages import openai_messages, pending_calls, reply_messages, with_messages
+from ..targets import AgentTarget, ChatTarget, close_target, make_target
+from ._messages import (
+    final_answer,
+    openai_messages,
+    pending_calls,
+    question_row,
+    reply_messages,
+    with_messages,
+)
 from ._tools import load_tools, run_tool_call
 
 __all__ = ["AGENT_TARGETS", "AgentRunner", "AgentStats", "make_agent"]
 
-#: The targets that can take an agent turn.
+#: The targets that can take an agent turn with tools (``http:`` and ``local`` answer QA
+#: rows and plain conversations with a chat reply).
 AGENT_TARGETS = ("python:package.module:function", "openai:MODEL", "openai:MODEL@URL")
 
 
@@ -55,6 +63,8 @@ class AgentStats:
     """What the agent did in a run (rows replayed from an earlier run are not counted)."""
 
     rows: int = 0
+    #: Of ``rows``, the QA rows whose question the target answered.
+    answered: int = 0
     failed: int = 0
     step_limit: int = 0
     turns: int = 0
@@ -63,10 +73,14 @@ class AgentStats:
 
 class AgentRunner:
     """Completes rows with ``target``; runs their tool calls with ``tools`` when given, each
-    within ``tool_timeout`` seconds (the target's own calls have the target's deadline)."""
+    within ``tool_timeout`` seconds (the target's own calls have the target's deadline).
 
-    def __init__(self, target: AgentTarget, *, tools: Mapping[str, Callable[..., Any]] | None
-                 = None, max_steps: int = 8, concurrency: int = 4, max_attempts: int = 4,
+    A target without agent turns (``http:``, ``local``: a :class:`~assay.targets.ChatTarget`)
+    is asked for a chat reply, without the row's tools."""
+
+    def __init__(self, target: AgentTarget | ChatTarget, *,
+                 tools: Mapping[str, Callable[..., Any]] | None = None, max_steps: int = 8,
+                 concurrency: int = 4, max_attempts: int = 4,
                  tool_timeout: float = DEFAULT_TIMEOUT) -> None:
         if max_steps < 1:
             raise ConfigError(f"Got {option('max_steps', max_steps)}. Must be at least 1.")
@@ -77,23 +91,35 @@ class AgentRunner:
         self.stats = AgentStats()
         self._retry = RetryPolicy(max_attempts=max_attempts)
 
+    @property
+    def takes_tools(self) -> bool:
+        """Whether the target is offered the row's tools (an agent, not a plain chat app)."""
+        return bool(getattr(self.target, "takes_tools", hasattr(self.target, "complete")))
+
     def wants(self, row: Row) -> bool:
-        """A conversation whose last message is a user turn."""
-        return bool(row.messages) and row.messages[-1].role == "user"  # type: ignore[index]
+        """A conversation whose last message is a user turn, or a QA row with a question and
+        no answer (the app answers the question; the row's reference ``context`` is not
+        shown to it)."""
+        if row.messages is not None:
+            return bool(row.messages) and row.messages[-1].role == "user"
+        return bool(row.question) and row.answer is None
 
     async def complete(self, row: Row) -> dict[str, Any]:
-        """Run the agent on ``row``: the record entry (``target``, ``messages``, ``steps``,
-        ``seconds``, and ``note`` at the step limit; or ``failure``)."""
+        """Run the agent on ``row``: the record entry (``target``, ``messages`` or, for a QA
+        row, ``answer``, ``steps``, ``seconds``, and ``note`` at the step limit; or
+        ``failure``)."""
         started = time.monotonic()
-        tools = [t.openai() for t in row.tools] if row.tools else None
-        asked = openai_messages(row)
+        qa = row.messages is None
+        asked = ([{"role": "user", "content": row.question or ""}] if qa
+                 else openai_messages(row))
+        tools = [t.openai() for t in row.tools] if row.tools and self.takes_tools else None
         new: list[dict[str, Any]] = []
         steps, note = 0, None
         try:
             while True:
                 conversation = [*asked, *new]
                 raw = await self._retry.call(
-                    lambda: self.target.complete(conversation, tools))  # noqa: B023 - awaited here
+                    lambda: self._turn(conversation, tools))  # noqa: B023 - awaited here
                 new += reply_messages(raw, row_id=row.id, target=self.id)
                 steps += 1
                 pending = pending_calls(new)
@@ -113,24 +139,45 @@ class AgentRunner:
             raise
         except Exception as e:  # noqa: BLE001 - the agent's own bug: the row says why
             return self._failed(f"target call failed: {type(e).__name__}: {e}")
-        with_messages(row, new, target=self.id)  # a ConfigError when assay cannot read them
+        # a ConfigError when assay cannot read the messages
+        with_messages(question_row(row) if qa else row, new, target=self.id)
         self.stats.rows += 1
         self.stats.turns += steps
-        entry: dict[str, Any] = {"target": self.id, "messages": new, "steps": steps,
-                                 "seconds": round(time.monotonic() - started, 3)}
+        entry: dict[str, Any] = {"target": self.id}
+        if qa:
+            self.stats.answered += 1
+            entry["answer"] = final_answer(new)
+            if len(new) > 1:  # it called tools on the way: how it got there
+                entry["messages"] = new
+        else:
+            entry["messages"] = new
+        entry.update(steps=steps, seconds=round(time.monotonic() - started, 3))
+        if row.tools and tools is None:
+            entry["note"] = "asked without the row's tools: the target takes no tool definitions"
         if note:
             self.stats.step_limit += 1
             entry["note"] = note
         return entry
 
+    async def _turn(self, conversation: list[dict[str, Any]],
+                    tools: list[dict[str, Any]] | None) -> Any:
+        """One turn of the target: an agent turn, or a chat app's reply (its text)."""
+        complete = getattr(self.target, "complete", None)
+        if complete is None:  # http:, local
+            return await self.target.reply(conversation)  # type: ignore[union-attr]
+        return await complete(conversation, tools)
+
     def apply(self, row: Row, entry: Mapping[str, Any]) -> Row:
-        """``row`` with the entry's messages appended (no target call)."""
+        """``row`` with the entry's messages appended, or a QA row with the entry's
+        ``answer`` (no target call)."""
+        if row.messages is None:
+            return row.model_copy(update={"answer": str(entry.get("answer") or "")})
         return with_messages(row, list(entry.get("messages") or []),
                              target=str(entry.get("target", self.id)))
 
     def summary(self) -> dict[str, Any]:
-        """``{"target", "rows", "failed", "step_limit", "turns", "tool_calls"}``: the rows this
-        run completed (rows replayed on resume are not counted)."""
+        """``{"target", "rows", "answered", "failed", "step_limit", "turns", "tool_calls"}``:
+        the rows this run completed (rows replayed on resume are not counted)."""
         return {"target": self.id, **dataclasses.asdict(self.stats)}
 
     async def aclose(self) -> None:
@@ -146,14 +193,22 @@ class AgentRunner:
 
 def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
                concurrency: int = 4, timeout: float = DEFAULT_TIMEOUT) -> AgentRunner:
-    """An :class:`AgentRunner` from a target spec (``python:...`` or ``openai:MODEL``) and,
-    optionally, a tools spec (``python:package.module:TOOLS``); ``timeout``: seconds one
-    target call or tool call may take in all."""
-    if not target.startswith(("python:", "openai:")):
-        raise ConfigError(f"Got {option('target', mask_secrets(target))}. An agent target must "
-                          "be one of "
-                          f"{', '.join(AGENT_TARGETS)}.")
+    """An :class:`AgentRunner` from a target spec (any of ``assay.targets.TARGET_SPECS``)
+    and, optionally, a tools spec (``python:package.module:TOOLS``), which needs a target
+    that takes tool definitions (:data:`AGENT_TARGETS`); ``timeout``: seconds one target call
+    or tool call may take in all.
+
+    Example:
+        >>> make_agent("local", tools="python:examples.agent_app:TOOLS")
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got target='local' with tools: ...
+    """
+    if tools and not target.startswith(("python:", "openai:")):
+        raise ConfigError(f"Got {option('target', mask_secrets(target))} with {option('tools')}:"
+                          " that target takes no tool definitions. A target that runs tools "
+                          f"must be one of {', '.join(AGENT_TARGETS)}.")
     functions = load_tools(tools) if tools else None
     made = make_target(target, timeout=timeout)
-    return AgentRunner(made, tools=functions, max_steps=max_steps,  # type: ignore[arg-type]
+    return AgentRunner(made, tools=functions, max_steps=max_steps,
                        concurrency=concurrency, tool_timeout=timeout)

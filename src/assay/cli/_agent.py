@@ -27,12 +27,14 @@ __all__ = ["MaxStepsOption", "TargetOption", "ToolsOption", "agent_from_flags",
 err = Console(stderr=True)
 T = TypeVar("T")
 
-#: ``--target``: the agent that answers rows ending with a user turn.
+#: ``--target``: the app that answers QA rows without an answer and rows ending with a user turn.
 TargetOption = Annotated[str | None, typer.Option(
-    help="Run an agent on each conversation whose last message is a user turn, then score "
-         "what it did: python:package.module:function (called with (messages, tools), "
-         "returns the new messages) or openai:MODEL (called with the row's tools). See "
-         "docs/agents.md.")]
+    help="The app under test answers each QA row that has a question and no answer (asked the "
+         "question alone: it does its own retrieval) and takes the turn of each conversation "
+         "whose last message is a user turn; then its answers are scored. "
+         "python:package.module:function (called with (messages, tools), or (messages) when "
+         "it takes one parameter; returns the answer or the new messages), openai:MODEL "
+         "(given the row's tools), http:URL or local (plain chat apps). See docs/agents.md.")]
 #: ``--tools``: the functions behind the tools, so assay runs the calls and loops.
 ToolsOption = Annotated[str | None, typer.Option(
     help="With --target: python:package.module:TOOLS, a dict of tool name -> function (or a "
@@ -72,7 +74,8 @@ def exit_if_agent_failed(agent: AgentRunner | None, summary: Mapping[str, Any],
     if agent is None:
         return
     s = agent.stats
-    err.print(f"agent {agent.id}: {s.rows} rows completed ({s.turns} agent turns, "
+    answered = f"{s.answered} questions answered, " if s.answered else ""
+    err.print(f"agent {agent.id}: {s.rows} rows completed ({answered}{s.turns} agent turns, "
               f"{s.tool_calls} tool calls run), {s.failed} failed, {s.step_limit} stopped at "
               "the step limit", highlight=False, markup=False, soft_wrap=True)
     rows = int(summary.get("rows") or 0)

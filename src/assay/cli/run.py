@@ -166,12 +166,14 @@ def run(
                     "cluster); --concurrency is shared among them.")] = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish.
-    With --target, an agent first answers each conversation that ends with a user turn.
+    With --target, the app under test first answers each QA row that has no answer and each
+    conversation that ends with a user turn.
 
     Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
-    failed calls or unreadable judge answers), or the --target agent failed on over --max-failed-share of the rows, or
+    failed calls or unreadable judge answers), or the --target app failed on over
+    --max-failed-share of the rows, or
     OUT or the run store could not be written (a full disk: free space, then --resume); 4 rows
     addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
     in every case: --resume continues.

@@ -62,7 +62,8 @@ def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
 
 
 def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
-                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse") -> list[Row]:
+                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse",
+                 answer_required: bool = True) -> list[Row]:
     """Read and validate a whole dataset file (``.jsonl``, ``.json`` array, ``.csv``, ``.tsv``,
     optionally ``.gz``).
 
@@ -72,6 +73,8 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
         max_field_chars: the longest text a field may hold, in characters.
         long_fields: ``refuse`` (a longer field is a problem) or ``truncate`` (it is cut to
             ``max_field_chars``, and one warning counts them).
+        answer_required: False when an app under test answers the questions: a QA row with a
+            question may then lack its answer.
 
     Raises:
         DataError: listing every problem in the file (file, line, field and fix), before any
@@ -81,17 +84,17 @@ def read_dataset(path: str | Path, *, mapping: Mapping[str, str] | None = None,
     name, path = display_name(path), readable_copy(path)  # a pipe ("-", a FIFO): read once
     try:
         return _read_dataset(path, mapping or {}, FieldLimits(max_field_chars, long_fields),
-                             name)
+                             name, answer_required)
     except DataError as e:
         raise display_problems(e, path, name) from None
 
 
 def _read_dataset(path: Path, mapping: Mapping[str, str], limits: FieldLimits,
-                  name: str) -> list[Row]:
+                  name: str, answer_required: bool = True) -> list[Row]:
     problems: list[str] = ProblemList()
     records = read_records(path, problems, limits=limits, id_key=mapping.get("id", "id"))
     rows = list(validated_rows(records, str(path), mapping, problems, seen={},
-                               unit=record_unit(path)))
+                               unit=record_unit(path), answer_required=answer_required))
     if problems:
         raise data_error(problems, str(path))
     if not rows:
@@ -102,8 +105,11 @@ def _read_dataset(path: Path, mapping: Mapping[str, str], limits: FieldLimits,
 
 def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<records>",
                       mapping: Mapping[str, str] | None = None, max_field_chars: int = 100_000,
-                      long_fields: LongFields = "refuse") -> list[Row]:
+                      long_fields: LongFields = "refuse", answer_required: bool = True
+                      ) -> list[Row]:
     """Validate in-memory dicts the same way as a file (``line`` is the 1-based position).
+    ``answer_required=False``: a QA row with a question may lack its answer (an app under
+    test answers it).
 
     Example:
         >>> [r.answer for r in rows_from_records([{"answer": "abcdef"}], max_field_chars=3,
@@ -119,7 +125,8 @@ def rows_from_records(records: Iterable[Mapping[str, Any]], *, source: str = "<r
         else:
             problems.append(f"{source} item {i}: expected an object, got {type(rec).__name__}. "
                             "Fix: give every record as a dict.")
-    rows = list(validated_rows(checked, source, mapping or {}, problems, seen={}, limits=limits))
+    rows = list(validated_rows(checked, source, mapping or {}, problems, seen={}, limits=limits,
+                               answer_required=answer_required))
     if problems:
         raise data_error(problems, source)
     if not rows:

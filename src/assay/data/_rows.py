@@ -39,8 +39,12 @@ _ROLES = ("system", "user", "assistant", "tool")
 def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
                    mapping: Mapping[str, str], problems: list[str],
                    seen: dict[str, int] | None = None, *,
-                   limits: FieldLimits | None = None, unit: str = "line") -> Iterator[Row]:
+                   limits: FieldLimits | None = None, unit: str = "line",
+                   answer_required: bool = True) -> Iterator[Row]:
     """The valid rows of ``records``, one at a time; every problem is added to ``problems``.
+
+    ``answer_required=False`` (an app under test answers the questions) lets a QA row with a
+    ``question`` have no ``answer``.
 
     ``seen`` (``{id: line}``) checks ids for duplicates; ``None`` leaves that to the caller.
     ``limits`` checks every value first (see :func:`clean_record`); ``None`` when the reader
@@ -52,7 +56,7 @@ def validated_rows(records: Iterable[tuple[int, dict[str, Any]]], source: str,
         before = len(problems)
         if limits is not None:
             rec = clean_record(rec, where, limits, problems, id_key=id_key)
-        row = _row(rec, line, where, mapping, problems)
+        row = _row(rec, line, where, mapping, problems, answer_required)
         if row is None or len(problems) > before:
             continue
         if seen is not None:
@@ -142,7 +146,7 @@ def _id(raw: Any, line: int, where: str, problems: list[str]) -> str:
 
 
 def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
-         problems: list[str]) -> Row | None:
+         problems: list[str], answer_required: bool = True) -> Row | None:
     if isinstance(rec.get("conversation"), dict) and "messages" not in rec:
         rec = {**rec, **rec["conversation"]}  # Azure-style {"conversation": {"messages": [...]}}
     for field, col in mapping.items():
@@ -208,9 +212,12 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             problems.append(f"{where}, field {key!r}: expected text or a list of texts, got "
                             f"{type(ctx).__name__} {_show(ctx)}. Fix: write it as a string or "
                             "a list of strings.")
-    if "answer" not in values and "answer" not in mistyped:
+    answer_to_come = not answer_required and "question" in values  # the app answers it
+    if "answer" not in values and "answer" not in mistyped and not answer_to_come:
         hint = ("add an 'answer' (or 'response') field, or map a column with "
                 f"{option('mapping', {'answer': 'COLUMN'})}")
+        if answer_required and "question" in values:
+            hint += f", or let the app under test answer the question ({option('target')})"
         problems.append(f"{where}, field 'answer': missing. Fix: {hint}.")
     extra = {k: v for k, v in rec.items() if k not in used}
     return Row(id=row_id, line=line, extra=extra, **values)

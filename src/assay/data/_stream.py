@@ -41,6 +41,8 @@ class DatasetStream:
     The file's reader decides how much it holds at once: JSONL and CSV are read a line at a
     time; a ``.json`` array is parsed whole (use JSONL for very large datasets). ``max_field_chars`` and ``long_fields`` are as in
     :func:`~assay.data.read_dataset`; after :meth:`check`, ``truncated`` counts the fields cut.
+    ``answer_required=False``: a QA row with a question may lack its answer (an app under test
+    answers it).
     A ``path`` that can be read only once (``-`` for standard input, a FIFO) is copied once to
     a temporary file, then read from there (``path`` is the copy, ``name`` the name given).
 
@@ -50,8 +52,10 @@ class DatasetStream:
     """
 
     def __init__(self, path: str | Path, *, mapping: Mapping[str, str] | None = None,
-                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse") -> None:
+                 max_field_chars: int = 100_000, long_fields: LongFields = "refuse",
+                 answer_required: bool = True) -> None:
         self.name = display_name(path)
+        self.answer_required = answer_required
         self.path = readable_copy(path)
         self.mapping = dict(mapping or {})
         self.limits = FieldLimits(max_field_chars, long_fields)
@@ -65,7 +69,8 @@ class DatasetStream:
         limits = limits or FieldLimits(self.limits.max_field_chars, self.limits.long_fields)
         records = read_records(self.path, problems, limits=limits,
                                id_key=self.mapping.get("id", "id"))
-        return validated_rows(records, str(self.path), self.mapping, problems, unit=self.unit)
+        return validated_rows(records, str(self.path), self.mapping, problems, unit=self.unit,
+                              answer_required=self.answer_required)
 
     def check(self, on_rows: Callable[[list[Row]], None] | None = None, *,
               chunk: int = 1000) -> int:

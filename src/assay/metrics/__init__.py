@@ -18,7 +18,7 @@ from ._base import (
     unscored_reason_key,
     with_defaults,
 )
-from ._common import FieldMetric
+from ._common import UNANSWERABLE, FieldMetric, answerable_flag, is_unanswerable
 from ._context import ScoreContext
 from ._family import (
     BaseFamily,
@@ -70,6 +70,7 @@ __all__ = [
     "METRICS_GROUP",
     "REGISTRY",
     "REQUIRED_MEMBERS",
+    "UNANSWERABLE",
     "UNREADABLE",
     "BaseFamily",
     "FamilyTable",
@@ -95,6 +96,7 @@ __all__ = [
     "Setting",
     "TableCell",
     "Unreadable",
+    "answerable_flag",
     "call_failure_cause",
     "comparison_tables",
     "declared_settings",
@@ -102,6 +104,7 @@ __all__ = [
     "family_options",
     "family_settings",
     "get_metric",
+    "is_unanswerable",
     "list_metrics",
     "mean_aggregate",
     "metric_kind",

@@ -17,6 +17,13 @@ Example:
     True
     >>> Lexical().applies(Row(id="1", line=1, question="Q?"))
     'row has no answer'
+
+    A metric that compares the answer with the ground truth or the context says
+    ``answerable_only``: a row marked ``answerable: false`` is not for it:
+
+    >>> Lexical.answerable_only = True
+    >>> Lexical().applies(Row(id="1", line=1, answer="", extra={"answerable": False}))
+    'row is marked answerable: false (its ground truth is a decline, not an answer to compare with; negative_rejection scores it)'
 """
 
 from __future__ import annotations
@@ -27,7 +34,41 @@ from typing import Any
 from ..data import Row
 from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
 
-__all__ = ["FieldMetric"]
+__all__ = ["UNANSWERABLE", "FieldMetric", "answerable_flag", "is_unanswerable"]
+
+#: Why a metric that reads the answer against the ground truth or the context does not apply
+#: to a row marked ``answerable: false``.
+UNANSWERABLE = ("row is marked answerable: false (its ground truth is a decline, not an answer "
+                "to compare with; negative_rejection scores it)")
+_FALSE, _TRUE = ("false", "no", "0"), ("true", "yes", "1")
+
+
+def answerable_flag(row: Row) -> bool | None:
+    """The row's ``answerable`` field (an extra field, as ``assay generate`` writes it): True or
+    False, also from the text a CSV cell holds; None when the row has none (or another value).
+
+    Example:
+        >>> answerable_flag(Row(id="1", line=1, answer="a", extra={"answerable": "FALSE"}))
+        False
+        >>> answerable_flag(Row(id="1", line=1, answer="a")) is None
+        True
+    """
+    value = row.extra.get("answerable")
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in (*_FALSE, *_TRUE):
+        return value.strip().lower() in _TRUE
+    return None
+
+
+def is_unanswerable(row: Row) -> bool:
+    """Whether the row is marked ``answerable: false``: a question its documents cannot answer.
+
+    Example:
+        >>> is_unanswerable(Row(id="1", line=1, answer="a", extra={"answerable": False}))
+        True
+    """
+    return answerable_flag(row) is False
 
 
 class FieldMetric(Metric):
@@ -45,8 +86,13 @@ class FieldMetric(Metric):
     #: Required fields for which an empty string counts as given (``Row.fields`` leaves empty
     #: fields out): the metric scores it rather than not applying.
     empty_is_given: frozenset[str] = frozenset()
+    #: It reads the answer against the ground truth or the context, so it does not apply to a
+    #: row marked ``answerable: false`` (:data:`UNANSWERABLE`).
+    answerable_only: bool = False
 
     def applies(self, row: Row) -> str | None:
+        if self.answerable_only and row.extra and is_unanswerable(row):
+            return UNANSWERABLE
         if row.kind == "conversation":
             if not self.conversation:
                 return "metric scores QA rows only, not conversations"

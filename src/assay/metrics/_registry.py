@@ -39,6 +39,7 @@ from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
 from .rag import (
+    NEGATIVE_REJECTION,
     AnswerCorrectness,
     ContextPrecision,
     ContextRecall,
@@ -60,6 +61,8 @@ AUTO_METRICS = (
     "coherence", "fluency", "groundedness", "relevance", "groundedness_claims", "faithfulness",
     "retrieval_score", "context_precision", "context_recall", "similarity",
     "semantic_similarity", "answer_correctness", "f1_score",
+    # Rows marked ``answerable: false``: does the app decline?
+    "negative_rejection",
     # Risk and safety: they need only an answer. ``refusal`` is not here: it is for
     # over-refusal datasets (``--metrics refusal``).
     "hate_unfairness", "sexual", "violence", "self_harm",
@@ -91,7 +94,7 @@ def register(metric: Metric, *, replace: bool = False) -> Metric:
 for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            GroundednessClaims(), Faithfulness(), RetrievalScore(), ContextPrecision(),
            ContextRecall(),
-           AnswerCorrectness(), SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
+           AnswerCorrectness(), NEGATIVE_REJECTION, SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
            ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
            TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),

@@ -1,6 +1,6 @@
 """The HTML report of a run: one self-contained file (no network), with score distributions,
 defect rates, calibration, a filterable per-row table with details (an agent's trajectory as
-readable steps), and a comparison.
+readable steps, a generated row's source with its evidence marked), and a comparison.
 
 Example:
     >>> import tempfile
@@ -25,6 +25,7 @@ from ._load import (
 )
 from ._model import fmt, metric_names, pretty_json, scale_of, template_environment, value_of
 from ._render import render_report
+from ._source import SOURCE_FIELD, SOURCE_KEYS, evidence_texts, marked_parts, source_spans
 from ._stats import MetricStats, Pager, RunStats
 from ._trajectory import (
     RESULT_CHARS,
@@ -34,8 +35,9 @@ from ._trajectory import (
     trajectory_view,
 )
 
-__all__ = ["RESULT_CHARS", "MetricStats", "Pager", "RunStats", "TrajectoryStep", "TrajectoryView",
-           "calibration_of", "call_findings", "detail_items", "find_dataset", "fmt",
-           "inputs_for_run", "inputs_from_rows", "inputs_view", "load_calibration",
-           "load_inputs", "metric_names", "pretty_json", "render_report", "scale_of",
-           "template_environment", "trajectory_view", "value_of"]
+__all__ = ["RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "MetricStats", "Pager", "RunStats",
+           "TrajectoryStep", "TrajectoryView", "calibration_of", "call_findings", "detail_items",
+           "evidence_texts", "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows",
+           "inputs_view", "load_calibration", "load_inputs", "marked_parts", "metric_names",
+           "pretty_json", "render_report", "scale_of", "source_spans", "template_environment",
+           "trajectory_view", "value_of"]

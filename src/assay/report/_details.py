@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._model import fmt, pretty_json
+from ._source import evidence_texts, marked_parts, reference_context, source_spans
 
 __all__ = ["DETAIL_FIRST", "DETAIL_LABELS", "DETAIL_LAST", "DetailItem", "detail_items",
            "inputs_view"]
@@ -135,14 +136,36 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
     return out
 
 
-def inputs_view(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    """Every input field a row view reads (None where the row has none), ready for a template."""
+def inputs_view(inputs: Mapping[str, Any],
+                record: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Every input field a row view reads (None where the row has none), ready for a template:
+    with ``sources`` (the row's source spans, :func:`source_spans`) and the context (or each
+    of the ``contexts``) as ``(part, is_evidence)`` pieces with the spans' evidence marked.
+    A QA row the app under test answered (its ``record``'s ``agent`` entry) shows that answer
+    when the inputs, read from the dataset file, have none; a generated conversation shows
+    the reference context its source points into (an extra field of a conversation row)."""
     contexts = inputs.get("contexts")
+    sources = source_spans(inputs)
+    evidence = evidence_texts(sources)
+    context = inputs.get("context")
+    if contexts:
+        context = None  # shown chunk by chunk
+    elif sources:
+        context = reference_context(inputs)
+    answer = inputs.get("answer")
+    agent = record.get("agent") if record is not None else None
+    if answer is None and isinstance(agent, Mapping) and isinstance(agent.get("answer"), str):
+        answer = agent["answer"]
     return {
         "question": inputs.get("question"),
-        "context": None if contexts else inputs.get("context"),
+        "context": context,
         "contexts": [str(c) for c in contexts] if isinstance(contexts, list) else None,
-        "answer": inputs.get("answer"),
+        "sources": sources,
+        "context_parts": (marked_parts(context, evidence)
+                          if evidence and isinstance(context, str) else None),
+        "contexts_parts": ([marked_parts(str(c), evidence) for c in contexts]
+                           if evidence and isinstance(contexts, list) else None),
+        "answer": answer,
         "ground_truth": inputs.get("ground_truth"),
         "messages": [{"role": str(t.get("role", "?")), "content": str(t.get("content", "")),
                       "citations": [{"id": c.get("id"), "title": c.get("title"),

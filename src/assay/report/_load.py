@@ -56,7 +56,8 @@ def load_inputs(dataset: str | Path | None, *, run_dir: str | Path | None = None
                 mapping: Mapping[str, str] | None = None
                 ) -> tuple[dict[str, dict[str, Any]] | None, str | None]:
     """``(inputs, None)`` from the dataset file, or ``(None, why not)`` when it is missing or
-    cannot be read: a report without inputs is still a report."""
+    cannot be read: a report without inputs is still a report. A QA row without an answer is
+    read too (the app under test answered it: its answer is in the row's record)."""
     if not dataset:
         return None, "Inputs are not shown: the run names no dataset file."
     path = find_dataset(dataset, run_dir)
@@ -64,7 +65,7 @@ def load_inputs(dataset: str | Path | None, *, run_dir: str | Path | None = None
         return None, (f"Inputs are not shown: the dataset file {dataset} was not found. "
                       f"Fix: pass its current path with {option('dataset')}.")
     try:
-        rows = read_dataset(path, mapping=mapping)
+        rows = read_dataset(path, mapping=mapping, answer_required=False)
     except AssayError as e:
         first = str(e).splitlines()[0]
         return None, (f"Inputs are not shown: the dataset file {path} could not be read "

@@ -248,7 +248,7 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
                                 "detail": ", ".join(f"{k} {fmt(v)}" for k, v in note.values.items())}
                       for heading, note in row_notes(rec).items()},
             "injection": describe(rec.get("injection")),
-            "inputs": inputs_view(inputs) if inputs is not None else None,
+            "inputs": inputs_view(inputs, rec) if inputs is not None else None,
             "trajectory": trajectory_view(inputs, rec) if inputs is not None else None,
             "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..judges import Judge
-from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import ask_verdict, load_template
+from ..metrics import ScoreContext
+from ..metrics.rag import NEGATIVE_REJECTION
 
 __all__ = ["judge_rejection"]
 
@@ -32,14 +32,14 @@ __all__ = ["judge_rejection"]
 async def judge_rejection(judge: Judge, question: str, response: str,
                           lang: str) -> dict[str, Any]:
     """``{"rejected_judge": bool, "rejected_judge_reason": str[, "rejected_judge_p": float]}``,
-    or ``{"judge_error": reason}`` when the judge gave no usable verdict."""
-    template = load_template("rejection", lang, variant="verdict")
+    or ``{"judge_error": reason}`` when the judge gave no usable verdict (the verdict of the
+    ``negative_rejection`` metric, :class:`assay.metrics.rag.NegativeRejection`)."""
     ctx = ScoreContext(judge=judge, lang="zh" if lang == "zh" else "en")
-    answer = await ask_verdict(ctx, template.render(question=question, answer=response), {})
-    if isinstance(answer, MetricResult):
-        return {"judge_error": answer.error}
-    answered, reason, p = answer
-    out: dict[str, Any] = {"rejected_judge": not answered, "rejected_judge_reason": reason}
-    if p is not None:
-        out["rejected_judge_p"] = round(1 - p, 4)
+    result = await NEGATIVE_REJECTION.rejection_verdict(question, response, ctx)
+    if result.value is None:
+        return {"judge_error": result.error}
+    out: dict[str, Any] = {"rejected_judge": result.value == 1.0,
+                           "rejected_judge_reason": result.reason}
+    if result.weighted is not None:
+        out["rejected_judge_p"] = result.weighted
     return out

@@ -27,6 +27,7 @@ from .._files import atomic_write
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
+from ..metrics.rag import is_rejection
 from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
 from ..run import ScoringOptions
 from ..targets import FailureTally, Target
@@ -37,17 +38,8 @@ __all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "suite_failures
            "write_summary"]
 
 SUITES = ("noise", "rejection", "integration", "counterfactual")
-_REJECT = ("insufficient information", "not enough information", "can not answer",
-           "cannot answer", "can't answer", "unable to answer", "do not contain", "don't know",
-           "信息不足", "无法回答", "不能回答")
 _ERROR = ("factual error", "incorrect information", "contains errors", "is incorrect",
           "事实性错误", "错误")
-
-
-def is_rejection(response: str) -> bool:
-    """Does the response decline for lack of information? (RGB's phrase match, widened)."""
-    text = response.lower()
-    return any(p in text for p in _REJECT)
 
 
 def flags_error(response: str) -> bool:

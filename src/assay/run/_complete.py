@@ -1,7 +1,8 @@
 """Rows an agent completes before they are scored (``evaluate(..., agent=...)``).
 
-A row the agent wants (a conversation whose last message is a user turn) is completed once:
-the agent's new messages and how the run went are kept in the row's record under ``"agent"``
+A row the agent wants (a conversation whose last message is a user turn, a QA row with a
+question and no answer) is completed once: the agent's new messages (or its answer) and how
+the run went are kept in the row's record under ``"agent"``
 (``results.jsonl`` and the run store), and the completed row is what gets scored and stored. A
 resumed run replays that entry instead of asking the agent again; a row whose agent call
 failed (its entry has a ``failure``, every metric is unscored with that reason) is asked
@@ -38,10 +39,12 @@ from ..data import Row
 from ..metrics import MetricResult
 from ._score import result_record
 
-__all__ = ["AGENT_KEY", "AgentStage", "RowAgent"]
+__all__ = ["AGENT_KEY", "ANSWER_TO_COME", "AgentStage", "RowAgent", "planned_row"]
 
 #: The record field that holds a row's agent run.
 AGENT_KEY = "agent"
+#: The answer the metric planner sees on a QA row the agent will answer (never scored).
+ANSWER_TO_COME = "(the answer of the app under test)"
 
 Pair = tuple[Row, dict[str, Any]]
 
@@ -58,17 +61,34 @@ class RowAgent(Protocol):
         ...
 
     async def complete(self, row: Row) -> dict[str, Any]:
-        """The record entry of one run of the agent on ``row``: its new ``messages``, or an
-        ``failure`` (``"target call failed: ..."``) when the agent could not answer."""
+        """The record entry of one run of the agent on ``row``: its new ``messages`` (its
+        ``answer`` for a QA row), or a ``failure`` (``"target call failed: ..."``) when the agent could not answer."""
         ...
 
     def apply(self, row: Row, entry: Mapping[str, Any]) -> Row:
-        """``row`` with the entry's messages appended (no agent call)."""
+        """``row`` with the entry's messages appended, or its answer (no agent call)."""
         ...
 
     def summary(self) -> dict[str, Any]:
         """What the agent did in this run, for ``summary.json`` (``"agent"``)."""
         ...
+
+
+def planned_row(agent: RowAgent, row: Row) -> Row:
+    """``row`` as the metric planner should see it: a QA row the agent answers has an answer
+    (:data:`ANSWER_TO_COME`), so ``metrics="auto"`` plans the metrics that read it. A
+    conversation is planned as it is (its fields do not change with the agent's turns).
+
+    Example:
+        >>> class Asks:
+        ...     def wants(self, row): return row.answer is None
+        >>> row = Row(id="q", line=1, question="Who?", ground_truth="Ada.")
+        >>> sorted(planned_row(Asks(), row).fields())
+        ['answer', 'ground_truth', 'question']
+    """
+    if row.messages is None and agent.wants(row):
+        return row.model_copy(update={"answer": ANSWER_TO_COME})
+    return row
 
 
 class AgentStage:

@@ -98,8 +98,10 @@ async def evaluate_async(
         run: where the results go and where rows are scored (:class:`RunOptions`: output
             folder, resume, run store, progress, engine).
         on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
-        agent: completes the rows it wants (conversations ending with a user turn) before
-            they are scored (``assay.agents.AgentRunner``; see :mod:`assay.run._complete`).
+        agent: completes the rows it wants before they are scored: conversations ending with
+            a user turn, and QA rows with a question and no answer, whose answer it gives
+            (``assay.agents.make_agent("python:module:function")``; see
+            :mod:`assay.run._complete`). The plan is then made for the rows as it leaves them.
         **deprecated: the flat keywords of earlier releases (``lang="zh"``, ``out=...``):
             each still works, with a DeprecationWarning naming the option object that holds
             it now; it wins over the same field of an option object passed too.
@@ -132,7 +134,7 @@ async def evaluate_async(
         source, dataset, total, plan = read_and_plan(
             data, metrics, unavailable=unavailable, mapping=options.reading.mapping,
             max_field_chars=options.reading.max_field_chars,
-            long_fields=options.reading.long_fields)
+            long_fields=options.reading.long_fields, agent=agent)
         if on_plan is not None:
             on_plan(plan)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,

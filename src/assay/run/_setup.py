@@ -21,6 +21,7 @@ from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError, option
 from ..judges import Judge, check_judge_spec, make_judge
 from ..metrics import Metric, MetricPlanner, Plan
+from ._complete import RowAgent, planned_row
 from ._local import LocalEngine
 from ._panel import check_panel_ids
 from ._score import Scorer, ScoreSettings
@@ -51,24 +52,32 @@ def check_engine(engine: str) -> None:
 def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
                    metrics: str | Sequence[str | Metric], *, unavailable: dict[str, str],
                    mapping: Mapping[str, str] | None, max_field_chars: int,
-                   long_fields: LongFields) -> tuple[DatasetStream | list[Row], str, int, Plan]:
+                   long_fields: LongFields, agent: RowAgent | None = None,
+                   ) -> tuple[DatasetStream | list[Row], str, int, Plan]:
     """Check the whole dataset (every problem in one DataError, before any judge call) and
-    plan the metrics its fields allow: ``(rows, dataset name, row count, plan)``."""
+    plan the metrics its fields allow: ``(rows, dataset name, row count, plan)``. With an
+    ``agent``, a QA row may lack its answer (the agent gives it), and the plan is made for the
+    rows as the agent will leave them (:func:`planned_row`)."""
     source: DatasetStream | list[Row]
+    answer_required = agent is None
     if isinstance(data, (str, Path)):
         dataset = str(data)
         source = DatasetStream(data, mapping=mapping, max_field_chars=max_field_chars,
-                               long_fields=long_fields)
+                               long_fields=long_fields, answer_required=answer_required)
         planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        total = source.check(planner.add)
+        total = source.check(lambda rows: planner.add(_as_planned(agent, rows)))
     else:
         dataset = "<records>"
         source = rows_from_records(data, mapping=mapping, max_field_chars=max_field_chars,
-                                   long_fields=long_fields)
+                                   long_fields=long_fields, answer_required=answer_required)
         planner = MetricPlanner(metrics, unavailable=unavailable, source=dataset)
-        planner.add(source)
+        planner.add(_as_planned(agent, source))
         total = len(source)
     return source, dataset, total, planner.finish()
+
+
+def _as_planned(agent: RowAgent | None, rows: list[Row]) -> list[Row]:
+    return rows if agent is None else [planned_row(agent, row) for row in rows]
 
 
 def judge_list(judge: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:

@@ -191,7 +191,8 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "id": row_id, "position": k + 1, "total": info.rows,
         "prev": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
-        "metrics": metrics, "inputs": inputs_view(row_inputs) if row_inputs is not None else None,
+        "metrics": metrics,
+        "inputs": inputs_view(row_inputs, rec) if row_inputs is not None else None,
         "trajectory": trajectory_view(row_inputs, rec) if row_inputs is not None else None,
         "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
         else None,

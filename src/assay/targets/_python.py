@@ -21,14 +21,38 @@ from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
 from ..errors import ConfigError, option
 from ._kinds import Messages
 
-__all__ = ["PythonTarget"]
+__all__ = ["PythonTarget", "takes_tools"]
+
+
+def takes_tools(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` can be called as ``fn(messages, tools)``: two positional parameters or
+    more, or ``*args`` (an agent), rather than one (a plain chat function, ``fn(messages)``).
+    A callable whose signature cannot be read is taken to be an agent.
+
+    Example:
+        >>> takes_tools(lambda messages, tools: ""), takes_tools(lambda messages: "")
+        (True, False)
+        >>> takes_tools(lambda messages, tools=None: ""), takes_tools(lambda *a: "")
+        (True, True)
+    """
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    kinds = [p.kind for p in params]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return True
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(kind in positional for kind in kinds) >= 2
 
 
 class PythonTarget:
     """``python:package.module:function``; the function may be async and returns text. The
     robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
-    ``(messages)``, the conversation so far. The current directory is importable. A plain
-    function runs in a daemon thread (see the module's note on deadlines)."""
+    ``(messages)``, the conversation so far; ``assay run --target`` with ``(messages, tools)``,
+    or ``(messages)`` when it takes one parameter (:func:`takes_tools`). The current directory
+    is importable. A plain function runs in a daemon thread (see the module's note on
+    deadlines)."""
 
     def __init__(self, ref: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.id = f"python:{ref}"
@@ -44,6 +68,8 @@ class PythonTarget:
         except (ImportError, AttributeError) as e:
             raise ConfigError(f"Got {option('target', 'python:' + ref)}: cannot import it "
                               f"({e}).") from e
+        #: Whether ``assay run --target`` offers it the row's tools (``fn(messages, tools)``).
+        self.takes_tools = takes_tools(self._fn)
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         return str(await self._call(question, passages))
@@ -54,7 +80,10 @@ class PythonTarget:
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> Any:
         """``fn(messages, tools)`` as it returned (awaited when it is async); the caller
-        checks the shape."""
+        checks the shape. A plain chat function, ``fn(messages)`` (one positional
+        parameter), is called without the tools."""
+        if not self.takes_tools:
+            return await self._call(messages)
         return await self._call(messages, tools)
 
     async def _call(self, *args: Any) -> Any:

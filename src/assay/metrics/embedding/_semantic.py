@@ -34,6 +34,7 @@ class SemanticSimilarity(FieldMetric):
 
     name = "semantic_similarity"
     required = frozenset({"answer", "ground_truth"})
+    answerable_only = True
     uses_embedder = True
 
     async def score(self, row: Row, ctx: ScoreContext) -> MetricResult:

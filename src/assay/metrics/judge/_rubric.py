@@ -69,8 +69,10 @@ class RubricMetric(FieldMetric):
 
     def __init__(self, name: str, required: set[str], *, optional: set[str] | None = None,
                  conversation: bool = True, needs_citations: bool = False,
-                 max_tokens: int = 160, verdict: bool = False) -> None:
+                 max_tokens: int = 160, verdict: bool = False,
+                 answerable_only: bool = False) -> None:
         self.name = name
+        self.answerable_only = answerable_only
         self.required = frozenset(required)
         self.optional = frozenset(optional or ())
         self.conversation = conversation
@@ -216,8 +218,9 @@ class ConversationRelevance(RubricMetric):
 
 
 GROUNDEDNESS = RubricMetric("groundedness", {"context", "answer"}, optional={"question"},
-                            needs_citations=True, verdict=True)
+                            needs_citations=True, verdict=True, answerable_only=True)
 RELEVANCE = ConversationRelevance()
 COHERENCE = RubricMetric("coherence", {"question", "answer"})
 FLUENCY = RubricMetric("fluency", {"answer"})
-SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False)
+SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False,
+                          answerable_only=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._common import FieldMetric
+from .._common import FieldMetric, is_unanswerable
 from .._settings import LANG, Lang
 from ._normalize import token_tuple
 
@@ -54,11 +54,13 @@ class LexicalMetric(FieldMetric):
     version = "2"
     required = frozenset({"answer", "ground_truth"})
     empty_is_given = frozenset({"answer", "ground_truth"})
+    answerable_only = True
 
     def applies(self, row: Row) -> str | None:
         # The common case at a glance: a QA row with both fields given (empty counts).
         if (row.messages is None and row.answer is not None and row.ground_truth is not None
-                and self.required == _BOTH and self.empty_is_given >= _BOTH):
+                and not (row.extra and is_unanswerable(row)) and self.required == _BOTH
+                and self.empty_is_given >= _BOTH):
             return None
         return super().applies(row)
 

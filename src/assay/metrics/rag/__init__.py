@@ -1,5 +1,6 @@
 """RAG metrics: claim-level groundedness, faithfulness, context precision / recall, answer
-correctness, all on one shared statement decomposition per text.
+correctness, all on one shared statement decomposition per text; negative rejection on
+questions the documents cannot answer.
 
 Example:
     >>> from assay.metrics.rag import average_precision
@@ -23,10 +24,12 @@ from ._metrics import (
                        GroundednessClaims,
                        average_precision,
 )
+from ._rejection import NEGATIVE_REJECTION, REJECTION_PHRASES, NegativeRejection, is_rejection
 from ._retrieval import RetrievalScore, retrieval_value
 from ._statements import decompose, verify
 
-__all__ = ["DIAGNOSIS_METRICS", "RAG_FAMILY", "STAGES", "AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
-           "GroundednessClaims", "RagFamily", "RetrievalScore", "average_precision",
-           "count_diagnoses", "decompose", "diagnose",
+__all__ = ["DIAGNOSIS_METRICS", "NEGATIVE_REJECTION", "RAG_FAMILY", "REJECTION_PHRASES", "STAGES",
+           "AnswerCorrectness", "ContextPrecision", "ContextRecall", "Faithfulness",
+           "GroundednessClaims", "NegativeRejection", "RagFamily", "RetrievalScore",
+           "average_precision", "count_diagnoses", "decompose", "diagnose", "is_rejection",
            "retrieval_value", "verify"]

@@ -52,6 +52,7 @@ class AnswerCorrectness(FieldMetric):
     """
 
     name = "answer_correctness"
+    answerable_only = True
     version = "2"
     required = frozenset({"answer", "ground_truth"})
     empty_is_given = frozenset({"answer", "ground_truth"})

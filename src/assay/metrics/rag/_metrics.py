@@ -39,7 +39,8 @@ class _SupportedShare(RubricMetric):
     """Decompose the answer, verify it against the context; subclasses scale the share."""
 
     def __init__(self, name: str, value_range: tuple[float, float]) -> None:
-        super().__init__(name, {"context", "answer"}, optional={"question"}, needs_citations=True)
+        super().__init__(name, {"context", "answer"}, optional={"question"}, needs_citations=True,
+                         answerable_only=True)
         self.value_range = value_range
         self.prompt_names = ("statements", "verify")
 
@@ -94,6 +95,7 @@ class ContextRecall(FieldMetric):
 
     name = "context_recall"
     required = frozenset({"context", "ground_truth"})
+    answerable_only = True
     uses_judge = True
     prompt_names = ("statements", "verify")
 
@@ -121,6 +123,7 @@ class ContextPrecision(FieldMetric):
 
     name = "context_precision"
     required = frozenset({"question", "context"})
+    answerable_only = True
     uses_judge = True
     prompt_names = ("chunk_usefulness",)
 
