@@ -37,14 +37,18 @@ def _question(sentence: str) -> str:
     return flat[:-1] + ("？" if flat[-1] in "。！？" else "?")
 
 
-def answer_generation(text: str, schema_name: str, schema: dict[str, Any], *,
-                      pick: int = 0) -> str | None:
+#: Which sentence each kind of request starts from (so that kinds of one chunk differ).
+_PICK = {"generated_qa": 0, "generated_question": 1, "generated_conversation": 2}
+
+
+def answer_generation(text: str, schema_name: str, schema: dict[str, Any]) -> str | None:
     """The answer to a generation request (``schema_name`` ``generated_*``), else None."""
     documents = _DOCUMENT.findall(text)
     if not schema_name.startswith("generated_") or not documents:
         return None
     per_doc = [sentences(d) or [d.strip()] for d in documents]
     first = per_doc[0]
+    pick = _PICK.get(schema_name, 0) + (len(documents) > 1)
     if schema_name == "generated_question":
         return json.dumps({"question": _question(first[pick % len(first)]) + " (2099)"},
                           ensure_ascii=False)
@@ -71,7 +75,8 @@ def answer_verdict(text: str) -> str | None:
 @dataclass
 class GenerationJudge:
     """The scripted judge's behaviour; ``overrides`` maps a check to a different answer:
-    ``quote`` (evidence text), ``question`` (the question), ``raw`` (an unreadable answer),
+    ``quote`` (evidence text), ``evidence: first`` (only the first passage's quote),
+    ``question`` (the question), ``raw`` (an unreadable answer),
     ``standalone`` / ``supported`` / ``answered`` (the verdict given)."""
 
     overrides: dict[str, str] = field(default_factory=dict)
@@ -89,6 +94,8 @@ class GenerationJudge:
             obj = json.loads(answer)
             if "quote" in self.overrides and "evidence" in obj:
                 obj["evidence"] = [self.overrides["quote"]]
+            if self.overrides.get("evidence") == "first" and "evidence" in obj:
+                obj["evidence"] = obj["evidence"][:1]
             if "question" in self.overrides:
                 obj["question"] = self.overrides["question"]
             return json.dumps(obj, ensure_ascii=False)

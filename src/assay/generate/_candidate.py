@@ -89,7 +89,11 @@ class Outcome:
     def from_record(cls, rec: dict[str, Any]) -> Outcome:
         """An outcome read back from a rejected line (or, with no ``reason``, a kept row)."""
         if "reason" not in rec:
-            return cls(str(rec["id"]), str(rec.get("kind")), str(rec.get("lang")), row=rec)
+            first = rec.get("question") or next(
+                (m.get("content") for m in rec.get("messages") or [] if m.get("role") == "user"),
+                None)
+            return cls(str(rec["id"]), str(rec.get("kind")), str(rec.get("lang")), row=rec,
+                       question=first)
         return cls(str(rec["id"]), str(rec.get("kind")), str(rec.get("lang")),
                    row=rec.get("row"), reason=rec.get("reason"), detail=rec.get("detail"),
                    question=rec.get("question"), raw_answer=rec.get("raw_answer"))

@@ -205,6 +205,8 @@ class _Rounds:
         self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
+        #: Set when a candidate raised (the judge stopped, a bug, Ctrl-C): no new one starts.
+        self.stopping = False
         #: Candidates in flight: as many as the judge takes requests.
         self.gate = asyncio.Semaphore(max(1, judge.max_in_flight))
 
@@ -248,8 +250,14 @@ class _Rounds:
                    writers: tuple[ResultsWriter, ResultsWriter], bar: RowProgress) -> None:
         """Ask for and check candidate ``c`` (when a slot is free), and write its outcome."""
         async with self.gate:
-            outcome = await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
-                                            generator=self.generator)
+            if self.stopping:  # another candidate raised: start nothing new
+                return
+            try:
+                outcome = await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
+                                                generator=self.generator)
+            except BaseException:
+                self.stopping = True
+                raise
         outcomes[c.id] = outcome
         if outcome.reason is None:
             writers[0].write(outcome.row or {})

@@ -10,8 +10,9 @@ Each kind's sources, spread over the documents (each document's chunks in a seed
 the documents taken in turn):
 
 - ``single``, ``unanswerable``, ``conversation``: one chunk;
-- ``multi``: a chunk and the other chunk most like it by TF-IDF (of the same document or
-  another one in the same language, when there is one);
+- ``multi``: a chunk and the other chunk most like it by TF-IDF, of the same document or
+  another one in the same language (chunks alone in their language are left out when others
+  are not);
 - ``abstract``: a section's consecutive chunks (at most :data:`SECTION_CHUNKS` of them and
   :data:`SECTION_CHARS` characters), chunks sharing their top heading.
 
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -143,7 +145,14 @@ class Plan:
         return Candidate(i, f"{kind}-{i + 1:04d}", kind, passages, lang, turns, j)
 
     def _sources(self, kind: str) -> list[tuple[Chunk, ...]]:
-        return self._sections if kind == "abstract" else [(c,) for c in self._spread(kind)]
+        if kind == "abstract":
+            return self._sections
+        spread = self._spread(kind)
+        if kind == "multi":  # chunks with another chunk in their language, when there are any
+            langs = Counter(self.documents[c.doc].lang for c in self.chunks)
+            paired = [c for c in spread if langs[self.documents[c.doc].lang] > 1]
+            spread = paired or spread
+        return [(c,) for c in spread]
 
     def _spread(self, kind: str) -> list[Chunk]:
         """Every chunk once: each document's chunks in a seeded order, documents in turn."""
