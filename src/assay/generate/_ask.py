@@ -51,9 +51,11 @@ _QUESTION_ONLY: dict[str, Any] = {
     "required": ["question"], "additionalProperties": False,
 }
 _SCHEMA_NAMES = {"conversation": "generated_conversation", "unanswerable": "generated_question"}
-#: Tokens the judge may write, per kind (a conversation: per turn).
-_MAX_TOKENS = {"single": 220, "multi": 260, "abstract": 360, "unanswerable": 80,
-               "conversation": 170}
+#: Tokens the judge may write, per kind (a conversation: per turn). Generous: a small judge
+#: may copy a whole section as its evidence, and Chinese or Japanese text takes about a token
+#: a character; an answer cut short is lost.
+_MAX_TOKENS = {"single": 300, "multi": 400, "abstract": 640, "unanswerable": 100,
+               "conversation": 240}
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,18 @@ from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, default_cache_path, make_judge
 from ..metrics import ScoreContext
-from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
 from ._documents import read_documents
-from ._output import OutputFiles, check_resume, manifest_for, summary_of, write_json
+from ._output import (
+    OutputFiles,
+    check_resume,
+    earlier_outcomes,
+    manifest_for,
+    summary_of,
+    write_json,
+)
 from ._plan import Candidate, Plan, check_kinds
 
 __all__ = ["GenerationResult", "generate", "generate_async"]
@@ -116,7 +123,7 @@ async def generate_async(
     manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
                             judge=backend.id, lang=lang)
     check_resume(files, manifest, resume=resume, overwrite=overwrite)
-    earlier = _earlier_outcomes(files) if resume else {}
+    earlier = earlier_outcomes(files) if resume else {}
     write_json(files.manifest, manifest, "the generation run's manifest")
     plan = Plan(docs.documents, wanted_kinds, seed=seed)
     cache_path = None if cache is False else Path(cache) if not isinstance(cache, bool) \
@@ -157,23 +164,6 @@ async def generate_async(
         o.reason == "judge call failed" for o in final)
     write_json(files.summary, summary, "the generation summary")
     return GenerationResult(rows, rejected, summary, files)
-
-
-def _earlier_outcomes(files: OutputFiles) -> dict[str, Outcome]:
-    """The outcomes a resumed run keeps: rejected lines (but failed calls, asked again),
-    then passed rows (a row wins over an earlier failed call of the same candidate).
-    Near-duplicates are found again, so one rejected as such counts as passed."""
-    found: dict[str, Outcome] = {}
-    for rec in load_finished(files.rejected).values():
-        outcome = Outcome.from_record(rec)
-        if outcome.reason == "near-duplicate" and outcome.row is not None:
-            outcome = Outcome(outcome.id, outcome.kind, outcome.lang, row=outcome.row,
-                              question=outcome.question)
-        if outcome.reason != "judge call failed":
-            found[outcome.id] = outcome
-    for rec in load_finished(files.rows).values():
-        found[str(rec["id"])] = Outcome.from_record(rec)
-    return found
 
 
 def _embedder(spec: str | Embedder | None, cache_path: Path | None,

@@ -20,10 +20,12 @@ from typing import Any
 
 from .._files import atomic_write
 from ..errors import ConfigError, option
+from ..records import load_finished
 from ._candidate import REASONS, Outcome
 from ._documents import Document
 
-__all__ = ["MANIFEST_KEYS", "OutputFiles", "check_resume", "manifest_for", "summary_of"]
+__all__ = ["MANIFEST_KEYS", "OutputFiles", "check_resume", "earlier_outcomes", "manifest_for",
+           "summary_of", "write_json"]
 
 #: What a resume must share with the run it continues.
 MANIFEST_KEYS = ("documents", "n", "kinds", "seed", "judge", "lang")
@@ -97,6 +99,23 @@ def check_resume(files: OutputFiles, manifest: Mapping[str, Any], *, resume: boo
                           f"({what}). Fix: run with the same documents and settings, or "
                           f"{option('overwrite', True)} to start again, or another output "
                           "file.")
+
+
+def earlier_outcomes(files: OutputFiles) -> dict[str, Outcome]:
+    """The outcomes a resumed run keeps: rejected lines (but failed calls, asked again),
+    then passed rows (a row wins over an earlier failed call of the same candidate).
+    Near-duplicates are found again, so one rejected as such counts as passed."""
+    found: dict[str, Outcome] = {}
+    for rec in load_finished(files.rejected).values():
+        outcome = Outcome.from_record(rec)
+        if outcome.reason == "near-duplicate" and outcome.row is not None:
+            outcome = Outcome(outcome.id, outcome.kind, outcome.lang, row=outcome.row,
+                              question=outcome.question)
+        if outcome.reason != "judge call failed":
+            found[outcome.id] = outcome
+    for rec in load_finished(files.rows).values():
+        found[str(rec["id"])] = Outcome.from_record(rec)
+    return found
 
 
 def _difference(key: str, was: Any, now: Any) -> str:

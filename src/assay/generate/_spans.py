@@ -2,9 +2,11 @@
 document's text, or the candidate is rejected ("evidence not found in the source").
 
 A quote matches exactly after whitespace normalisation: runs of whitespace count as one space
-on both sides (a quote copied across a line break still matches), and quotation marks or an
-ellipsis the judge put around the whole quote are dropped. Nothing else is forgiven: a changed
-word, letter case or punctuation mark inside the quote is not the passage's text.
+on both sides (a quote copied across a line break still matches), quotation marks the judge
+put around the whole quote, or an ellipsis, are dropped, and quotation marks inside it match
+any other (a judge answering in JSON writes the passage's ``"`` as ``'`` or ``“``). Nothing
+else is forgiven: a changed word, letter case or other punctuation mark inside the quote is
+not the passage's text.
 
 Example:
     >>> text = "Refunds are paid\\nwithin 14 days. Shipping is free."
@@ -13,6 +15,8 @@ Example:
     'Refunds are paid\\nwithin 14 days.'
     >>> locate("Refunds are paid within 30 days.", text) is None
     True
+    >>> locate("click 'Apply'", 'Then click "Apply".')
+    (5, 18)
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ __all__ = ["MIN_QUOTE_CHARS", "locate", "normalised"]
 MIN_QUOTE_CHARS = 4
 _SPACE = re.compile(r"\s+")
 _WRAPPING = "\"'“”‘’«»「」『』`"
+#: Quotation marks, all read as one (a one-to-one mapping: offsets do not move).
+_SAME_QUOTES = str.maketrans({mark: '"' for mark in "'“”‘’«»「」『』＂"})
 
 
 def normalised(text: str) -> tuple[str, list[int]]:
@@ -50,11 +56,19 @@ def normalised(text: str) -> tuple[str, list[int]]:
 
 
 def _cleaned(quote: str) -> str:
+    """``quote`` with whitespace runs as one space, without an ellipsis at either end or a pair
+    of quotation marks around it all.
+
+    Example:
+        >>> _cleaned(' “Refunds ...are paid.” '), _cleaned("click 'Apply'")
+        ('Refunds ...are paid.', "click 'Apply'")
+    """
     quote = _SPACE.sub(" ", quote).strip()
     for _ in range(2):
-        quote = quote.strip(_WRAPPING).strip()
         for ellipsis in ("...", "…"):
             quote = quote.removeprefix(ellipsis).removesuffix(ellipsis).strip()
+        if len(quote) >= 2 and quote[0] in _WRAPPING and quote[-1] in _WRAPPING:
+            quote = quote[1:-1].strip()
     return quote
 
 
@@ -65,7 +79,7 @@ def locate(quote: str, text: str) -> tuple[int, int] | None:
     if len(wanted) < MIN_QUOTE_CHARS:
         return None
     flat, where = normalised(text)
-    at = flat.find(wanted)
+    at = flat.translate(_SAME_QUOTES).find(wanted.translate(_SAME_QUOTES))
     if at < 0:
         return None
     start, last = where[at], where[at + len(wanted) - 1]
