@@ -101,12 +101,17 @@ def print_generation(summary: dict[str, Any]) -> None:
     """The kinds table, the reasons for rejection, the judge's work and any shortfall.
 
     Example:
-        >>> print_generation({"wanted": 1, "generated": 1, "kept": 1, "rejected": 0,
+        >>> import contextlib, io
+        >>> shown = io.StringIO()
+        >>> with contextlib.redirect_stdout(shown):
+        ...   print_generation({"wanted": 1, "generated": 1, "kept": 1, "rejected": 0,
         ...     "complete": True, "candidate_cap": 3, "by_kind": {"single": {"generated": 1,
         ...     "kept": 1, "rejected": {}}}, "rejected_by_reason": {}, "kinds_not_possible": {},
         ...     "near_duplicates": {"method": "character n-grams"}, "seconds": 0.5,
         ...     "judge": {"id": "fake", "requests": 3, "prompt_tokens": 300,
         ...               "completion_tokens": 40}, "documents": {"read": 1, "skipped": []}})
+        >>> "1 of 1 rows kept" in shown.getvalue(), "judge fake: 3 requests" in shown.getvalue()
+        (True, True)
     """
     table = Table(title=f"assay generate: {summary['kept']} of {summary['wanted']} rows kept, "
                         f"{summary['generated']} candidates")
