@@ -201,6 +201,7 @@ def test_a_folder_is_walked_in_sorted_order_without_hidden_files(tmp_path: Path)
     assert read.skipped == [(f"{docs.as_posix()}/README", "no suffix"),
                             (f"{docs.as_posix()}/logo.png", "unsupported suffix .png")]
     assert len(read) == 6 and list(read) == read.documents
+    assert read_documents(str(docs / "b.md")).documents == read_documents([docs / "b.md"]).documents
 
 
 def test_two_documents_of_one_name_are_a_problem(tmp_path: Path) -> None:

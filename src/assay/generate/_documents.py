@@ -100,7 +100,8 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = "auto") -> Docume
     files and folders left out).
 
     Args:
-        paths: files (``.txt .md .markdown .html .htm .pdf .jsonl``) and folders.
+        paths: files (``.txt .md .markdown .html .htm .pdf .jsonl``) and folders (or one
+            path).
         lang: ``"auto"`` to detect each document's language, or a language code given to
             every document (``"zh"``).
 
@@ -111,6 +112,8 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = "auto") -> Docume
             one name.
         ConfigError: ``lang`` is not a language code, or a PDF is given without pypdf.
     """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]  # one path, not its characters
     override = _language_override(lang)
     problems: list[str] = []
     skipped: list[tuple[str, str]] = []
