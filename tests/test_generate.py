@@ -134,6 +134,10 @@ def test_the_span_of_a_quote_across_a_line_break(tmp_path: Path) -> None:
     [row] = _run([doc], tmp_path / "qa.jsonl", n=1, kinds="single", judge=judge).rows
     [span] = row["source"]
     assert doc.read_text()[span["start"]:span["end"]] == "has a two-year\nwarranty on the battery"
+    supported = [r for r in judge.requests if "supported by the evidence" in
+                 r.messages[-1]["content"]]
+    assert "<source>\nhas a two-year\nwarranty on the battery\n</source>" in (
+        supported[0].messages[-1]["content"])  # the span as the document has it
 
 
 def _rejected_once(docs: Path, tmp_path: Path, kinds: str = "single", **overrides: str
@@ -279,3 +283,9 @@ def test_the_japanese_prompt_names_the_language(tmp_path: Path) -> None:
     _run([doc], tmp_path / "qa.jsonl", n=1, kinds="single", judge=judge)
     system = judge.requests[0].messages[0]["content"]
     assert "in Japanese" in system
+
+
+async def test_the_sync_call_works_where_a_loop_is_running(docs: Path, tmp_path: Path) -> None:
+    """As in a notebook cell: ``generate`` runs on a worker thread's loop."""
+    result = _run([docs / "faq.md"], tmp_path / "qa.jsonl", n=1, kinds="single")
+    assert len(result.rows) == 1

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("assay", "assay.data", "assay.metrics", "assay.metrics.agent", "assay.metrics.judge",
             "assay.metrics.lexical", "assay.metrics.rag", "assay.judges", "assay.run",
             "assay.errors", "assay.compare", "assay.gate", "assay.redteam",
-            "assay.report", "assay.store", "assay.injection")
+            "assay.report", "assay.store", "assay.injection", "assay.generate")
 
 
 def _module(name: str) -> ModuleType:

@@ -5,7 +5,7 @@ The checks run cheapest first and stop at the first that fails: the judge's answ
 passages and becomes a span (else "evidence not found in the source"; a ``multi`` question
 needs evidence from both passages); the (first) question points at no text the reader lacks
 (a phrase list, then a judge verdict); the texts are in the document's language; each answer
-is supported by its evidence (a judge verdict); an ``unanswerable`` question is not answered
+is supported by its evidence (a judge verdict on the spans' text, as the document has it); an ``unanswerable`` question is not answered
 by the chunks most like it over all documents (TF-IDF, then a judge verdict). Near-duplicates
 are found later, over all candidates in plan order (:mod:`._checks`).
 
@@ -176,10 +176,12 @@ async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *
             if answered:
                 raise _Rejected("answered by the documents", why or None)
         else:
-            for turn in draft.turns:
+            for turn, turn_spans in zip(draft.turns, spans, strict=True):
+                evidence = "\n".join(plan.documents[c.passages[k].doc].text[a:b]
+                                     for k, a, b in turn_spans)
                 ok, why = await _verdict(ctx, "gen_supported", c.lang, reasons,
-                                         evidence="\n".join(turn.evidence),
-                                         question=turn.question, answer=turn.answer)
+                                         evidence=evidence, question=turn.question,
+                                         answer=turn.answer)
                 if not ok:
                     raise _Rejected("unsupported by its evidence", why or None)
             used.append(template_id("gen_supported", c.lang))

@@ -41,6 +41,7 @@ from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, default_cache_path, make_judge
 from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
 from ._documents import read_documents
@@ -73,13 +74,14 @@ class GenerationResult:
         return bool(self.summary["judge_failed"])
 
 
-def generate(paths: Sequence[str | Path], **options: Any) -> GenerationResult:
-    """:func:`generate_async` run to its end (from code that is not async)."""
-    return asyncio.run(generate_async(paths, **options))
+def generate(paths: str | Path | Sequence[str | Path], **options: Any) -> GenerationResult:
+    """:func:`generate_async` run to its end, from code that is not async (in a notebook, whose
+    loop is running, on a worker thread: see :func:`assay.run.run_sync`)."""
+    return run_sync(lambda: generate_async(paths, **options))
 
 
 async def generate_async(
-    paths: Sequence[str | Path], *, out: str | Path, n: int = 20,
+    paths: str | Path | Sequence[str | Path], *, out: str | Path, n: int = 20,
     kinds: str | Sequence[str] | None = None, judge: str | Judge = "local", seed: int = 0,
     lang: str = "auto", resume: bool = False, overwrite: bool = False,
     concurrency: int | None = None, tpm: int | None = None, rpm: int | None = None,
@@ -90,7 +92,7 @@ async def generate_async(
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
 
     Args:
-        paths: files and folders of documents (see :func:`read_documents`).
+        paths: a file or folder of documents, or a list of them (see :func:`read_documents`).
         out: the rows' JSONL file; ``FILE.rejected.jsonl``, ``FILE.run.json`` and
             ``FILE.summary.json`` are written beside it.
         n: rows wanted. kinds: some of ``single multi abstract unanswerable conversation``
@@ -117,7 +119,7 @@ async def generate_async(
         raise ConfigError(f"Got {option('max_candidates', cap)}. Must be at least "
                           f"{option('n', n)}.")
     wanted_kinds = check_kinds(kinds)
-    docs = read_documents(list(paths), lang=lang)
+    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang)
     files = OutputFiles.beside(out)
     backend = make_judge(judge, timeout=timeout)
     manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
