@@ -4,15 +4,21 @@ root, where ``examples`` is importable::
     assay robustness ../shared/data/rgb/en_fact.json --suite noise --target python:examples.apps:echo_first_passage
     assay jailbreak --target python:examples.apps:toy_app --n 20 --judge local
     assay run examples/faq_questions.jsonl --target python:examples.apps:faq_app --judge fake
+    assay generate examples/docs --out qa.jsonl && assay run qa.jsonl --target python:examples.apps:docs_app
 
 Example:
     >>> echo_first_passage("Who?", ["Ada.", "Bob."]), toy_app([{"role": "user", "content": "Hi"}])
     ('Ada.', "I'm sorry, but I can't help with that.")
     >>> faq_app([{"role": "user", "content": "How long does shipping take?"}])
     'Standard shipping takes 3 to 5 working days.'
+    >>> docs_app([{"role": "user", "content": "What is the capital of Peru?"}]) == FAQ_DECLINES
+    True
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 
 def echo_first_passage(question: str, passages: list[str]) -> str:
@@ -89,3 +95,26 @@ def faq_app(messages: list[dict[str, str]]) -> str:
         raise RuntimeError("faq app crashed")
     found = [answer for word, answer in FAQ_ANSWERS.items() if word in question]
     return found[0] if found else FAQ_DECLINES
+
+
+#: The folder :func:`docs_app` answers from (the documents of ``assay generate``'s example).
+DOCS_FOLDER = Path(__file__).resolve().parent / "docs"
+
+
+def _terms(text: str) -> set[str]:
+    """Lowercased words, and pairs of characters of text without spaces (Chinese, Japanese)."""
+    words = re.findall(r"\w+", text.lower())
+    return {w for w in words if len(w) > 2 and w.isascii()} | {
+        w[i:i + 2] for w in words if not w.isascii() for i in range(len(w) - 1)}
+
+
+def docs_app(messages: list[dict[str, str]]) -> str:
+    """A toy RAG app over ``examples/docs``: it answers with the paragraph that shares the most
+    terms with the question, and declines when none shares at least three (an app to point
+    ``assay run --target`` at after ``assay generate examples/docs``)."""
+    question = _terms(messages[-1]["content"])
+    paragraphs = [p.strip() for path in sorted(DOCS_FOLDER.iterdir())
+                  for p in re.sub(r"<[^>]+>", "\n", path.read_text(encoding="utf-8")).split("\n\n")
+                  if p.strip() and not p.strip().startswith("#")]
+    best = max(paragraphs, key=lambda p: len(question & _terms(p)))
+    return best if len(question & _terms(best)) >= 3 else FAQ_DECLINES

@@ -24,7 +24,7 @@ The rules that turn a written command into the one that runs, in this order:
    beforehand. Paths under ``examples/`` and ``../shared/`` are read from the checkout.
 3. **The embedded judge is swapped** for ``openai:gpt-4o-mini`` (the fake judge): a written
    ``--judge local`` or ``--judge local:PATH``, and a missing ``--judge`` on ``run``,
-   ``calibrate`` and ``jailbreak``, whose default is the embedded model (about 4 minutes of 2
+   ``calibrate``, ``jailbreak`` and ``generate``, whose default is the embedded model (about 4 minutes of 2
    cores for the demo; ``tests/test_embedded.py`` runs it). ``--target local`` (the embedded
    model as the app under test) becomes a toy app from ``examples/apps.py``.
    ``--seeds`` from ``../shared/data`` without ``--n`` gets ``--n 20``: AdvBench's 520 seeds
@@ -75,7 +75,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 QA = ROOT / "examples" / "qa.jsonl"
 API_JUDGE = "openai:gpt-4o-mini"
 #: Commands whose default judge is the embedded model.
-JUDGED = ("run", "calibrate", "jailbreak")
+JUDGED = ("run", "calibrate", "jailbreak", "generate")
 
 #: Checked with ``--help`` only: (a piece of the written command, the reason).
 HELP_ONLY = (
@@ -333,7 +333,8 @@ def _interrupted(argv: list[str], env: dict[str, str], cwd: Path, slow: str) -> 
     before = len(log.read_text().splitlines()) if log.exists() else 0
     proc = subprocess.Popen([sys.executable, "-m", "assay.cli", *argv],
                             env={**os.environ, **env, "OPENAI_BASE_URL": slow.split("|")[0],
-                                 "PYTHONPATH": str(ROOT)},
+                                 # this checkout's source, whatever assay is installed
+                                 "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
                             cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:

@@ -1,7 +1,9 @@
 """The bench's fake judge (``shared/bench/fake_judge.py``), answering a Yes/No question as a real
 judge does: a request without a response format or tools whose prompt ends asking for "Yes or
 No" gets "No. ..." (the bench alone answers it with a JSON rating, which no verdict can be read
-from). Run it as the bench: ``python tests/yes_no_judge.py --port N ...``.
+from). ``assay generate``'s requests (writing a question, and its checks) are answered as
+``tests/generation_judge.py`` answers them. Run it as the bench: ``python tests/yes_no_judge.py
+--port N ...``.
 
 Example:
     >>> answer_yes_no("Did the app refuse the request? Answer Yes or No, then a reason.", {})
@@ -19,6 +21,11 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parents[1].parent / "shared" / "bench"
 _ASKS_YES_NO = re.compile(r"\bYes (?:or|或) No\b[^\n]*\Z")
+#: The last line of assay generate's check prompts (gen_standalone, gen_supported,
+#: gen_unanswered).
+_ASKS_GENERATE_CHECK = re.compile(r"(understood on its own|supported by the evidence|Do the "
+                                  r"documents answer the question|能否单独看懂|得到证据的支持|"
+                                  r"文档是否回答了这个问题)[^\n]*\Z")
 
 
 def answer_yes_no(text: str, req: dict[str, Any]) -> tuple[str, str] | None:
@@ -37,8 +44,21 @@ def main() -> None:
 
     bench_respond = judge_templates.respond
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from generation_judge import answer_generation, answer_verdict
+
+    def generation(text: str, req: dict[str, Any]) -> tuple[str, str] | None:
+        form = ((req.get("response_format") or {}).get("json_schema") or {})
+        written = answer_generation(text, str(form.get("name") or ""), form.get("schema") or {})
+        if written is not None:
+            return "generate.question", written
+        if _ASKS_GENERATE_CHECK.search(text.strip()) and not req.get("response_format"):
+            verdict = answer_verdict(text)
+            return ("generate.verdict", verdict) if verdict else None
+        return None
+
     def respond(text: str, req: dict[str, Any]) -> Any:
-        return answer_yes_no(text, req) or bench_respond(text, req)
+        return generation(text, req) or answer_yes_no(text, req) or bench_respond(text, req)
 
     judge_templates.respond = respond
     fake_judge.main()

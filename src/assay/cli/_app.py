@@ -24,6 +24,7 @@ from . import align as align_cmd
 from . import calibrate as calibrate_cmd
 from . import compare as compare_cmd
 from . import explain as explain_cmd
+from . import generate as generate_cmd
 from . import jailbreak as jailbreak_cmd
 from . import labels as labels_cmd
 from . import metrics as metrics_cmd
@@ -58,6 +59,7 @@ app.command("rm")(runs_cmd.rm_cmd)
 app.command("serve")(serve_cmd.serve)
 app.command("simulate")(simulate_cmd.simulate_cmd)
 app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
+app.command("generate")(generate_cmd.generate_cmd)
 app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
 app.command("metrics")(metrics_cmd.metrics_cmd)
 app.add_typer(labels_cmd.app, name="labels")

@@ -1,6 +1,10 @@
-"""Test sets from documents: reading a user's documents and cutting them into chunks (the
-first layer of ``assay generate``; questions, ground truths and evidence spans are written
-from the chunks).
+"""Test sets from documents (``assay generate``): reading a user's documents, cutting them into
+chunks, and having a judge write test rows from them (questions, ground truths, evidence
+spans), each checked before it is kept.
+
+:func:`generate` (and :func:`generate_async`) plans candidates of five kinds (:data:`KINDS`)
+over the chunks, asks the judge to write each, checks it and writes the kept rows, the
+rejected candidates with the check that failed, a manifest and a summary.
 
 :func:`read_documents` reads files and folders (``.txt .md .markdown .html .htm .pdf
 .jsonl``), detects each document's language and reports every bad input at once;
@@ -24,9 +28,18 @@ Example:
     1 FAQ > Shipping | We ship to every country in the European Union.
 """
 
+from ._candidate import DECLINE, REASONS
+from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, POINTING_PHRASES
 from ._chunks import MAX_CHARS, MIN_CHARS, Chunk, chunk_document
 from ._documents import FORMATS, UNDETERMINED, Document, DocumentSet, read_documents
+from ._generate import GenerationResult, generate, generate_async
 from ._headings import Heading
+from ._output import OutputFiles
+from ._plan import KINDS, Candidate, Passage, Plan, check_kinds
+from ._spans import locate
 
-__all__ = ["FORMATS", "MAX_CHARS", "MIN_CHARS", "UNDETERMINED", "Chunk", "Document",
-           "DocumentSet", "Heading", "chunk_document", "read_documents"]
+__all__ = ["COSINE_THRESHOLD", "DECLINE", "FORMATS", "KINDS", "MAX_CHARS", "MIN_CHARS",
+           "NGRAM_THRESHOLD", "POINTING_PHRASES", "REASONS", "UNDETERMINED", "Candidate",
+           "Chunk", "Document", "DocumentSet", "GenerationResult", "Heading", "OutputFiles",
+           "Passage", "Plan", "check_kinds", "chunk_document", "generate", "generate_async",
+           "locate", "read_documents"]

@@ -15,6 +15,7 @@ from ._evaluate import evaluate, evaluate_async
 from ._explain import Explanation, explain, explain_async
 from ._injection import DETECTORS, INJECTION_MODES
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, group_options
+from ._sync import run_sync
 
 __all__ = [
     "AGENT_KEY",
@@ -33,4 +34,5 @@ __all__ = [
     "explain",
     "explain_async",
     "group_options",
+    "run_sync",
 ]

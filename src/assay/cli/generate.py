@@ -1,0 +1,146 @@
+"""``assay generate DOCS... --out FILE.jsonl``: a test set from your documents, written by a
+judge and checked row by row; prints what was kept and rejected per kind and why.
+
+Example:
+    >>> callable(generate_cmd)
+    True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..calls import DEFAULT_TIMEOUT
+from ..generate import KINDS, generate
+from ._errors import exit_on_errors
+from ._options import TimeoutOption
+
+__all__ = ["generate_cmd", "print_generation"]
+
+err = Console(stderr=True)
+
+
+def generate_cmd(
+    docs: Annotated[list[Path], typer.Argument(
+        help="Documents: .txt, .md, .html, .pdf (pip install 'assay[pdf]') or .jsonl files "
+             "(one document per line: text, optional id and title), and folders of them.")],
+    out: Annotated[Path, typer.Option(
+        help="The rows' JSONL file; FILE.rejected.jsonl, FILE.run.json and FILE.summary.json "
+             "are written beside it.")],
+    n: Annotated[int, typer.Option(min=1, help="Rows wanted.")] = 20,
+    kinds: Annotated[str, typer.Option(
+        help=f"Comma-separated kinds, taken in turn: {', '.join(KINDS)}.")] = ",".join(KINDS),
+    judge: Annotated[str, typer.Option(
+        help="The judge that writes and checks the rows: local (embedded offline model), "
+             "local:PATH.gguf, openai:MODEL, openai:MODEL@URL, azure:DEPLOYMENT.")] = "local",
+    seed: Annotated[int, typer.Option(help="Seed of the plan: same documents, seed and judge, "
+                                           "same file.")] = 0,
+    lang: Annotated[str, typer.Option(
+        help="auto (each document's language) or a language code every row is written in "
+             "(en, zh, ja, es, ...).")] = "auto",
+    resume: Annotated[bool, typer.Option(
+        help="Continue the run in --out: keep what was kept and rejected, ask only the rest "
+             "(same documents and options).")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace the run in --out (without it or --resume, one is refused).")] = False,
+    max_candidates: Annotated[int | None, typer.Option(
+        min=1, help="The most candidates to write in all, rejected ones included. Default: "
+                    "3 x --n.")] = None,
+    embeddings: Annotated[str, typer.Option(
+        help="Embedder for near-duplicate English questions: local (offline MiniLM), "
+             "openai:MODEL, or none (character n-grams only).")] = "local",
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="Judge requests in flight. Default: adaptive for an API judge, 8 for a "
+                    "local one.")] = None,
+    tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
+    rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")
+                   ] = None,
+    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")
+                        ] = False,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    progress: Annotated[bool, typer.Option(
+        help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
+    ] = True,
+) -> None:
+    """Write test rows (questions, ground truths, evidence spans) from your documents; each is
+    checked before it is kept: its evidence is found in the document, its answer is supported,
+    its question stands alone, is in the document's language and is no near-duplicate.
+
+    Exit status: 0 done (fewer than --n rows kept is said, not an error); 2 bad input or
+    options; 3 the judge failed (every call, or the same hard way three times) or a file
+    could not be written; 130 interrupted. What was written is kept: --resume continues.
+    """
+    hint = f"rerun the same command with --resume to continue (rows so far are in {out})."
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
+        result = generate(
+            docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
+            overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
+            cache=False if no_cache else (cache or True), timeout=timeout,
+            embeddings=None if embeddings == "none" else embeddings,
+            max_candidates=max_candidates, progress=progress,
+            on_stage=lambda line: err.print(line, highlight=False, markup=False))
+    print_generation(result.summary)
+    files = result.files
+    err.print(f"rows: {files.rows}  rejected: {files.rejected}  summary: {files.summary}",
+              highlight=False, markup=False)
+    if result.judge_failed:
+        causes = {r["detail"] for r in result.rejected if r.get("detail")}
+        err.print(f"judge failed: the judge calls of all {result.summary['generated']} "
+                  f"candidates failed ({'; '.join(sorted(causes)[:3])}); exit 3. Fix the "
+                  f"cause, then {hint}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(3)
+
+
+def print_generation(summary: dict[str, Any]) -> None:
+    """The kinds table, the reasons for rejection, the judge's work and any shortfall.
+
+    Example:
+        >>> import contextlib, io
+        >>> shown = io.StringIO()
+        >>> with contextlib.redirect_stdout(shown):
+        ...   print_generation({"wanted": 1, "generated": 1, "kept": 1, "rejected": 0,
+        ...     "complete": True, "candidate_cap": 3, "by_kind": {"single": {"generated": 1,
+        ...     "kept": 1, "rejected": {}}}, "rejected_by_reason": {}, "kinds_not_possible": {},
+        ...     "near_duplicates": {"method": "character n-grams"}, "seconds": 0.5,
+        ...     "judge": {"id": "fake", "requests": 3, "prompt_tokens": 300,
+        ...               "completion_tokens": 40}, "documents": {"read": 1, "skipped": []}})
+        >>> "1 of 1 rows kept" in shown.getvalue(), "judge fake: 3 requests" in shown.getvalue()
+        (True, True)
+    """
+    table = Table(title=f"assay generate: {summary['kept']} of {summary['wanted']} rows kept, "
+                        f"{summary['generated']} candidates")
+    for col in ("kind", "generated", "kept", "rejected"):
+        table.add_column(col, justify="left" if col == "kind" else "right")
+    for kind, entry in summary["by_kind"].items():
+        table.add_row(kind, str(entry["generated"]), str(entry["kept"]),
+                      str(sum(entry["rejected"].values())))
+    Console().print(table)
+    for reason, count in summary["rejected_by_reason"].items():
+        Console().print(f"  rejected, {reason}: {count}", highlight=False, markup=False)
+    for kind, why in summary["kinds_not_possible"].items():
+        err.print(f"{kind}: not generated ({why})", highlight=False, markup=False)
+    judge = summary["judge"]
+    docs = summary["documents"]
+    Console().print(
+        f"judge {judge['id']}: {judge.get('requests', 0)} requests "
+        f"({judge.get('cache_hits', 0)} from the cache), {judge.get('prompt_tokens', 0):,} "
+        f"prompt + {judge.get('completion_tokens', 0):,} completion tokens; "
+        f"{summary['seconds']:.1f} s; documents read {docs['read']}, skipped "
+        f"{len(docs['skipped'])}; near-duplicates by {summary['near_duplicates']['method']}",
+        highlight=False, markup=False)
+    lost = summary["rejected_by_reason"].get("judge call failed", 0)
+    if lost:
+        err.print(f"{lost} candidates lost to failed judge calls: --resume asks them again.",
+                  highlight=False, markup=False, style="yellow")
+    if not summary["complete"]:
+        err.print(f"kept {summary['kept']} of the {summary['wanted']} rows wanted after "
+                  f"{summary['generated']} candidates (at most {summary['candidate_cap']}): "
+                  "see the rejected file for why. More documents, a larger --max-candidates "
+                  "or a stronger judge give more rows.", highlight=False, markup=False,
+                  style="yellow")

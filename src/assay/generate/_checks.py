@@ -1,0 +1,148 @@
+"""The checks a candidate passes before it is kept that need no judge: a question that points
+at a text the reader does not have, a question in another language than its document's, and
+near-duplicates of a question kept before it.
+
+Near-duplicates: English questions are compared by the cosine of their sentence embeddings
+(the offline MiniLM embedder: at :data:`COSINE_THRESHOLD` or more, a paraphrase asking the same
+thing); MiniLM reads English only (two unrelated Chinese questions score 0.96), so questions in
+other languages, and all questions when no embedder is available, are compared by the Jaccard
+overlap of their character n-grams (3-grams; 2-grams for Chinese, Japanese and Korean), at
+:data:`NGRAM_THRESHOLD` or more: the same question in nearly the same words.
+
+Example:
+    >>> pointing_phrase("According to the passage, how long do refunds take?", "en")
+    'the passage'
+    >>> pointing_phrase("上文提到的退款期限是多久？", "zh"), pointing_phrase("How long?", "en")
+    ('上文', None)
+    >>> wrong_language("¿Cuánto tarda el reembolso de un pedido devuelto?", "en")
+    'es'
+    >>> round(ngram_similarity("How long do refunds take?", "How long do refunds take"), 2)
+    1.0
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..calls import ManagedEmbedder
+from ..embeddings import cosine
+from ._documents import UNDETERMINED
+
+__all__ = ["COSINE_THRESHOLD", "NGRAM_THRESHOLD", "POINTING_PHRASES", "Duplicate",
+           "find_duplicates", "ngram_similarity", "pointing_phrase", "wrong_language"]
+
+#: Two English questions this alike by embedding cosine (or more) are near-duplicates.
+COSINE_THRESHOLD = 0.88
+#: Two questions this alike by character n-gram Jaccard (or more) are near-duplicates.
+NGRAM_THRESHOLD = 0.6
+#: Phrases that point at a text the reader of a test question does not have, per language
+#: (matched in any case; every language's list is checked).
+POINTING_PHRASES: dict[str, tuple[str, ...]] = {
+    "en": ("the passage", "this passage", "the excerpt", "this excerpt", "the text above",
+           "the above text", "according to the text", "according to the document",
+           "according to the article", "in this text", "in the document above",
+           "mentioned above", "described above", "the given text", "the given document",
+           "the provided text", "the provided document", "the given context"),
+    "zh": ("本文", "上文", "文中提到", "文中所述", "这段文字", "这篇文章", "该文档", "这份文档",
+           "根据文档", "根据文本", "根据上述", "上述文本", "以上内容", "材料中"),
+    "ja": ("この文章", "本文", "上記", "この文書", "文中", "この記事", "上の文", "文書によると"),
+    "es": ("el texto anterior", "el pasaje", "según el texto", "según el documento",
+           "este texto", "el fragmento", "el documento anterior", "mencionado anteriormente"),
+    "fr": ("le texte ci-dessus", "selon le texte", "le passage", "ce texte", "selon le document",
+           "l'extrait"),
+    "de": ("der obige text", "laut dem text", "laut text", "dieser text", "im obigen text",
+           "der abschnitt oben"),
+    "pt": ("o texto acima", "segundo o texto", "de acordo com o texto", "o trecho",
+           "este texto"),
+}
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_KEEP = re.compile(r"[\w\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
+def pointing_phrase(question: str, lang: str) -> str | None:
+    """The first phrase of :data:`POINTING_PHRASES` in ``question`` (the document's language's
+    list first), else ``None``."""
+    text = unicodedata.normalize("NFKC", question).casefold()
+    primary = lang.split("-")[0]
+    order = [primary, *(k for k in POINTING_PHRASES if k != primary)]
+    for key in order:
+        for phrase in POINTING_PHRASES.get(key, ()):
+            if phrase in text:
+                return phrase
+    return None
+
+
+def wrong_language(text: str, lang: str) -> str | None:
+    """The language ``text`` is in when it is clearly not ``lang`` (py3langid, through the
+    injection defence's detector), else ``None`` (the same language, too little text to tell,
+    or a document of undetermined language)."""
+    from ..injection import language_of
+
+    if lang == UNDETERMINED:
+        return None
+    got = language_of(text)
+    return got if got is not None and got != lang.split("-")[0].lower() else None
+
+
+def _grams(text: str) -> set[str]:
+    flat = " ".join(_KEEP.findall(unicodedata.normalize("NFKC", text).casefold()))
+    n = 2 if _CJK.search(flat) else 3
+    return {flat[i:i + n] for i in range(max(1, len(flat) - n + 1))}
+
+
+def ngram_similarity(a: str, b: str) -> float:
+    """Jaccard overlap of the character n-grams of two texts (case, punctuation and spacing
+    aside)."""
+    ga, gb = _grams(a), _grams(b)
+    return len(ga & gb) / len(ga | gb) if ga or gb else 1.0
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A question found too like an earlier one: that one's id, how alike, and by what."""
+
+    of: str
+    similarity: float
+    method: str
+
+
+async def find_duplicates(questions: Sequence[tuple[str, str, str]],
+                          embedder: ManagedEmbedder | None) -> dict[str, Duplicate]:
+    """Of ``(id, lang, question)`` in plan order, those too like an earlier one of the same
+    language that is not itself a duplicate (see the module's docstring).
+
+    Example:
+        >>> import asyncio
+        >>> qs = [("a", "es", "¿Cuánto tarda el reembolso?"),
+        ...       ("b", "es", "¿Cuánto tarda el reembolso?"), ("c", "es", "¿Dónde envían?")]
+        >>> asyncio.run(find_duplicates(qs, None))
+        {'b': Duplicate(of='a', similarity=1.0, method='ngrams')}
+    """
+    english = [q for _, lang, q in questions if lang.split("-")[0] == "en"]
+    vectors: dict[str, list[float]] = {}
+    if embedder is not None and english:
+        unique = list(dict.fromkeys(english))
+        vectors = dict(zip(unique, await embedder.embed(unique), strict=True))
+    kept: list[tuple[str, str, str]] = []
+    found: dict[str, Duplicate] = {}
+    for row_id, lang, question in questions:
+        best: Duplicate | None = None
+        for other_id, other_lang, other in kept:
+            if other_lang != lang:
+                continue
+            if question in vectors and other in vectors:
+                similarity, method, bar = (cosine(vectors[question], vectors[other]),
+                                           "embeddings", COSINE_THRESHOLD)
+            else:
+                similarity, method, bar = ngram_similarity(question, other), "ngrams", \
+                    NGRAM_THRESHOLD
+            if similarity >= bar and (best is None or similarity > best.similarity):
+                best = Duplicate(other_id, round(similarity, 4), method)
+        if best is None:
+            kept.append((row_id, lang, question))
+        else:
+            found[row_id] = best
+    return found

@@ -1,0 +1,294 @@
+"""``generate``: test rows from documents, written by a judge and checked before they are kept.
+
+A run plans ``n`` candidates (:class:`~._plan.Plan`), asks the judge to write each and checks
+it (:func:`~._candidate.judge_candidate`), then drops near-duplicates in plan order. When fewer
+than ``n`` were kept it plans more from the same seeded sequence, round after round, up to
+``max_candidates`` (3n by default). Each outcome is appended to ``FILE.jsonl`` (passed) or
+``FILE.rejected.jsonl`` as it comes, so Ctrl-C or a crash loses nothing: ``resume`` replays
+the rounds with the outcomes written and asks the judge only for the rest (and again for
+candidates whose judge call failed). At the end both files are rewritten in plan order, so
+the same documents, seed and judge give the same files, byte for byte.
+
+Example:
+    >>> import asyncio, pathlib, tempfile
+    >>> from assay.judges import FakeJudge
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "faq.md").write_text("# FAQ\\n\\nRefunds are paid within 14 days.\\n")
+    >>> judge = FakeJudge(lambda req: "Yes." if req.schema_name == "verdict" else
+    ...     '{"question": "How fast are refunds paid by the shop?", "answer": "Within 14 days.",'
+    ...     ' "evidence": ["Refunds are paid within 14 days."]}')
+    >>> result = generate([folder], out=folder / "qa.jsonl", n=1, kinds="single", judge=judge,
+    ...                   embeddings=None, cache=False)
+    >>> row = result.rows[0]
+    >>> row["question"], row["source"]
+    ('How fast are refunds paid by the shop?', [{'doc': 'faq.md', 'start': 7, 'end': 39}])
+    >>> result.summary["kept"], result.summary["generated"]
+    (1, 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
+from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
+from ..errors import ConfigError, JudgeError, option
+from ..judges import Judge, JudgeCache, default_cache_path, make_judge
+from ..metrics import ScoreContext
+from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..run import run_sync
+from ._candidate import Outcome, judge_candidate
+from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
+from ._documents import read_documents
+from ._output import (
+    OutputFiles,
+    check_resume,
+    earlier_outcomes,
+    manifest_for,
+    summary_of,
+    write_json,
+)
+from ._plan import Candidate, Plan, check_kinds
+
+__all__ = ["GenerationResult", "generate", "generate_async"]
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """The kept rows and the rejected candidates (as written, in plan order), the summary
+    (as in ``FILE.summary.json``) and the files written."""
+
+    rows: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+    summary: dict[str, Any]
+    files: OutputFiles
+
+    @property
+    def judge_failed(self) -> bool:
+        """Every candidate lost to a failed judge call (a run that should exit 3)."""
+        return bool(self.summary["judge_failed"])
+
+
+def generate(paths: str | Path | Sequence[str | Path], **options: Any) -> GenerationResult:
+    """:func:`generate_async` run to its end, from code that is not async (in a notebook, whose
+    loop is running, on a worker thread: see :func:`assay.run.run_sync`)."""
+    return run_sync(lambda: generate_async(paths, **options))
+
+
+async def generate_async(
+    paths: str | Path | Sequence[str | Path], *, out: str | Path, n: int = 20,
+    kinds: str | Sequence[str] | None = None, judge: str | Judge = "local", seed: int = 0,
+    lang: str = "auto", resume: bool = False, overwrite: bool = False,
+    concurrency: int | None = None, tpm: int | None = None, rpm: int | None = None,
+    cache: str | Path | bool = True, timeout: float = DEFAULT_TIMEOUT,
+    embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
+    progress: bool = False, on_stage: Callable[[str], None] | None = None,
+) -> GenerationResult:
+    """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
+
+    Args:
+        paths: a file or folder of documents, or a list of them (see :func:`read_documents`).
+        out: the rows' JSONL file; ``FILE.rejected.jsonl``, ``FILE.run.json`` and
+            ``FILE.summary.json`` are written beside it.
+        n: rows wanted. kinds: some of ``single multi abstract unanswerable conversation``
+            (all by default), taken in turn. judge: a judge spec or instance. seed: the plan's.
+        lang: ``auto`` (each document's language) or the language to write every row in.
+        resume / overwrite: continue the run in ``out``, or replace it (without either, an
+            existing run is refused).
+        concurrency: judge requests in flight (default: the judge's). tpm / rpm: budget.
+        cache: the judge cache (True: the default file; a path; False: none).
+        embeddings: the embedder for English near-duplicates (``None``: character n-grams).
+        max_candidates: the most candidates planned (default ``3 * n``).
+        progress: show progress on stderr. on_stage: called with a line per round.
+
+    Raises:
+        DataError: a document cannot be read (every problem listed).
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        JudgeStoppedError: the judge failed the same hard way three times in a row.
+    """
+    started = time.monotonic()
+    if not isinstance(n, int) or n < 1:
+        raise ConfigError(f"Got {option('n', n)}. Must be a whole number of rows, at least 1.")
+    cap = max_candidates if max_candidates is not None else 3 * n
+    if not isinstance(cap, int) or cap < n:
+        raise ConfigError(f"Got {option('max_candidates', cap)}. Must be at least "
+                          f"{option('n', n)}.")
+    wanted_kinds = check_kinds(kinds)
+    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang)
+    files = OutputFiles.beside(out)
+    backend = make_judge(judge, timeout=timeout)
+    manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
+                            judge=backend.id, lang=lang)
+    check_resume(files, manifest, resume=resume, overwrite=overwrite)
+    earlier = earlier_outcomes(files) if resume else {}
+    write_json(files.manifest, manifest, "the generation run's manifest")
+    plan = Plan(docs.documents, wanted_kinds, seed=seed)
+    cache_path = None if cache is False else Path(cache) if not isinstance(cache, bool) \
+        else default_cache_path()
+    judge_cache = JudgeCache(cache_path) if cache_path else None
+    managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
+                           concurrency=concurrency, retry=RetryPolicy(), timeout=timeout)
+    embedder, dedup_note = _embedder(embeddings, cache_path, timeout)
+    say = on_stage or (lambda _line: None)
+    outcomes: dict[str, Outcome] = {}
+    try:
+        rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
+                         progress=progress, say=say, embedder=embedder, note=dedup_note)
+        outcomes, duplicates = await rounds.run()
+    finally:
+        if judge_cache is not None:
+            judge_cache.close()
+        if embedder is not None:
+            if embedder.cache is not None:
+                embedder.cache.close()
+            if isinstance(embeddings, str):
+                await embedder.backend.aclose()
+        if isinstance(judge, str):  # made here: closed here (an instance is its owner's)
+            await backend.aclose()
+    final = [duplicates.get(o.id, o) for o in outcomes.values()]
+    rows = [o.row for o in final if o.reason is None and o.row is not None]
+    rejected = [o.record() for o in final if o.reason is not None]
+    rewrite_in_order(files.rejected, rejected, what="the rejected candidates")
+    rewrite_in_order(files.rows, rows, what="the generated rows")
+    summary = summary_of(
+        final, {str(r["id"]) for r in rows}, wanted=n, planned_cap=cap,
+        judge={"id": managed.id, **managed.stats.as_dict()},
+        seconds=time.monotonic() - started,
+        documents={"read": len(docs.documents), "chunks": len(plan.chunks),
+                   "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
+        near_duplicates=dedup_note, impossible=plan.impossible)
+    summary["judge_failed"] = bool(final) and all(
+        o.reason == "judge call failed" for o in final)
+    write_json(files.summary, summary, "the generation summary")
+    return GenerationResult(rows, rejected, summary, files)
+
+
+def _embedder(spec: str | Embedder | None, cache_path: Path | None,
+              timeout: float) -> tuple[ManagedEmbedder | None, dict[str, Any]]:
+    note: dict[str, Any] = {"ngram_threshold": NGRAM_THRESHOLD}
+    if spec is None:
+        note["method"] = "character n-grams (no embedder was asked for)"
+        return None, note
+    if spec == "local" and (missing := local_embedder_missing()) is not None:
+        note["method"] = f"character n-grams (the local embedder is unavailable: {missing})"
+        return None, note
+    backend = make_embedder(spec, timeout=timeout)
+    note.update(method="embeddings for English questions, character n-grams for others",
+                embedder=backend.id, cosine_threshold=COSINE_THRESHOLD)
+    cache = EmbeddingCache(cache_path) if cache_path else None
+    return ManagedEmbedder(backend, cache=cache, timeout=timeout), note
+
+
+class _Rounds:
+    """The rounds of one run (see the module's docstring)."""
+
+    def __init__(self, plan: Plan, judge: ManagedJudge, earlier: dict[str, Outcome],
+                 files: OutputFiles, resume: bool, n: int, cap: int, seed: int, *,
+                 progress: bool, say: Callable[[str], None], embedder: ManagedEmbedder | None,
+                 note: dict[str, Any]) -> None:
+        self.plan, self.judge, self.earlier, self.files = plan, judge, earlier, files
+        self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
+        self.embedder, self.note = embedder, note
+        self.ctx = ScoreContext(judge=judge)
+        self.generator = {"judge": judge.id, "seed": seed}
+        self.reasons = not judge.capabilities.local
+        #: Set when a candidate raised (the judge stopped, a bug, Ctrl-C): no new one starts.
+        self.stopping = False
+        #: Candidates in flight: as many as the judge takes requests.
+        self.gate = asyncio.Semaphore(max(1, judge.max_in_flight))
+
+    async def run(self) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
+        outcomes: dict[str, Outcome] = {}
+        duplicates: dict[str, Outcome] = {}
+        planned, round_no = 0, 0
+        passed = ResultsWriter(self.files.rows, append=self.resume)
+        rejected = ResultsWriter(self.files.rejected, append=self.resume)
+        try:
+            while True:
+                kept = sum(1 for o in outcomes.values() if o.reason is None
+                           and o.id not in duplicates)
+                failed = sum(1 for o in outcomes.values() if o.reason == "judge call failed")
+                deficit = self.n - kept - failed
+                if deficit <= 0 or planned >= self.cap or not self.plan.kinds:
+                    break
+                batch = self.plan.candidates(planned, min(self.cap, planned + deficit))
+                planned += len(batch)
+                round_no += 1
+                todo = [c for c in batch if c.id not in self.earlier]
+                if round_no > 1:
+                    self.say(f"round {round_no}: {len(batch)} more candidates ({kept} of "
+                             f"{self.n} rows kept so far)")
+                for c in batch:
+                    if c.id in self.earlier:
+                        outcomes[c.id] = self.earlier[c.id]
+                with RowProgress(len(batch), enabled=self.progress, done=len(batch) - len(todo),
+                                 description=f"generating (round {round_no})") as bar:
+                    await _all([self._one(c, outcomes, (passed, rejected), bar)
+                                for c in todo])
+                ordered = [outcomes[c.id] for c in self.plan.candidates(0, planned)]
+                outcomes = {o.id: o for o in ordered}
+                duplicates = await self._duplicates(ordered)
+        finally:
+            passed.close()
+            rejected.close()
+        return outcomes, duplicates
+
+    async def _one(self, c: Candidate, outcomes: dict[str, Outcome],
+                   writers: tuple[ResultsWriter, ResultsWriter], bar: RowProgress) -> None:
+        """Ask for and check candidate ``c`` (when a slot is free), and write its outcome."""
+        async with self.gate:
+            if self.stopping:  # another candidate raised: start nothing new
+                return
+            try:
+                outcome = await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
+                                                generator=self.generator)
+            except BaseException:
+                self.stopping = True
+                raise
+        outcomes[c.id] = outcome
+        if outcome.reason is None:
+            writers[0].write(outcome.row or {})
+        else:
+            writers[1].write(outcome.record())
+        bar.advance()
+
+    async def _duplicates(self, ordered: list[Outcome]) -> dict[str, Outcome]:
+        """Near-duplicate outcomes by id, decided in plan order over the passed ones."""
+        questions = [(o.id, o.lang, o.question or "") for o in ordered if o.reason is None]
+        try:
+            found = await find_duplicates(questions, self.embedder)
+        except JudgeError as e:  # the embedder failed: n-grams for the rest of the run
+            self.note["method"] = f"character n-grams (the embedder failed: {e})"
+            self.embedder = None
+            found = await find_duplicates(questions, None)
+        by_id = {o.id: o for o in ordered}
+        return {i: Outcome(i, by_id[i].kind, by_id[i].lang, row=by_id[i].row,
+                           reason="near-duplicate",
+                           detail=f"like {d.of} ({d.method} similarity {d.similarity})",
+                           question=by_id[i].question)
+                for i, d in found.items()}
+
+
+async def _all(coros: list[Coroutine[Any, Any, None]]) -> None:
+    """Run ``coros`` together; on the first error cancel the rest and raise it."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:
+        return
+    try:
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        raise
+    for t in pending:
+        t.cancel()
+    if pending:
+        await asyncio.wait(pending)
+    for t in done:
+        if not t.cancelled() and t.exception() is not None:
+            raise t.exception()  # type: ignore[misc]

@@ -1,0 +1,159 @@
+"""The files of a generation run beside ``FILE.jsonl``: the kept rows (``FILE.jsonl``), the
+rejected candidates (``FILE.rejected.jsonl``), the manifest a resume is checked against
+(``FILE.run.json``) and the summary (``FILE.summary.json``).
+
+Example:
+    >>> files = OutputFiles.beside("out/qa.jsonl")
+    >>> [p.name for p in (files.rows, files.rejected, files.manifest, files.summary)]
+    ['qa.jsonl', 'qa.rejected.jsonl', 'qa.run.json', 'qa.summary.json']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._files import atomic_write
+from ..errors import ConfigError, option
+from ..records import load_finished
+from ._candidate import REASONS, Outcome
+from ._documents import Document
+
+__all__ = ["MANIFEST_KEYS", "OutputFiles", "check_resume", "earlier_outcomes", "manifest_for",
+           "summary_of", "write_json"]
+
+#: What a resume must share with the run it continues.
+MANIFEST_KEYS = ("documents", "n", "kinds", "seed", "judge", "lang")
+
+
+@dataclass(frozen=True)
+class OutputFiles:
+    """The paths of one run's files."""
+
+    rows: Path
+    rejected: Path
+    manifest: Path
+    summary: Path
+
+    @classmethod
+    def beside(cls, out: str | Path) -> OutputFiles:
+        """The files of a run writing ``out`` (``FILE.jsonl``)."""
+        path = Path(out)
+        stem = path.name[:-len(path.suffix)] if path.suffix else path.name
+        return cls(path, path.with_name(f"{stem}.rejected.jsonl"),
+                   path.with_name(f"{stem}.run.json"), path.with_name(f"{stem}.summary.json"))
+
+    def existing(self) -> list[Path]:
+        """The run's files that exist already."""
+        return [p for p in (self.rows, self.rejected, self.manifest) if p.exists()]
+
+
+def manifest_for(documents: Sequence[Document], *, n: int, kinds: Sequence[str], seed: int,
+                 judge: str, lang: str) -> dict[str, Any]:
+    """The manifest of a run: each document's text hash and the settings a resume must keep.
+
+    Example:
+        >>> doc = Document(id="a.txt", text="Hi.", lang="en", format="txt")
+        >>> manifest_for([doc], n=5, kinds=["single"], seed=0, judge="fake", lang="auto")["n"]
+        5
+    """
+    return {"command": "generate", "format": 1,
+            "documents": {d.id: hashlib.sha256(d.text.encode()).hexdigest() for d in documents},
+            "n": n, "kinds": list(kinds), "seed": seed, "judge": judge, "lang": lang}
+
+
+def check_resume(files: OutputFiles, manifest: Mapping[str, Any], *, resume: bool,
+                 overwrite: bool) -> None:
+    """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
+    of other documents or settings.
+
+    Raises:
+        ConfigError: saying what differs and the fix.
+    """
+    found = files.existing()
+    if resume and overwrite:
+        raise ConfigError(f"Give {option('resume', True)} or {option('overwrite', True)}, "
+                          "not both.")
+    if not found or overwrite:
+        return
+    if not resume:
+        raise ConfigError(f"{files.rows} already holds a generation run ({', '.join(p.name for p in found)}). "
+                          f"assay does not overwrite it silently. Fix: {option('resume', True)} "
+                          f"to continue it, {option('overwrite', True)} to replace it, or "
+                          "another output file.")
+    try:
+        earlier = json.loads(files.manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ConfigError(f"{files.manifest} is missing or unreadable, so the run in "
+                          f"{files.rows} cannot be resumed safely. Fix: "
+                          f"{option('overwrite', True)} to start again.") from None
+    differ = [key for key in MANIFEST_KEYS if earlier.get(key) != manifest.get(key)]
+    if differ:
+        what = "; ".join(_difference(key, earlier.get(key), manifest.get(key)) for key in differ)
+        raise ConfigError(f"Cannot resume {files.rows}: it was generated with other settings "
+                          f"({what}). Fix: run with the same documents and settings, or "
+                          f"{option('overwrite', True)} to start again, or another output "
+                          "file.")
+
+
+def earlier_outcomes(files: OutputFiles) -> dict[str, Outcome]:
+    """The outcomes a resumed run keeps: rejected lines (but failed calls, asked again),
+    then passed rows (a row wins over an earlier failed call of the same candidate).
+    Near-duplicates are found again, so one rejected as such counts as passed."""
+    found: dict[str, Outcome] = {}
+    for rec in load_finished(files.rejected).values():
+        outcome = Outcome.from_record(rec)
+        if outcome.reason == "near-duplicate" and outcome.row is not None:
+            outcome = Outcome(outcome.id, outcome.kind, outcome.lang, row=outcome.row,
+                              question=outcome.question)
+        if outcome.reason != "judge call failed":
+            found[outcome.id] = outcome
+    for rec in load_finished(files.rows).values():
+        found[str(rec["id"])] = Outcome.from_record(rec)
+    return found
+
+
+def _difference(key: str, was: Any, now: Any) -> str:
+    if key == "documents" and isinstance(was, dict) and isinstance(now, dict):
+        changed = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
+                                          else "")
+        return f"documents changed: {shown}"
+    return f"{key} was {was!r}, now {now!r}"
+
+
+def write_json(path: Path, data: Mapping[str, Any], what: str) -> None:
+    """``data`` as indented JSON, whole or not at all."""
+    with atomic_write(path, what=what) as f:
+        f.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def summary_of(outcomes: Sequence[Outcome], kept_ids: set[str], *, wanted: int,
+               planned_cap: int, judge: Mapping[str, Any], seconds: float,
+               documents: Mapping[str, Any], near_duplicates: Mapping[str, Any],
+               impossible: Mapping[str, str]) -> dict[str, Any]:
+    """``FILE.summary.json``: generated, kept and rejected per kind and reason, the judge's
+    requests and tokens, seconds, documents read and skipped."""
+    by_kind: dict[str, dict[str, Any]] = {}
+    reasons: Counter[str] = Counter()
+    for o in outcomes:
+        entry = by_kind.setdefault(o.kind, {"generated": 0, "kept": 0, "rejected": {}})
+        entry["generated"] += 1
+        if o.id in kept_ids:
+            entry["kept"] += 1
+        else:
+            reason = o.reason or "near-duplicate"
+            entry["rejected"][reason] = entry["rejected"].get(reason, 0) + 1
+            reasons[reason] += 1
+    ordered = {r: reasons[r] for r in (*REASONS, *sorted(set(reasons) - set(REASONS)))
+               if reasons[r]}
+    return {"wanted": wanted, "generated": len(outcomes), "kept": len(kept_ids),
+            "rejected": len(outcomes) - len(kept_ids), "complete": len(kept_ids) >= wanted,
+            "candidate_cap": planned_cap, "by_kind": by_kind, "rejected_by_reason": ordered,
+            "kinds_not_possible": dict(impossible), "near_duplicates": dict(near_duplicates),
+            "judge": dict(judge), "seconds": round(seconds, 2), "documents": dict(documents)}
