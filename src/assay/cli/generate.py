@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
-from ..generate import KINDS, generate
+from ..generate import DETECT, KINDS, generate
 from ._errors import exit_on_errors
 from ._options import TimeoutOption
 
@@ -42,7 +42,7 @@ def generate_cmd(
                                            "same file.")] = 0,
     lang: Annotated[str, typer.Option(
         help="auto (each document's language) or a language code every row is written in "
-             "(en, zh, ja, es, ...).")] = "auto",
+             "(en, zh, ja, es, ...).")] = DETECT,
     resume: Annotated[bool, typer.Option(
         help="Continue the run in --out: keep what was kept and rejected, ask only the rest "
              "(same documents and options).")] = False,

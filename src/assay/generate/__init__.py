@@ -31,14 +31,14 @@ Example:
 from ._candidate import DECLINE, REASONS
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, POINTING_PHRASES
 from ._chunks import MAX_CHARS, MIN_CHARS, Chunk, chunk_document
-from ._documents import FORMATS, UNDETERMINED, Document, DocumentSet, read_documents
+from ._documents import DETECT, FORMATS, UNDETERMINED, Document, DocumentSet, read_documents
 from ._generate import GenerationResult, generate, generate_async
 from ._headings import Heading
 from ._output import OutputFiles
 from ._plan import KINDS, Candidate, Passage, Plan, check_kinds
 from ._spans import locate
 
-__all__ = ["COSINE_THRESHOLD", "DECLINE", "FORMATS", "KINDS", "MAX_CHARS", "MIN_CHARS",
+__all__ = ["COSINE_THRESHOLD", "DECLINE", "DETECT", "FORMATS", "KINDS", "MAX_CHARS", "MIN_CHARS",
            "NGRAM_THRESHOLD", "POINTING_PHRASES", "REASONS", "UNDETERMINED", "Candidate",
            "Chunk", "Document", "DocumentSet", "GenerationResult", "Heading", "OutputFiles",
            "Passage", "Plan", "check_kinds", "chunk_document", "generate", "generate_async",

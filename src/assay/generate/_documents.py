@@ -30,13 +30,16 @@ from ._html import extract_html
 from ._jsonl import jsonl_records
 from ._pdf import extract_pdf
 
-__all__ = ["FORMATS", "MAX_LISTED", "UNDETERMINED", "Document", "DocumentSet", "read_documents"]
+__all__ = ["DETECT", "FORMATS", "MAX_LISTED", "UNDETERMINED", "Document", "DocumentSet",
+           "read_documents"]
 
 #: File name endings read (in any case), and the format each is read as.
 FORMATS = {".txt": "txt", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
            ".pdf": "pdf", ".jsonl": "jsonl"}
 #: The language of a document too short (or too mixed) to tell: ISO 639-2's "undetermined".
 UNDETERMINED = "und"
+#: ``lang`` that detects each document's language (the default; else a language code for all).
+DETECT = "auto"
 #: At most this many problems are listed in the error (then a count of the rest).
 MAX_LISTED = 200
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
@@ -95,7 +98,7 @@ class _File:
     format: str
 
 
-def read_documents(paths: Sequence[str | Path], *, lang: str = "auto") -> DocumentSet:
+def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT) -> DocumentSet:
     """Read the documents in ``paths`` (files, and folders walked in sorted order with hidden
     files and folders left out).
 
@@ -142,7 +145,7 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = "auto") -> Docume
 
 
 def _language_override(lang: str) -> str | None:
-    if lang == "auto":
+    if lang == DETECT:
         return None
     if not isinstance(lang, str) or not _LANGUAGE_TAG.fullmatch(lang):
         raise ConfigError(f"Got {option('lang', lang)}. Must be 'auto' (detect each document's "

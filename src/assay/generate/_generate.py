@@ -21,7 +21,7 @@ Example:
     ...                   embeddings=None, cache=False)
     >>> row = result.rows[0]
     >>> row["question"], row["source"]
-    ('How fast are refunds paid by the shop?', [{'doc': 'faq.md', 'start': 7, 'end': 39}])
+    ('How fast are refunds paid by the shop?', [{'doc': 'faq.md', 'start': 7, 'end': 39, 'text': 'Refunds are paid within 14 days.'}])
     >>> result.summary["kept"], result.summary["generated"]
     (1, 1)
 """
@@ -44,7 +44,7 @@ from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
-from ._documents import read_documents
+from ._documents import DETECT, read_documents
 from ._output import (
     OutputFiles,
     check_resume,
@@ -83,7 +83,7 @@ def generate(paths: str | Path | Sequence[str | Path], **options: Any) -> Genera
 async def generate_async(
     paths: str | Path | Sequence[str | Path], *, out: str | Path, n: int = 20,
     kinds: str | Sequence[str] | None = None, judge: str | Judge = "local", seed: int = 0,
-    lang: str = "auto", resume: bool = False, overwrite: bool = False,
+    lang: str = DETECT, resume: bool = False, overwrite: bool = False,
     concurrency: int | None = None, tpm: int | None = None, rpm: int | None = None,
     cache: str | Path | bool = True, timeout: float = DEFAULT_TIMEOUT,
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
