@@ -45,7 +45,9 @@ POINTING_PHRASES: dict[str, tuple[str, ...]] = {
            "the above text", "according to the text", "according to the document",
            "according to the article", "in this text", "in the document above",
            "mentioned above", "described above", "the given text", "the given document",
-           "the provided text", "the provided document", "the given context"),
+           "the provided text", "the provided document", "the given context",
+           # "What is the name of the product described in the document?" (embedded judge)
+           "the document", "this document", "the article", "this article", "in the text"),
     "zh": ("本文", "上文", "文中提到", "文中所述", "这段文字", "这篇文章", "该文档", "这份文档",
            "根据文档", "根据文本", "根据上述", "上述文本", "以上内容", "材料中"),
     "ja": ("この文章", "本文", "上記", "この文書", "文中", "この記事", "上の文", "文書によると"),
@@ -64,7 +66,14 @@ _KEEP = re.compile(r"[\w\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
 def pointing_phrase(question: str, lang: str) -> str | None:
     """The first phrase of :data:`POINTING_PHRASES` in ``question`` (the document's language's
-    list first), else ``None``."""
+    list first), else ``None``.
+
+    Example:
+        >>> pointing_phrase("What is the name of the product described in the document?", "en")
+        'the document'
+        >>> pointing_phrase("赵州桥是什么类型的桥？", "zh") is None
+        True
+    """
     text = unicodedata.normalize("NFKC", question).casefold()
     primary = lang.split("-")[0]
     order = [primary, *(k for k in POINTING_PHRASES if k != primary)]
