@@ -52,7 +52,9 @@ POINTING_PHRASES: dict[str, tuple[str, ...]] = {
            "根据文档", "根据文本", "根据上述", "上述文本", "以上内容", "材料中"),
     "ja": ("この文章", "本文", "上記", "この文書", "文中", "この記事", "上の文", "文書によると"),
     "es": ("el texto anterior", "el pasaje", "según el texto", "según el documento",
-           "este texto", "el fragmento", "el documento anterior", "mencionado anteriormente"),
+           "este texto", "el fragmento", "el documento anterior", "mencionado anteriormente",
+           # "¿Cuál es el producto mencionado en el texto?" (embedded judge)
+           "en el texto", "el documento", "este documento", "el artículo", "este artículo"),
     "fr": ("le texte ci-dessus", "selon le texte", "le passage", "ce texte", "selon le document",
            "l'extrait"),
     "de": ("der obige text", "laut dem text", "laut text", "dieser text", "im obigen text",
@@ -71,6 +73,8 @@ def pointing_phrase(question: str, lang: str) -> str | None:
     Example:
         >>> pointing_phrase("What is the name of the product described in the document?", "en")
         'the document'
+        >>> pointing_phrase("¿Cuál es el producto mencionado en el texto?", "es")
+        'en el texto'
         >>> pointing_phrase("赵州桥是什么类型的桥？", "zh") is None
         True
     """
