@@ -139,6 +139,7 @@ def test_bad_input_exits_2_with_one_message(tmp_path: Path,
     result = _invoke(["generate", str(tmp_path / "missing"), str(tmp_path / "notes.docx"),
                       "--out", str(tmp_path / "qa.jsonl")], monkeypatch, generation_judge())
     assert result.exit_code == 2, result.output
+    assert "2 problems found; nothing was generated." in result.output
     assert "missing: no such file or folder" in result.output
     assert "notes.docx: cannot read a file with suffix .docx" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "qa.jsonl").exists()

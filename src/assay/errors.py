@@ -57,12 +57,13 @@ class DataError(AssayError):
         True
     """
 
-    def __init__(self, problems: list[str], *, source: str = "") -> None:
+    def __init__(self, problems: list[str], *, source: str = "",
+                 outcome: str = "nothing was evaluated") -> None:
         self.problems = list(problems)
         self.source = source
         head = f"{source}: " if source else ""
         n = len(self.problems)
-        lines = [f"{head}{n} problem{'s' if n != 1 else ''} found; nothing was evaluated."]
+        lines = [f"{head}{n} problem{'s' if n != 1 else ''} found; {outcome}."]
         lines += [f"  - {p}" for p in self.problems]
         super().__init__("\n".join(lines))
 

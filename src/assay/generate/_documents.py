@@ -139,7 +139,7 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT) -> Docume
             rest = len(problems) - MAX_LISTED
             problems = [*problems[:MAX_LISTED], (f"... and {rest:,} more (only the "
                         f"first {MAX_LISTED} are listed).")]
-        raise DataError(problems)
+        raise DataError(problems, outcome="nothing was generated")
     return DocumentSet([replace(d, lang=override or _detected_language(d.text))
                         for d in documents], skipped)
 
