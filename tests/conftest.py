@@ -3,6 +3,7 @@ installed extras allow (a core install skips what needs an extra, naming it)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import signal
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +201,23 @@ def user_of(req) -> str:
 def numbered(text: str) -> list[str]:
     """The items of a numbered list in a prompt (``1. ...`` lines), in order."""
     return [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", text, re.MULTILINE)]
+
+
+_module_names = itertools.count()
+
+
+@pytest.fixture
+def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], str]]:
+    """``module(source)``: a fresh importable module holding ``source`` (an app or agent under
+    test for ``python:NAME:function`` targets); returns its name. The modules are forgotten
+    afterwards, so each test imports its own."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def make(source: str) -> str:
+        name = f"module_under_test_{next(_module_names)}"
+        (tmp_path / f"{name}.py").write_text(source)
+        return name
+
+    yield make
+    for name in [m for m in sys.modules if m.startswith("module_under_test_")]:
+        del sys.modules[name]

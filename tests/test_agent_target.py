@@ -6,7 +6,6 @@ transport."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -30,7 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "examples" / "agent_tasks.jsonl"
 WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
-_names = itertools.count()
 
 
 def _row(row_id: str, text: str, ref_city: str | None = "Oslo") -> dict[str, Any]:
@@ -44,19 +42,6 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-@pytest.fixture
-def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """``module(source)``: a fresh importable module holding ``source``; returns its name."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def make(source: str) -> str:
-        name = f"agent_under_test_{next(_names)}"
-        (tmp_path / f"{name}.py").write_text(source)
-        return name
-
-    yield make
-    for name in [m for m in sys.modules if m.startswith("agent_under_test_")]:
-        del sys.modules[name]
 
 
 # A scripted agent: calls get_weather for the city named last in the request, then answers

@@ -7,7 +7,6 @@ from ``examples/apps.py`` and temporary modules, scripted judges."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ from assay.run import RunOptions, evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 FAQ = ROOT / "examples" / "faq_questions.jsonl"
-_names = itertools.count()
 
 # An app that records every conversation it is asked, fails on questions that mention
 # "crash" (with a key in its message, which must be masked), declines "opening hours"
@@ -44,19 +42,6 @@ def app(messages):
 '''
 
 
-@pytest.fixture
-def module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """``module(source)``: a fresh importable module holding ``source``; returns its name."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def make(source: str) -> str:
-        name = f"qa_app_under_test_{next(_names)}"
-        (tmp_path / f"{name}.py").write_text(source)
-        return name
-
-    yield make
-    for name in [m for m in sys.modules if m.startswith("qa_app_under_test_")]:
-        del sys.modules[name]
 
 
 def _cli(*args: str | Path) -> Any:
