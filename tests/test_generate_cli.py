@@ -62,6 +62,11 @@ def test_resume_after_a_crash_asks_only_for_the_rest(tmp_path: Path) -> None:
     assert resumed.rows == complete.rows and resumed.rejected == complete.rejected
     assert (tmp_path / "qa.rejected.jsonl").read_bytes() == (
         tmp_path / "whole.rejected.jsonl").read_bytes()
+    # The summary counts what this run used, and all_runs what both runs on the file used.
+    assert resumed.summary["judge"]["requests"] == len(rest.requests)
+    assert resumed.summary["all_runs"]["runs"] == 2
+    assert resumed.summary["all_runs"]["requests"] == len(crashing.requests) + len(rest.requests)
+    assert complete.summary["all_runs"]["runs"] == 1
 
 
 def test_an_existing_run_is_refused_and_a_mismatched_resume_too(tmp_path: Path) -> None:

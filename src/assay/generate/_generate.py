@@ -47,9 +47,12 @@ from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
 from ._documents import DETECT, read_documents
 from ._output import (
     OutputFiles,
+    add_spent,
     check_resume,
     earlier_outcomes,
     manifest_for,
+    new_spent,
+    spent_before,
     summary_of,
     write_json,
 )
@@ -126,6 +129,8 @@ async def generate_async(
                             judge=backend.id, lang=lang)
     check_resume(files, manifest, resume=resume, overwrite=overwrite)
     earlier = earlier_outcomes(files) if resume else {}
+    spent = spent_before(files) if resume else None  # what the runs before this one used
+    manifest["spent"] = spent or new_spent()
     write_json(files.manifest, manifest, "the generation run's manifest")
     plan = Plan(docs.documents, wanted_kinds, seed=seed)
     cache_path = None if cache is False else Path(cache) if not isinstance(cache, bool) \
@@ -140,7 +145,10 @@ async def generate_async(
         rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
                          progress=progress, say=say, embedder=embedder, note=dedup_note)
         outcomes, duplicates = await rounds.run()
-    finally:
+    finally:  # this run's share goes into the manifest even on Ctrl-C or an error
+        manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
+                                      time.monotonic() - started)
+        write_json(files.manifest, manifest, "the generation run's manifest")
         if judge_cache is not None:
             judge_cache.close()
         if embedder is not None:
@@ -162,6 +170,7 @@ async def generate_async(
         documents={"read": len(docs.documents), "chunks": len(plan.chunks),
                    "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
         near_duplicates=dedup_note, impossible=plan.impossible)
+    summary["all_runs"] = manifest["spent"]
     summary["judge_failed"] = bool(final) and all(
         o.reason == "judge call failed" for o in final)
     write_json(files.summary, summary, "the generation summary")

@@ -24,7 +24,8 @@ from ..records import load_finished
 from ._candidate import REASONS, Outcome
 from ._documents import Document
 
-__all__ = ["MANIFEST_KEYS", "OutputFiles", "check_resume", "earlier_outcomes", "manifest_for",
+__all__ = ["MANIFEST_KEYS", "OutputFiles", "add_spent", "check_resume", "earlier_outcomes",
+           "manifest_for", "new_spent", "spent_before",
            "summary_of", "write_json"]
 
 #: What a resume must share with the run it continues.
@@ -157,3 +158,35 @@ def summary_of(outcomes: Sequence[Outcome], kept_ids: set[str], *, wanted: int,
             "candidate_cap": planned_cap, "by_kind": by_kind, "rejected_by_reason": ordered,
             "kinds_not_possible": dict(impossible), "near_duplicates": dict(near_duplicates),
             "judge": dict(judge), "seconds": round(seconds, 2), "documents": dict(documents)}
+
+
+#: The judge counters added up over the runs on one output file (``--resume`` runs included).
+SPENT_COUNTERS = ("requests", "cache_hits", "prompt_tokens", "completion_tokens")
+
+
+def new_spent() -> dict[str, Any]:
+    """What no run has used yet."""
+    return {"runs": 0, "seconds": 0.0, **dict.fromkeys(SPENT_COUNTERS, 0)}
+
+
+def spent_before(files: OutputFiles) -> dict[str, Any]:
+    """What the earlier runs on these files used, as their manifest recorded it (nothing, for
+    a manifest of a run that was killed before it could record it)."""
+    try:
+        spent = json.loads(files.manifest.read_text(encoding="utf-8")).get("spent")
+    except (OSError, ValueError):
+        spent = None
+    return {**new_spent(), **spent} if isinstance(spent, dict) else new_spent()
+
+
+def add_spent(spent: Mapping[str, Any], stats: Mapping[str, Any], seconds: float
+              ) -> dict[str, Any]:
+    """``spent`` with one more run: its judge counters and seconds added.
+
+    Example:
+        >>> add_spent(new_spent(), {"requests": 3, "prompt_tokens": 90}, 2.5)["requests"]
+        3
+    """
+    added = {k: int(spent.get(k, 0)) + int(stats.get(k, 0) or 0) for k in SPENT_COUNTERS}
+    return {"runs": int(spent.get("runs", 0)) + 1,
+            "seconds": round(float(spent.get("seconds", 0.0)) + seconds, 2), **added}
