@@ -138,6 +138,19 @@ def test_a_judge_whose_calls_all_fail_exits_3(tmp_path: Path,
     assert "Traceback" not in result.output
 
 
+def test_a_run_that_keeps_no_row_exits_3(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge that answers, but never a usable row (here: JSON without the fields asked
+    for, as the bench's fake judge gives), produced nothing: exit 3, with why."""
+    judge = FakeJudge('{"score": 3}', id="fake:generate")
+    result = _invoke(["generate", str(EXAMPLES), "--out", str(tmp_path / "qa.jsonl"), "--n",
+                      "2", "--no-cache", "--embeddings", "none"], monkeypatch, judge)
+    assert result.exit_code == 3, result.output
+    text = " ".join(result.output.split())
+    assert "nothing kept: all 6 candidates were rejected (unreadable judge answer 6)" in text
+    assert (tmp_path / "qa.jsonl").read_text() == "" and "Traceback" not in result.output
+
+
 def test_bad_input_exits_2_with_one_message(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "notes.docx").write_bytes(b"PK")

@@ -73,8 +73,8 @@ def generate_cmd(
     its question stands alone, is in the document's language and is no near-duplicate.
 
     Exit status: 0 done (fewer than --n rows kept is said, not an error); 2 bad input or
-    options; 3 the judge failed (every call, or the same hard way three times) or a file
-    could not be written; 130 interrupted. What was written is kept: --resume continues.
+    options; 3 the judge failed (every call, or the same hard way three times), no row was
+    kept at all, or a file could not be written; 130 interrupted. What was written is kept: --resume continues.
     """
     hint = f"rerun the same command with --resume to continue (rows so far are in {out})."
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
@@ -94,6 +94,14 @@ def generate_cmd(
         err.print(f"judge failed: the judge calls of all {result.summary['generated']} "
                   f"candidates failed ({'; '.join(sorted(causes)[:3])}); exit 3. Fix the "
                   f"cause, then {hint}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(3)
+    if not result.rows:  # a run that produced nothing is no success, whatever the cause
+        reasons = ", ".join(f"{why} {k}" for why, k in result.summary["rejected_by_reason"]
+                            .items())
+        err.print(f"nothing kept: all {result.summary['generated']} candidates were rejected "
+                  f"({reasons}); exit 3. A stronger --judge, more documents or a larger "
+                  f"--max-candidates give rows; {files.rejected} says why each was rejected.",
+                  highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(3)
 
 
