@@ -13,8 +13,9 @@ from ..records import EvalResult
 from ._complete import AGENT_KEY, AgentStage, RowAgent
 from ._evaluate import evaluate, evaluate_async
 from ._explain import Explanation, explain, explain_async
+from ._folding import group_options
 from ._injection import DETECTORS, INJECTION_MODES
-from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, group_options
+from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._sync import run_sync
 
 __all__ = [

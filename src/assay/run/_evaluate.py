@@ -40,15 +40,8 @@ from ..records import (
 )
 from ..store import Store
 from ._complete import AgentStage, RowAgent
-from ._options import (
-    _GROUPS,
-    _OWN_KEYWORDS,
-    JudgeOptions,
-    ReadOptions,
-    RunOptions,
-    ScoringOptions,
-    resolve_options,
-)
+from ._folding import _GROUPS, _OWN_KEYWORDS, resolve_options
+from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._setup import ENGINES, check_engine, judge_list, make_runner, read_and_plan
 from ._sink import ResultSink
 from ._sync import run_sync
