@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.records._outdir import RunManifest, claim_output, read_manifest
+from assay.records._manifest import RunManifest, read_manifest
+from assay.records._outdir import claim_output
 from assay.records._results import load_finished
 from assay.run import JudgeOptions, RunOptions, evaluate
 

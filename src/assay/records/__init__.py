@@ -24,7 +24,8 @@ from ._interval import (
     with_interval,
 )
 from ._load import RunData, load_run, load_run_dir, stored_run_ref
-from ._outdir import MANIFEST_NAME, OutputClaim, RunManifest, lock_output, read_manifest
+from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
+from ._outdir import OutputClaim, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
 from ._results import (

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import ConfigError, DataError, option
 from ..store import Store
-from ._outdir import read_manifest
+from ._manifest import read_manifest
 from ._recording import open_run_store
 from ._results import load_finished
 from ._summary import RunSummary

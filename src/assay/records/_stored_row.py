@@ -25,7 +25,8 @@ from typing import Any
 from ..data import read_dataset, row_inputs
 from ..errors import ConfigError, DataError, option
 from ..store import Store, fill_reasons
-from ._outdir import lock_output, read_manifest
+from ._manifest import read_manifest
+from ._outdir import lock_output
 from ._recording import file_sha256, open_run_store
 from ._results import iter_jsonl_lines, load_finished
 
