@@ -38,7 +38,7 @@ from typing import Any
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
-from ..judges import Judge, JudgeCache, default_cache_path, make_judge
+from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
@@ -133,8 +133,7 @@ async def generate_async(
     manifest["spent"] = spent or new_spent()
     write_json(files.manifest, manifest, "the generation run's manifest")
     plan = Plan(docs.documents, wanted_kinds, seed=seed)
-    cache_path = None if cache is False else Path(cache) if not isinstance(cache, bool) \
-        else default_cache_path()
+    cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
                            concurrency=concurrency, retry=RetryPolicy(), timeout=timeout)

@@ -17,7 +17,7 @@ from ._base import (
     TokenLogprob,
     estimate_tokens,
 )
-from ._cache import JudgeCache, cache_scope, default_cache_path
+from ._cache import JudgeCache, cache_file, cache_scope, default_cache_path
 from ._endpoint import client_endpoint, public_url, split_model_url
 from ._factory import JUDGE_SPECS, JUDGES_GROUP, check_judge_spec, judge_protocol_gaps, make_judge
 from ._fake import FakeJudge, Script, Truncated
@@ -42,6 +42,7 @@ __all__ = [
     "TokenLogprob",
     "Truncated",
     "azure_judge",
+    "cache_file",
     "cache_scope",
     "call_openai",
     "check_judge_spec",

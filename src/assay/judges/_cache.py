@@ -31,7 +31,7 @@ import platformdirs
 from .._sqlite_cache import SqliteCache
 from ._base import JudgeResponse
 
-__all__ = ["JudgeCache", "cache_scope", "default_cache_path"]
+__all__ = ["JudgeCache", "cache_file", "cache_scope", "default_cache_path"]
 
 
 def cache_scope(backend: object) -> str:
@@ -54,6 +54,19 @@ def cache_scope(backend: object) -> str:
 def default_cache_path() -> Path:
     """``<user cache dir>/assay/judge-cache.sqlite``."""
     return Path(platformdirs.user_cache_dir("assay")) / "judge-cache.sqlite"
+
+
+def cache_file(cache: str | Path | bool | None) -> Path | None:
+    """The cache file a ``cache`` option names: ``True`` the default file, a path that path,
+    ``False`` or ``None`` no cache.
+
+    Example:
+        >>> cache_file(False) is None, cache_file("c.sqlite")
+        (True, PosixPath('c.sqlite'))
+    """
+    if not cache:
+        return None
+    return default_cache_path() if cache is True else Path(cache)
 
 
 class JudgeCache(SqliteCache):

@@ -1,7 +1,7 @@
 """The four option objects of one :func:`assay.evaluate` call, folded together: the flat
 keywords of earlier releases (``evaluate(lang="zh")``) put into their option objects, with one
 DeprecationWarning each, and what a run derives from the options (the scorers' settings, the
-settings a stored run records, the judge cache's path).
+settings a stored run records).
 
 Example:
     >>> sorted(group_options(lang="zh", out="runs/a"))
@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..judges import cache_file
 from ..metrics import ScoringSettings
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._score import ScoreSettings
 
-__all__ = ["EvalOptions", "cache_path", "group_options", "resolve_options"]
+__all__ = ["EvalOptions", "group_options", "resolve_options"]
 
 
 #: The parameter of evaluate() that takes each option class.
@@ -53,7 +54,7 @@ class EvalOptions:
         j = self.judging
         return ScoreSettings(scoring=scoring, concurrency=j.concurrency,
                              max_attempts=j.max_attempts, max_wait=j.max_wait,
-                             cache_path=cache_path(j.cache), timeout=j.timeout)
+                             cache_path=cache_file(j.cache), timeout=j.timeout)
 
     def recorded_settings(self, scoring: ScoringSettings, *, judge: object, embeddings: object,
                           out_dir: Path | None, ray_workers: int | None) -> dict[str, Any]:
@@ -69,15 +70,6 @@ class EvalOptions:
             "embeddings": embeddings if isinstance(embeddings, str) else None,
             "mapping": dict(self.reading.mapping or {}),
             "out": str(out_dir) if out_dir else None}
-
-
-def cache_path(cache: str | Path | bool | None) -> Path | None:
-    """The judge cache file of ``JudgeOptions.cache`` (``None``: no cache)."""
-    from ..judges import default_cache_path
-
-    if not cache:
-        return None
-    return default_cache_path() if cache is True else Path(cache)
 
 
 def group_options(**keywords: Any) -> dict[str, Any]:
