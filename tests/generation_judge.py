@@ -38,7 +38,8 @@ def _question(sentence: str) -> str:
 
 
 #: Which sentence each kind of request starts from (so that kinds of one chunk differ).
-_PICK = {"generated_qa": 0, "generated_question": 1, "generated_conversation": 2}
+_PICK = {"generated_qa": 0, "generated_pair": 0, "generated_question": 1,
+         "generated_conversation": 2}
 
 
 def answer_generation(text: str, schema_name: str, schema: dict[str, Any]) -> str | None:
@@ -58,6 +59,10 @@ def answer_generation(text: str, schema_name: str, schema: dict[str, Any]) -> st
                  for s in (first[(pick + k) % len(first)] for k in range(n))]
         return json.dumps({"turns": turns}, ensure_ascii=False)
     quotes = [sents[pick % len(sents)] for sents in per_doc]
+    if schema_name == "generated_pair":
+        return json.dumps({"question": _question(quotes[0]), "answer": " ".join(quotes),
+                           "evidence_1": quotes[:1], "evidence_2": quotes[1:]},
+                          ensure_ascii=False)
     return json.dumps({"question": _question(quotes[0]), "answer": " ".join(quotes),
                        "evidence": quotes}, ensure_ascii=False)
 
@@ -92,10 +97,11 @@ class GenerationJudge:
             answer = answer_generation(text, request.schema_name, request.json_schema or {})
             assert answer is not None, text
             obj = json.loads(answer)
-            if "quote" in self.overrides and "evidence" in obj:
-                obj["evidence"] = [self.overrides["quote"]]
-            if self.overrides.get("evidence") == "first" and "evidence" in obj:
-                obj["evidence"] = obj["evidence"][:1]
+            for key in ("evidence", "evidence_1", "evidence_2"):
+                if "quote" in self.overrides and key in obj:
+                    obj[key] = [self.overrides["quote"]]
+            if self.overrides.get("evidence") == "first" and "evidence_1" in obj:
+                obj["evidence_2"] = obj["evidence_1"]
             if "question" in self.overrides:
                 obj["question"] = self.overrides["question"]
             return json.dumps(obj, ensure_ascii=False)

@@ -145,6 +145,30 @@ def test_the_span_of_a_quote_across_a_line_break(tmp_path: Path) -> None:
         supported[0].messages[-1]["content"])  # the span as the document has it
 
 
+def test_a_quote_with_a_word_changed_becomes_the_sentence_it_resembles(tmp_path: Path
+                                                                       ) -> None:
+    doc = tmp_path / "a.txt"
+    sentence = "Because the pedals turned the front wheel directly, a larger wheel meant more distance for each turn of the pedals."
+    doc.write_text(f"Bicycles came to Paris in the 1860s. {sentence} Tyres came later.\n")
+    judge = generation_judge(quote="A larger front wheel meant more distance for each turn "
+                                   "of the pedals.")  # not in the text word for word
+    [row] = _run([doc], tmp_path / "qa.jsonl", n=1, kinds="single", judge=judge).rows
+    [span] = row["source"]
+    assert doc.read_text()[span["start"]:span["end"]] == span["text"] == sentence
+    supported = [r for r in judge.requests if "supported by the evidence" in
+                 r.messages[-1]["content"]]
+    assert f"<source>\n{sentence}\n</source>" in supported[0].messages[-1]["content"]
+
+
+def test_a_quote_unlike_every_sentence_is_not_found(tmp_path: Path) -> None:
+    doc = tmp_path / "a.txt"
+    doc.write_text("Bicycles came to Paris in the 1860s. Tyres came later.\n")
+    judge = generation_judge(quote="Pneumatic tyres were patented by John Dunlop in 1888.")
+    result = _run([doc], tmp_path / "qa.jsonl", n=1, kinds="single", max_candidates=1,
+                  judge=judge)
+    assert [r["reason"] for r in result.rejected] == ["evidence not found in the source"]
+
+
 def _rejected_once(docs: Path, tmp_path: Path, kinds: str = "single", **overrides: str
                    ) -> dict[str, Any]:
     result = _run([docs], tmp_path / "qa.jsonl", n=1, kinds=kinds, max_candidates=1,

@@ -4,7 +4,9 @@ A generation prompt is a template file ``prompts/gen_<kind>/v1/<lang>.md``: Chin
 get the Chinese one, every other language the English one with the language to write in
 named (``Write the question and the answer in Japanese``). The judge answers in JSON
 (``response_format`` / a grammar on the embedded judge): a question, its answer and the
-evidence quoted word for word; a conversation's turns; an unanswerable question alone.
+evidence quoted word for word (a ``multi`` question: a list of quotes from each document, so
+that even a small judge is made to quote the second); a conversation's turns; an unanswerable
+question alone.
 
 Example:
     >>> parse_draft("single", '{"question": "How long do refunds take?", '
@@ -12,6 +14,9 @@ Example:
     Draft(turns=(DraftTurn(question='How long do refunds take?', answer='14 days.', evidence=('Refunds take 14 days.',)),))
     >>> parse_draft("single", '{"question": "", "answer": "x", "evidence": []}') is None
     True
+    >>> parse_draft("multi", '{"question": "q?", "answer": "a", "evidence_1": ["x1"], '
+    ...             '"evidence_2": ["x2"]}').turns[0].evidence
+    ('x1', 'x2')
     >>> language_name("ja"), language_name("pt-BR"), language_name("xx")
     ('Japanese', 'Portuguese', "the language with code 'xx'")
 """
@@ -46,11 +51,22 @@ _TURN: dict[str, Any] = {
                                 "minItems": 1, "maxItems": 4}},
     "required": ["question", "answer", "evidence"], "additionalProperties": False,
 }
+_QUOTES: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                           "maxItems": 2}
+#: A ``multi`` answer: the quotes of each document in a field of their own.
+_PAIR: dict[str, Any] = {
+    "type": "object",
+    "properties": {"question": {"type": "string"}, "answer": {"type": "string"},
+                   "evidence_1": _QUOTES, "evidence_2": _QUOTES},
+    "required": ["question", "answer", "evidence_1", "evidence_2"],
+    "additionalProperties": False,
+}
 _QUESTION_ONLY: dict[str, Any] = {
     "type": "object", "properties": {"question": {"type": "string"}},
     "required": ["question"], "additionalProperties": False,
 }
-_SCHEMA_NAMES = {"conversation": "generated_conversation", "unanswerable": "generated_question"}
+_SCHEMA_NAMES = {"conversation": "generated_conversation", "unanswerable": "generated_question",
+                 "multi": "generated_pair"}
 #: Tokens the judge may write, per kind (a conversation: per turn). Generous: a small judge
 #: may copy a whole section as its evidence, and Chinese or Japanese text takes about a token
 #: a character; an answer cut short is lost.
@@ -102,6 +118,8 @@ def schema_for(candidate: Candidate) -> dict[str, Any]:
     """The JSON schema of the judge's answer for ``candidate``."""
     if candidate.kind == "unanswerable":
         return _QUESTION_ONLY
+    if candidate.kind == "multi":
+        return _PAIR
     if candidate.kind == "conversation":
         return {"type": "object", "properties": {"turns": {
             "type": "array", "items": _TURN, "minItems": candidate.turns,
@@ -162,5 +180,10 @@ def parse_draft(kind: str, text: str, turns: int = 1) -> Draft | None:
         if any(t is None for t in parsed):
             return None
         return Draft(tuple(t for t in parsed if t is not None))
+    if kind == "multi":
+        pair = [obj.get("evidence_1"), obj.get("evidence_2")]
+        if not all(isinstance(quotes, list) for quotes in pair):
+            return None
+        obj = {**obj, "evidence": [q for quotes in pair for q in quotes]}
     one = _turn(obj, answered=kind != "unanswerable")
     return Draft((one,)) if one is not None else None
