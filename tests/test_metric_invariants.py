@@ -43,10 +43,11 @@ UNANSWERABLE_ROW = FULL_ROW.model_copy(update={"id": "unanswerable",
 #: The metrics of rows marked ``answerable: false``.
 UNANSWERABLE_METRICS = {"negative_rejection"}
 #: The metrics that read the answer (or the retrieved context) against the ground truth or
-#: the context: on an unanswerable row the ground truth is a decline, so they do not apply.
-#: (relevance, coherence, fluency, retrieval_score and the safety metrics still do.)
+#: the context, and relevance (how well the answer answers): on an unanswerable row the right
+#: answer is a decline, so they do not apply. (Coherence, fluency, retrieval_score and the
+#: safety metrics still do.)
 COMPARE_WITH_REFERENCE = {
-    "answer_correctness", "bleu_score", "context_precision", "context_recall", "exact_match",
+    "answer_correctness", "relevance", "bleu_score", "context_precision", "context_recall", "exact_match",
     "f1_score", "faithfulness", "groundedness", "groundedness_claims", "rouge_l",
     "semantic_similarity", "similarity"}
 

@@ -23,7 +23,7 @@ Example:
 
     >>> Lexical.answerable_only = True
     >>> Lexical().applies(Row(id="1", line=1, answer="", extra={"answerable": False}))
-    'row is marked answerable: false (its ground truth is a decline, not an answer to compare with; negative_rejection scores it)'
+    'row is marked answerable: false (the right answer declines: there is no answer to compare or rate; negative_rejection scores it)'
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from ._base import Metric, MetricResult, ScoreContext, mean_aggregate
 
 __all__ = ["UNANSWERABLE", "FieldMetric", "answerable_flag", "is_unanswerable"]
 
-#: Why a metric that reads the answer against the ground truth or the context does not apply
-#: to a row marked ``answerable: false``.
-UNANSWERABLE = ("row is marked answerable: false (its ground truth is a decline, not an answer "
-                "to compare with; negative_rejection scores it)")
+#: Why a metric that reads the answer against the ground truth or the context (or rates how
+#: well it answers) does not apply to a row marked ``answerable: false``.
+UNANSWERABLE = ("row is marked answerable: false (the right answer declines: there is no "
+                "answer to compare or rate; negative_rejection scores it)")
 _FALSE, _TRUE = ("false", "no", "0"), ("true", "yes", "1")
 
 

@@ -189,7 +189,10 @@ class ConversationRelevance(RubricMetric):
     last assistant turn against it with a second rubric. The value is the mean over turns."""
 
     def __init__(self) -> None:
-        super().__init__("relevance", {"question", "context", "answer"}, conversation=True)
+        # Not on rows marked answerable: false: the right answer there declines, and a
+        # decline does not address the question the way the rubric asks.
+        super().__init__("relevance", {"question", "context", "answer"}, conversation=True,
+                         answerable_only=True)
 
     async def _score_conversation(self, row: Row, ctx: ScoreContext) -> MetricResult:
         messages = row.messages or []
