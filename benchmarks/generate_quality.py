@@ -70,15 +70,21 @@ def check_rows(rows: list[dict[str, Any]], judge: str, out: Path) -> dict[str, d
                        "ground_truth": str(row.get("ground_truth", "")),
                        "answer": str(row.get("ground_truth", "")),  # a row needs one; unread
                        **({"evidence": evidence} if evidence else {})})
-    result = evaluate(checks, metrics=[SUPPORTED, STANDALONE], judge=judge,
-                      judging=JudgeOptions(), run=RunOptions(out=out, resume=out.exists()))
     verdicts: dict[str, dict[str, Any]] = {}
-    for record in result.rows:
-        got = {}
-        for name, key in ((SUPPORTED.name, "supported"), (STANDALONE.name, "standalone")):
-            value = (record.get(name) or {}).get("value")  # a record holds each metric's result
-            got[key] = None if value is None else value >= 1
-        verdicts[str(record["id"])] = got
+    # rows with evidence get both rubrics; unanswerable ones (no evidence) "standalone" only
+    for part, metrics in (("answerable", [SUPPORTED, STANDALONE]), ("unanswerable", [STANDALONE])):
+        some = [c for c in checks if ("evidence" in c) == (part == "answerable")]
+        if not some:
+            continue
+        where = out / part
+        result = evaluate(some, metrics=metrics, judge=judge, judging=JudgeOptions(),
+                          run=RunOptions(out=where, resume=where.exists()))
+        for record in result.rows:
+            got: dict[str, Any] = {"supported": None, "standalone": None}
+            for name, key in ((SUPPORTED.name, "supported"), (STANDALONE.name, "standalone")):
+                value = (record.get(name) or {}).get("value")  # each metric's result
+                got[key] = None if value is None else value >= 1
+            verdicts[str(record["id"])] = got
     return verdicts
 
 

@@ -44,6 +44,8 @@ _PICK = {"generated_qa": 0, "generated_pair": 0, "generated_question": 1,
 
 def answer_generation(text: str, schema_name: str, schema: dict[str, Any]) -> str | None:
     """The answer to a generation request (``schema_name`` ``generated_*``), else None."""
+    if schema_name == "answer_quote":  # which sentence answers an unanswerable question?
+        return '{"quote": "NONE"}'
     documents = _DOCUMENT.findall(text)
     if not schema_name.startswith("generated_") or not documents:
         return None
@@ -82,7 +84,8 @@ class GenerationJudge:
     """The scripted judge's behaviour; ``overrides`` maps a check to a different answer:
     ``quote`` (evidence text), ``evidence: first`` (only the first passage's quote),
     ``question`` (the question), ``raw`` (an unreadable answer),
-    ``standalone`` / ``supported`` / ``answered`` (the verdict given)."""
+    ``standalone`` / ``supported`` / ``answered`` (the verdict given), ``quoted`` (the
+    sentence given as the answer to an unanswerable question; default NONE)."""
 
     overrides: dict[str, str] = field(default_factory=dict)
     fail: Exception | None = None
@@ -91,7 +94,9 @@ class GenerationJudge:
         if self.fail is not None:
             return self.fail
         text = "\n".join(m["content"] for m in request.messages)
-        if request.schema_name.startswith("generated_"):
+        if request.schema_name == "answer_quote" and "quoted" in self.overrides:
+            return json.dumps({"quote": self.overrides["quoted"]}, ensure_ascii=False)
+        if request.schema_name.startswith("generated_") or request.schema_name == "answer_quote":
             if "raw" in self.overrides:
                 return self.overrides["raw"]
             answer = answer_generation(text, request.schema_name, request.json_schema or {})

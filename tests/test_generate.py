@@ -210,6 +210,45 @@ def test_an_unanswerable_question_the_documents_answer_is_rejected(docs: Path,
     assert rejected["detail"] == "The returns section gives it."
 
 
+def test_an_unanswerable_question_whose_answer_the_judge_copies_is_rejected(
+        docs: Path, tmp_path: Path) -> None:
+    judge = generation_judge(quoted="Refunds are paid within 14 days.")
+    result = _run([docs], tmp_path / "qa.jsonl", n=1, kinds="unanswerable", max_candidates=1,
+                  judge=judge)
+    [rejected] = result.rejected
+    assert rejected["reason"] == "answered by the documents"
+    assert rejected["detail"] == "they say: Refunds are paid within 14 days."
+    assert not any("Do the documents answer" in r.messages[-1]["content"]
+                   for r in judge.requests)  # found by the quote: no verdict asked
+
+
+def test_a_quote_not_in_the_documents_does_not_reject_an_unanswerable_question(
+        docs: Path, tmp_path: Path) -> None:
+    judge = generation_judge(quoted="Lamps are sold in 40 countries.")  # made up by the judge
+    [row] = _run([docs], tmp_path / "qa.jsonl", n=1, kinds="unanswerable", judge=judge).rows
+    assert row["answerable"] is False
+    assert "gen_answer_quote/v1/en" in row["generator"]["prompts"]
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("A full charge takes three hours.", False),  # the passage's sentence, copied back
+    ("A full charge takes three hours?", True),   # asked (a poor question, but a question)
+    ("Describe how long charging the Lumo lamp takes.", True),  # a request, not a copy
+])
+def test_a_sentence_of_the_document_copied_back_is_not_a_question(
+        question: str, kept: bool, tmp_path: Path) -> None:
+    doc = tmp_path / "lamp.txt"
+    doc.write_text("The Lumo lamp has a 4,000 mAh battery. A full charge takes three hours.\n")
+    result = _run([doc], tmp_path / "qa.jsonl", n=1, kinds="single", max_candidates=1,
+                  judge=generation_judge(question=question))
+    if kept:
+        assert [r["question"] for r in result.rows] == [question]
+    else:
+        [rejected] = result.rejected
+        assert rejected["reason"] == "not a question (copies the document)"
+        assert rejected["detail"] == "A full charge takes three hours."
+
+
 def test_an_unreadable_answer_is_rejected_with_the_raw_text(docs: Path, tmp_path: Path) -> None:
     judge = generation_judge(raw='{"question": "How long?"')
     result = _run([docs], tmp_path / "qa.jsonl", n=1, kinds="single", max_candidates=1,

@@ -181,9 +181,9 @@ def parse_draft(kind: str, text: str, turns: int = 1) -> Draft | None:
             return None
         return Draft(tuple(t for t in parsed if t is not None))
     if kind == "multi":
-        pair = [obj.get("evidence_1"), obj.get("evidence_2")]
-        if not all(isinstance(quotes, list) for quotes in pair):
+        first, second = obj.get("evidence_1"), obj.get("evidence_2")
+        if not isinstance(first, list) or not isinstance(second, list):
             return None
-        obj = {**obj, "evidence": [q for quotes in pair for q in quotes]}
+        obj = {**obj, "evidence": [*first, *second]}
     one = _turn(obj, answered=kind != "unanswerable")
     return Draft((one,)) if one is not None else None

@@ -3,11 +3,14 @@
 The checks run cheapest first and stop at the first that fails: the judge's answer is read
 (else "unreadable judge answer", with its raw text); each quote of evidence is found in the
 passages and becomes a span (else "evidence not found in the source"; a ``multi`` question
-needs evidence from both passages); the (first) question points at no text the reader lacks
-(a phrase list, then a judge verdict); the texts are in the document's language; each answer
-is supported by its evidence (a judge verdict on the spans' text, as the document has it); an ``unanswerable`` question is not answered
-by the chunks most like it over all documents (TF-IDF, then a judge verdict). Near-duplicates
-are found later, over all candidates in plan order (:mod:`._checks`).
+needs evidence from both passages); no question is a sentence of the passage copied back
+without a question mark; the (first) question points at no text the reader lacks (a phrase
+list, then a judge verdict); the texts are in the document's language; each answer is
+supported by its evidence (a judge verdict on the spans' text, as the document has it); an
+``unanswerable`` question is not answered by the chunks most like it over all documents
+(TF-IDF, then the judge is asked to copy the sentence that answers it: a quote found in those
+chunks rejects it; else a Yes/No verdict). Near-duplicates are found later, over all
+candidates in plan order (:mod:`._checks`).
 
 Example:
     >>> Outcome.failed("single-0001", "single", "en", "judge call failed: HTTP 500").reason
@@ -19,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..judges import JudgeRequest
 from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import ask_until_parsed, ask_verdict, load_template
+from ..metrics.judge import ask_until_parsed, ask_verdict, json_object, load_template
 from ..records import is_call_failure
 from ._ask import (
     PROMPT_VERSION,
@@ -31,7 +35,7 @@ from ._ask import (
     prompt_lang,
     template_id,
 )
-from ._checks import pointing_phrase, wrong_language
+from ._checks import copied_sentence, pointing_phrase, wrong_language
 from ._plan import Candidate, Passage, Plan
 from ._spans import locate
 
@@ -39,7 +43,8 @@ __all__ = ["DECLINE", "REASONS", "Outcome", "judge_candidate"]
 
 #: Why a candidate was not kept, in the order the checks run.
 REASONS = ("judge call failed", "unreadable judge answer", "evidence not found in the source",
-           "evidence not from both passages", "not standalone (phrase)",
+           "evidence not from both passages", "not a question (copies the document)",
+           "not standalone (phrase)",
            "not standalone (judge)", "wrong language", "unsupported by its evidence",
            "answered by the documents", "near-duplicate")
 #: The ground truth of an unanswerable question: the app should decline, in the row's language.
@@ -52,6 +57,10 @@ DECLINE = {"en": "The documents do not answer this question.",
            "pt": "Os documentos não respondem a esta pergunta."}
 #: Chunks over all documents read for whether an unanswerable question is answered after all.
 UNANSWERED_TOP_K = 3
+#: What the judge writes when no sentence answers the question (any case).
+NO_QUOTE = "NONE"
+_QUOTE_SCHEMA = {"type": "object", "properties": {"quote": {"type": "string"}},
+                 "required": ["quote"], "additionalProperties": False}
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,32 @@ async def _verdict(ctx: ScoreContext, name: str, lang: str, reasons: bool,
     return bool(is_yes), str(why)
 
 
+def _parse_quote(text: str) -> str | None:
+    """The ``quote`` of the judge's JSON answer ("" for none), or None when it is not one."""
+    obj = json_object(text)
+    quote = obj.get("quote") if obj is not None else None
+    if not isinstance(quote, str):
+        return None
+    return "" if quote.strip().strip(".").upper() in (NO_QUOTE, "") else quote.strip()
+
+
+async def _answering_quote(ctx: ScoreContext, lang: str, documents: list[str],
+                           question: str) -> str | None:
+    """The sentence of ``documents`` the judge copies as the answer to ``question`` when it is
+    there (found as :func:`locate` finds evidence), else None."""
+    messages = load_template("gen_answer_quote", prompt_lang(lang), PROMPT_VERSION).render(
+        documents="\n\n".join(documents), question=question)
+    request = JudgeRequest(messages=messages, schema_name="answer_quote",
+                           json_schema=_QUOTE_SCHEMA, max_tokens=200, logprobs=False)
+    quote, _ = _settled(await ask_until_parsed(ctx, request, _parse_quote, {},
+                                               "not a JSON quote as asked"))
+    for text in documents if quote else ():
+        at = locate(quote, text)
+        if at is not None:
+            return text[at[0]:at[1]]
+    return None
+
+
 def _spans(turn: DraftTurn, passages: tuple[Passage, ...]) -> list[tuple[int, int, int]]:
     """``(passage number, start, end)`` of each quote of ``turn``, offsets in the document."""
     found = []
@@ -154,6 +189,10 @@ async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *
         if c.kind == "multi" and len({k for k, _, _ in spans[0]}) < 2:
             raise _Rejected("evidence not from both passages",
                             "every quote is from one passage")
+        for turn in draft.turns:
+            copied = copied_sentence(turn.question, [p.text for p in c.passages])
+            if copied is not None:
+                raise _Rejected("not a question (copies the document)", copied)
         phrase = pointing_phrase(question, c.lang)
         if phrase is not None:
             raise _Rejected("not standalone (phrase)", phrase)
@@ -168,10 +207,13 @@ async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *
         if not ok:
             raise _Rejected("not standalone (judge)", why or None)
         if c.kind == "unanswerable":
-            top = plan.index.search(question, UNANSWERED_TOP_K)
-            documents = "\n\n".join(plan.chunks[i].text for i in top)
+            top = [plan.chunks[i].text for i in plan.index.search(question, UNANSWERED_TOP_K)]
+            quoted = await _answering_quote(ctx, c.lang, top, question)
+            used.append(template_id("gen_answer_quote", c.lang))
+            if quoted is not None:
+                raise _Rejected("answered by the documents", f"they say: {quoted}")
             answered, why = await _verdict(ctx, "gen_unanswered", c.lang, reasons,
-                                           documents=documents, question=question)
+                                           documents="\n\n".join(top), question=question)
             used.append(template_id("gen_unanswered", c.lang))
             if answered:
                 raise _Rejected("answered by the documents", why or None)

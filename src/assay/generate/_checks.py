@@ -1,6 +1,7 @@
 """The checks a candidate passes before it is kept that need no judge: a question that points
 at a text the reader does not have, a question in another language than its document's, and
-near-duplicates of a question kept before it.
+near-duplicates of a question kept before it, and a "question" that is a sentence of the
+document copied (a small judge sometimes writes the passage back instead of asking).
 
 Near-duplicates: English questions are compared by the cosine of their sentence embeddings
 (the offline MiniLM embedder: at :data:`COSINE_THRESHOLD` or more, a paraphrase asking the same
@@ -18,6 +19,10 @@ Example:
     'es'
     >>> round(ngram_similarity("How long do refunds take?", "How long do refunds take"), 2)
     1.0
+    >>> copied_sentence("唐代是茶文化发展的重要时期。", ["唐代是茶文化发展的重要时期。陆羽写成《茶经》。"])
+    '唐代是茶文化发展的重要时期。'
+    >>> copied_sentence("唐代是茶文化发展的重要时期吗？", ["唐代是茶文化发展的重要时期。"]) is None
+    True
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from dataclasses import dataclass
 from ..calls import ManagedEmbedder
 from ..embeddings import cosine
 from ._documents import UNDETERMINED
+from ._spans import resembling
 
-__all__ = ["COSINE_THRESHOLD", "NGRAM_THRESHOLD", "POINTING_PHRASES", "Duplicate",
-           "find_duplicates", "ngram_similarity", "pointing_phrase", "wrong_language"]
+__all__ = ["COPY_OVERLAP", "COSINE_THRESHOLD", "NGRAM_THRESHOLD", "POINTING_PHRASES",
+           "QUESTION_MARKS", "Duplicate", "copied_sentence", "find_duplicates", "ngram_similarity", "pointing_phrase", "wrong_language"]
 
 #: Two English questions this alike by embedding cosine (or more) are near-duplicates.
 COSINE_THRESHOLD = 0.88
@@ -62,6 +68,11 @@ POINTING_PHRASES: dict[str, tuple[str, ...]] = {
     "pt": ("o texto acima", "segundo o texto", "de acordo com o texto", "o trecho",
            "este texto"),
 }
+#: A question without a question mark whose words overlap a run of the passage's sentences
+#: this much (F1) or more is that text copied, not a question.
+COPY_OVERLAP = 0.8
+#: Question marks in the scripts assay writes questions in.
+QUESTION_MARKS = "?？¿؟"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _KEEP = re.compile(r"[\w\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 
@@ -85,6 +96,20 @@ def pointing_phrase(question: str, lang: str) -> str | None:
         for phrase in POINTING_PHRASES.get(key, ()):
             if phrase in text:
                 return phrase
+    return None
+
+
+def copied_sentence(question: str, passages: Sequence[str]) -> str | None:
+    """The passage text ``question`` copies when it has no question mark and its words overlap
+    one to three sentences of a passage by :data:`COPY_OVERLAP` or more (F1), else ``None``.
+    A request without a question mark that is not a copy ("Summarise the history of X.")
+    passes."""
+    if any(mark in question for mark in QUESTION_MARKS):
+        return None
+    for text in passages:
+        at = resembling(question, text, COPY_OVERLAP)
+        if at is not None:
+            return text[at[0]:at[1]]
     return None
 
 

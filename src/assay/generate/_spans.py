@@ -116,9 +116,10 @@ def _overlap(a: Counter[str], b: Counter[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def resembling(quote: str, text: str) -> tuple[int, int] | None:
+def resembling(quote: str, text: str, min_overlap: float = MIN_OVERLAP
+               ) -> tuple[int, int] | None:
     """``(start, end)`` of the one to three consecutive sentences of ``text`` whose words
-    overlap ``quote``'s most (F1 at least :data:`MIN_OVERLAP`; the first such on a tie), else
+    overlap ``quote``'s most (F1 at least ``min_overlap``; the first such on a tie), else
     ``None``.
 
     Example:
@@ -138,6 +139,6 @@ def resembling(quote: str, text: str) -> tuple[int, int] | None:
         for j in range(i, min(i + MAX_SENTENCES, len(sentences))):
             start, end = sentences[i][0], sentences[j][1]
             score = _overlap(wanted, _words(text[start:end]))
-            if score >= MIN_OVERLAP and (best is None or score > best[0]):
+            if score >= min_overlap and (best is None or score > best[0]):
                 best = (score, start, end)
     return None if best is None else (best[1], best[2])
