@@ -22,7 +22,7 @@ from assay.generate import (
     read_documents,
 )
 from assay.injection import language_of
-from assay.judges import FakeJudge
+from assay.judges import FakeJudge, JudgeRequest
 from conftest import requires_local_embedder
 from generation_judge import GenerationJudge, generation_judge
 
@@ -220,6 +220,31 @@ def test_an_unanswerable_question_whose_answer_the_judge_copies_is_rejected(
     assert rejected["detail"] == "they say: Refunds are paid within 14 days."
     assert not any("Do the documents answer" in r.messages[-1]["content"]
                    for r in judge.requests)  # found by the quote: no verdict asked
+
+
+@pytest.mark.parametrize("p_yes, kept", [(0.4, False), (0.1, True)])
+def test_a_doubtful_no_still_rejects_an_unanswerable_question(p_yes: float, kept: bool,
+                                                             docs: Path, tmp_path: Path) -> None:
+    """"No" with P(yes) 0.4 is no proof the documents leave it open: rejected (from 0.3)."""
+    import math
+
+    from assay.judges import JudgeResponse, TokenLogprob
+
+    scripted = GenerationJudge()
+
+    def script(request: JudgeRequest) -> str | JudgeResponse:
+        if "Do the documents answer" not in request.messages[-1]["content"]:
+            return scripted(request)  # type: ignore[return-value]
+        top = {"No": math.log(1 - p_yes), "Yes": math.log(p_yes)}
+        return JudgeResponse(text="No", logprobs=[TokenLogprob(token="No", logprob=top["No"],
+                                                               top=top)])
+
+    result = _run([docs], tmp_path / "qa.jsonl", n=1, kinds="unanswerable", max_candidates=1,
+                  judge=FakeJudge(script))
+    assert len(result.rows) == int(kept)
+    if not kept:
+        assert [(r["reason"], r["detail"]) for r in result.rejected] == [
+            ("answered by the documents", "P(yes) 0.40")]
 
 
 def test_a_quote_not_in_the_documents_does_not_reject_an_unanswerable_question(
