@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._conversation_facts import Fact, conversation_facts, success_turn
+from ._conversation_facts import Fact, conversation_facts, success_message
 from ._trajectory import (
     RESULT_CHARS,
     TrajectoryStep,
@@ -199,13 +199,12 @@ def conversation_view(inputs: Mapping[str, Any] | None, record: Mapping[str, Any
                                                    result.label]))
         bubbles[at].results.append(result)
     facts = conversation_facts(extra)
-    won = success_turn(extra)
-    if won is not None:
-        at = shown_in.get(won)
-        note = "marked below" if at is not None else "not a turn of this conversation"
-        for fact in facts:
-            if fact.label == "Success turn":
-                fact.note = note
-        if at is not None:
-            bubbles[at].marks.append("the attack succeeded here")
+    won = success_message(extra)
+    at = shown_in.get(won) if won is not None else None
+    if at is not None:
+        bubbles[at].marks.append("the attack succeeded here")
+    for fact in facts:
+        if fact.label == "Success turn":
+            fact.note = ("its reply is marked below" if at is not None
+                         else "its reply is not in these messages")
     return ConversationView(bubbles, facts, loose, agent, turns=len(turns))

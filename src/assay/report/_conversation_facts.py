@@ -1,11 +1,12 @@
 """What a conversation row says about how it was made, read from its extra fields, for the top
 of the conversation: a simulated user's scenario (``goal``, ``expected_outcome``, ``persona``)
 and why it stopped (``stop_reason``, ``stop_detail``), as ``assay simulate --scenarios``
-writes them; a multi-turn attack's ``strategy``, ``success``, ``success_turn`` and
-``backtracks``.
+writes them; a multi-turn attack's ``strategy``, ``success``, ``success_turn`` (the attack's
+turn, 1, 2, ...: its reply is found through the row's ``exchanges``), ``backtracks`` and
+``unrated`` (why its outcome is unknown); and the row's ``error``, if any.
 
 The scenario's fields are read from the row itself or from an object in its ``scenario``
-field (the row's own win). A turn is an index into the row's messages.
+field (the row's own win).
 
 Example:
     >>> facts = conversation_facts({"scenario": {"goal": "get a refund", "persona": {
@@ -27,7 +28,7 @@ from typing import Any
 from ._model import fmt, pretty_json
 
 __all__ = ["ATTACK_FIELDS", "SCENARIO_FIELDS", "STOP_REASONS", "Fact", "conversation_facts",
-           "success_turn"]
+           "success_message"]
 
 #: A scenario's fields shown, with their headings.
 SCENARIO_FIELDS = (("scenario_id", "Scenario"), ("goal", "Goal"),
@@ -42,7 +43,8 @@ STOP_REASONS = {
 }
 #: A multi-turn attack's fields shown, with their headings.
 ATTACK_FIELDS = (("strategy", "Attack strategy"), ("success", "Attack succeeded"),
-                 ("success_turn", "Success turn"), ("backtracks", "Backtracks"))
+                 ("success_turn", "Success turn"), ("backtracks", "Backtracks"),
+                 ("unrated", "Outcome unknown"))
 
 
 @dataclass
@@ -82,27 +84,43 @@ def _fields(extra: Mapping[str, Any] | None) -> dict[str, Any]:
     return merged
 
 
-def success_turn(extra: Mapping[str, Any] | None) -> int | None:
-    """The turn where an attack succeeded (its row's ``success_turn``), None when not given.
+def success_message(extra: Mapping[str, Any] | None) -> int | None:
+    """The index in the messages of the reply that made an attack succeed: the exchange of its
+    ``exchanges`` rated a success at the ``success_turn`` and kept in the messages; None when
+    the row names none.
 
     Example:
-        >>> success_turn({"success": True, "success_turn": 5}), success_turn({"success": False})
-        (5, None)
+        >>> success_message({"success": True, "success_turn": 2, "exchanges": [
+        ...     {"turn": 1, "message": 1, "success": False},
+        ...     {"turn": 2, "message": 3, "success": True}]})
+        3
+        >>> success_message({"success": False, "success_turn": None, "exchanges": []}) is None
+        True
     """
-    turn = _fields(extra).get("success_turn")
-    return turn if isinstance(turn, int) and not isinstance(turn, bool) else None
+    fields = _fields(extra)
+    turn = fields.get("success_turn")
+    exchanges = fields.get("exchanges")
+    if not fields.get("success") or turn is None or not isinstance(exchanges, list):
+        return None
+    for e in exchanges:
+        if isinstance(e, Mapping) and e.get("success") is True and e.get("turn") == turn:
+            message = e.get("message")
+            if isinstance(message, int) and not isinstance(message, bool):
+                return message
+    return None
 
 
 def conversation_facts(extra: Mapping[str, Any] | None) -> list[Fact]:
     """The scenario, stop and attack fields the row has (:data:`SCENARIO_FIELDS`,
-    ``stop_reason``, ``stop_detail``, :data:`ATTACK_FIELDS`), in that order.
+    ``stop_reason``, ``stop_detail``, :data:`ATTACK_FIELDS`) and its ``error``, in that order.
 
     Example:
         >>> [(f.label, f.text, f.css) for f in conversation_facts(
-        ...     {"strategy": "crescendo", "success": True, "success_turn": 5, "backtracks": 2})]
+        ...     {"strategy": "crescendo", "success": True, "success_turn": 5, "backtracks": 2,
+        ...      "error": None})]
         ... # doctest: +NORMALIZE_WHITESPACE
         [('Attack strategy', 'crescendo', ''), ('Attack succeeded', 'yes', 'bad'),
-         ('Success turn', '5', ''), ('Backtracks', '2', '')]
+         ('Success turn', 'attack turn 5', ''), ('Backtracks', '2', '')]
         >>> conversation_facts({"answer": "x"})
         []
     """
@@ -119,6 +137,10 @@ def conversation_facts(extra: Mapping[str, Any] | None) -> list[Fact]:
         value = fields.get(key)
         if value is None or value == "":
             continue
-        css = ("bad" if value else "good") if key == "success" and isinstance(value, bool) else ""
-        facts.append(Fact(label, _text(value), css))
+        css = ("bad" if value else "good") if key == "success" and isinstance(value, bool) \
+            else "warn" if key == "unrated" else ""
+        text = f"attack turn {fmt(value)}" if key == "success_turn" else _text(value)
+        facts.append(Fact(label, text, css))
+    if fields.get("error") not in (None, ""):
+        facts.append(Fact("Error", _text(fields["error"]), "bad"))
     return facts
