@@ -147,7 +147,7 @@ def test_compare_two_agent_runs(tmp_path: Path) -> None:
         ("wrong_argument", name, 0.0, 1.0) for name in NAMES}
 
 
-def test_report_shows_the_trajectory_as_steps(tmp_path: Path) -> None:
+def test_report_shows_the_trajectory_as_turns(tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
     _run(str(DATA), "--metrics", METRICS, "--store", str(store), "--out", str(tmp_path / "o"))
     with open_store(store) as opened:
@@ -165,7 +165,7 @@ def test_report_shows_the_trajectory_as_steps(tmp_path: Path) -> None:
     assert "reference 1: search_hotels" in detail
     assert "wrong value for &#39;city&#39;: &#39;Lyon&#39;" in detail
     booked = html[html.index("<h3>search_then_book</h3>"):]
-    assert "Trajectory (7 steps, 2 calls)" in booked[:booked.index("</article>")]
+    assert "Conversation (7 turns, 2 tool calls)" in booked[:booked.index("</article>")]
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         yield {"url": url, "run": res.summary["run_id"]}
 
 
-def test_web_ui_shows_the_steps_in_chromium(driver: Any, server: dict[str, Any]) -> None:  # noqa: F811
+def test_web_ui_shows_the_turns_and_calls_in_chromium(driver: Any, server: dict[str, Any]) -> None:  # noqa: F811
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
 
@@ -189,18 +189,27 @@ def test_web_ui_shows_the_steps_in_chromium(driver: Any, server: dict[str, Any])
     i = IDS.index("wrong_argument")
     driver.find_element(By.CSS_SELECTOR, f'#rowtable tbody tr[data-i="{i}"]').click()
     _wait(driver, ec.visibility_of_element_located((By.ID, f"detail-{i}")), "the detail panel")
-    steps = driver.find_elements(By.CSS_SELECTOR, f"#detail-{i} .trajectory li.step")
-    texts = [s.text for s in steps]
-    assert [t.splitlines()[0] for t in texts] == [
-        "system", "user", "call 1: search_hotels", "result of search_hotels (c1)", "final answer"]
-    assert '"city": "Lyon"' in texts[2] and "wrong value for 'city'" in texts[2]
+    turns = driver.find_elements(By.CSS_SELECTOR, f"#detail-{i} ol.chat > li.turn")
+    assert [t.text.splitlines()[0] for t in turns] == [
+        "system turn 0", "user turn 1", "assistant turn 2", "assistant turn 4 final answer"]
+    call = turns[2].find_element(By.CSS_SELECTOR, ".call")  # inside the turn that made it
+    assert call.text.splitlines()[0] == "call 1: search_hotels"
+    assert '"city": "Lyon"' in call.text and "wrong value for 'city'" in call.text
+    result = call.find_element(By.CSS_SELECTOR, "details.tool-result")  # folded under it
+    assert result.get_attribute("data-turn") == "3" and result.get_attribute("open") is None
+    assert result.text.startswith("result of search_hotels (c1) turn 3")
+    result.find_element(By.TAG_NAME, "summary").click()
+    _wait(driver, lambda d: result.get_attribute("open") is not None, "the result to unfold")
+    assert result.find_element(By.CSS_SELECTOR, ".text").text == '[{"hotel_id": 12, "price": 90}]'
     assert _csp_violations(driver) == []
 
     driver.get(f"{url}/runs/{run}/rows/search_then_book")
-    _wait(driver, ec.presence_of_element_located((By.CSS_SELECTOR, ".trajectory")), "the row page")
-    calls = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".trajectory li.step-call")]
-    assert [c.splitlines()[0] for c in calls] == ["call 1: search_hotels", "call 2: book_hotel"]
-    assert '"nights": 2' in calls[1]
+    _wait(driver, ec.presence_of_element_located((By.CSS_SELECTOR, ".conversation")),
+          "the row page")
+    calls = driver.find_elements(By.CSS_SELECTOR, ".conversation .call")
+    assert [c.text.splitlines()[0] for c in calls] == ["call 1: search_hotels",
+                                                       "call 2: book_hotel"]
+    assert '"nights": 2' in calls[1].text
     refs = driver.find_elements(By.CSS_SELECTOR, ".references li.step-reference")
     assert [r.text.splitlines()[0] for r in refs] == ["reference 1: search_hotels",
                                                       "reference 2: book_hotel"]

@@ -311,11 +311,14 @@ def test_detail_shows_turns_contexts_and_per_turn_results(html: str) -> None:
     tree = parse(html)
     conv = tree.text("detail-3")
     assert "Conversation (4 turns)" in conv
-    assert "user Which tent is lightest?" in conv
-    assert "assistant Our stoves boil water in 3 minutes." in conv
-    assert "assistant The SkyView 2, at 1.3 kg 1 citation [doc-7] Catalogue SkyView 2: 1.3 kg" \
+    assert "user turn 0 Which tent is lightest?" in conv
+    # each turn's result beside it, the per-turn table still there (collapsed) with the metric
+    assert ("assistant turn 1 The SkyView 2, at 1.3 kg 1 citation [doc-7] Catalogue SkyView 2: "
+            "1.3 kg retrieval_score 5 answers it user turn 2") in conv
+    assert "assistant turn 3 Our stoves boil water in 3 minutes. retrieval_score 1 off topic" \
         in conv
-    assert "Per-turn results (2) turn value reason error 1 5 answers it – 3 1 off topic" in conv
+    assert ("Per-turn results, also beside each turn (2) turn value reason error 1 5 answers it "
+            "– 3 1 off topic") in conv
     assert "Contexts (2) It is green. It has a fly." in tree.text("detail-2")
 
 

@@ -94,14 +94,14 @@ def test_the_report_renders_the_steps_escaped() -> None:
     assert html.count("<script>") == 1  # the report's own script only
 
 
-def test_the_row_page_of_the_web_ui_renders_the_steps_escaped(tmp_path: Any) -> None:
+def test_the_row_page_of_the_web_ui_renders_the_calls_escaped(tmp_path: Any) -> None:
     store = tmp_path / "runs.sqlite"
     res = evaluate([ROW], metrics=METRICS, run=RunOptions(store=store, progress=False))
     with TestClient(create_app(store)) as client:
         page = client.get(f"/runs/{res.summary['run_id']}/rows/a1")
     assert page.status_code == 200
     html = page.text
-    assert "Trajectory (8 steps, 2 calls)" in html
+    assert "Conversation (7 turns, 2 tool calls)" in html
     assert "call 2: book_hotel" in html and "{hotel_id: 3" in html
     assert "the arguments are not valid JSON" in html and "extra call" in html
     assert "&lt;script&gt;alert(" in html and "<script" not in html

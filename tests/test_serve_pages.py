@@ -161,7 +161,7 @@ def test_inputs_come_from_the_store_without_the_dataset_file(client: TestClient,
     assert "=stored answer" in report and "tents" in report
     assert "was not found" not in report
     row = client.get(f"/runs/{run}/rows/k2").text
-    assert "Stored turn?" in row and "Conversation (1 turns)" in row
+    assert "Stored turn?" in row and "Conversation (1 turn)" in row
     older = client.get(f"/runs/{runs['big']}/rows/r001").text  # no inputs stored, no dataset
     assert "the run names no dataset file" in older
 

@@ -1,6 +1,8 @@
 """The HTML report of a run: one self-contained file (no network), with score distributions,
-defect rates, calibration, a filterable per-row table with details (an agent's trajectory as
-readable steps, a generated row's source with its evidence marked), and a comparison.
+defect rates, calibration, a filterable per-row table with details (a conversation as turns
+with each metric's per-turn reasons beside the turn they name, an agent's tool calls with
+their results and findings, a generated row's source with its evidence marked), and a
+comparison.
 
 Example:
     >>> import tempfile
@@ -14,6 +16,14 @@ Example:
     True
 """
 
+from ._conversation import (
+    MESSAGE_CHARS,
+    ConversationView,
+    ToolCallView,
+    TurnBubble,
+    conversation_view,
+)
+from ._conversation_facts import Fact, conversation_facts
 from ._details import detail_items, inputs_view
 from ._load import (
     calibration_of,
@@ -23,8 +33,17 @@ from ._load import (
     load_calibration,
     load_inputs,
 )
-from ._model import fmt, metric_names, pretty_json, scale_of, template_environment, value_of
+from ._model import (
+    fmt,
+    metric_names,
+    pretty_json,
+    scale_of,
+    template_environment,
+    value_css,
+    value_of,
+)
 from ._render import render_report
+from ._row import metric_views, row_input_parts
 from ._source import SOURCE_FIELD, SOURCE_KEYS, evidence_texts, marked_parts, source_spans
 from ._stats import MetricStats, Pager, RunStats
 from ._trajectory import (
@@ -34,10 +53,13 @@ from ._trajectory import (
     call_findings,
     trajectory_view,
 )
+from ._turn_results import TurnResult, turn_results
 
-__all__ = ["RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "MetricStats", "Pager", "RunStats",
-           "TrajectoryStep", "TrajectoryView", "calibration_of", "call_findings", "detail_items",
-           "evidence_texts", "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows",
-           "inputs_view", "load_calibration", "load_inputs", "marked_parts", "metric_names",
-           "pretty_json", "render_report", "scale_of", "source_spans", "template_environment",
-           "trajectory_view", "value_of"]
+__all__ = ["MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "ConversationView",
+           "Fact", "MetricStats", "Pager", "RunStats", "ToolCallView", "TrajectoryStep",
+           "TrajectoryView", "TurnBubble", "TurnResult", "calibration_of", "call_findings",
+           "conversation_facts", "conversation_view", "detail_items", "evidence_texts",
+           "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view",
+           "load_calibration", "load_inputs", "marked_parts", "metric_names", "metric_views",
+           "pretty_json", "render_report", "row_input_parts", "scale_of", "source_spans",
+           "template_environment", "trajectory_view", "turn_results", "value_css", "value_of"]

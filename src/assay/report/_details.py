@@ -88,9 +88,12 @@ def _cell(column: str, value: Any) -> tuple[str, str]:
     return text, css
 
 
-def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
+def detail_items(details: Mapping[str, Any] | None, *,
+                 beside_turns: bool = False) -> list[DetailItem]:
     """A metric's ``details`` made readable: lists of records as tables, lists of strings as
-    lists, scalars as text, anything else as indented JSON; the usual evidence first.
+    lists, scalars as text, anything else as indented JSON; the usual evidence first. With
+    ``beside_turns`` (the page shows the per-turn results beside each turn) the per-turn table
+    is collapsed.
 
     Example:
         >>> items = detail_items({"prompt_sha256": "ab12", "ungrounded": [
@@ -99,6 +102,9 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
         [('Ungrounded statements', 'table'), ('prompt sha256', 'scalar')]
         >>> items[0].rows[0]
         [('It is red.', ''), ('contradicted', 'bad'), ('green', '')]
+        >>> turns = detail_items({"turns": [{"turn": 1, "value": 4}]}, beside_turns=True)[0]
+        >>> turns.label, turns.collapsed
+        ('Per-turn results, also beside each turn', True)
     """
     if not details:
         return []
@@ -110,9 +116,13 @@ def detail_items(details: Mapping[str, Any] | None) -> list[DetailItem]:
     for key in order:
         value = details[key]
         label = DETAIL_LABELS.get(key, key.replace("_", " "))
+        folded = beside_turns and key == "turns"
+        if folded:
+            label += ", also beside each turn"
         item = DetailItem(key=key, label=label, kind="scalar", muted=key in DETAIL_LAST,
                           highlight=key in _PROBLEMS and bool(value),
-                          collapsed=key == "verdicts" and any(k in details for k in _PROBLEMS))
+                          collapsed=folded or (key == "verdicts"
+                                               and any(k in details for k in _PROBLEMS)))
         if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
             columns: list[str] = []
             for v in value:

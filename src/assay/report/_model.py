@@ -39,6 +39,7 @@ __all__ = [
     "table_view",
     "template_environment",
     "unscored_reasons",
+    "value_css",
     "value_of",
 ]
 
@@ -145,6 +146,22 @@ def scale_of(name: str, values: Sequence[float]) -> Scale:
             return Scale(1.0, 5.0, True)
         return Scale(float(lo), float(hi), True)
     return Scale(float(lo), float(hi) if hi > lo else float(lo) + 1, False)
+
+
+def value_css(value: float, scale: Scale) -> str:
+    """``v-good`` / ``v-mid`` / ``v-bad`` by where ``value`` sits on its scale, read the way
+    the scale says is better.
+
+    Example:
+        >>> value_css(5, Scale(1.0, 5.0, True)), value_css(2, Scale(1.0, 5.0, True))
+        ('v-good', 'v-bad')
+        >>> value_css(6, scale_of("violence", []))
+        'v-bad'
+    """
+    span = scale.hi - scale.lo
+    share = (value - scale.lo) / span if span else 0.5
+    good = share if scale.higher_is_better else 1 - share
+    return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
 
 
 @dataclass(frozen=True)

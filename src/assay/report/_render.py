@@ -34,21 +34,20 @@ from ..metrics import row_notes, summary_notes, summary_tables
 from ..records import RunData
 from ._calibration_view import calibration_view
 from ._comparison_view import comparison_view, report_sides
-from ._details import detail_items, inputs_view
 from ._model import (
     Bin,
     Scale,
     fmt,
     histogram,
     metric_names,
-    pretty_json,
     scale_of,
     table_view,
     template_environment,
+    value_css,
     value_of,
 )
+from ._row import metric_views, row_input_parts
 from ._stats import MetricStats, Pager, RunStats
-from ._trajectory import trajectory_view
 
 __all__ = ["render_report"]
 
@@ -221,7 +220,7 @@ def _chart(bins: list[Bin], scale: Scale, width: int = 300, height: int = 130) -
 def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
               scales: Mapping[str, Scale], inputs: Mapping[str, Any] | None,
               other: Mapping[str, Any] | None, other_label: str) -> dict[str, Any]:
-    cells, metrics = [], []
+    cells = []
     for name in names:
         result = rec.get(name)
         value = value_of(rec, name)
@@ -229,33 +228,25 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
             cells.append({"text": "", "v": "", "css": "absent", "title": "not run on this row"})
             continue
         error = result.get("error")
-        css = "unscored" if value is None else _value_css(value, scales[name])
         na = value is None and str(error or "").startswith("does not apply")
         cells.append({"text": ("n/a" if na else "unscored") if value is None else fmt(value),
-                      "v": "" if value is None else repr(value), "css": css,
+                      "v": "" if value is None else repr(value), "css": _css(name, value, scales),
                       "title": error or result.get("reason") or ""})
-        other_result = other.get(name) if other else None
-        metrics.append({
-            "name": name, "value": value, "css": css, "na": na,
-            "weighted": result.get("weighted"), "reason": result.get("reason"),
-            "error": error, "evidence": detail_items(result.get("details")),
-            "other": ({"label": other_label, "value": value_of({name: other_result}, name),
+    parts = row_input_parts(inputs, rec, names=names)
+    metrics = metric_views(rec, names, lambda name, value: _css(name, value, scales),
+                           conversation=parts["conversation"])
+    for m in metrics:
+        other_result = other.get(m["name"]) if other else None
+        m["other"] = ({"label": other_label,
+                       "value": value_of({m["name"]: other_result}, m["name"]),
                        "reason": other_result.get("reason"), "error": other_result.get("error")}
-                      if isinstance(other_result, Mapping) else None),
-        })
+                      if isinstance(other_result, Mapping) else None)
     return {"i": i, "id": rid, "cells": cells, "metrics": metrics,
             "notes": {heading: {"text": note.text,
                                 "detail": ", ".join(f"{k} {fmt(v)}" for k, v in note.values.items())}
                       for heading, note in row_notes(rec).items()},
-            "injection": describe(rec.get("injection")),
-            "inputs": inputs_view(inputs, rec) if inputs is not None else None,
-            "trajectory": trajectory_view(inputs, rec) if inputs is not None else None,
-            "extra": pretty_json(inputs["extra"]) if inputs and inputs.get("extra") else None}
+            "injection": describe(rec.get("injection")), **parts}
 
 
-def _value_css(value: float, scale: Scale) -> str:
-    """``lo`` / ``mid`` / ``hi`` by where the value sits on its scale, ``bad`` side first."""
-    span = scale.hi - scale.lo
-    share = (value - scale.lo) / span if span else 0.5
-    good = share if scale.higher_is_better else 1 - share
-    return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
+def _css(name: str, value: float | None, scales: Mapping[str, Scale]) -> str:
+    return "unscored" if value is None else value_css(value, scales[name])

@@ -35,8 +35,8 @@ from typing import Any
 
 from ._model import pretty_json
 
-__all__ = ["RESULT_CHARS", "TrajectoryStep", "TrajectoryView", "call_findings", "has_trajectory",
-           "reference_text", "trajectory_view"]
+__all__ = ["RESULT_CHARS", "TrajectoryStep", "TrajectoryView", "call_findings", "call_step",
+           "has_trajectory", "reference_text", "tool_call_parts", "trajectory_view"]
 
 #: A tool result longer than this shows its start, the whole text behind "show all".
 RESULT_CHARS = 600
@@ -133,9 +133,14 @@ def call_findings(record: Mapping[str, Any] | None) -> tuple[dict[int, list[str]
     return by_call, by_ref, other
 
 
-def _arguments(call: Mapping[str, Any]) -> tuple[str, str, str]:
+def tool_call_parts(call: Mapping[str, Any]) -> tuple[str, str, str]:
     """``(name, call id, arguments text)`` of a call as inputs hold it, in OpenAI's shape
-    (``{"id", "function": {"name", "arguments"}}``: the store keeps it so, datasets give it so)."""
+    (``{"id", "function": {"name", "arguments"}}``: the store keeps it so, datasets give it so).
+
+    Example:
+        >>> tool_call_parts({"id": "c1", "function": {"name": "f", "arguments": {"a": 1}}})
+        ('f', 'c1', '{"a": 1}')
+    """
     found = call.get("function")
     fn: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     name = fn.get("name", "?")
@@ -179,8 +184,16 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _call_step(n: int, call: Mapping[str, Any], findings: list[str]) -> TrajectoryStep:
-    name, _, args = _arguments(call)
+def call_step(n: int, call: Mapping[str, Any], findings: list[str]) -> TrajectoryStep:
+    """The ``n``-th call of a conversation as a step: its name, its arguments as indented JSON
+    (as written, with a note, when they are not valid JSON) and its ``findings``.
+
+    Example:
+        >>> step = call_step(2, {"id": "c", "function": {"name": "f", "arguments": "{x"}}, [])
+        >>> step.title, step.text, step.note
+        ('call 2: f', '{x', 'the arguments are not valid JSON')
+    """
+    name, _, args = tool_call_parts(call)
     try:
         text, note = pretty_json(json.loads(args)), ""
     except (ValueError, RecursionError):
@@ -229,9 +242,9 @@ def trajectory_view(inputs: Mapping[str, Any],
         for call in turn.get("tool_calls") or []:
             if isinstance(call, Mapping):
                 n += 1
-                name, call_id, _ = _arguments(call)
+                name, call_id, _ = tool_call_parts(call)
                 names[call_id] = name
-                steps.append(_call_step(n, call, by_call.pop(n, [])))
+                steps.append(call_step(n, call, by_call.pop(n, [])))
     other += [t for texts in by_call.values() for t in texts]  # calls the inputs lack
     references = []
     for j, ref in enumerate(inputs.get("reference_tool_calls") or [], start=1):

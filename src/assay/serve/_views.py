@@ -32,16 +32,15 @@ from ..metrics import row_notes
 from ..records import RunData
 from ..report import (
     RunStats,
-    detail_items,
     find_dataset,
     fmt,
-    inputs_view,
     load_inputs,
     metric_names,
+    metric_views,
     pretty_json,
+    row_input_parts,
     scale_of,
-    trajectory_view,
-    value_of,
+    value_css,
 )
 from ..store import RunInfo, Store
 
@@ -150,11 +149,7 @@ def _value_css(value: float | None, name: str, stats: RunStats | None) -> str:
     if value is None:
         return "unscored"
     counts = stats.metrics[name].counts if stats and name in stats.metrics else {value: 1}
-    scale = scale_of(name, list(counts))
-    span = scale.hi - scale.lo
-    share = (value - scale.lo) / span if span else 0.5
-    good = share if scale.higher_is_better else 1 - share
-    return "v-good" if good >= 0.75 else "v-bad" if good < 0.4 else "v-mid"
+    return value_css(value, scale_of(name, list(counts)))
 
 
 def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None = None,
@@ -173,29 +168,15 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
     at = ids.index(row_id) if row_id in ids else 0
     names = [n for n in (stats.names if stats else []) if n in rec]
     names += [n for n in metric_names(info.summary or {}, [rec]) if n not in names]
-    metrics = []
-    for name in names:
-        result = rec.get(name)
-        if not isinstance(result, Mapping):
-            continue
-        value = value_of(rec, name)
-        error = result.get("error")
-        metrics.append({
-            "name": name, "value": value, "css": _value_css(value, name, stats),
-            "na": value is None and str(error or "").startswith("does not apply"),
-            "weighted": result.get("weighted"), "reason": result.get("reason"),
-            "error": error, "evidence": detail_items(result.get("details")),
-        })
     row_inputs = inputs.get(row_id) if inputs is not None else None
+    parts = row_input_parts(row_inputs, rec, names=names)
+    metrics = metric_views(rec, names, lambda name, value: _value_css(value, name, stats),
+                           conversation=parts["conversation"])
     return {
         "id": row_id, "position": k + 1, "total": info.rows,
         "prev": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
-        "metrics": metrics,
-        "inputs": inputs_view(row_inputs, rec) if row_inputs is not None else None,
-        "trajectory": trajectory_view(row_inputs, rec) if row_inputs is not None else None,
-        "extra": pretty_json(row_inputs["extra"]) if row_inputs and row_inputs.get("extra")
-        else None,
+        "metrics": metrics, **parts,
         "notes": row_notes(rec),  # each metric family's note on the row (e.g. diagnosis)
         "injection": describe(rec.get("injection")),
         "raw": pretty_json(rec),
