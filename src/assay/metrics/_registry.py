@@ -35,6 +35,7 @@ from .agent import (
     TrajectoryPrecision,
     TrajectoryRecall,
 )
+from .conversation import CONVERSATION_JUDGED
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
@@ -72,6 +73,8 @@ AUTO_METRICS = (
 #: ones on conversations that give ``reference_tool_calls`` (``tool_schema_validity``:
 #: ``tools``); on other rows each is skipped with the reason.
 AUTO_AGENT_METRICS = (*(m.name for m in AGENT_JUDGED), *AGENT_METRICS)
+#: Every metric ``--metrics auto`` considers, in the order it plans them.
+_AUTO = (*AUTO_METRICS, *AUTO_AGENT_METRICS)
 
 
 def register(metric: Metric, *, replace: bool = False) -> Metric:
@@ -98,7 +101,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
            ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
            TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
-           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED):
+           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED, *CONVERSATION_JUDGED):
     register(_m)
 
 
@@ -216,7 +219,7 @@ class MetricPlanner:
         self.source = source
         self.auto = isinstance(metrics, str) and metrics.strip() == "auto"
         if self.auto:
-            self.candidates = [get_metric(name) for name in (*AUTO_METRICS, *AUTO_AGENT_METRICS)]
+            self.candidates = [get_metric(name) for name in _AUTO]
         else:
             names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
                      else list(metrics))
@@ -281,7 +284,7 @@ class MetricPlanner:
         if self.auto:
             skipped.extend(f"{name}: not in the auto set; add it with {option('metrics', name)}"
                            for name in REGISTRY
-                           if name not in AUTO_METRICS and name not in AUTO_AGENT_METRICS)
+                           if name not in _AUTO)
             return Plan(chosen, skipped)
         if self._problems:
             raise DataError(self._problems)
