@@ -50,7 +50,7 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_AGENT_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
+__all__ = ["AUTO_AGENT_METRICS", "AUTO_CONVERSATION_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
            "get_metric", "list_metrics", "plan_metrics", "register", "similar_metric_names",
            "unknown_metrics_error"]
 
@@ -73,8 +73,14 @@ AUTO_METRICS = (
 #: ones on conversations that give ``reference_tool_calls`` (``tool_schema_validity``:
 #: ``tools``); on other rows each is skipped with the reason.
 AUTO_AGENT_METRICS = (*(m.name for m in AGENT_JUDGED), *AGENT_METRICS)
+#: What ``--metrics auto`` also runs on conversations that give what they need:
+#: ``goal_completion`` on rows with an ``expected_outcome`` or a ``goal`` (as ``assay simulate``
+#: writes them). The other judged conversation metrics (``knowledge_retention``,
+#: ``role_adherence``, ``turn_relevance``) apply to most conversations, at a judge request or
+#: more each: they are asked for by name.
+AUTO_CONVERSATION_METRICS = ("goal_completion",)
 #: Every metric ``--metrics auto`` considers, in the order it plans them.
-_AUTO = (*AUTO_METRICS, *AUTO_AGENT_METRICS)
+_AUTO = (*AUTO_METRICS, *AUTO_AGENT_METRICS, *AUTO_CONVERSATION_METRICS)
 
 
 def register(metric: Metric, *, replace: bool = False) -> Metric:
