@@ -424,3 +424,18 @@ def test_assay_run_takes_the_four_metrics_and_lists_them(tmp_path: Path,
     assert listed["goal_completion"]["range"] == [1.0, 5.0]
     assert get_metric("goal_completion") is GOAL_COMPLETION
 
+
+def test_explain_brings_the_turn_its_reason_names(tmp_path: Path) -> None:
+    from assay import RunOptions, explain
+
+    out = tmp_path / "out"
+    evaluate(_write(tmp_path), metrics="knowledge_retention", judge=FakeJudge('{"score": 3}'),
+             judging=JudgeOptions(cache=None), scoring=ScoringOptions(reasons="never"),
+             run=RunOptions(out=out))
+    stored = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+    assert "turn" not in stored["knowledge_retention"]["details"]
+    [e] = explain(out, "s1", judge=FakeJudge(rating(3, "Asked for 4417 again.", 4)),
+                  cache=False, store=False)
+    assert e.reason == "Asked for 4417 again."
+    stored = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+    assert stored["knowledge_retention"]["details"]["turn"] == 4
