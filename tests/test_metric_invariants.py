@@ -11,6 +11,7 @@ import pytest
 from assay.data import Row, rows_from_records
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import AUTO_AGENT_METRICS, REGISTRY, Metric, MetricResult, ScoreContext
+from assay.metrics.conversation import CONVERSATION_JUDGED
 from assay.metrics.safety import CATEGORIES, SeverityMetric
 
 #: The fields a metric may require: QA fields, and (agent metrics) a conversation's tool fields.
@@ -18,6 +19,8 @@ EVALUABLE = {"question", "context", "answer", "ground_truth", "messages", "tools
              "reference_tool_calls"}
 ALL_METRICS = sorted(REGISTRY)
 AGENT = sorted(AUTO_AGENT_METRICS)
+#: The judged conversation metrics: they read a whole conversation (and its scenario's fields).
+CONVERSATION = sorted(m.name for m in CONVERSATION_JUDGED)
 LEXICAL = sorted(name for name, m in REGISTRY.items()
                  if not m.uses_judge and not getattr(m, "uses_embedder", False)
                  and name not in AGENT)
@@ -36,6 +39,18 @@ AGENT_ROW = rows_from_records([{"messages": [
     "tools": [{"type": "function", "function": {"name": "weather", "parameters": {
         "type": "object", "properties": {"city": {"type": "string"}}}}}],
     "reference_tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}])[0]
+
+#: A simulated conversation (``assay simulate --scenarios``): a system message, two exchanges,
+#: the scenario's goal and expected outcome.
+CONVERSATION_ROW = rows_from_records([{
+    "id": "s1", "goal": "Move booking 4417 to Friday.", "persona": "busy traveller",
+    "facts": ["booking 4417"], "expected_outcome": "Booking 4417 is moved to Friday.",
+    "max_turns": 6, "lang": "en", "stop_reason": "goal_met", "messages": [
+        {"role": "system", "content": "You are a hotel booking assistant."},
+        {"role": "user", "content": "Please move booking 4417 to Friday."},
+        {"role": "assistant", "content": "Which hotel is it for?"},
+        {"role": "user", "content": "The Lyon one."},
+        {"role": "assistant", "content": "Done: booking 4417 is on Friday."}]}])[0]
 
 #: A question its documents cannot answer (``assay generate``'s ``unanswerable`` rows).
 UNANSWERABLE_ROW = FULL_ROW.model_copy(update={"id": "unanswerable",
@@ -56,6 +71,8 @@ def _row_for(name: str) -> Row:
     """A row every required field of metric ``name`` is given on, that it applies to."""
     if name in AGENT:
         return AGENT_ROW
+    if name in CONVERSATION:
+        return CONVERSATION_ROW
     return UNANSWERABLE_ROW if name in UNANSWERABLE_METRICS else FULL_ROW
 
 
@@ -113,7 +130,7 @@ def test_applies_follows_required_fields(name: str) -> None:
 def test_a_metric_that_compares_the_answer_with_a_reference_skips_unanswerable_rows(
         name: str) -> None:
     metric = REGISTRY[name]
-    if name in AGENT:
+    if name in AGENT or name in CONVERSATION:  # conversations: no answer to compare
         return
     why = metric.applies(UNANSWERABLE_ROW)
     if name in COMPARE_WITH_REFERENCE:
@@ -271,6 +288,9 @@ def test_judge_values_are_in_range(name: str, rating: int) -> None:
     elif name == "negative_rejection":  # Yes: the app answered (0.0); No: it declined (1.0)
         assert result.value == (0.0 if rating == 1 else 1.0)
         assert [r.schema_name for r in judge.requests] == ["verdict"]
+    elif name == "turn_relevance":  # one Yes/No verdict per assistant turn: the share of Yes
+        assert result.value == (1.0 if rating == 1 else 0.0)
+        assert [r.schema_name for r in judge.requests] == ["verdict", "verdict"]
     elif REGISTRY[name].prompt_names == (name,):  # a rubric metric: one rating request
         assert result.value == float(rating)
         assert len(judge.requests) == 1

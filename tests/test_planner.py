@@ -8,6 +8,7 @@ from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.metrics import (
     AUTO_AGENT_METRICS,
+    AUTO_CONVERSATION_METRICS,
     AUTO_METRICS,
     REGISTRY,
     Plan,
@@ -93,9 +94,10 @@ def test_auto_with_context_and_ground_truth() -> None:
     assert rejection == [("negative_rejection: skipped, no row can be scored (row has no "
                           "answerable field: negative_rejection scores rows marked answerable: "
                           "false)")]
-    agent = [line for line in plan.skipped if line.split(":")[0] in AUTO_AGENT_METRICS]
-    assert len(agent) == len(AUTO_AGENT_METRICS)
-    assert all("row has no messages" in line for line in agent)  # QA rows: no tool calls
+    agent = [line for line in plan.skipped
+             if line.split(":")[0] in (*AUTO_AGENT_METRICS, *AUTO_CONVERSATION_METRICS)]
+    assert len(agent) == len(AUTO_AGENT_METRICS) + len(AUTO_CONVERSATION_METRICS)
+    assert all("row has no messages" in line for line in agent)  # QA rows: no conversation
     assert all("not in the auto set" in line for line in plan.skipped
                if line not in precision and line not in agent and line not in rejection)
 
@@ -108,7 +110,8 @@ def test_auto_with_a_contexts_list_and_ground_truth_runs_every_auto_metric() -> 
     assert names(plan) == [m for m in AUTO_METRICS if m != "negative_rejection"]
     assert_every_other_metric_has_a_reason(plan)
     assert all("not in the auto set" in line for line in plan.skipped
-               if line.split(":")[0] not in (*AUTO_AGENT_METRICS, "negative_rejection"))
+               if line.split(":")[0] not in (*AUTO_AGENT_METRICS, *AUTO_CONVERSATION_METRICS,
+                                             "negative_rejection"))
 
 
 def test_auto_plans_negative_rejection_for_unanswerable_rows_and_the_rest_for_answerable() -> None:
@@ -169,6 +172,22 @@ def test_auto_conversation_with_citations() -> None:
     assert names(plan) == ["coherence", "fluency", "groundedness", "relevance",
                            "groundedness_claims", "faithfulness", "retrieval_score", *SAFETY]
     assert_every_other_metric_has_a_reason(plan)
+
+
+def test_auto_plans_goal_completion_for_conversations_that_give_an_outcome_or_a_goal() -> None:
+    plain = conversation()
+    assert "goal_completion" not in names(plan_metrics([plain], "auto"))
+    lines = dict(line.split(": ", 1) for line in plan_metrics([plain], "auto").skipped)
+    assert "no expected_outcome or goal" in lines["goal_completion"]
+    for field in ("expected_outcome", "goal"):
+        given = plain.model_copy(update={"extra": {field: "The weight is given."}})
+        plan = plan_metrics([given], "auto")
+        assert names(plan) == ["coherence", "fluency", "relevance", *SAFETY, "goal_completion"]
+        assert_every_other_metric_has_a_reason(plan)
+    # the other judged conversation metrics are asked for by name
+    lines = dict(line.split(": ", 1) for line in plan.skipped)
+    for name in ("knowledge_retention", "role_adherence", "turn_relevance"):
+        assert lines[name].startswith("not in the auto set"), name
 
 
 # --- explicit lists ---------------------------------------------------------------------------

@@ -448,7 +448,7 @@ def test_readme_metrics_tables_match_the_planner() -> None:
     """Each QA line's fields plan exactly its metrics plus those of the lines whose fields it
     includes; the conversation lines likewise; together they are the whole auto set."""
     from assay.data import rows_from_records
-    from assay.metrics import AUTO_METRICS, plan_metrics
+    from assay.metrics import AUTO_CONVERSATION_METRICS, AUTO_METRICS, plan_metrics
 
     def planned(record: dict[str, Any]) -> set[str]:
         rows = rows_from_records([{"id": "1", **record}])
@@ -470,12 +470,16 @@ def test_readme_metrics_tables_match_the_planner() -> None:
         covered |= set(metrics)
     turns = [{"role": "user", "content": "Hi?"}, {"role": "assistant", "content": "Hello."}]
     cited = [turns[0], {**turns[1], "context": {"citations": [{"id": "d", "content": "Doc."}]}}]
-    (plain_label, plain), (cited_label, with_citations) = _tables(
+    (plain_label, plain), (cited_label, with_citations), (goal_label, with_goal) = _tables(
         text, "a conversation (`messages`) with")
     assert "citations" in cited_label and "citations" not in plain_label
+    assert "`expected_outcome`" in goal_label and "`goal`" in goal_label
     assert planned({"messages": turns}) == set(plain)
     assert planned({"messages": cited}) == set(plain) | set(with_citations)
+    for field in ("expected_outcome", "goal"):
+        assert planned({"messages": turns, field: "Hello said."}) == set(plain) | set(with_goal)
     assert covered | set(plain) | set(with_citations) == set(AUTO_METRICS)
+    assert set(with_goal) == set(AUTO_CONVERSATION_METRICS)
 
 
 def _headers(text: str) -> list[list[str]]:

@@ -37,6 +37,7 @@ from ._family import (
 from ._plugins import METRICS_GROUP, MetricInfo, MetricRegistry, metric_kind
 from ._registry import (
     AUTO_AGENT_METRICS,
+    AUTO_CONVERSATION_METRICS,
     AUTO_METRICS,
     REGISTRY,
     MetricPlanner,
@@ -65,6 +66,7 @@ from .safety import SafetyMode
 
 __all__ = [
     "AUTO_AGENT_METRICS",
+    "AUTO_CONVERSATION_METRICS",
     "AUTO_METRICS",
     "CORE_SETTINGS",
     "METRICS_GROUP",

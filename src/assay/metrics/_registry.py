@@ -35,6 +35,7 @@ from .agent import (
     TrajectoryPrecision,
     TrajectoryRecall,
 )
+from .conversation import CONVERSATION_JUDGED
 from .embedding import SemanticSimilarity
 from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
 from .lexical import BleuScore, ExactMatch, F1Score, RougeL
@@ -49,7 +50,7 @@ from .rag import (
 )
 from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
 
-__all__ = ["AUTO_AGENT_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
+__all__ = ["AUTO_AGENT_METRICS", "AUTO_CONVERSATION_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
            "get_metric", "list_metrics", "plan_metrics", "register", "similar_metric_names",
            "unknown_metrics_error"]
 
@@ -72,6 +73,14 @@ AUTO_METRICS = (
 #: ones on conversations that give ``reference_tool_calls`` (``tool_schema_validity``:
 #: ``tools``); on other rows each is skipped with the reason.
 AUTO_AGENT_METRICS = (*(m.name for m in AGENT_JUDGED), *AGENT_METRICS)
+#: What ``--metrics auto`` also runs on conversations that give what they need:
+#: ``goal_completion`` on rows with an ``expected_outcome`` or a ``goal`` (as ``assay simulate``
+#: writes them). The other judged conversation metrics (``knowledge_retention``,
+#: ``role_adherence``, ``turn_relevance``) apply to most conversations, at a judge request or
+#: more each: they are asked for by name.
+AUTO_CONVERSATION_METRICS = ("goal_completion",)
+#: Every metric ``--metrics auto`` considers, in the order it plans them.
+_AUTO = (*AUTO_METRICS, *AUTO_AGENT_METRICS, *AUTO_CONVERSATION_METRICS)
 
 
 def register(metric: Metric, *, replace: bool = False) -> Metric:
@@ -98,7 +107,7 @@ for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
            RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
            ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
            TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
-           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED):
+           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED, *CONVERSATION_JUDGED):
     register(_m)
 
 
@@ -216,7 +225,7 @@ class MetricPlanner:
         self.source = source
         self.auto = isinstance(metrics, str) and metrics.strip() == "auto"
         if self.auto:
-            self.candidates = [get_metric(name) for name in (*AUTO_METRICS, *AUTO_AGENT_METRICS)]
+            self.candidates = [get_metric(name) for name in _AUTO]
         else:
             names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
                      else list(metrics))
@@ -281,7 +290,7 @@ class MetricPlanner:
         if self.auto:
             skipped.extend(f"{name}: not in the auto set; add it with {option('metrics', name)}"
                            for name in REGISTRY
-                           if name not in AUTO_METRICS and name not in AUTO_AGENT_METRICS)
+                           if name not in _AUTO)
             return Plan(chosen, skipped)
         if self._problems:
             raise DataError(self._problems)

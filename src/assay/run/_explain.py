@@ -25,6 +25,7 @@ from .._secrets import MASK
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
 from ..metrics import get_metric
+from ..metrics.judge import REASON_DETAILS
 from ..records import StoredRow, is_call_failure, judge_spec_of, store_reasons, write_reasons
 from ..store import Store
 from ._evaluate import evaluate_async
@@ -235,10 +236,11 @@ async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
 
 def _notes(stored: Mapping[str, Any], new: Mapping[str, Any],
            other_judge: str | None) -> dict[str, Any]:
-    """What an explained result records besides its reason: a score the reason was given for
-    that is not the stored one, a prompt that is not the run's, a judge that is not the
-    run's."""
-    extra: dict[str, Any] = {}
+    """What an explained result records besides its reason: what comes with the reason (the
+    conversation turn it names: ``REASON_DETAILS``), a score the reason was given for that is
+    not the stored one, a prompt that is not the run's, a judge that is not the run's."""
+    fresh = new.get("details") or {}
+    extra: dict[str, Any] = {k: fresh[k] for k in REASON_DETAILS if k in fresh}
     if new.get("value") != stored.get("value"):
         extra["reason_for_score"] = new.get("value")
     old_prompt = (stored.get("details") or {}).get("prompt_sha256")

@@ -19,6 +19,7 @@ from ._rating import (
 )
 from ._reasons import (
     PASS_SCORE,
+    REASON_DETAILS,
     SAMPLE_EVERY,
     explain_if_wanted,
     reason_plan,
@@ -40,7 +41,7 @@ from ._template import LANGS, Template, fence, load_template
 from ._verdict import p_yes, parse_verdict
 
 __all__ = ["COHERENCE", "FENCES", "FENCE_STYLE", "FLUENCY", "GROUNDEDNESS", "LANGS", "PASS_SCORE",
-           "RATING_SCHEMA", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA", "SIMILARITY",
+           "RATING_SCHEMA", "REASON_DETAILS", "RELEVANCE", "SAMPLE_EVERY", "SCORE_SCHEMA", "SIMILARITY",
            "RubricMetric", "Spotlight", "Template", "ask_judge", "ask_until_parsed", "ask_verdict",
            "cut_before_complete", "cut_reason", "digit_expectation", "explain_if_wanted", "fence",
            "json_object", "load_template", "p_yes", "parse_rating", "parse_score", "parse_verdict",

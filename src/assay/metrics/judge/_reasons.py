@@ -28,13 +28,17 @@ from typing import Literal
 
 from .._base import MetricResult, ScoreContext
 
-__all__ = ["PASS_SCORE", "SAMPLE_EVERY", "explain_if_wanted", "reason_plan",
+__all__ = ["PASS_SCORE", "REASON_DETAILS", "SAMPLE_EVERY", "explain_if_wanted", "reason_plan",
            "skipped_reason_note", "wants_reason", "with_reason_of"]
 
 #: A 1-5 score under this fails the metric (its row gets a reason under ``auto``).
 PASS_SCORE = 3.0
 #: Under ``auto`` on a local judge, one passing row in this many gets a reason too.
 SAMPLE_EVERY = 10
+
+#: The ``details`` a reason brings with it (the turn of a conversation it names): the score-only
+#: answer takes them from the explained one, with the reason.
+REASON_DETAILS = ("turn",)
 
 ReasonPlan = Literal["always", "failing", "never"]
 
@@ -75,11 +79,22 @@ def skipped_reason_note(plan: ReasonPlan) -> str:
 def with_reason_of(result: MetricResult, explained: MetricResult) -> MetricResult:
     """``result`` (the score-only answer) with the reason of the second, explained answer; if
     that one failed, the score stands and the record says why it has no reason. An explained
-    answer whose score differs (it should not: the same prompt, the score first) is noted."""
+    answer whose score differs (it should not: the same prompt, the score first) is noted.
+    The details that go with a reason (:data:`REASON_DETAILS`) come with it.
+
+    Example:
+        >>> explained = MetricResult(value=2.0, reason="asked again", details={"turn": 3})
+        >>> r = with_reason_of(MetricResult(value=2.0), explained)
+        >>> r.reason, r.details
+        ('asked again', {'turn': 3})
+    """
     if explained.value is None:
         result.details["no_reason"] = f"the reason could not be had: {explained.error}"
         return result
     result.reason = explained.reason
+    for key in REASON_DETAILS:
+        if key in explained.details:
+            result.details[key] = explained.details[key]
     if explained.value != result.value:
         result.details["reason_for_score"] = explained.value
     return result

@@ -33,7 +33,8 @@ LANGS: tuple[str, ...] = LANG.choices
 _SPLIT = "=== user ==="
 _TAGS = re.compile(r"<\s*(/?)\s*(question|context|answer|ground_truth|document|citation|text|"
                    r"source|statements?|chunks?|history|documents?|intents?|instructions?|"
-                   r"response(?:_a|_b)?|request|trajectory|tools|tool_results)\b", re.IGNORECASE)
+                   r"response(?:_a|_b)?|request|trajectory|tools|tool_results|conversation|goal|"
+                   r"expected_outcome)\b", re.IGNORECASE)
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                           keep_trailing_newline=False)
 
