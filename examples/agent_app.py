@@ -10,7 +10,7 @@ results are in the conversation it answers from them. Run it on the tasks::
         --metrics tool_call_accuracy,trajectory_exact_match --judge fake
 
 A request that needs a detail the tools take (an order number, a known city) gets a question
-for it; anything else it cannot do gets "Sorry, I can only help with ...". That is enough for
+for it (and the next message is read as the answer to it); anything else it cannot do gets "Sorry, I can only help with ...". That is enough for
 simulated users to play against (``examples/scenarios.jsonl``).
 
 Example:
@@ -21,6 +21,11 @@ Example:
     ({'result': 382.5}, {'result': 25})
     >>> agent([{"role": "user", "content": "Where is my order?"}], None)[0]["content"]
     'I can look that up. What is your order number? It looks like A1234.'
+    >>> asked = [{"role": "user", "content": "Is it raining there?"},
+    ...          agent([{"role": "user", "content": "Is it raining there?"}], None)[0]]
+    >>> asked[1]["content"][:22], agent([*asked, {"role": "user", "content": "Bergen."}],
+    ...                                 None)[0]["tool_calls"][0]["function"]["arguments"]
+    ('Which city do you mean', '{"city": "Bergen"}')
 """
 
 from __future__ import annotations
@@ -112,6 +117,7 @@ TOOL_SPECS = [
           {"order_id": {"type": "string"}}, ["order_id"]),
 ]
 
+_ASK_CITY = "Which city do you mean?"
 _WEATHER_WORDS = re.compile(r"weather|warm|cold|sunny|rain|temperature", re.IGNORECASE)
 _ORDER = re.compile(r"\b[A-Z]\d{4}\b")
 _EXPRESSION = re.compile(r"\(?\d[\d,.]*\)?(?:\s*(?:[-+*/%]|\*\*)\s*\(?\d[\d,.]*\)?)+")
@@ -173,7 +179,7 @@ def _no_call_reply(text: str) -> str:
     if re.search(r"\border", lowered):
         return "I can look that up. What is your order number? It looks like A1234."
     if _WEATHER_WORDS.search(text):
-        return f"Which city do you mean? I have the weather for {', '.join(WEATHER)}."
+        return f"{_ASK_CITY} I have the weather for {', '.join(WEATHER)}."
     return "Sorry, I can only help with the weather, sums written out and orders."
 
 
@@ -186,8 +192,11 @@ def agent(messages: list[dict[str, Any]],
     if any(m["role"] == "tool" for m in since):
         return [_answer(since)]
     offered = {t["function"]["name"] for t in tools} if tools else set(TOOLS)
-    plan = [(name, args) for name, args in _plan(messages[last_user]["content"])
-            if name in offered]
+    request = messages[last_user]["content"]
+    asked = [m.get("content") or "" for m in messages[:last_user] if m["role"] == "assistant"]
+    if asked and asked[-1].startswith(_ASK_CITY):  # the answer to its question for a city
+        request = f"weather in {request}"
+    plan = [(name, args) for name, args in _plan(request) if name in offered]
     if not plan:
         return [{"role": "assistant", "content": _no_call_reply(messages[last_user]["content"])}]
     made = sum(len(m.get("tool_calls") or []) for m in messages)

@@ -173,8 +173,9 @@ def parse_draft(kind: str, text: str, turns: int = 1) -> Draft | None:
             return None
         return Draft(tuple(t for t in parsed if t is not None))
     if kind == "multi":
-        pair = [obj.get("evidence_1"), obj.get("evidence_2")]
-        if not all(isinstance(quotes, list) for quotes in pair):
+        pair = [quotes for quotes in (obj.get("evidence_1"), obj.get("evidence_2"))
+                if isinstance(quotes, list)]
+        if len(pair) != 2:
             return None
         obj = {**obj, "evidence": [q for quotes in pair for q in quotes]}
     one = _turn(obj, answered=kind != "unanswerable")
