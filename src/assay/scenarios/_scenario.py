@@ -51,7 +51,6 @@ SCENARIO_FIELDS = ("id", "goal", "persona", "first_message", "facts", "expected_
                    "max_turns", "lang", "system", "tools")
 #: The fields the simulation writes into each output row: a scenario may not set them.
 OUTPUT_FIELDS = ("messages", "stop_reason", "stop_detail", "simulation", "error")
-_TEXT = ("persona", "first_message", "expected_outcome", "system")
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 #: The most user turns a scenario may ask for.
 MAX_TURNS_CAP = 100
@@ -124,27 +123,30 @@ def read_scenarios(source: str | Path | Sequence[Mapping[str, Any]]) -> list[Sce
 
 def _scenario(rec: dict[str, Any], line: int, where: str,
               problems: list[str]) -> Scenario | None:
+    """The scenario of one record, its problems added in field order (None without a goal)."""
     for key in OUTPUT_FIELDS:
         if key in rec:
             problems.append(f"{where}, field {key!r}: the simulation writes this field. Fix: "
                             "drop it (a scenario's first user turn is its 'first_message').")
+    scenario_id = _id(rec.get("id"), line, where, problems)
     goal = _text(rec, "goal", where, problems)
     if goal is None and not _given(rec.get("goal")):
         problems.append(f"{where}, field 'goal': missing. Fix: say what the user wants from "
                         'the app, e.g. "Find out whether order A1005 has shipped".')
-    texts = {key: _text(rec, key, where, problems) for key in _TEXT}
-    first = texts["first_message"]
+    persona, first = _text(rec, "persona", where, problems), _text(rec, "first_message", where,
+                                                                    problems)
+    facts = _facts(rec.get("facts"), where, problems)
+    expected = _text(rec, "expected_outcome", where, problems)
+    max_turns = _max_turns(rec.get("max_turns"), where, problems)
     lang = _lang(rec.get("lang"), where, problems)
+    system = _text(rec, "system", where, problems)
+    tools = _tools(rec.get("tools"), where, problems)
     if goal is None:
         return None
-    return Scenario(
-        id=_id(rec.get("id"), line, where, problems), goal=goal, persona=texts["persona"],
-        first_message=first, facts=_facts(rec.get("facts"), where, problems),
-        expected_outcome=texts["expected_outcome"],
-        max_turns=_max_turns(rec.get("max_turns"), where, problems),
-        lang=lang or _detected(first, goal), system=texts["system"],
-        tools=_tools(rec.get("tools"), where, problems),
-        extra={k: v for k, v in rec.items() if k not in SCENARIO_FIELDS})
+    return Scenario(id=scenario_id, goal=goal, persona=persona, first_message=first,
+                    facts=facts, expected_outcome=expected, max_turns=max_turns,
+                    lang=lang or _detected(first, goal), system=system, tools=tools,
+                    extra={k: v for k, v in rec.items() if k not in SCENARIO_FIELDS})
 
 
 def _given(value: Any) -> bool:
