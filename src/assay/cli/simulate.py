@@ -93,7 +93,9 @@ def simulate_cmd(
         help=f"Jailbreak template file (repeatable; '{BUILTIN}' for the shipped ones): a "
              "template or prompt column with {prompt} or [INSERT PROMPT HERE].")] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl.")] = None,
+        help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl; with --scenarios, "
+             "assay-out/simulated-<scenarios>.jsonl (FILE.run.json and FILE.summary.json "
+             "beside it).")] = None,
     resume: Annotated[bool, typer.Option(help="Keep finished rows; ask only the rest.")] = False,
     overwrite: Annotated[bool, typer.Option(
         help="Replace an existing output file (without it or --resume, one is refused).")]
