@@ -16,7 +16,13 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.data import read_dataset
-from assay.errors import ConfigError, DataError
+from assay.errors import (
+    ConfigError,
+    DataError,
+    JudgeError,
+    JudgeStoppedError,
+    JudgeUnavailableError,
+)
 from assay.judges import FakeJudge, JudgeRequest
 from assay.scenarios import (
     PERSONAS,
@@ -126,6 +132,23 @@ def test_user_failed_on_an_answer_that_cannot_be_read(tmp_path: Path) -> None:
     assert [m["role"] for m in later["messages"]] == ["user", "assistant"]
     assert "asked twice" in later["error"] and "I would say something nice" in later["error"]
     assert later["stop_detail"] == later["error"]
+
+
+def test_a_failed_user_model_call_ends_one_conversation_and_a_dead_one_stops_the_run(
+        tmp_path: Path) -> None:
+    flaky = FakeJudge(lambda req: JudgeError("HTTP 400: context too long for key "
+                                             "sk-abcdefghijklmnop1234"), id="fake:user")
+    [row] = _simulate([REFUND], tmp_path / "a.jsonl", flaky).rows
+    assert row["stop_reason"] == "user_failed"
+    assert row["error"].startswith("user model failed: judge call failed: HTTP 400")
+    assert "abcdefghijklmnop" not in row["error"]
+    assert [m["role"] for m in row["messages"]] == ["user", "assistant"]
+    dead = FakeJudge(lambda req: JudgeUnavailableError("connection refused", kind="connection"),
+                     id="fake:user")
+    with pytest.raises(JudgeStoppedError):
+        _simulate([{**REFUND, "id": f"r{i}"} for i in range(5)], tmp_path / "b.jsonl", dead,
+                  concurrency=1)
+    assert (tmp_path / "b.run.json").exists()  # a resume can continue it
 
 
 def test_a_user_message_that_plays_the_app_is_asked_again(tmp_path: Path) -> None:

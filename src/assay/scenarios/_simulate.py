@@ -141,6 +141,7 @@ async def simulate_users_async(
     seconds: dict[str, float] = {}
     try:
         write_json(files.manifest, manifest, "the simulation's manifest")
+        files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
         writer = ResultsWriter(files.rows, append=resume)
         gate = asyncio.Semaphore(concurrency)
 
