@@ -54,6 +54,8 @@ OUTPUT_FIELDS = ("messages", "stop_reason", "stop_detail", "simulation", "error"
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 #: The most user turns a scenario may ask for.
 MAX_TURNS_CAP = 100
+#: The language of a scenario whose ``lang`` is not given and cannot be detected.
+FALLBACK_LANG = "en"
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class Scenario:
     facts: tuple[str, ...] = ()
     expected_outcome: str | None = None
     max_turns: int | None = None
-    lang: str = "en"
+    lang: str = FALLBACK_LANG
     system: str | None = None
     tools: tuple[dict[str, Any], ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -235,7 +237,7 @@ def _detected(first_message: str | None, goal: str) -> str:
         found = language_of(text) if text else None
         if found:
             return found
-    return "en"
+    return FALLBACK_LANG
 
 
 def _tools(value: Any, where: str, problems: list[str]) -> tuple[dict[str, Any], ...] | None:
