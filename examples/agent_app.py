@@ -9,12 +9,23 @@ results are in the conversation it answers from them. Run it on the tasks::
         --tools python:examples.agent_app:TOOLS \\
         --metrics tool_call_accuracy,trajectory_exact_match --judge fake
 
+A request that needs a detail the tools take (an order number, a known city) gets a question
+for it (and the next message is read as the answer to it); anything else it cannot do gets "Sorry, I can only help with ...". That is enough for
+simulated users to play against (``examples/scenarios.jsonl``).
+
 Example:
     >>> calls = agent([{"role": "user", "content": "Weather in Oslo and order A1001?"}], None)
     >>> [(c["function"]["name"], c["function"]["arguments"]) for c in calls[0]["tool_calls"]]
     [('get_weather', '{"city": "Oslo"}'), ('lookup_order', '{"order_id": "A1001"}')]
     >>> calculate("450 - 450 * 0.15"), calculate("(2 + 3) ** 2")
     ({'result': 382.5}, {'result': 25})
+    >>> agent([{"role": "user", "content": "Where is my order?"}], None)[0]["content"]
+    'I can look that up. What is your order number? It looks like A1234.'
+    >>> asked = [{"role": "user", "content": "Is it raining there?"},
+    ...          agent([{"role": "user", "content": "Is it raining there?"}], None)[0]]
+    >>> asked[1]["content"][:22], agent([*asked, {"role": "user", "content": "Bergen."}],
+    ...                                 None)[0]["tool_calls"][0]["function"]["arguments"]
+    ('Which city do you mean', '{"city": "Bergen"}')
 """
 
 from __future__ import annotations
@@ -106,6 +117,7 @@ TOOL_SPECS = [
           {"order_id": {"type": "string"}}, ["order_id"]),
 ]
 
+_ASK_CITY = "Which city do you mean?"
 _WEATHER_WORDS = re.compile(r"weather|warm|cold|sunny|rain|temperature", re.IGNORECASE)
 _ORDER = re.compile(r"\b[A-Z]\d{4}\b")
 _EXPRESSION = re.compile(r"\(?\d[\d,.]*\)?(?:\s*(?:[-+*/%]|\*\*)\s*\(?\d[\d,.]*\)?)+")
@@ -158,6 +170,19 @@ def _answer(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"role": "assistant", "content": " ".join(sentences)}
 
 
+def _no_call_reply(text: str) -> str:
+    """The reply to a request that needs no tool call: thanks, a question for the detail a
+    tool needs (the order number, a city it knows), or what it can help with."""
+    lowered = text.lower()
+    if "thank" in lowered:
+        return "You're welcome! Let me know if you need anything else."
+    if re.search(r"\border", lowered):
+        return "I can look that up. What is your order number? It looks like A1234."
+    if _WEATHER_WORDS.search(text):
+        return f"{_ASK_CITY} I have the weather for {', '.join(WEATHER)}."
+    return "Sorry, I can only help with the weather, sums written out and orders."
+
+
 def agent(messages: list[dict[str, Any]],
           tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """One turn of the rule-based agent: tool calls for a new request, or the answer once the
@@ -167,13 +192,13 @@ def agent(messages: list[dict[str, Any]],
     if any(m["role"] == "tool" for m in since):
         return [_answer(since)]
     offered = {t["function"]["name"] for t in tools} if tools else set(TOOLS)
-    plan = [(name, args) for name, args in _plan(messages[last_user]["content"])
-            if name in offered]
+    request = messages[last_user]["content"]
+    asked = [m.get("content") or "" for m in messages[:last_user] if m["role"] == "assistant"]
+    if asked and asked[-1].startswith(_ASK_CITY):  # the answer to its question for a city
+        request = f"weather in {request}"
+    plan = [(name, args) for name, args in _plan(request) if name in offered]
     if not plan:
-        thanks = "thank" in messages[last_user]["content"].lower()
-        return [{"role": "assistant", "content": "You're welcome! Let me know if you need "
-                 "anything else." if thanks else "Sorry, I can only help with the weather, "
-                 "sums written out and orders."}]
+        return [{"role": "assistant", "content": _no_call_reply(messages[last_user]["content"])}]
     made = sum(len(m.get("tool_calls") or []) for m in messages)
     calls = [{"id": f"call_{made + i}", "type": "function",
               "function": {"name": name, "arguments": json.dumps(args)}}

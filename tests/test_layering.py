@@ -171,6 +171,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("serve",),
     ("report", "compare", "gate"),
     ("generate",),
+    ("scenarios",),
     ("redteam", "robustness", "agents"),
     ("align",),
     ("calibration",),

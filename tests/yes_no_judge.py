@@ -2,8 +2,9 @@
 judge does: a request without a response format or tools whose prompt ends asking for "Yes or
 No" gets "No. ..." (the bench alone answers it with a JSON rating, which no verdict can be read
 from). ``assay generate``'s requests (writing a question, and its checks) are answered as
-``tests/generation_judge.py`` answers them. Run it as the bench: ``python tests/yes_no_judge.py
---port N ...``.
+``tests/generation_judge.py`` answers them, and the simulated user's (``assay simulate
+--scenarios``) as ``tests/simulated_user_judge.py`` does. Run it as the bench:
+``python tests/yes_no_judge.py --port N ...``.
 
 Example:
     >>> answer_yes_no("Did the app refuse the request? Answer Yes or No, then a reason.", {})
@@ -46,9 +47,13 @@ def main() -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generation_judge import answer_generation, answer_verdict
+    from simulated_user_judge import answer_simulated_user
 
     def generation(text: str, req: dict[str, Any]) -> tuple[str, str] | None:
         form = ((req.get("response_format") or {}).get("json_schema") or {})
+        user = answer_simulated_user(text, str(form.get("name") or ""))
+        if user is not None:
+            return "simulate.user", user
         written = answer_generation(text, str(form.get("name") or ""), form.get("schema") or {})
         if written is not None:
             return "generate.question", written

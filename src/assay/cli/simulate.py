@@ -1,8 +1,14 @@
-"""``assay simulate``: adversarial conversations from seed requests, asked of the app under test.
+"""``assay simulate``: conversations with the app under test, saved as a dataset. Two modes:
 
-The terminal shows ids and categories; the requests and the app's replies stay in the output
-file unless ``--show-text`` is given. When the app left more than ``--max-failed-share`` of the
-conversations unscored, the command names the top causes and exits 3.
+- harmful seed requests with fixed follow-ups (the default): the terminal shows ids and
+  categories; the requests and the app's replies stay in the output file unless
+  ``--show-text`` is given;
+- ``--scenarios FILE``: simulated users, each with a goal, a persona and facts, played by the
+  user model against the app until the goal is met or the app is stuck (see
+  :mod:`assay.cli._simulate_users`).
+
+The options of one mode are refused in the other. When more than ``--max-failed-share`` of the
+conversations failed, the command names the top causes and exits 3.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from ._redteam_common import (
     owning,
     print_text,
 )
+from ._simulate_users import run_scenarios
 
 __all__ = ["simulate_cmd"]
 
@@ -47,12 +54,38 @@ err = Console(stderr=True)
 
 def simulate_cmd(
     target: Annotated[str, typer.Option(help=TARGET_HELP)] = "",
-    seeds: Annotated[str, typer.Option(help=SEEDS_HELP)] = BUILTIN,
+    scenarios: Annotated[Path | None, typer.Option(
+        help="Simulated users instead of seed requests: a JSONL or CSV file, one scenario a "
+             "line: goal (required), id, persona, first_message, facts, expected_outcome, "
+             "max_turns, lang, system, tools. See README 'Simulated users'.")] = None,
+    tools: Annotated[str | None, typer.Option(
+        help="With --scenarios: python:package.module:TOOLS, the app's tool functions; assay "
+             "runs its calls and asks it again (as assay run --tools).")] = None,
+    judge: Annotated[str | None, typer.Option(
+        help="With --scenarios: the model that plays the users: local (embedded, the "
+             "default), local:PATH.gguf, openai:MODEL, openai:MODEL@URL, azure:DEPLOYMENT.")]
+        = None,
+    user_model: Annotated[str | None, typer.Option(
+        help="With --scenarios: the model that plays the users, if not --judge.")] = None,
+    max_turns: Annotated[int | None, typer.Option(
+        min=1, max=100, help="With --scenarios: user turns per conversation at most, for "
+                             "scenarios that set none (default 6).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="With --scenarios: picks the persona of each scenario that has none (terse, "
+             "chatty, vague at first, ...); the user model runs at temperature 0, so the same "
+             "seed gives the same conversations (default 0).")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="With --scenarios: the user model's cache file (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="With --scenarios: do not read or write the cache.")] = False,
+    seeds: Annotated[str | None, typer.Option(
+        help=SEEDS_HELP + f" Default: {BUILTIN}.")] = None,
     category: Annotated[str | None, typer.Option(
         help="Comma-separated categories of the seed list to keep.")] = None,
     n: Annotated[int | None, typer.Option(min=1, help="Use N seeds (categories in turn).")] = None,
-    turns: Annotated[int, typer.Option(
-        min=1, help="User turns per conversation; later ones follow up on the app's answer.")] = 1,
+    turns: Annotated[int | None, typer.Option(
+        min=1, help="User turns per conversation; later ones follow up on the app's answer "
+                    "(default 1).")] = None,
     inject: Annotated[bool, typer.Option(
         help="Wrap each request in a jailbreak template (seed i gets template i mod count).")]
         = False,
@@ -60,7 +93,9 @@ def simulate_cmd(
         help=f"Jailbreak template file (repeatable; '{BUILTIN}' for the shipped ones): a "
              "template or prompt column with {prompt} or [INSERT PROMPT HERE].")] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl.")] = None,
+        help="Output JSONL. Default: assay-out/simulate-<seeds>.jsonl; with --scenarios, "
+             "assay-out/simulated-<scenarios>.jsonl (FILE.run.json and FILE.summary.json "
+             "beside it).")] = None,
     resume: Annotated[bool, typer.Option(help="Keep finished rows; ask only the rest.")] = False,
     overwrite: Annotated[bool, typer.Option(
         help="Replace an existing output file (without it or --resume, one is refused).")]
@@ -71,7 +106,30 @@ def simulate_cmd(
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
-    """Ask the app under test harmful seed requests and save the conversations as a dataset."""
+    """Ask the app under test harmful seed requests, or (--scenarios) let simulated users talk
+    to it, and save the conversations as a dataset.
+
+    Exit status: 0 done; 2 bad input or options; 3 more than --max-failed-share of the
+    conversations failed, the user model failed the same hard way three times, or a file
+    could not be written; 130 interrupted (what was written is kept: --resume continues).
+    """
+    seed_mode = {"--seeds": seeds is not None, "--category": category is not None,
+                 "--n": n is not None, "--turns": turns is not None, "--inject": inject,
+                 "--templates": bool(templates), "--show-text": show_text}
+    scenario_mode = {"--tools": tools is not None, "--judge": judge is not None,
+                     "--user-model": user_model is not None, "--max-turns": max_turns is not None,
+                     "--seed": seed is not None, "--cache": cache is not None,
+                     "--no-cache": no_cache}
+    with exit_on_errors("\ninterrupted"):
+        _refuse_mixing(scenarios, seed_mode, scenario_mode)
+    if scenarios is not None:
+        run_scenarios(scenarios, target=target, out=out, tools=tools,
+                      user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
+                      resume=resume, overwrite=overwrite, concurrency=concurrency, cache=cache,
+                      no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share)
+        return
+    seeds = seeds or BUILTIN
+    turns = turns or 1
     name = "builtin" if seeds == BUILTIN else Path(seeds).stem
     path = out or Path("assay-out") / f"simulate-{name}{'-injected' if inject else ''}.jsonl"
     with exit_on_errors(f"\ninterrupted: conversations so far are in {path}; rerun with "
@@ -113,3 +171,21 @@ def simulate_cmd(
     for r in rows:
         failures.add([str(r["error"])] if r.get("error") else [])
     exit_if_failed(failures, max_failed_share)
+
+
+def _refuse_mixing(scenarios: Path | None, seed_mode: dict[str, bool],
+                   scenario_mode: dict[str, bool]) -> None:
+    """Refuse the options of one mode in the other, naming them and the fix."""
+    if scenarios is not None:
+        mixed = [flag for flag, given in seed_mode.items() if given]
+        if mixed:
+            raise AssayError(f"{', '.join(mixed)} belong{'s' if len(mixed) == 1 else ''} to "
+                             "the harmful-seed mode, and "
+                             "--scenarios runs simulated users. Fix: drop "
+                             f"{', '.join(mixed)}, or drop --scenarios.")
+        return
+    alone = [flag for flag, given in scenario_mode.items() if given]
+    if alone:
+        raise AssayError(f"{', '.join(alone)} need{'s' if len(alone) == 1 else ''} "
+                         "--scenarios FILE (simulated users); the harmful-seed mode takes "
+                         f"none of them. Fix: add --scenarios FILE, or drop {', '.join(alone)}.")

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import language_name as english_name
 from ..judges import JudgeRequest
 from ..metrics.judge import json_object, load_template
 from ._documents import UNDETERMINED
@@ -36,14 +37,6 @@ __all__ = ["PROMPT_VERSION", "Draft", "DraftTurn", "generation_request", "langua
 
 #: The version of every generation and check prompt.
 PROMPT_VERSION = "1"
-_LANGUAGES = {
-    "en": "English", "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "es": "Spanish",
-    "fr": "French", "de": "German", "it": "Italian", "pt": "Portuguese", "nl": "Dutch",
-    "ru": "Russian", "ar": "Arabic", "hi": "Hindi", "tr": "Turkish", "pl": "Polish",
-    "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "cs": "Czech",
-    "el": "Greek", "he": "Hebrew", "id": "Indonesian", "vi": "Vietnamese", "th": "Thai",
-    "uk": "Ukrainian", "ro": "Romanian", "hu": "Hungarian", "ca": "Catalan",
-}
 _TURN: dict[str, Any] = {
     "type": "object",
     "properties": {"question": {"type": "string"}, "answer": {"type": "string"},
@@ -105,8 +98,7 @@ def language_name(lang: str) -> str:
     """The English name of a language code, for the English prompt's instruction."""
     if lang == UNDETERMINED:
         return "the language of the document"
-    name = _LANGUAGES.get(lang.split("-")[0].lower())
-    return name or f"the language with code {lang!r}"
+    return english_name(lang)
 
 
 def template_id(name: str, lang: str) -> str:

@@ -1,0 +1,154 @@
+"""The files of a simulation beside ``FILE.jsonl``: the conversations (``FILE.jsonl``), the
+manifest a resume is checked against (``FILE.run.json``) and the summary
+(``FILE.summary.json``); what a resume keeps; the summary itself.
+
+Example:
+    >>> files = SimulationFiles.beside("out/sim.jsonl")
+    >>> [p.name for p in (files.rows, files.manifest, files.summary)]
+    ['sim.jsonl', 'sim.run.json', 'sim.summary.json']
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._files import atomic_write
+from ..errors import ConfigError, option
+from ..records import load_finished
+from ._conversation import FINISHED, STOP_REASONS
+from ._scenario import Scenario
+
+__all__ = ["MANIFEST_KEYS", "SimulationFiles", "check_resume", "finished_rows", "manifest_for",
+           "summary_of", "write_json"]
+
+#: What a resume must share with the run it continues.
+MANIFEST_KEYS = ("scenarios", "seed", "user_model", "target", "tools", "max_turns", "max_steps")
+
+
+@dataclass(frozen=True)
+class SimulationFiles:
+    """The paths of one simulation's files."""
+
+    rows: Path
+    manifest: Path
+    summary: Path
+
+    @classmethod
+    def beside(cls, out: str | Path) -> SimulationFiles:
+        """The files of a simulation writing ``out`` (``FILE.jsonl``)."""
+        path = Path(out)
+        stem = path.name[:-len(path.suffix)] if path.suffix else path.name
+        return cls(path, path.with_name(f"{stem}.run.json"),
+                   path.with_name(f"{stem}.summary.json"))
+
+    def existing(self) -> list[Path]:
+        """The files of an earlier run that exist already."""
+        return [p for p in (self.rows, self.manifest) if p.exists()]
+
+
+def manifest_for(scenarios: Sequence[Scenario], *, seed: int, user_model: str, target: str,
+                 tools: str | None, max_turns: int, max_steps: int) -> dict[str, Any]:
+    """The manifest of a run: each scenario's fingerprint, in order, and the settings a
+    resume must keep.
+
+    Example:
+        >>> m = manifest_for([Scenario(id="s1", goal="g")], seed=0, user_model="fake",
+        ...                  target="python:m:f", tools=None, max_turns=6, max_steps=8)
+        >>> list(m["scenarios"]), m["max_turns"]
+        (['s1'], 6)
+    """
+    return {"command": "simulate", "format": 1,
+            "scenarios": {s.id: s.fingerprint() for s in scenarios}, "seed": seed,
+            "user_model": user_model, "target": target, "tools": tools, "max_turns": max_turns,
+            "max_steps": max_steps}
+
+
+def check_resume(files: SimulationFiles, manifest: Mapping[str, Any], *, resume: bool,
+                 overwrite: bool) -> None:
+    """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
+    of other scenarios or settings.
+
+    Raises:
+        ConfigError: saying what differs and the fix.
+    """
+    if resume and overwrite:
+        raise ConfigError(f"Give {option('resume', True)} or {option('overwrite', True)}, "
+                          "not both.")
+    found = files.existing()
+    if not found or overwrite:
+        return
+    if not resume:
+        raise ConfigError(f"{files.rows} already holds simulated conversations "
+                          f"({', '.join(p.name for p in found)}). assay does not overwrite "
+                          f"them silently. Fix: {option('resume', True)} to continue that run, "
+                          f"{option('overwrite', True)} to replace it, or another output file.")
+    try:
+        earlier = json.loads(files.manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        earlier = None
+    if not isinstance(earlier, dict):
+        raise ConfigError(f"{files.manifest} is missing or unreadable, so the conversations in "
+                          f"{files.rows} cannot be resumed safely. Fix: "
+                          f"{option('overwrite', True)} to start again.") from None
+    differ = [key for key in MANIFEST_KEYS if earlier.get(key) != manifest.get(key)]
+    if differ:
+        what = "; ".join(_difference(key, earlier.get(key), manifest.get(key)) for key in differ)
+        raise ConfigError(f"Cannot resume {files.rows}: it was simulated with other scenarios "
+                          f"or settings ({what}). Fix: run with the same scenarios and options, "
+                          f"or {option('overwrite', True)} to start again, or another output "
+                          "file.")
+
+
+def _difference(key: str, was: Any, now: Any) -> str:
+    if key == "scenarios" and isinstance(was, dict) and isinstance(now, dict):
+        changed = [k for k in dict.fromkeys([*was, *now]) if was.get(k) != now.get(k)]
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
+                                          else "")
+        return f"scenarios added, removed or changed: {shown}" if changed else \
+            "the scenarios are in another order"
+    return f"{option(key)} was {was!r}, now {now!r}"
+
+
+def finished_rows(files: SimulationFiles) -> dict[str, dict[str, Any]]:
+    """The rows a resumed run keeps, by id: conversations that ran to their end (the last
+    line of an id wins; failed ones are run again)."""
+    return {k: v for k, v in load_finished(files.rows).items()
+            if v.get("stop_reason") in FINISHED and not v.get("error")}
+
+
+def write_json(path: Path, data: Mapping[str, Any], what: str) -> None:
+    """``data`` as indented JSON, whole or not at all."""
+    with atomic_write(path, what=what) as f:
+        f.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def summary_of(rows: Sequence[Mapping[str, Any]], *, seconds: Mapping[str, float],
+               user_model: Mapping[str, Any], app: Mapping[str, Any],
+               total_seconds: float) -> dict[str, Any]:
+    """``FILE.summary.json``: conversations by stop reason, the user model's requests and
+    tokens, what the app did, and the seconds of the conversations this run simulated
+    (``seconds``, by id; rows kept from an earlier run are not timed again).
+
+    Example:
+        >>> s = summary_of([{"id": "a", "stop_reason": "goal_met", "messages": [{}]}],
+        ...                seconds={"a": 2.0}, user_model={"id": "fake"}, app={},
+        ...                total_seconds=2.5)
+        >>> s["stop_reasons"]["goal_met"], s["seconds_per_conversation"]
+        (1, 2.0)
+    """
+    reasons = Counter(str(r.get("stop_reason")) for r in rows)
+    per = sorted(seconds.values())
+    return {"scenarios": len(rows),
+            "stop_reasons": {r: reasons.get(r, 0) for r in STOP_REASONS},
+            "failed": reasons.get("app_failed", 0) + reasons.get("user_failed", 0),
+            "without_messages": [str(r["id"]) for r in rows if not r.get("messages")],
+            "simulated": len(per), "kept_from_earlier_run": len(rows) - len(per),
+            "seconds_per_conversation": round(sum(per) / len(per), 2) if per else None,
+            "seconds_max": per[-1] if per else None, "seconds": round(total_seconds, 2),
+            "conversation_seconds": dict(seconds), "user_model": dict(user_model),
+            "app": dict(app)}

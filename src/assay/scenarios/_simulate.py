@@ -1,0 +1,228 @@
+"""``simulate_users``: every scenario played against the app under test by a simulated user, the
+conversations written as a dataset ready for ``assay run``.
+
+Each conversation is appended to ``FILE.jsonl`` as it finishes, so Ctrl-C or a crash loses
+nothing; ``resume`` keeps the conversations that ran to their end (not failed ones) and plays
+only the rest. At the end the file is rewritten in scenario order, so the same scenarios,
+seed, models and a deterministic app give the same file, byte for byte, and with the judge
+cache a second run asks the user model nothing (its answers come from the cache). The
+seconds each conversation took go into ``FILE.summary.json``, not the rows.
+
+Example:
+    >>> import pathlib, tempfile
+    >>> from assay.judges import FakeJudge
+    >>> user = FakeJudge(lambda req: '{"message": "Weather in Oslo?"}'
+    ...     if req.schema_name == "simulated_user_first" else
+    ...     '{"reason": "It told me.", "action": "goal_met", "message": ""}')
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "sim.jsonl"
+    >>> result = simulate_users([{"id": "w1", "goal": "Find out the weather in Oslo."}],
+    ...     target="python:examples.agent_app:agent", tools="python:examples.agent_app:TOOLS",
+    ...     user_model=user, out=out, cache=False)
+    >>> row = result.rows[0]
+    >>> row["stop_reason"], row["stop_detail"], [m["role"] for m in row["messages"]]
+    ('goal_met', 'It told me.', ['user', 'assistant', 'tool', 'assistant'])
+    >>> row["messages"][-1]["content"], row["simulation"]["user_turns"]
+    ('In Oslo it is 3 °C and light rain.', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..agents import AgentRunner, make_agent
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy
+from ..errors import ConfigError, DataError, option
+from ..judges import Judge, JudgeCache, cache_file, make_judge
+from ..metrics import ScoreContext
+from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..run import run_sync
+from ._conversation import converse
+from ._output import (
+    SimulationFiles,
+    check_resume,
+    finished_rows,
+    manifest_for,
+    summary_of,
+    write_json,
+)
+from ._scenario import MAX_TURNS_CAP, Scenario, read_scenarios
+
+__all__ = ["DEFAULT_MAX_TURNS", "SimulationResult", "simulate_users", "simulate_users_async"]
+
+#: User turns per conversation when neither the scenario nor the run sets them.
+DEFAULT_MAX_TURNS = 6
+
+Scenarios = str | Path | Sequence[Scenario | Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """The rows as written (scenario order), the summary (as in ``FILE.summary.json``) and
+    the files."""
+
+    rows: list[dict[str, Any]]
+    summary: dict[str, Any]
+    files: SimulationFiles
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """The rows whose app or user model kept failing (``error`` set)."""
+        return [r for r in self.rows if r.get("error")]
+
+
+def simulate_users(scenarios: Scenarios, **options: Any) -> SimulationResult:
+    """:func:`simulate_users_async` run to its end, from code that is not async (in a notebook,
+    whose loop is running, on a worker thread: see :func:`assay.run.run_sync`)."""
+    return run_sync(lambda: simulate_users_async(scenarios, **options))
+
+
+async def simulate_users_async(
+    scenarios: Scenarios, *, target: str | AgentRunner, out: str | Path,
+    tools: str | None = None, user_model: str | Judge = "local",
+    max_turns: int = DEFAULT_MAX_TURNS, seed: int = 0, resume: bool = False,
+    overwrite: bool = False, concurrency: int = 4, judge_concurrency: int | None = None,
+    tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool = True,
+    timeout: float = DEFAULT_TIMEOUT, max_steps: int = 8, progress: bool = False,
+) -> SimulationResult:
+    """Play each scenario against ``target`` with a simulated user and write the conversations
+    to ``out`` (JSON Lines, one row per scenario, in order).
+
+    Args:
+        scenarios: a scenario file (JSONL, JSON, CSV), or scenarios / dicts.
+        target: the app under test: a target spec (as ``assay run --target``) or an
+            :class:`~assay.agents.AgentRunner`. tools: its tool functions
+            (``python:module:TOOLS``), with a target spec only.
+        user_model: the model that plays the user (a judge spec or instance).
+        max_turns: user turns at most, for scenarios that set none. seed: picks the persona
+            of each scenario that has none (see :func:`~._personas.pick_persona`).
+        resume / overwrite: continue the run in ``out``, or replace it (without either, an
+            existing one is refused).
+        concurrency: conversations in flight. judge_concurrency: user-model requests in
+            flight (default: the judge's). tpm / rpm: the user model's budget.
+        cache: the judge cache (True: the default file; a path; False: none).
+        timeout: seconds one model, app or tool call may take. max_steps: agent turns per app
+            turn (with tools). progress: show progress on stderr.
+
+    Raises:
+        DataError: the scenarios are not valid (every problem listed).
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        JudgeStoppedError: the user model failed the same hard way three times in a row.
+    """
+    started = time.monotonic()
+    _check_options(max_turns=max_turns, seed=seed, concurrency=concurrency)
+    if isinstance(target, AgentRunner) and tools:
+        raise ConfigError(f"Got {option('tools', tools)} with a ready agent: give the tool "
+                          f"functions to the agent, or {option('target')} as a spec.")
+    chosen = _scenarios(scenarios)
+    runner = (target if isinstance(target, AgentRunner) else
+              make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout))
+    backend: Judge | None = None
+    try:
+        backend = make_judge(user_model, timeout=timeout)
+        files = SimulationFiles.beside(out)
+        manifest = manifest_for(chosen, seed=seed, user_model=backend.id, target=runner.id,
+                                tools=tools, max_turns=max_turns, max_steps=runner.max_steps)
+        check_resume(files, manifest, resume=resume, overwrite=overwrite)
+    except BaseException:
+        await _close(target, runner, user_model, backend)
+        raise
+    kept = finished_rows(files) if resume else {}
+    rows = {s.id: kept[s.id] for s in chosen if s.id in kept}
+    cache_path = cache_file(cache)
+    judge_cache = JudgeCache(cache_path) if cache_path else None
+    managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
+                           concurrency=judge_concurrency, retry=RetryPolicy(), timeout=timeout)
+    ctx = ScoreContext(judge=managed)
+    seconds: dict[str, float] = {}
+    try:
+        write_json(files.manifest, manifest, "the simulation's manifest")
+        files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
+        writer = ResultsWriter(files.rows, append=resume)
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(scenario: Scenario) -> None:
+            async with gate:
+                done = await converse(scenario, runner=runner, ctx=ctx, seed=seed,
+                                      max_turns=max_turns)
+            rows[scenario.id] = done.row
+            seconds[scenario.id] = done.seconds
+            writer.write(done.row)
+            bar.advance()
+
+        try:
+            with RowProgress(len(chosen), enabled=progress, done=len(rows),
+                             description="simulating users") as bar:
+                await _all([one(s) for s in chosen if s.id not in rows])
+        finally:
+            writer.close()
+    finally:
+        if judge_cache is not None:
+            judge_cache.close()
+        await _close(target, runner, user_model, backend)
+    ordered = [rows[s.id] for s in chosen]
+    rewrite_in_order(files.rows, ordered, what="the simulated conversations")
+    summary = summary_of(ordered, seconds={s.id: seconds[s.id] for s in chosen if s.id in seconds},
+                         user_model={"id": managed.id, **managed.stats.as_dict()},
+                         app=runner.summary(), total_seconds=time.monotonic() - started)
+    write_json(files.summary, summary, "the simulation summary")
+    return SimulationResult(ordered, summary, files)
+
+
+def _check_options(*, max_turns: int, seed: int, concurrency: int) -> None:
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not (
+            1 <= max_turns <= MAX_TURNS_CAP):
+        raise ConfigError(f"Got {option('max_turns', max_turns)}. Must be a whole number of "
+                          f"user turns from 1 to {MAX_TURNS_CAP}.")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"Got {option('seed', seed)}. Must be a whole number.")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"Got {option('concurrency', concurrency)}. Must be at least 1.")
+
+
+def _scenarios(scenarios: Scenarios) -> list[Scenario]:
+    """Scenarios as given, or read (and checked) from a file or dicts."""
+    if (isinstance(scenarios, Sequence) and not isinstance(scenarios, str) and scenarios
+            and all(isinstance(s, Scenario) for s in scenarios)):
+        given = [s for s in scenarios if isinstance(s, Scenario)]
+        ids = [s.id for s in given]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise DataError([f"scenario id {i!r} is given more than once. Fix: give each "
+                             "scenario its own id." for i in twice], outcome="nothing was "
+                            "simulated")
+        return given
+    return read_scenarios(scenarios)  # type: ignore[arg-type]
+
+
+async def _close(target: str | AgentRunner, runner: AgentRunner, user_model: str | Judge,
+                 backend: Judge | None) -> None:
+    """Close what this call made from specs (an instance is its owner's to close)."""
+    if not isinstance(target, AgentRunner):
+        await runner.aclose()
+    if isinstance(user_model, str) and backend is not None:
+        await backend.aclose()
+
+
+async def _all(coros: list[Coroutine[Any, Any, None]]) -> None:
+    """Run ``coros`` together; on the first error cancel the rest and raise it."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:
+        return
+    try:
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        raise
+    for t in pending:
+        t.cancel()
+    if pending:
+        await asyncio.wait(pending)
+    for t in done:
+        if not t.cancelled() and t.exception() is not None:
+            raise t.exception()  # type: ignore[misc]
