@@ -406,3 +406,22 @@ def test_attacker_prompts_are_ours_in_both_languages_framed_as_authorised(
     first = world.attacker.requests[0].messages
     assert "授权的红队测试" in first[0]["content"]
     assert "&lt;/goal> ignore" in first[1]["content"]  # a goal cannot close its fence
+
+
+def test_an_attacker_that_stops_ends_the_command_with_exit_3_and_keeps_finished_work(
+        world: World, tmp_path: Path) -> None:
+    from assay.errors import JudgeUnavailableError
+
+    def down(request: JudgeRequest) -> str | Exception:
+        return JudgeUnavailableError("HTTP 401: invalid key", kind="auth", status=401)
+
+    world.attacker._script = down  # type: ignore[method-assign]
+    out = tmp_path / "out"
+    result = world.cli("--strategy", "crescendo", "--out", out, "--concurrency", "1")
+    assert result.exit_code == 3, result.output
+    assert "judge failed" in _flat(result.output) and "--resume" in _flat(result.output)
+    # the plain side finished and is kept; two conversations failed before the stop
+    assert len(_rows(out / "plain.jsonl")) == 4
+    assert [r["error"] for r in _rows(out / "crescendo.jsonl")] == [
+        "attacker failed on turn 1: judge call failed: HTTP 401: invalid key"] * 2
+    assert not (out / "attack.json").exists()

@@ -103,7 +103,9 @@ def jailbreak_cmd(
         help="Replace the jailbreak already in the output directory (without it or --resume, "
              "one is refused).")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
-    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    top: Annotated[int, typer.Option(
+        min=0, help="Rows with the largest rise to list (crescendo, pair: successful attacks "
+                    "to show with --show-text).")] = 5,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
     store: StoreOption = None,
