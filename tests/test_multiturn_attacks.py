@@ -327,6 +327,12 @@ def test_resume_refuses_other_settings_and_another_strategy(world: World,
         world.run(out, n=1)
     world.run(out, strategy="pair", n=1, overwrite=True)
     assert not (out / "crescendo.jsonl").exists() and (out / "pair.jsonl").exists()
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "plain.jsonl").write_text("{}\n")
+    (template / "jailbreak.json").write_text("{}\n")
+    with pytest.raises(ConfigError, match=r"holds a template run \(plain.jsonl, jailbreak.json\)"):
+        world.run(template, n=1, resume=True)
 
 
 # --- exit codes and options ----------------------------------------------------------------
@@ -358,6 +364,7 @@ def test_an_app_failure_is_unrated_with_its_reason(world: World, tmp_path: Path)
     (("--strategy", "pair", "--backtracks", "-1"), "--backtracks"),
     (("--strategy", "crescendo", "--templates", "x.csv"), "--templates applies to"),
     (("--strategy", "pair", "--store", "runs.sqlite"), "--store applies to --strategy template"),
+    (("--strategy", "template"), "--attacker applies to --strategy crescendo or pair"),
 ])
 def test_bad_options_exit_2(world: World, tmp_path: Path, args: tuple[str, ...],
                             message: str) -> None:
