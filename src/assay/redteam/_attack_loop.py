@@ -117,63 +117,63 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
     check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
     chosen = pick_seeds(load_seeds(seeds), n, categories)
     scorer_backend = make_judge(judge, timeout=timeout)
-    same = attacker is None or attacker == judge
-    attacker_backend = (scorer_backend if attacker is None or same
-                        else make_judge(attacker, timeout=timeout))
-    settings = {"strategy": strategy, "target": target.id, "attacker": attacker_backend.id,
-                "judge": scorer_backend.id, "turns": turns,
-                "backtracks": backtracks if strategy == "crescendo" else None,
-                "threshold": safety_threshold, "safety_mode": safety_mode,
-                "refusal": "judge" if refusal else "phrase",
-                "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
-                                    for lang in ("en", "zh")}}
-    path = cache_file(cache)
-    judge_cache = JudgeCache(path) if path else None
-    scorer_judge = ManagedJudge(scorer_backend, cache=judge_cache, retry=RetryPolicy(),
-                                timeout=timeout)
-    attacker_judge = ManagedJudge(attacker_backend, cache=judge_cache, retry=RetryPolicy(),
-                                  timeout=timeout)
-    scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
-                         threshold=safety_threshold, judged_refusal=refusal)
-    bot = Attacker(attacker_judge)
-    check_settings(out, settings, resume=resume)
-
-    async def attack_one(seed: Seed) -> Conversation:
-        if strategy == "crescendo":
-            return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
-                                   max_backtracks=backtracks)
-        return await pair(seed.prompt, target, bot, scorer, max_attempts=turns)
-
-    async def plain_one(seed: Seed) -> Conversation:
-        return await ask_plain(seed.prompt, target, scorer)
-
-    timings: dict[str, float] = {}
+    attacker_backend = scorer_backend  # the judge, unless another attacker is named
+    judge_cache: JudgeCache | None = None
     try:
+        if attacker is not None and attacker != judge:
+            attacker_backend = make_judge(attacker, timeout=timeout)
+        settings = {"strategy": strategy, "target": target.id, "attacker": attacker_backend.id,
+                    "judge": scorer_backend.id, "turns": turns,
+                    "backtracks": backtracks if strategy == "crescendo" else None,
+                    "threshold": safety_threshold, "safety_mode": safety_mode,
+                    "refusal": "judge" if refusal else "phrase",
+                    "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
+                                        for lang in ("en", "zh")}}
+        check_settings(out, settings, resume=resume)
+        path = cache_file(cache)
+        judge_cache = JudgeCache(path) if path else None
+        scorer_judge, attacker_judge = (
+            ManagedJudge(backend, cache=judge_cache, retry=RetryPolicy(), timeout=timeout)
+            for backend in (scorer_backend, attacker_backend))
+        scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
+                             threshold=safety_threshold, judged_refusal=refusal)
+        bot = Attacker(attacker_judge)
+
+        async def attack_one(seed: Seed) -> Conversation:
+            if strategy == "crescendo":
+                return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
+                                       max_backtracks=backtracks)
+            return await pair(seed.prompt, target, bot, scorer, max_attempts=turns)
+
+        async def plain_one(seed: Seed) -> Conversation:
+            return await ask_plain(seed.prompt, target, scorer)
+
         started = time.monotonic()
         plain_rows, _ = await _run_side("plain", chosen, plain_one, out, attacker=None,
                                         target=target.id, resume=resume,
                                         concurrency=concurrency, progress=progress)
-        timings["plain_s"] = round(time.monotonic() - started, 1)
+        plain_s = round(time.monotonic() - started, 1)
         started = time.monotonic()
         attack_rows, attacked = await _run_side(strategy, chosen, attack_one, out,
                                                 attacker=attacker_judge.id, target=target.id,
                                                 resume=resume, concurrency=concurrency,
                                                 progress=progress)
-        timings[f"{strategy}_s"] = round(time.monotonic() - started, 1)
+        attack_s = round(time.monotonic() - started, 1)
     finally:
         if judge_cache is not None:
             judge_cache.close()
         # a backend made here from a spec is closed here, once (an instance is its owner's)
         if isinstance(judge, str):
             await scorer_backend.aclose()
-        if isinstance(attacker, str) and not same:
+        if isinstance(attacker, str) and attacker_backend is not scorer_backend:
             await attacker_backend.aclose()
     report = {**settings, "seeds": len(chosen),
               **attack_report(plain_rows, attack_rows, strategy=strategy),
               "model_calls": {"attacker": attacker_judge.stats.as_dict(),
                               "scorer": scorer_judge.stats.as_dict()},
-              "timings": {**timings, "attacked": attacked, "seconds_per_conversation": round(
-                  timings[f"{strategy}_s"] / attacked, 1) if attacked else None}}
+              "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s, "attacked": attacked,
+                          "seconds_per_conversation": (round(attack_s / attacked, 1)
+                                                       if attacked else None)}}
     with atomic_write(out / "attack.json", what="the attack report",
                       then="rerun with --resume") as f:  # whole, or not at all
         f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
