@@ -5,8 +5,9 @@ authorised red-team test of the user's own app; it answers in JSON with a schema
 
 The texts it reads (the goal, its earlier messages, the app's replies) are data: fenced in
 tags that a text cannot close, and the prompt says so. An answer that is not JSON with a
-non-empty message, or whose message is itself a refusal to take part, is asked once more,
-then the attack stops with the reason (:class:`Failure`); nothing is made up in its place.
+message (a "..." copied from the prompt is none), or whose message is itself a refusal to
+take part, is asked once more, then the attack stops with the reason (:class:`Failure`);
+nothing is made up in its place.
 
 Example:
     >>> import asyncio
@@ -99,8 +100,8 @@ def _parser(strategy: str) -> Callable[[str], Move | None]:
         if obj is None:
             return None
         message, note = obj.get(message_key), obj.get(note_key)
-        if not isinstance(message, str) or not message.strip():
-            return None
+        if not isinstance(message, str) or not any(c.isalnum() for c in message):
+            return None  # missing, empty, or the prompt's "..." copied back
         if len(message) < 300 and looks_like_refusal(message[:120]):  # it declined to take part
             return None
         return Move(message.strip(), note.strip() if isinstance(note, str) else "")
