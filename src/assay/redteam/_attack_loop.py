@@ -47,6 +47,7 @@ from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
 from ..errors import ConfigError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
+from ..metrics.judge import LANGS
 from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
 from ..run import ScoringOptions
 from ..targets import ChatTarget
@@ -128,7 +129,7 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                     "threshold": safety_threshold, "safety_mode": safety_mode,
                     "refusal": "judge" if refusal else "phrase",
                     "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
-                                        for lang in ("en", "zh")}}
+                                        for lang in LANGS}}
         check_settings(out, settings, resume=resume)
         path = cache_file(cache)
         judge_cache = JudgeCache(path) if path else None
