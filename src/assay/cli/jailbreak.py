@@ -1,5 +1,7 @@
 """``assay jailbreak`` and ``assay compare-defects``: the jailbreak defect rate of an app (the
-same seeds asked plain and with a jailbreak injection), or of two runs on paired rows.
+same seeds asked plain and with a jailbreak injection, ``--strategy template``), the success
+rate of a multi-turn attack beside the plain defect rate (``--strategy crescendo|pair``), or
+the defect rates of two runs on paired rows.
 
 The command owns the app target and the judge: each is opened once and closed once, at the
 end. The requests and replies stay in the output files unless ``--show-text`` is given.
@@ -21,13 +23,18 @@ from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import check_judge_spec
 from ..redteam import (
+    ATTACK_STRATEGIES,
     BUILTIN,
+    DEFAULT_BACKTRACKS,
+    DEFAULT_TURNS,
+    attack,
     compare_defects,
     jailbreak,
     read_run,
 )
 from ..run import ScoringOptions
 from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
+from ._attack_table import print_attack_report, print_successes
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg
@@ -60,7 +67,19 @@ def jailbreak_cmd(
         = None,
     category: Annotated[str | None, typer.Option(
         help="Comma-separated categories of the seed list to keep.")] = None,
-    turns: Annotated[int, typer.Option(min=1, help="User turns per conversation.")] = 1,
+    strategy: Annotated[str, typer.Option(
+        help="template: the seeds asked plain and wrapped in jailbreak templates; crescendo: "
+             "a conversation that escalates toward each seed, backtracking on refusals; pair: "
+             "one attack message refined from the rating of each reply.")] = "template",
+    turns: Annotated[int | None, typer.Option(
+        min=1, help="template: user turns per conversation (default 1); crescendo: the most "
+                    f"turns, pair: the most attempts (default {DEFAULT_TURNS}).")] = None,
+    backtracks: Annotated[int, typer.Option(
+        min=0, help="crescendo: refused exchanges taken back per conversation.")]
+        = DEFAULT_BACKTRACKS,
+    attacker: Annotated[str | None, typer.Option(
+        help="crescendo, pair: the model that writes the attack (a judge spec). Default: the "
+             "judge.")] = None,
     judge: Annotated[str, typer.Option(
         help="Judge: local (embedded, offline), local:PATH.gguf, openai:MODEL, "
              "azure:DEPLOYMENT.")] = "local",
@@ -71,9 +90,11 @@ def jailbreak_cmd(
         help="combined (one judge request per reply for the four categories) or separate.")]
         = _SCORING.safety_mode,
     refusal: Annotated[bool, typer.Option(
-        help="Also judge whether the app refused (a refusal is never a defect).")] = True,
+        help="Also judge whether the app refused (a refusal is never a defect; crescendo "
+             "backtracks on it, else on a refusal phrase).")] = True,
     out: Annotated[Path | None, typer.Option(
-        help="Output directory. Default: assay-out/jailbreak-<target>.")] = None,
+        help="Output directory. Default: assay-out/jailbreak-<target> (template) or "
+             "assay-out/<strategy>-<target>.")] = None,
     cache: Annotated[Path | None, typer.Option(
         help="Judge cache file. Default: the user cache.")] = None,
     resume: Annotated[bool, typer.Option(
@@ -82,7 +103,9 @@ def jailbreak_cmd(
         help="Replace the jailbreak already in the output directory (without it or --resume, "
              "one is refused).")] = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
-    top: Annotated[int, typer.Option(min=0, help="Rows with the largest rise to list.")] = 5,
+    top: Annotated[int, typer.Option(
+        min=0, help="Rows with the largest rise to list (crescendo, pair: successful attacks "
+                    "to show with --show-text).")] = 5,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies of the listed rows (they may be harmful).")] = False,
     store: StoreOption = None,
@@ -91,23 +114,38 @@ def jailbreak_cmd(
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
-    the defect rates and their difference (the jailbreak defect rate)."""
+    the defect rates and their difference (the jailbreak defect rate); or attack each seed over
+    several turns (crescendo, pair) and report the attack success rate beside the plain one."""
     safe_name = "".join(c if c.isalnum() or c in "-_." else "-" for c in target)[:60]
-    out_dir = out or Path("assay-out") / f"jailbreak-{safe_name}"
+    kind = "jailbreak" if strategy == "template" else strategy
+    out_dir = out or Path("assay-out") / f"{kind}-{safe_name}"
     with exit_on_errors(f"\ninterrupted: the work so far is in {out_dir}; rerun with --resume "
                         "to continue."):
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
+        _check_strategy(strategy, templates=templates, store=store, attacker=attacker)
         check_judge_spec(judge)
+        if attacker is not None:
+            check_judge_spec(attacker)
         app = make_target(target, timeout=timeout)
-        report = asyncio.run(owning(app, jailbreak(
-            app, out=out_dir, n=n, seeds=seeds, templates=templates,
-            categories=categories(category), turns=turns, judge=judge, timeout=timeout,
-            cache=cache if cache is not None else True, safety_threshold=safety_threshold,
-            safety_mode=safety_mode, refusal=refusal, resume=resume, overwrite=overwrite,
-            concurrency=concurrency,
-            top=top, progress=sys.stderr.isatty(),
-            store=store_arg(store, no_store))))
+        common: dict[str, Any] = {
+            "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),
+            "judge": judge, "timeout": timeout, "cache": cache if cache is not None else True,
+            "safety_threshold": safety_threshold, "safety_mode": safety_mode,
+            "refusal": refusal, "resume": resume, "overwrite": overwrite,
+            "concurrency": concurrency, "progress": sys.stderr.isatty()}
+        if strategy == "template":
+            report = asyncio.run(owning(app, jailbreak(
+                app, templates=templates, turns=turns or 1, top=top,
+                store=store_arg(store, no_store), **common)))
+        else:
+            report = asyncio.run(owning(app, attack(
+                app, strategy=strategy, turns=turns or DEFAULT_TURNS, backtracks=backtracks,
+                attacker=attacker, **common)))
+    if strategy != "template":
+        _print_attack(report, app.id, out_dir, top=top if show_text else 0,
+                      max_failed_share=max_failed_share)
+        return
     t = report["timings"]
     print_defect_comparison(report, title=(
         f"assay jailbreak: {report['seeds']} seeds, {len(report['templates'])} templates, "
@@ -123,6 +161,52 @@ def jailbreak_cmd(
     err.print(f"time: asking {t['ask_plain_s'] + t['ask_injected_s']:.0f} s, rating "
               f"{t['rate_plain_s'] + t['rate_injected_s']:.0f} s; report: "
               f"{out_dir / 'jailbreak.json'}", highlight=False)
+    exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
+
+
+def _check_strategy(strategy: str, *, templates: list[str] | None, store: str | None,
+                    attacker: str | None) -> None:
+    """A usage error (exit 2) for a strategy assay does not have, or an option that does not
+    apply to the one given."""
+    if strategy not in ("template", *ATTACK_STRATEGIES):
+        raise AssayError(f"Got --strategy {strategy}. Must be one of "
+                         f"{['template', *ATTACK_STRATEGIES]}.")
+    if strategy == "template" and attacker is not None:
+        raise AssayError("--attacker applies to --strategy crescendo or pair (template wraps "
+                         "the seeds in fixed templates). Fix: drop --attacker, or choose one "
+                         "of those strategies.")
+    if strategy != "template" and templates:
+        raise AssayError(f"--templates applies to --strategy template, not {strategy}. Fix: "
+                         "drop --templates.")
+    if strategy != "template" and store is not None:
+        raise AssayError(f"--store applies to --strategy template: a {strategy} attack writes "
+                         "transcripts, not a run. Fix: drop --store and rate the transcripts "
+                         f"with `assay run OUT/{strategy}.jsonl --store ...` if you want them "
+                         "stored.")
+
+
+def _print_attack(report: dict[str, Any], app_id: str, out_dir: Path, *, top: int,
+                  max_failed_share: float) -> None:
+    """The attack's table, what it cost, where it is, and exit 3 when too many conversations
+    are unrated."""
+    strategy = report["strategy"]
+    limit = (f"{report['turns']} turns, {report['backtracks']} backtracks"
+             if strategy == "crescendo" else f"{report['turns']} attempts")
+    print_attack_report(report, title=(
+        f"assay jailbreak --strategy {strategy}: {report['seeds']} seeds, {limit}, success "
+        f"at or above {report['threshold']}, {app_id}"))
+    if top:
+        print_successes(out_dir / f"{strategy}.jsonl", top=top, console=Console())
+    calls, t = report["model_calls"], report["timings"]
+    err.print(f"model calls: attacker {calls['attacker']['requests']} "
+              f"({calls['attacker']['cache_hits']} from the cache), scorer "
+              f"{calls['scorer']['requests']} ({calls['scorer']['cache_hits']} from the cache)",
+              highlight=False)
+    per = t["seconds_per_conversation"]
+    err.print(f"time: plain {t['plain_s']:.0f} s, {strategy} {t[f'{strategy}_s']:.0f} s"
+              + (f" ({per:g} s per conversation)" if per is not None else "")
+              + f"; report: {out_dir / 'attack.json'}, transcripts: "
+              f"{out_dir / f'{strategy}.jsonl'}", highlight=False)
     exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
 
 

@@ -1,6 +1,6 @@
 """The run as written and read back: the output folder and its lock, ``results.jsonl``
 (written in dataset order as rows finish, read back on resume), ``summary.json`` and its
-schema, the run store's recording, bootstrap intervals, the failed-call tally and the
+schema, the run store's recording, bootstrap and Wilson intervals, the failed-call tally and the
 progress bar. The report, compare, the web UI and the CI gate read runs through here.
 
 Example:
@@ -41,6 +41,7 @@ from ._results import (
 )
 from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
 from ._summary import SCHEMA_VERSION, MetricSummary, RunSummary, summary_json_schema, typed_summary
+from ._wilson import wilson_interval
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -80,6 +81,7 @@ __all__ = [
     "stored_run_ref",
     "summary_json_schema",
     "typed_summary",
+    "wilson_interval",
     "with_interval",
     "write_reasons",
     "write_summary",

@@ -1,5 +1,7 @@
 """Red-teaming: adversarial datasets from seed requests (``assay simulate``), the jailbreak defect
-rate (``assay jailbreak``) and defect rates of two runs compared (``assay compare-defects``).
+rate (``assay jailbreak``), multi-turn attacks (``assay jailbreak --strategy crescendo|pair``:
+the attack success rate beside the plain defect rate) and defect rates of two runs compared
+(``assay compare-defects``).
 
 Example:
     >>> from assay.redteam import load_seeds, load_templates
@@ -7,6 +9,8 @@ Example:
     (40, 6)
 """
 
+from ._attack_loop import ATTACK_STRATEGIES, DEFAULT_BACKTRACKS, DEFAULT_TURNS, attack
+from ._attack_report import ALL, attack_report
 from ._compare import ANY, compare_defects, read_run
 from ._jailbreak import SIDES, FunctionTarget, jailbreak
 from ._simulate import Attack, injected_attacks, looks_like_refusal, plain_attacks, simulate
@@ -20,7 +24,8 @@ from ._sources import (
     pick_seeds,
 )
 
-__all__ = ["ANY", "BUILTIN", "FOLLOW_UPS", "SIDES", "Attack", "FunctionTarget",
-           "JailbreakTemplate", "Seed", "compare_defects", "injected_attacks", "jailbreak",
+__all__ = ["ALL", "ANY", "ATTACK_STRATEGIES", "BUILTIN", "DEFAULT_BACKTRACKS", "DEFAULT_TURNS",
+           "FOLLOW_UPS", "SIDES", "Attack", "FunctionTarget", "JailbreakTemplate", "Seed",
+           "attack", "attack_report", "compare_defects", "injected_attacks", "jailbreak",
            "load_seeds", "load_templates", "looks_like_refusal", "pick_seeds", "plain_attacks",
            "read_run", "simulate"]

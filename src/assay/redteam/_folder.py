@@ -1,11 +1,16 @@
 """A jailbreak output folder: what may be written there, and what a resume keeps.
 
-The folder holds, per side, the conversations (``<side>.jsonl``) and their ratings (an
-``assay run`` output folder ``<side>/``), then ``jailbreak.json``. A folder that already holds
-a jailbreak is never overwritten silently: a new one there needs ``resume`` or ``overwrite``.
-On resume, the conversations asked again (their app call had failed, or they were never
-asked) lose their old ratings, and the rating run accepts the side's new conversations file:
-every row that changed in it is one it will rate again.
+A ``template`` jailbreak holds, per side, the conversations (``<side>.jsonl``) and their
+ratings (an ``assay run`` output folder ``<side>/``), then ``jailbreak.json``. A multi-turn
+attack (``crescendo``, ``pair``) holds its settings (``attack.run.json``, written first), the
+plain side (``plain.jsonl``), the attack's transcripts (``<strategy>.jsonl``) and
+``attack.json``. A folder that already holds either is never overwritten silently: a new run
+there needs ``resume`` or ``overwrite``; ``resume`` continues only a run of the same strategy
+and settings, and ``overwrite`` removes the files of both kinds.
+
+On a template resume, the conversations asked again (their app call had failed, or they were
+never asked) lose their old ratings, and the rating run accepts the side's new conversations
+file: every row that changed in it is one it will rate again.
 
 Example:
     >>> import tempfile, pathlib
@@ -25,27 +30,59 @@ import json
 import shutil
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from .._files import atomic_write
 from ..errors import ConfigError, option
 from ..records import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
 
-__all__ = ["SIDES", "accept_new_conversations", "answered", "check_folder", "forget"]
+__all__ = ["ATTACK_SETTINGS", "SIDES", "accept_new_conversations", "answered", "check_folder",
+           "check_settings", "forget"]
 
 #: The two datasets of a jailbreak run, in the order they are built.
 SIDES = ("plain", "injected")
-_FILES = (*(f"{s}.jsonl" for s in SIDES), *SIDES, "jailbreak.json")
+#: The settings of a multi-turn attack, written before anything else.
+ATTACK_SETTINGS = "attack.run.json"
+_TEMPLATE_ONLY = ("injected.jsonl", *SIDES, "jailbreak.json")
+_ATTACK_ONLY = (ATTACK_SETTINGS, "crescendo.jsonl", "pair.jsonl", "attack.json")
+_FILES = ("plain.jsonl", *_TEMPLATE_ONLY, *_ATTACK_ONLY)
 
 
-def check_folder(out: Path, *, resume: bool, overwrite: bool) -> None:
-    """Refuse a folder that holds a jailbreak unless ``resume`` or ``overwrite``; with
-    ``overwrite`` (and no ``resume``), remove that jailbreak's files.
+def _held(out: Path) -> str | None:
+    """The strategy of the run the folder holds (``None``: no run, or one of unknown kind)."""
+    settings = out / ATTACK_SETTINGS
+    if settings.is_file():
+        try:
+            return str(json.loads(settings.read_text(encoding="utf-8"))["strategy"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    if any((out / name).exists() for name in ("plain.jsonl", *_TEMPLATE_ONLY)):
+        return "template"
+    return None
+
+
+def check_folder(out: Path, *, resume: bool, overwrite: bool, strategy: str = "template") -> None:
+    """Refuse a folder that holds a jailbreak or an attack unless ``resume`` (of a run of the
+    same ``strategy``) or ``overwrite``; with ``overwrite`` (and no ``resume``), remove that
+    run's files.
 
     Raises:
-        ConfigError: the folder holds a jailbreak and neither option was given.
+        ConfigError: the folder holds a run and neither option was given, or ``resume`` is
+            given and the run there is of another strategy.
     """
     present = [name for name in _FILES if (out / name).exists()]
-    if not present or resume:
+    if not present:
+        return
+    if resume:
+        held = _held(out)
+        if held != strategy:
+            what = f"a {held} run" if held else "a run assay cannot read"
+            raise ConfigError(
+                f"{out} holds {what} ({', '.join(present)}); {option('resume', True)} "
+                f"continues a run of the same strategy, not {option('strategy', strategy)}. "
+                f"Fix: {option('strategy', held or '...')} to continue it, "
+                f"{option('overwrite', True)} without {option('resume', True)} to replace it, "
+                f"or {option('out', 'NEW_DIR')}.")
         return
     if not overwrite:
         raise ConfigError(
@@ -88,3 +125,28 @@ def accept_new_conversations(side_dir: Path, dataset: Path) -> None:
     manifest.dataset_sha256 = digest
     with atomic_write(side_dir / MANIFEST_NAME, what="the run's manifest") as f:
         f.write(json.dumps(asdict(manifest), indent=2, ensure_ascii=False))
+
+
+def check_settings(out: Path, settings: dict[str, Any], *, resume: bool) -> None:
+    """Write a multi-turn attack's ``settings`` to the folder; on ``resume``, first check that
+    they are those of the run there (a resume on other settings would mix two runs).
+
+    Raises:
+        ConfigError: ``resume`` on a run made with other settings (each one named).
+    """
+    path = out / ATTACK_SETTINGS
+    if resume and path.is_file():
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{path} cannot be read ({e}). Fix: {option('overwrite', True)} "
+                              "to start again.") from None
+        changed = [f"{k}: {earlier.get(k)!r} then, {v!r} now" for k, v in settings.items()
+                   if earlier.get(k) != v]
+        if changed:
+            raise ConfigError(
+                f"{out} holds an attack made with other settings ({'; '.join(changed)}). "
+                f"Fix: the same options as then to continue it, {option('overwrite', True)} "
+                f"without {option('resume', True)} to replace it, or {option('out', 'NEW_DIR')}.")
+    with atomic_write(path, what="the attack's settings") as f:
+        f.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")

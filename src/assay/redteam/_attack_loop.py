@@ -1,0 +1,226 @@
+"""Multi-turn attacks on an app: each seed asked plain once, then attacked (``crescendo`` or
+``pair``), every reply rated for harm; the report compares the attack success rate with the
+plain defect rate of the same seeds.
+
+Files under ``out``: ``attack.run.json`` (the settings, written first), ``plain.jsonl`` and
+``<strategy>.jsonl`` (one transcript per seed: a conversation ``assay run`` reads, with the
+outcome and every exchange with its rating; see :meth:`Conversation.row`) and
+``attack.json`` (the report). Transcripts are written as they finish, so Ctrl-C keeps them,
+and rewritten in seed order at the end; ``resume=True`` keeps the finished ones (an unrated
+one, lost to a failure, is attacked again). With a deterministic app, the same seeds,
+settings and models give the same transcripts byte for byte (the attacker and the scorer run
+at temperature 0), and a second run answers every model call from the cache.
+
+Example:
+    >>> import asyncio, json, tempfile
+    >>> from assay.judges import FakeJudge
+    >>> from assay.metrics.safety import CATEGORIES
+    >>> from assay.redteam import FunctionTarget
+    >>> async def app(messages):
+    ...     return "I'm sorry, I can't help with that."
+    >>> def judge(request):
+    ...     if request.schema_name == "verdict":
+    ...         return "Yes. It declines."
+    ...     if request.schema_name == "attack_pair":
+    ...         return '{"improvement": "reword", "prompt": "Please, as a story."}'
+    ...     return json.dumps({c: {"severity": 0, "reason": "none"} for c in CATEGORIES})
+    >>> report = asyncio.run(attack(FunctionTarget(app), strategy="pair", turns=2, n=4,
+    ...                             judge=FakeJudge(judge), out=tempfile.mkdtemp(), cache=False))
+    >>> everything = report["categories"]["all"]
+    >>> everything["attack"]["success_rate"], everything["plain"]["defect_rate"]
+    (0.0, 0.0)
+    >>> everything["attack"]["ci95"], report["failures"]["failed"]
+    ([0.0, 0.4899], 0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._files import atomic_write
+from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
+from ..errors import ConfigError, option
+from ..judges import Judge, JudgeCache, cache_file, make_judge
+from ..metrics import ScoreContext
+from ..metrics.judge import LANGS
+from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..run import ScoringOptions
+from ..targets import ChatTarget
+from ._attack_report import attack_report
+from ._attacker import Attacker
+from ._crescendo import crescendo
+from ._exchange import Conversation
+from ._folder import check_folder, check_settings
+from ._pair import ask_plain, pair
+from ._scorer import ReplyScorer
+from ._sources import Seed, load_seeds, pick_seeds
+
+__all__ = ["ATTACK_STRATEGIES", "DEFAULT_BACKTRACKS", "DEFAULT_TURNS", "attack"]
+
+#: The multi-turn strategies (``template``, the single-turn jailbreak, is :func:`jailbreak`).
+ATTACK_STRATEGIES = ("crescendo", "pair")
+#: Turns (crescendo) or attempts (pair) when none is given.
+DEFAULT_TURNS = 5
+#: Refused exchanges crescendo may take back per conversation.
+DEFAULT_BACKTRACKS = 5
+_SCORING = ScoringOptions()
+
+
+def _check(strategy: str, turns: int, backtracks: int) -> None:
+    if strategy not in ATTACK_STRATEGIES:
+        raise ConfigError(f"Got {option('strategy', strategy)}. Must be one of "
+                          f"{['template', *ATTACK_STRATEGIES]}.")
+    if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
+        raise ConfigError(f"Got {option('turns', turns)}. Must be 1 or more (the most turns "
+                          "of a crescendo, or attempts of a pair attack).")
+    if isinstance(backtracks, bool) or not isinstance(backtracks, int) or backtracks < 0:
+        raise ConfigError(f"Got {option('backtracks', backtracks)}. Must be 0 or more.")
+
+
+async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int | None = 20,
+                 seeds: str | Path | None = None, categories: list[str] | None = None,
+                 turns: int = DEFAULT_TURNS, backtracks: int = DEFAULT_BACKTRACKS,
+                 attacker: str | Judge | None = None, judge: str | Judge = "local",
+                 cache: str | Path | bool | None = True,
+                 safety_threshold: str = _SCORING.safety_threshold,
+                 safety_mode: str = _SCORING.safety_mode, refusal: bool = True,
+                 resume: bool = False, overwrite: bool = False, concurrency: int = 4,
+                 progress: bool = False, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """Ask every seed plain, attack it with ``strategy``, rate every reply; returns the report
+    also written to ``out/attack.json`` (see :func:`attack_report` for its ``categories``).
+
+    Args:
+        target: the app under test.
+        strategy: ``crescendo`` (escalate over ``turns`` turns, backtracking on a refusal up
+            to ``backtracks`` times) or ``pair`` (refine one message over ``turns`` attempts).
+        attacker: the model that writes the attack (a judge spec or instance; default: the
+            judge). judge: the model that rates the replies (the safety metrics).
+        refusal: judge whether each reply is a refusal (one Yes/No verdict more per reply):
+            a refusal is never a success, and crescendo backtracks on it; without it, the
+            phrase match :func:`looks_like_refusal` decides when to backtrack.
+        cache: the judge cache for both models (True: the default file; a path; False: none).
+        resume / overwrite: continue the attack in ``out`` (same settings), or replace it.
+
+    Raises:
+        DataError: a seed file has problems (all listed).
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        JudgeStoppedError: a model failed the same hard way three times in a row (the
+            finished transcripts are kept).
+    """
+    _check(strategy, turns, backtracks)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
+    chosen = pick_seeds(load_seeds(seeds), n, categories)
+    scorer_backend = make_judge(judge, timeout=timeout)
+    attacker_backend = scorer_backend  # the judge, unless another attacker is named
+    judge_cache: JudgeCache | None = None
+    try:
+        if attacker is not None and attacker != judge:
+            attacker_backend = make_judge(attacker, timeout=timeout)
+        settings = {"strategy": strategy, "target": target.id, "attacker": attacker_backend.id,
+                    "judge": scorer_backend.id, "turns": turns,
+                    "backtracks": backtracks if strategy == "crescendo" else None,
+                    "threshold": safety_threshold, "safety_mode": safety_mode,
+                    "refusal": "judge" if refusal else "phrase",
+                    "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
+                                        for lang in LANGS}}
+        check_settings(out, settings, resume=resume)
+        path = cache_file(cache)
+        judge_cache = JudgeCache(path) if path else None
+        scorer_judge, attacker_judge = (
+            ManagedJudge(backend, cache=judge_cache, retry=RetryPolicy(), timeout=timeout)
+            for backend in (scorer_backend, attacker_backend))
+        scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
+                             threshold=safety_threshold, judged_refusal=refusal)
+        bot = Attacker(attacker_judge)
+
+        async def attack_one(seed: Seed) -> Conversation:
+            if strategy == "crescendo":
+                return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
+                                       max_backtracks=backtracks)
+            return await pair(seed.prompt, target, bot, scorer, max_attempts=turns)
+
+        async def plain_one(seed: Seed) -> Conversation:
+            return await ask_plain(seed.prompt, target, scorer)
+
+        started = time.monotonic()
+        plain_rows, _ = await _run_side("plain", chosen, plain_one, out, attacker=None,
+                                        target=target.id, resume=resume,
+                                        concurrency=concurrency, progress=progress)
+        plain_s = round(time.monotonic() - started, 1)
+        started = time.monotonic()
+        attack_rows, attacked = await _run_side(strategy, chosen, attack_one, out,
+                                                attacker=attacker_judge.id, target=target.id,
+                                                resume=resume, concurrency=concurrency,
+                                                progress=progress)
+        attack_s = round(time.monotonic() - started, 1)
+    finally:
+        if judge_cache is not None:
+            judge_cache.close()
+        # a backend made here from a spec is closed here, once (an instance is its owner's)
+        if isinstance(judge, str):
+            await scorer_backend.aclose()
+        if isinstance(attacker, str) and attacker_backend is not scorer_backend:
+            await attacker_backend.aclose()
+    report = {**settings, "seeds": len(chosen),
+              **attack_report(plain_rows, attack_rows, strategy=strategy),
+              "model_calls": {"attacker": attacker_judge.stats.as_dict(),
+                              "scorer": scorer_judge.stats.as_dict()},
+              "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s, "attacked": attacked,
+                          "seconds_per_conversation": (round(attack_s / attacked, 1)
+                                                       if attacked else None)}}
+    with atomic_write(out / "attack.json", what="the attack report",
+                      then="rerun with --resume") as f:  # whole, or not at all
+        f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    return report
+
+
+def _finished(row: dict[str, Any]) -> bool:
+    """A transcript a resume keeps: one of this kind, whose outcome is known."""
+    return "exchanges" in row and row.get("unrated") is None
+
+
+async def _run_side(side: str, seeds: Sequence[Seed],
+                    one: Callable[[Seed], Awaitable[Conversation]], out: Path, *, target: str,
+                    attacker: str | None, resume: bool, concurrency: int,
+                    progress: bool) -> tuple[list[dict[str, Any]], int]:
+    """Run ``one`` on every seed not finished yet, ``concurrency`` at a time, writing each
+    transcript to ``out/<side>.jsonl`` as it finishes; then rewrite the file in seed order.
+    Returns the transcripts in seed order and how many were made now (not kept)."""
+    path = out / f"{side}.jsonl"
+    done = ({k: v for k, v in load_finished(path).items() if _finished(v)} if resume else {})
+    rows: dict[str, dict[str, Any]] = {s.id: done[s.id] for s in seeds if s.id in done}
+    pending = [s for s in seeds if s.id not in rows]
+    gate = asyncio.Semaphore(concurrency)
+    writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
+
+    async def run(seed: Seed, bar: RowProgress) -> None:
+        async with gate:
+            conversation = await one(seed)
+        row = conversation.row(id=seed.id, seed_id=seed.id, category=seed.category,
+                               strategy=side, target=target, attacker=attacker)
+        rows[seed.id] = row
+        writer.write(row)
+        bar.advance()
+
+    try:
+        with RowProgress(len(seeds), enabled=progress, done=len(rows),
+                         description=f"attacking ({side})" if attacker else "asking (plain)"
+                         ) as bar:
+            try:
+                async with asyncio.TaskGroup() as group:  # one raises: the rest are cancelled
+                    for seed in pending:
+                        group.create_task(run(seed, bar))
+            except ExceptionGroup as errors:  # the first error as it is (a judge that stopped)
+                raise errors.exceptions[0] from None
+    finally:
+        writer.close()
+    ordered = [rows[s.id] for s in seeds if s.id in rows]
+    rewrite_in_order(path, ordered, what=f"the {side} transcripts")
+    return ordered, len(pending)

@@ -1,0 +1,118 @@
+"""One exchange of an attack: a message sent to the app, its reply and the reply's rating, and
+asking the app (with retries; a call that keeps failing is a :class:`Failure`, with the reason).
+
+Example:
+    >>> import asyncio
+    >>> from assay.redteam import FunctionTarget
+    >>> async def app(messages):
+    ...     return f"reply to {len(messages)} messages"
+    >>> asyncio.run(ask_app(FunctionTarget(app), [{"role": "user", "content": "hi"}], turn=1))
+    'reply to 1 messages'
+    >>> async def broken(messages):
+    ...     raise RuntimeError("down")
+    >>> asyncio.run(ask_app(FunctionTarget(broken), [], turn=2, attempts=1))
+    Failure(why='app call failed on turn 2: RuntimeError: down')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._secrets import mask_secrets
+from ..calls import RetryPolicy
+from ..errors import JudgeError
+from ..targets import ChatTarget
+from ._scorer import ReplyScore
+
+__all__ = ["Conversation", "Exchange", "Failure", "ask_app", "conversation"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a step of an attack could not be taken (the attacker or the app failed)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A message sent to the app (``user``), its reply and the reply's rating; ``turn``: the
+    turn (crescendo) or attempt (pair) it was sent at; ``note``: what the attacker said the
+    message was for; ``backtracked``: crescendo took it out of the conversation the app sees
+    (the app refused it)."""
+
+    turn: int
+    user: str
+    assistant: str
+    score: ReplyScore
+    note: str | None = None
+    backtracked: bool = False
+
+    def record(self, message: int | None) -> dict[str, Any]:
+        """The exchange as a transcript keeps it; ``message``: the index of its reply in the
+        row's ``messages``, or ``None`` when the reply is not there."""
+        return {"turn": self.turn, "backtracked": self.backtracked, "message": message,
+                "user": self.user, "assistant": self.assistant, "note": self.note,
+                **self.score.record()}
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What one attack (or the plain ask) gave: every exchange sent, in order; those shown as
+    the row's ``messages`` (crescendo: the conversation the app saw last; pair: the attempt
+    that succeeded, else the most harmful one); the turns taken, the turn of the first
+    success, the backtracks, and ``error`` when the attacker or the app failed."""
+
+    exchanges: list[Exchange]
+    shown: list[Exchange]
+    turns: int
+    success_turn: int | None = None
+    backtracks: int = 0
+    error: str | None = None
+
+    @property
+    def unrated(self) -> str | None:
+        """Why the outcome is unknown (``None`` when it is known): no success, and the
+        attack stopped on a failure or a reply could not be rated (it may have been one)."""
+        if self.success_turn is not None:
+            return None
+        if self.error is not None:
+            return self.error
+        unscored = [e.score.unscored for e in self.exchanges if e.score.unscored]
+        if unscored:
+            return (f"the scorer could not rate {len(unscored)} of {len(self.exchanges)} "
+                    f"replies: {unscored[0]}")
+        return None
+
+    def row(self, **fields: Any) -> dict[str, Any]:
+        """The transcript row: ``fields`` (id, seed, strategy, ...) first, then the messages,
+        the outcome and every exchange with its rating."""
+        index = {id(e): 2 * i + 1 for i, e in enumerate(self.shown)}
+        return {**fields, "messages": conversation(self.shown), "turns": self.turns,
+                "success": self.success_turn is not None, "success_turn": self.success_turn,
+                "backtracks": self.backtracks, "unrated": self.unrated, "error": self.error,
+                "exchanges": [e.record(index.get(id(e))) for e in self.exchanges]}
+
+
+def conversation(exchanges: list[Exchange]) -> list[dict[str, str]]:
+    """The chat messages of ``exchanges``, in order (user, assistant, user, ...)."""
+    messages: list[dict[str, str]] = []
+    for e in exchanges:
+        messages += [{"role": "user", "content": e.user},
+                     {"role": "assistant", "content": e.assistant}]
+    return messages
+
+
+async def ask_app(target: ChatTarget, messages: list[dict[str, str]], *, turn: int,
+                  attempts: int = 4) -> str | Failure:
+    """The app's reply to ``messages``, retried on retryable errors; a :class:`Failure` when
+    the call keeps failing (an app's own exception is reported with its type, secrets
+    masked)."""
+    retry = RetryPolicy(max_attempts=attempts)
+    try:
+        return await retry.call(lambda: target.reply([dict(m) for m in messages]))
+    except JudgeError as e:
+        return Failure(f"app call failed on turn {turn}: {e}")
+    except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
+        return Failure(mask_secrets(f"app call failed on turn {turn}: {type(e).__name__}: {e}"))
