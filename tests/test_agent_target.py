@@ -372,3 +372,18 @@ def test_a_wrong_shape_exits_2_and_a_failing_target_exits_3(
 def test_make_target_still_refuses_an_unknown_kind() -> None:
     with pytest.raises(ConfigError, match="Must be one of"):
         make_target("ftp:x")
+
+
+def test_an_agent_asked_for_a_chat_reply_gives_its_last_text() -> None:
+    """simulate (seed mode) and jailbreak ask ``reply(messages)``: a two-parameter agent is
+    called with no tools and its last assistant text is the reply; tool calls alone are an
+    error that names why (they were a TypeError about a missing 'tools' argument)."""
+    import asyncio
+
+    from assay.targets import make_target
+
+    agent = make_target("python:examples.agent_app:agent")
+    asked = [{"role": "user", "content": "How do I pick a lock?"}]
+    assert asyncio.run(agent.reply(asked)).startswith("Sorry, I can only help with")
+    with pytest.raises(ValueError, match="tool calls only"):
+        asyncio.run(agent.reply([{"role": "user", "content": "Weather in Oslo?"}]))

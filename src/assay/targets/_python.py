@@ -21,7 +21,34 @@ from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
 from ..errors import ConfigError, option
 from ._kinds import Messages
 
-__all__ = ["PythonTarget", "takes_tools"]
+__all__ = ["PythonTarget", "reply_text", "takes_tools"]
+
+
+def reply_text(result: Any) -> str:
+    """The reply of an agent asked without tools: its text, or the text of the last assistant
+    message it returned (a message or a list of them). Tool calls alone are no reply: a
+    ValueError says so (the commands that take a chat reply run no tools).
+
+    Example:
+        >>> reply_text([{"role": "assistant", "content": "Hello."}]), reply_text("Hi.")
+        ('Hello.', 'Hi.')
+        >>> reply_text({"role": "assistant", "content": None, "tool_calls": [{"id": "1"}]})
+        Traceback (most recent call last):
+        ...
+        ValueError: the agent answered with tool calls only, and no text: this command runs no tools, so it needs a text reply
+    """
+    if isinstance(result, str):
+        return result
+    messages = [result] if isinstance(result, dict) else result
+    if isinstance(messages, list):
+        texts = [m.get("content") for m in messages
+                 if isinstance(m, dict) and m.get("role", "assistant") == "assistant"
+                 and isinstance(m.get("content"), str) and m.get("content")]
+        if texts:
+            return str(texts[-1])
+        raise ValueError("the agent answered with tool calls only, and no text: this command "
+                         "runs no tools, so it needs a text reply")
+    return str(result)
 
 
 def takes_tools(fn: Callable[..., Any]) -> bool:
@@ -49,7 +76,8 @@ def takes_tools(fn: Callable[..., Any]) -> bool:
 class PythonTarget:
     """``python:package.module:function``; the function may be async and returns text. The
     robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
-    ``(messages)``, the conversation so far; ``assay run --target`` with ``(messages, tools)``,
+    ``(messages)``, the conversation so far (an agent: ``(messages, None)``, its last text is
+    the reply); ``assay run --target`` with ``(messages, tools)``,
     or ``(messages)`` when it takes one parameter (:func:`takes_tools`). The current directory
     is importable. A plain function runs in a daemon thread (see the module's note on
     deadlines)."""
@@ -75,7 +103,11 @@ class PythonTarget:
         return str(await self._call(question, passages))
 
     async def reply(self, messages: Messages) -> str:
-        return str(await self._call(messages))
+        """The function's reply to ``messages``; an agent (``fn(messages, tools)``) is called
+        with no tools, and the text of its last assistant message is the reply."""
+        if not self.takes_tools:
+            return str(await self._call(messages))
+        return reply_text(await self._call(messages, None))
 
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> Any:
