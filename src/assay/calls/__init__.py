@@ -27,6 +27,7 @@ from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._retry import RetryPolicy
+from ._together import all_or_none
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -38,6 +39,7 @@ __all__ = [
     "ManagedEmbedder",
     "ManagedJudge",
     "RetryPolicy",
+    "all_or_none",
     "check_timeout",
     "in_daemon_thread",
     "start_budget_actor",

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy, all_or_none
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
@@ -236,7 +236,7 @@ class _Rounds:
                         outcomes[c.id] = self.earlier[c.id]
                 with RowProgress(len(batch), enabled=self.progress, done=len(batch) - len(todo),
                                  description=f"generating (round {round_no})") as bar:
-                    await _all([self._one(c, outcomes, (passed, rejected), bar)
+                    await all_or_none([self._one(c, outcomes, (passed, rejected), bar)
                                 for c in todo])
                 ordered = [outcomes[c.id] for c in self.plan.candidates(0, planned)]
                 outcomes = {o.id: o for o in ordered}
@@ -280,23 +280,3 @@ class _Rounds:
                            detail=f"like {d.of} ({d.method} similarity {d.similarity})",
                            question=by_id[i].question)
                 for i, d in found.items()}
-
-
-async def _all(coros: list[Coroutine[Any, Any, None]]) -> None:
-    """Run ``coros`` together; on the first error cancel the rest and raise it."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    if not tasks:
-        return
-    try:
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        raise
-    for t in pending:
-        t.cancel()
-    if pending:
-        await asyncio.wait(pending)
-    for t in done:
-        if not t.cancelled() and t.exception() is not None:
-            raise t.exception()  # type: ignore[misc]

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agents import AgentRunner, make_agent
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy, all_or_none
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
@@ -157,7 +157,7 @@ async def simulate_users_async(
         try:
             with RowProgress(len(chosen), enabled=progress, done=len(rows),
                              description="simulating users") as bar:
-                await _all([one(s) for s in chosen if s.id not in rows])
+                await all_or_none([one(s) for s in chosen if s.id not in rows])
         finally:
             writer.close()
     finally:
@@ -206,23 +206,3 @@ async def _close(target: str | AgentRunner, runner: AgentRunner, user_model: str
         await runner.aclose()
     if isinstance(user_model, str) and backend is not None:
         await backend.aclose()
-
-
-async def _all(coros: list[Coroutine[Any, Any, None]]) -> None:
-    """Run ``coros`` together; on the first error cancel the rest and raise it."""
-    tasks = [asyncio.ensure_future(c) for c in coros]
-    if not tasks:
-        return
-    try:
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        raise
-    for t in pending:
-        t.cancel()
-    if pending:
-        await asyncio.wait(pending)
-    for t in done:
-        if not t.cancelled() and t.exception() is not None:
-            raise t.exception()  # type: ignore[misc]
