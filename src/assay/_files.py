@@ -33,7 +33,7 @@ from typing import IO, Any
 
 from .errors import OutputError
 
-__all__ = ["DISK_FULL", "NOT_WRITABLE", "atomic_path", "atomic_write", "is_write_failure",
+__all__ = ["DISK_FULL", "NOT_WRITABLE", "atomic_path", "atomic_write", "beside", "is_write_failure",
            "write_error", "writing"]
 
 #: A full disk or quota, or a file grown past what the file system allows.
@@ -136,3 +136,14 @@ def atomic_write(path: str | Path, *, what: str, mode: str = "w", then: str = AG
     with atomic_path(path, what=what, then=then) as tmp, writing(what, path, then=then), \
             open(tmp, mode, **open_args) as f:
         yield f
+
+
+def beside(path: str | Path, ending: str) -> Path:
+    """The file next to ``path`` named by its stem and ``ending`` (a run's side files).
+
+    Example:
+        >>> beside("out/qa.jsonl", ".run.json").as_posix(), beside("qa", ".summary.json").name
+        ('out/qa.run.json', 'qa.summary.json')
+    """
+    path = Path(path)
+    return path.with_name(path.stem + ending)

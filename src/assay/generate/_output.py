@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write
+from .._files import atomic_write, beside
 from ..errors import ConfigError, option
 from ..records import load_finished
 from ._candidate import REASONS, Outcome
@@ -44,10 +44,8 @@ class OutputFiles:
     @classmethod
     def beside(cls, out: str | Path) -> OutputFiles:
         """The files of a run writing ``out`` (``FILE.jsonl``)."""
-        path = Path(out)
-        stem = path.name[:-len(path.suffix)] if path.suffix else path.name
-        return cls(path, path.with_name(f"{stem}.rejected.jsonl"),
-                   path.with_name(f"{stem}.run.json"), path.with_name(f"{stem}.summary.json"))
+        return cls(Path(out), beside(out, ".rejected.jsonl"), beside(out, ".run.json"),
+                   beside(out, ".summary.json"))
 
     def existing(self) -> list[Path]:
         """The run's files that exist already."""

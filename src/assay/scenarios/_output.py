@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write
+from .._files import atomic_write, beside
 from ..errors import ConfigError, option
 from ..records import load_finished
 from ._conversation import FINISHED, STOP_REASONS
@@ -41,10 +41,7 @@ class SimulationFiles:
     @classmethod
     def beside(cls, out: str | Path) -> SimulationFiles:
         """The files of a simulation writing ``out`` (``FILE.jsonl``)."""
-        path = Path(out)
-        stem = path.name[:-len(path.suffix)] if path.suffix else path.name
-        return cls(path, path.with_name(f"{stem}.run.json"),
-                   path.with_name(f"{stem}.summary.json"))
+        return cls(Path(out), beside(out, ".run.json"), beside(out, ".summary.json"))
 
     def existing(self) -> list[Path]:
         """The files of an earlier run that exist already."""
