@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from agreement import DATA, DATASETS, PAIRWISE, pairwise_rows
+from _agreement_sets import SETS
 from injection_patterns import bootstrap
 from safety_agreement import DATASETS as SAFETY_DATASETS
 
@@ -31,26 +31,16 @@ from assay.data import rows_from_records
 from assay.injection import mask_row, scan_row
 
 
-def summeval_rows() -> list[dict[str, Any]]:
-    """Every SummEval row as ``agreement.py --dataset summeval`` builds it."""
-    out = []
-    for line in (DATA / "summeval" / "summeval_shared.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        out.append({"id": f"{r['article_id']}-{r['summary_id']}",
-                    "question": "Summarize the news article.", "context": r["article"],
-                    "answer": r["summary"]})
-    return out
-
-
 def datasets() -> dict[str, list[dict[str, Any]]]:
-    """Every agreement dataset's rows, as the agreement benchmarks send them."""
+    """Every agreement dataset's rows, as the agreement benchmarks send them (all of each set,
+    not the benchmark's sample)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for name, items in DATASETS.items():
-        out[name] = [item[0] for item in items()]
-    for name in PAIRWISE:  # a few PandaLM responses are JSON true: assay reads text
-        out[name] = [{k: v if isinstance(v, str) else json.dumps(v) for k, v in r.items()}
-                     for r in pairwise_rows(name, 10**9)]
-    out["summeval"] = summeval_rows()
+    for name, bench_set in SETS.items():
+        rows = [item.row for item in bench_set.load()]
+        if bench_set.pairwise:  # a few PandaLM responses are JSON true: assay reads text
+            rows = [{k: v if isinstance(v, str) else json.dumps(v) for k, v in r.items()}
+                    for r in rows]
+        out[name] = rows
     for name, (loader, _metrics) in SAFETY_DATASETS.items():
         out[name] = [item.row for item in loader()]
     return out
