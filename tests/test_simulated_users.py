@@ -414,3 +414,22 @@ def test_ctrl_c_exits_130_and_resume_asks_only_the_unfinished_scenarios(
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == [s.id for s in read_scenarios(EXAMPLES)]
     assert "2 kept from the earlier run" in " ".join(resumed.output.split())
+
+
+def test_the_command_gives_the_user_model_its_tpm_and_rpm_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.scenarios._simulate as simulate_module
+    budgets: list[tuple[int | None, int | None]] = []
+    real = simulate_module.Budget
+
+    def spy(*, tpm: int | None = None, rpm: int | None = None) -> Any:
+        budgets.append((tpm, rpm))
+        return real(tpm=tpm, rpm=rpm)
+
+    monkeypatch.setattr(simulate_module, "Budget", spy)
+    result = _invoke(_command(tmp_path / "sim.jsonl", "--tpm", "90000", "--rpm", "600"),
+                     monkeypatch, scripted_user())
+    assert result.exit_code == 0, result.output
+    assert budgets == [(90000, 600)]
+    alone = _invoke(["--target", AGENT, "--rpm", "60"], monkeypatch)
+    assert alone.exit_code == 2 and "--rpm needs --scenarios" in alone.output

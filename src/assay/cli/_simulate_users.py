@@ -39,7 +39,8 @@ SCORE_METRICS = "goal_completion,knowledge_retention,role_adherence,turn_relevan
 
 
 def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str | None,
-                  user_model: str, max_turns: int | None, seed: int | None, resume: bool,
+                  user_model: str, max_turns: int | None, seed: int | None,
+                  tpm: int | None = None, rpm: int | None = None, resume: bool,
                   overwrite: bool, concurrency: int, cache: Path | None, no_cache: bool,
                   timeout: float, max_failed_share: float) -> None:
     """Simulate the users of ``scenarios``, print the table and the hint; exit 3 when more
@@ -52,7 +53,7 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
         result = simulate_users(
             scenarios, target=target, out=path, tools=tools, user_model=user_model,
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,
-            overwrite=overwrite, concurrency=concurrency,
+            overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
             cache=False if no_cache else (cache or True), timeout=timeout,
             progress=sys.stderr.isatty())
     summary = result.summary

@@ -70,6 +70,10 @@ def simulate_cmd(
     max_turns: Annotated[int | None, typer.Option(
         min=1, max=100, help="With --scenarios: user turns per conversation at most, for "
                              "scenarios that set none (default 6).")] = None,
+    tpm: Annotated[int | None, typer.Option(
+        min=1, help="The user model's token budget per minute (with --scenarios).")] = None,
+    rpm: Annotated[int | None, typer.Option(
+        min=1, help="The user model's requests per minute (with --scenarios).")] = None,
     seed: Annotated[int | None, typer.Option(
         help="With --scenarios: picks the persona of each scenario that has none (terse, "
              "chatty, vague at first, ...); the user model runs at temperature 0, so the same "
@@ -119,12 +123,14 @@ def simulate_cmd(
     scenario_mode = {"--tools": tools is not None, "--judge": judge is not None,
                      "--user-model": user_model is not None, "--max-turns": max_turns is not None,
                      "--seed": seed is not None, "--cache": cache is not None,
+                     "--tpm": tpm is not None, "--rpm": rpm is not None,
                      "--no-cache": no_cache}
     with exit_on_errors("\ninterrupted"):
         _refuse_mixing(scenarios, seed_mode, scenario_mode)
     if scenarios is not None:
         run_scenarios(scenarios, target=target, out=out, tools=tools,
                       user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
+                      tpm=tpm, rpm=rpm,
                       resume=resume, overwrite=overwrite, concurrency=concurrency, cache=cache,
                       no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share)
         return
