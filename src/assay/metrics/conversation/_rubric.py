@@ -37,9 +37,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...data import Row
-from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
-from ..judge import RubricMetric, ask_until_parsed, weighted_rating
+from ..judge import RubricMetric
 from ._transcript import (
     NAMED_TURN_SCHEMA,
     ConversationView,
@@ -100,18 +99,15 @@ class ConversationRubricMetric(RubricMetric):
                                              else "goal")
         return result
 
-    async def _rating_with_reason(self, messages: list[dict[str, str]], ctx: ScoreContext,
-                                  details: dict[str, Any]) -> MetricResult:
-        request = JudgeRequest(messages=messages, schema_name="rating",
-                               json_schema=NAMED_TURN_SCHEMA, max_tokens=self.max_tokens)
-        answer = await ask_until_parsed(ctx, request, parse_named_turn, details,
-                                        "judge answer is not a valid 1-5 rating")
-        if isinstance(answer, MetricResult):
-            return answer
-        (score, reason, turn), resp = answer
-        return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
-                            reason=reason,
-                            details={**details, **({"turn": turn} if turn is not None else {})})
+    reasoned_schema = NAMED_TURN_SCHEMA  # the answer may name the turn its reason is about
+
+    def parse_reasoned(self, text: str) -> tuple[int, str, dict[str, Any]] | None:
+        """``(score, reason, {"turn": N})`` (no turn when the answer named none), or None."""
+        named = parse_named_turn(text)
+        if named is None:
+            return None
+        score, reason, turn = named
+        return score, reason, ({"turn": turn} if turn is not None else {})
 
 
 GOAL_COMPLETION = ConversationRubricMetric(

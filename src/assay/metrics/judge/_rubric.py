@@ -124,17 +124,32 @@ class RubricMetric(FieldMetric):
             result, plan, score < PASS_SCORE, messages,
             lambda: self._rating_with_reason(messages, ctx, dict(details)))
 
+    #: The JSON schema of a rating asked with its reason; :meth:`parse_reasoned` reads it.
+    reasoned_schema: dict[str, Any] = RATING_SCHEMA
+
+    def parse_reasoned(self, text: str) -> tuple[int, str, dict[str, Any]] | None:
+        """``(score, reason, details to add)`` from a rating asked with its reason, or None
+        when it is not a valid one (strict: :func:`parse_rating`). A subclass whose template
+        asks for more (a turn) overrides this and :attr:`reasoned_schema`.
+
+        Example:
+            >>> FLUENCY.parse_reasoned('{"score": 4, "reason": "Reads well."}')
+            (4, 'Reads well.', {})
+        """
+        rated = parse_rating(text)
+        return None if rated is None else (rated[0], rated[1], {})
+
     async def _rating_with_reason(self, messages: list[dict[str, str]], ctx: ScoreContext,
                                   details: dict[str, Any]) -> MetricResult:
         request = JudgeRequest(messages=messages, schema_name="rating",
-                               json_schema=RATING_SCHEMA, max_tokens=self.max_tokens)
-        answer = await ask_until_parsed(ctx, request, parse_rating, details,
+                               json_schema=self.reasoned_schema, max_tokens=self.max_tokens)
+        answer = await ask_until_parsed(ctx, request, self.parse_reasoned, details,
                                          "judge answer is not a valid 1-5 rating")
         if isinstance(answer, MetricResult):
             return answer
-        (score, reason), resp = answer
+        (score, reason, more), resp = answer
         return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
-                            reason=reason, details=details)
+                            reason=reason, details={**details, **more})
 
     async def _verdict(self, values: dict[str, str | None], ctx: ScoreContext) -> MetricResult:
         template = load_template(self.name, ctx.settings.lang, variant="verdict")
