@@ -146,7 +146,7 @@ class Attacker:
         if previous is not None:
             values |= {"previous": _data(previous.user),
                        "reply": _data(previous.assistant, _REPLY_CHARS),
-                       "feedback": _data(previous.score.feedback())}
+                       "feedback": _data(previous.score.feedback(prompt_lang(goal)))}
         return await self._ask("pair", goal, **values)
 
     async def _ask(self, strategy: str, goal: str, **values: str) -> Move | Failure:
