@@ -198,9 +198,8 @@ async def test_budget_is_global(ray_instance: Any) -> None:
         assert time.monotonic() - t0 >= 0.9
         assert b.t - a.t >= 1.0
         first.settle(b, 100)  # settles b at the actor, by its id, whoever asks
-        t1 = time.monotonic()
-        c = await second.acquire(800)  # 100 + 800 fit at once
-        assert time.monotonic() - t1 < 0.5
+        c = await second.acquire(800)  # 100 + 800 fit at once: granted before b leaves the
+        assert c.t - b.t < 1.0  # window (the actor's clock, so a loaded machine cannot fail it)
         assert await actor.in_window.remote() == 900
         assert len({a.id, b.id, c.id}) == 3
     finally:
@@ -245,13 +244,19 @@ async def test_cancelling_stops_the_run(ray_instance: Any) -> None:
             await task
         assert len(pulled) < 200
         seen = len(records)
-        await asyncio.sleep(0.3)
-        await engine._refresh_stats()
-        judge_stats, _ = engine.stats()
+        # the workers stop: their request count settles (in-flight calls may finish first;
+        # polled, so a loaded machine is given time, but a worker that goes on fails it)
+        judge_stats: Any = None
+        for _ in range(20):
+            await asyncio.sleep(0.6)
+            await engine._refresh_stats()
+            now, _ = engine.stats()
+            if now is not None and now == judge_stats:
+                break
+            judge_stats = now
+        else:
+            raise AssertionError(f"the workers kept asking the judge: {judge_stats}")
         assert judge_stats is not None and judge_stats["requests"] >= seen
-        await asyncio.sleep(0.6)
-        await engine._refresh_stats()
-        assert engine.stats() == (judge_stats, None)  # the workers stopped: no more requests
         assert len(records) == seen  # and nothing arrives after the run stopped
     finally:
         await engine.aclose()
