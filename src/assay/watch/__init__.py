@@ -11,5 +11,7 @@ Example:
 """
 
 from ._alerts import Alert, AlertRule, AlertWatcher, parse_alert
+from ._export_otlp import ScoreExporter, evaluation_request
 
-__all__ = ["Alert", "AlertRule", "AlertWatcher", "parse_alert"]
+__all__ = ["Alert", "AlertRule", "AlertWatcher", "ScoreExporter", "evaluation_request",
+           "parse_alert"]
