@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from assay.errors import ConfigError
 from assay.watch import Alert, AlertRule, AlertWatcher, parse_alert
 
 
-def _row(i: int, value: float | None, metric: str = "groundedness") -> dict[str, object]:
+def _row(i: int, value: float | None, metric: str = "groundedness") -> dict[str, Any]:
     return {"id": f"t{i}", metric: {"value": value, "reason": "r"}}
 
 
@@ -71,7 +72,7 @@ def test_no_alert_before_the_window_holds_enough_values() -> None:
 
 def test_unscored_results_do_not_count_and_are_not_invented() -> None:
     watcher = AlertWatcher([parse_alert("groundedness<3.5 over 3")])
-    rows = [_row(0, 1.0), _row(1, None), {"id": "t2", "groundedness": {"error": "judge down"}},
+    rows: list[dict[str, Any]] = [_row(0, 1.0), _row(1, None), {"id": "t2", "groundedness": {"error": "judge down"}},
             {"id": "t3"}, _row(4, float("nan")), {"id": "t5", "groundedness": {"value": True}},
             _row(6, 1.0, metric="relevance"), _row(7, 2.0)]
     assert [watcher.observe(r) for r in rows] == [[]] * 8

@@ -150,7 +150,8 @@ def test_429_then_503_are_retried_after_retry_after(receiver: Receiver) -> None:
 
 def test_retries_are_bounded_and_a_client_error_is_not_retried(
         receiver: Receiver, caplog: pytest.LogCaptureFixture) -> None:
-    receiver.script = [(503, {})] * 3 + [(400, {})] * 2
+    none: dict[str, str] = {}
+    receiver.script = [(503, none)] * 3 + [(400, none)] * 2
 
     async def go() -> dict[str, Any]:
         exporter = ScoreExporter(receiver.url, attempts=3, backoff_s=0.01,
