@@ -163,3 +163,14 @@ def test_only_the_latest_rows_are_read(store: Store, monkeypatch: pytest.MonkeyP
     html = _client(store).get(f"/runs/{rid}/live").text
     assert "the latest 3 (from row 4) shown" in html
     assert "No flagged rows among the latest 3" in html
+
+
+def test_rows_are_drawn_in_time_order_whatever_order_they_were_added_in(store: Store) -> None:
+    rid = store.create_run(kind="watch")
+    late, early = watch_record(1, 1.0, when=T0 + timedelta(minutes=5)), watch_record(2, 5.0)
+    store.add_rows(rid, [late, early])  # a batch where the later trace came first
+    html = _client(store).get(f"/runs/{rid}/live?window=1").text
+    points = html.split('data-metric="groundedness" points="')[1].split('"')[0].split()
+    xs = [float(p.split(",")[0]) for p in points]
+    assert xs == sorted(xs) and len(xs) == 2
+    assert "latest 1 " in html  # the latest in time is the bad one

@@ -2,8 +2,9 @@
 rolling mean over time (geometry for an inline SVG, and the same figures as text), the latest
 flagged rows, the alerts, and whether the run is still live.
 
-Time is each record's ``watch.scored`` (when ``assay watch`` scored the trace); when a record
-shown lacks it, every chart uses row positions instead. A row is *flagged* when a metric's
+Time is each record's ``watch.scored`` (when ``assay watch`` scored the trace), rows taken in
+that order; when a record shown lacks it, every chart uses row positions (and row order)
+instead. A row is *flagged* when a metric's
 value falls in the bad band of its scale, as the report colours it (``assay.report.value_css``
 gives ``v-bad``); unscored results flag nothing.
 
@@ -140,6 +141,10 @@ def live_view(records: Sequence[Mapping[str, Any]], *, summary: Mapping[str, Any
     first is row ``first_position``, 1-based), with rolling means over ``window`` values."""
     times = [scored_at(r) for r in records]
     by_time = bool(records) and all(t is not None for t in times)
+    if by_time:  # rows added in batches may be a little out of time order: draw them in it
+        stamps = [t.timestamp() for t in times if t is not None]
+        order = sorted(range(len(records)), key=stamps.__getitem__)
+        records, times = [records[k] for k in order], [times[k] for k in order]
     xs = ([t.timestamp() for t in times if t is not None] if by_time
           else [float(first_position + k) for k in range(len(records))])
     x_lo, x_hi = (min(xs), max(xs)) if xs else (0.0, 1.0)
