@@ -146,3 +146,16 @@ def test_a_failing_command_is_logged_never_raised(command: str, logged: str,
 def test_an_empty_command_is_refused() -> None:
     with pytest.raises(ConfigError, match="names no program"):
         AlertWatcher([], command="   ")
+
+
+def test_priming_from_stored_rows_does_not_announce_a_firing_rule_again() -> None:
+    rule = parse_alert("groundedness<3.5 over 3")
+    watcher = AlertWatcher([rule])
+    watcher.prime([_row(i, 1.0) for i in range(5)])
+    assert watcher.firing() == [rule]
+    assert watcher.observe(_row(5, 1.0)) == []
+    [back] = [a for i in range(6, 9) for a in watcher.observe(_row(i, 5.0))]
+    assert back.state == "resolved"
+    fresh = AlertWatcher([rule])
+    fresh.prime([_row(0, 1.0)])  # fewer values than a judgement needs: not firing
+    assert fresh.firing() == []

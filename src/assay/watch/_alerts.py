@@ -36,7 +36,7 @@ import re
 import shlex
 import subprocess
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -236,6 +236,26 @@ class AlertWatcher:
         for alert in alerts:
             self._call(alert)
         return alerts
+
+    def prime(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Fill the windows from records scored before (a restarted ``assay watch`` reading
+        its run's latest rows), and take the state they give as the current one, silently: a
+        rule already firing then is not announced again, and the first crossing after it is.
+
+        Example:
+            >>> watcher = AlertWatcher([parse_alert("coherence<3 over 2")])
+            >>> watcher.prime([{"coherence": {"value": 1}}, {"coherence": {"value": 2}}])
+            >>> watcher.firing(), watcher.observe({"coherence": {"value": 1}})
+            ([AlertRule(metric='coherence', op='<', bar=3.0, window=2)], [])
+        """
+        for record in records:
+            for k, rule in enumerate(self.rules):
+                value = _value(record, rule.metric)
+                if value is not None:
+                    self._values[k].append(value)
+        for k, rule in enumerate(self.rules):
+            window = self._values[k]
+            self._firing[k] = len(window) >= rule.needed and rule.holds(sum(window) / len(window))
 
     def firing(self) -> list[AlertRule]:
         """The rules firing now."""
