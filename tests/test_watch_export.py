@@ -19,6 +19,7 @@ import pytest
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from assay.errors import ConfigError
 from assay.watch import ScoreExporter, evaluation_request
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
@@ -218,3 +219,26 @@ def test_long_and_secret_explanations_are_cut_and_masked() -> None:
     assert len(text) == 2000 and text.endswith("…") and "sk-abcdefghijklmnop1234" not in text
     assert attrs["gen_ai.evaluation.score.value"] == {"doubleValue": 3.0}
     assert span["startTimeUnixNano"] == span["endTimeUnixNano"] == "5"
+
+
+def test_credentials_in_the_url_go_as_basic_auth(receiver: Receiver) -> None:
+    url = receiver.url.replace("http://", "http://otel:pw-hidden@")
+
+    async def go() -> None:
+        exporter = ScoreExporter(url)
+        assert "pw-hidden" not in exporter.url and "pw-hidden" not in exporter.shown_url
+        await exporter.send(RECORD, trace_id=TRACE, span_id=ROOT)
+        await exporter.aclose()
+
+    asyncio.run(go())
+    [post] = receiver.posts
+    assert post["headers"]["Authorization"] == "Basic " + base64.b64encode(
+        b"otel:pw-hidden").decode()
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:4318/v1/traces", "ftp://host/v1/traces", "http://"])
+def test_a_url_that_is_not_http_is_refused_with_an_example(url: str) -> None:
+    with pytest.raises(ConfigError) as failed:
+        ScoreExporter(url)
+    assert "export_otlp=" in str(failed.value) and "http://127.0.0.1:4318/v1/traces" in str(
+        failed.value)

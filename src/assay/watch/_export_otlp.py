@@ -56,6 +56,7 @@ import httpx
 
 from .._secrets import mask_secrets
 from .._version import __version__
+from ..errors import ConfigError, option
 
 __all__ = ["EVENT_NAME", "EXPLANATION_CHARS", "ScoreExporter", "evaluation_request"]
 
@@ -169,17 +170,32 @@ def _valid_id(value: str | None, digits: int) -> bool:
     return value is not None and len(value) == digits and _HEX.fullmatch(value.lower()) is not None
 
 
+def _bad_url(url: str, what: str) -> ConfigError:
+    return ConfigError(f"Got {option('export_otlp', mask_secrets(url))}: {what}. It is the "
+                       "OTLP/HTTP traces endpoint of your collector or tracing backend, e.g. "
+                       "'http://127.0.0.1:4318/v1/traces'.")
+
+
 class ScoreExporter:
     """Sends each scored record's results to an OTLP/HTTP JSON traces endpoint (see the
     module docstring). ``headers`` (e.g. ``{"Authorization": "Bearer ..."}``) go with every
-    request and are never logged. Use one exporter per process and ``aclose`` it at the end."""
+    request and are never logged; credentials in the URL (``https://user:pw@host/...``) go as
+    basic auth. A URL that is not http(s) with a host raises ``ConfigError``. Use one exporter per process and ``aclose`` it at the end."""
 
     def __init__(self, url: str, *, headers: Mapping[str, str] | None = None,
                  timeout_s: float = 10.0, attempts: int = 4, backoff_s: float = 0.5,
                  max_wait_s: float = 30.0) -> None:
-        self.url = url
-        self.shown_url = mask_secrets(str(httpx.URL(url).copy_with(username=None, password=None))
-                                      ) if "://" in url else mask_secrets(url)
+        try:
+            parsed = httpx.URL(url)
+        except httpx.InvalidURL as e:
+            raise _bad_url(url, str(e)) from None
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            raise _bad_url(url, "it needs http:// or https:// and a host")
+        # credentials in the URL go as basic auth, so that no log line (ours or httpx's) has them
+        self._auth = httpx.BasicAuth(parsed.username, parsed.password) \
+            if parsed.username or parsed.password else None
+        self.url = str(parsed.copy_with(username=None, password=None)) if self._auth else url
+        self.shown_url = mask_secrets(self.url)
         self._headers = {**{str(k): str(v) for k, v in (headers or {}).items()},
                          "Content-Type": "application/json"}
         self.timeout_s, self.attempts = timeout_s, max(int(attempts), 1)
@@ -212,7 +228,8 @@ class ScoreExporter:
 
     async def _post(self, body: dict[str, Any]) -> None:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout_s, headers=self._headers)
+            self._client = httpx.AsyncClient(timeout=self.timeout_s, headers=self._headers,
+                                             auth=self._auth)
         for attempt in range(1, self.attempts + 1):
             last = attempt == self.attempts
             wait = self.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
