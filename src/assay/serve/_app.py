@@ -16,6 +16,8 @@ Routes (every one a GET, which never writes to the store, except the review form
   ``disagreement``, ``rater``) with a form for a person's labels; a POST to the same URL saves
   them (this server's pages only: a form token and the browser's ``Origin`` are checked) and
   redirects back (see ``_review``).
+- ``/runs/{run}/live``: a watch run's live page: each metric's rolling mean over time, the
+  latest flagged rows and the alerts; it reloads itself while the run is live (see ``_live``).
 - ``/compare?a=RUN_A&b=RUN_B``: the report of B compared with A (the baseline).
 - ``/api/runs`` (the same filters) and ``/api/runs/{run}`` (its rows by ``limit`` and
   ``offset``, with ``rows_total`` and the URL of the ``next`` page): JSON.
@@ -53,6 +55,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 
 from ..store import Store, open_store
+from ._live import live_endpoint
 from ._pages import Site
 from ._site import DEFAULT_LIMIT
 from ._urls import ROW_ROUTE
@@ -96,6 +99,7 @@ def create_app(store: str | Path | Store | None = None, *,
         Route("/api/runs/{run_id}", site.api_run),
         Route("/runs/{run_id}/review", site.review_page, methods=["GET"]),
         Route("/runs/{run_id}/review", site.review_save, methods=["POST"]),
+        Route("/runs/{run_id}/live", live_endpoint(site)),
         Route("/assets/assay.css", site.stylesheet),
         Route("/assets/review.js", site.review_script),
     ]

@@ -25,6 +25,7 @@ from ..compare import compare_runs
 from ..errors import AssayError
 from ..records import RunData
 from ..report import Pager, calibration_of, render_report
+from ._live import live_href
 from ._params import text
 from ._review import ReviewPages, review_href
 from ._site import check_params
@@ -72,6 +73,7 @@ class Site(ReviewPages):
                              pager=pager)
         return self.report(self.pages.put(key, add_links(
             html, nav={"All runs": "/", "Review rows": review_href(info.id),
+                       **({"Live view": live_href(info.id)} if info.kind == "watch" else {}),
                        "JSON": f"/api/runs/{info.id}"},
             row_link=lambda i: row_href(info.id, ids[i]) if i < len(ids) else None)))
 
