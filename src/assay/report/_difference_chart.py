@@ -93,7 +93,7 @@ def difference_of(name: str, m: Mapping[str, Any]) -> Difference:
                       direction_of(ci, scale.higher_is_better))
 
 
-def differences_svg(diffs: Sequence[Difference], *, width: int = 560) -> Markup:
+def differences_svg(diffs: Sequence[Difference], *, width: int = 440) -> Markup:
     """One row per metric: its name, its interval (a line, and a dot at B − A) on an axis
     centred on 0, and its numbers; coloured by :func:`direction_of`. The ``aria-label`` says
     it all as text.
@@ -103,7 +103,7 @@ def differences_svg(diffs: Sequence[Difference], *, width: int = 560) -> Markup:
         >>> 'class="diff better"' in svg, "f1_score: B − A +0.1 [+0.05, +0.2], B better" in svg
         (True, True)
     """
-    row_h, top, name_w, num_w = 22, 22, 150, 150
+    row_h, top, name_w, num_w = 22, 22, 118, 132
     plot_l, plot_r = name_w + 6, width - num_w
     mid = (plot_l + plot_r) / 2
     shares = [abs(v) / d.span for d in diffs
