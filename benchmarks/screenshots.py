@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from assay import JudgeOptions, RunOptions, evaluate, load_metric_file
+from assay import JudgeOptions, RunOptions, calibrate, evaluate, load_metric_file
 from assay.judges import FakeJudge, JudgeRequest
 from assay.store import open_store
 
@@ -75,6 +75,16 @@ def schema_judge(judge_id: str, bias: int = 0) -> FakeJudge:
     return FakeJudge(answer, id=judge_id)
 
 
+def length_judge(judge_id: str) -> FakeJudge:
+    """A fake judge that rates an answer by its length (1 under 25 characters, 5 from 100):
+    in the example rated rows, as in many, longer answers are the helpful ones."""
+    def answer(req: JudgeRequest) -> str:
+        text = req.messages[-1]["content"]
+        body = text.split("<answer>")[-1].split("</answer>")[0].strip()
+        return json.dumps({"score": min(5, 1 + len(body) // 25), "reason": f"{len(body)} chars"})
+    return FakeJudge(answer, id=judge_id)
+
+
 def _qa_rows() -> list[dict[str, Any]]:
     """The example QA rows, three answers each (as written, cut short, the reference)."""
     rows = []
@@ -102,11 +112,9 @@ def build_store(tmp: Path) -> dict[str, str]:
                         metrics=[load_metric_file(EXAMPLES / "metrics" / "preference.md")],
                         judge=schema_judge("fake"), judging=judging,
                         run=RunOptions(store=store, out=tmp / "pairs", run_name="preference"))
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-m", "assay", "calibrate", str(EXAMPLES / "rated.jsonl"),
-                    "--metric-file", str(EXAMPLES / "metrics" / "helpfulness.md"),
-                    "--judge", "fake", "--store", str(store), "--out", str(tmp / "calib")],
-                   check=False, env=env, cwd=tmp, capture_output=True, text=True)
+    calibrate(EXAMPLES / "rated.jsonl",
+              metric=load_metric_file(EXAMPLES / "metrics" / "helpfulness.md"),
+              judges=[length_judge("fake")], out=tmp / "calib", store=str(store), cache=False)
     ids = {"store": str(store), "base": str(base.summary["run_id"]),
            "cand": str(cand.summary["run_id"]), "pairwise": str(pairwise.summary["run_id"])}
     with open_store(store) as opened:

@@ -103,7 +103,7 @@ def differences_svg(diffs: Sequence[Difference], *, width: int = 440) -> Markup:
         >>> 'class="diff better"' in svg, "f1_score: B − A +0.1 [+0.05, +0.2], B better" in svg
         (True, True)
     """
-    row_h, top, name_w, num_w = 22, 22, 118, 132
+    row_h, top, name_w, num_w = 22, 22, 104, 150
     plot_l, plot_r = name_w + 6, width - num_w
     mid = (plot_l + plot_r) / 2
     shares = [abs(v) / d.span for d in diffs
@@ -118,10 +118,10 @@ def differences_svg(diffs: Sequence[Difference], *, width: int = 440) -> Markup:
         f"{d.metric} {d.numbers}, {d.words}" for d in diffs)
     out = [(f'<svg class="diffs" viewBox="0 0 {width} {height}" width="{width}" '
            f'height="{height}" role="img" aria-label="{escape(text)}">'),
-           f'<text class="tick" x="{plot_l}" y="12">− {escape(_share(extent))} of range</text>',
+           f'<text class="tick" x="{plot_l}" y="12">−{escape(_share(extent))}</text>',
            f'<text class="tick" x="{mid}" y="12" text-anchor="middle">0</text>',
            (f'<text class="tick" x="{plot_r}" y="12" text-anchor="end">'
-           f'+ {escape(_share(extent))}</text>'),
+           f'+{escape(_share(extent))}</text>'),
            f'<line class="zero" x1="{mid}" y1="{top - 6}" x2="{mid}" y2="{height - 4}"/>']
     for k, d in enumerate(diffs):
         y = top + k * row_h + row_h / 2
