@@ -220,3 +220,19 @@ def test_the_web_ui_shows_the_dataset_warning_first(tmp_path: Path) -> None:
         page = client.get(f"/compare?a={ids[0]}&b={ids[1]}").text
     assert "<b>warning:</b> the runs scored different datasets: sha256 A" in page
     assert page.index("the runs scored different datasets") < page.index('id="difference-chart"')
+
+
+def test_many_warnings_keep_the_first_screen_short() -> None:
+    a = _run("a", "fake", "1" * 64, ["q1"])
+    b = _run("b", "local", "2" * 64, ["q1"])
+    names = [f"m{i}" for i in range(6)]
+    a.meta["metrics"] = dict.fromkeys(names, "1")
+    b.meta["metrics"] = dict.fromkeys(names, "2")
+    for rec in (*a.records, *b.records):
+        rec.update({n: {"value": 1.0} for n in names})
+    comparison = compare_runs(a, b)
+    assert len(comparison["warnings"]) == 8  # judge, dataset, 6 metric versions
+    page = render_report(b, comparison=comparison, other=a)
+    assert page.count('<p class="note warning" role="alert">') == 3
+    assert "<summary>5 more warnings</summary>" in page
+    assert page.count("different metric versions") == 6  # none is dropped
