@@ -248,7 +248,7 @@ def test_histogram_per_metric(html: str) -> None:
     assert len(bars_per_figure["dist-f1_score"]) == 10
     assert "3: 1 row" in tree.text("dist-groundedness_claims")
     assert "5: 1 row" in tree.text("dist-groundedness_claims")
-    assert "[0.9, 1): 1 row" in tree.text("dist-f1_score")
+    assert "0.9-1.0: 1 row" in tree.text("dist-f1_score")
 
 
 def test_unscored_rows_shown_with_their_reasons(html: str) -> None:
@@ -413,11 +413,16 @@ def test_comparison_section(run_dir: Path) -> None:
     html = render_report(run, comparison=COMPARISON)
     tree = parse(html)
     cmp = tree.text("comparison")
-    assert "A runs/baseline (4 rows)" in cmp and "B runs/candidate (4 rows) this report" in cmp
+    assert "A (baseline) runs/baseline (4 rows)" in cmp
+    assert "B (candidate) runs/candidate (4 rows) this report" in cmp
     assert "Shared rows 4" in cmp
-    assert "f1_score 0.4 0.5 +0.1 [+0.05, +0.2] 3 3 / 3 1 / 1 B better" in cmp
-    assert "violence 1 2 +1 [+0.5, +1.5] 4 4 / 4 0 / 0 B worse" in cmp  # lower is better
-    assert "retrieval_score 3.5 3.5 0 – 1 4 / 4 0 / 0 too few pairs" in cmp
+    assert "f1_score 0.4 0.5 +0.1 [+0.05, +0.2] 3 1 / 1 B better" in cmp
+    # lower is better for a severity: a rise is worse
+    assert "violence (lower is better) 1 2 +1 [+0.5, +1.5] 4 0 / 0 B worse" in cmp
+    assert "retrieval_score 3.5 3.5 0 – 1 0 / 0 too few pairs" in cmp
+    # the comparison opens the page, before the run's own summary
+    assert html.index('id="comparison"') < html.index('id="summary"')
+    assert html.index('id="difference-chart"') < html.index("Rows that changed most")
     assert "violence medium 25.0% 50.0% +25.0 pp" in cmp
     assert "q1 f1_score 0 0.5 +0.5 missed the weight " + " ".join(HOSTILE.split()) in cmp
     assert "gone f1_score 1 0.5 -0.5 – –" in cmp
@@ -433,7 +438,7 @@ def test_comparison_with_the_other_run(tmp_path: Path) -> None:
     run = load_run_dir(base)
     comparison = {**COMPARISON, "a": {"id": run.id, "rows": 4}, "b": {"id": other.id, "rows": 4}}
     tree = parse(render_report(run, comparison=comparison, other=other))
-    assert "A " + run.id + " (4 rows) this report" in tree.text("comparison")
+    assert "A (baseline) " + run.id + " (4 rows) this report" in tree.text("comparison")
     assert "f1_score 0.5 B: 0.25" in tree.text("detail-0")
     assert "B: baseline reason" in tree.text("detail-0")
     without = parse(render_report(run, other=other))
@@ -533,7 +538,7 @@ def test_cli_compare_renders_the_comparison_of_both_runs(tmp_path: Path, run_dir
     section = parse(out.read_text(encoding="utf-8")).text("comparison")
     # a: the baseline (--compare), b: this run; the same rows, so no metric moves
     assert str(base) in section and str(run_dir) in section
-    assert "no clear change" in section and "B better" not in section
+    assert "no clear difference" in section and "B better" not in section
 
 
 # ---------------------------------------------------------------- odd runs

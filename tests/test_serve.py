@@ -231,7 +231,7 @@ def test_compare_page_renders_both_runs(client: TestClient, runs: dict[str, Any]
     html = page.text
     comparison = html.split('id="comparison"', 1)[1].split("</section>", 1)[0]
     assert a in comparison and b in comparison and "f1_score" in comparison
-    assert "Most-changed rows" in comparison
+    assert "Rows that changed most" in comparison
     assert f'<a href="/runs/{a}">' in html and f'<a href="/runs/{b}">' in html
     assert f'href="{row_href(b, "q1")}"' in html  # rows of B link to their pages
     by_prefix = client.get(f"/compare?a={a[:-1]}&b=latest", follow_redirects=False)

@@ -158,9 +158,6 @@ def print_comparison(comparison: dict[str, Any], console: Console | None = None)
     out.print(Text(f"A (baseline): {a['id']} ({a['rows']} rows)\n"
                    f"B (candidate): {b['id']} ({b['rows']} rows)\n"
                    f"{comparison['shared_rows']} rows in both (paired by id)"))
-    if not comparison["shared_rows"]:
-        err.print("[yellow]no row id is in both runs: were they run on the same dataset?"
-                  "[/yellow]", highlight=False)
     table = Table(title="metrics: diff = mean of B - A over rows scored in both; unscored: A/B",
                   caption="* beyond noise: the diff's 95% CI excludes 0",
                   box=box.SIMPLE_HEAD, show_edge=False)

@@ -53,7 +53,9 @@ def report(
         comparison: dict[str, Any] | None = None
         if compare is not None:
             from ..compare import compare_runs
+            from .compare import with_store_provenance
             other = load_run(compare, store or True)
+            with_store_provenance([other, data], store)  # the dataset sha256 behind warnings
             comparison = compare_runs(other, data)
         calib = (load_calibration(calibration) if calibration is not None
                  else calibration_of(data.summary))

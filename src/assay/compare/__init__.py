@@ -10,7 +10,13 @@ Example:
 """
 
 from ._compare import compare_runs, paired_bootstrap_ci
-from ._provenance import PROVENANCE_KEYS, provenance_of, provenance_warnings
+from ._provenance import (
+    NO_SHARED_ROWS,
+    PROVENANCE_KEYS,
+    comparison_warnings,
+    provenance_of,
+    provenance_warnings,
+)
 
-__all__ = ["PROVENANCE_KEYS", "compare_runs", "paired_bootstrap_ci", "provenance_of",
-           "provenance_warnings"]
+__all__ = ["NO_SHARED_ROWS", "PROVENANCE_KEYS", "compare_runs", "comparison_warnings",
+           "paired_bootstrap_ci", "provenance_of", "provenance_warnings"]

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..records import RunData, bootstrap_mean_ci
-from ._provenance import provenance_of, provenance_warnings
+from ._provenance import comparison_warnings
 
 __all__ = ["compare_runs"]
 
@@ -68,8 +68,9 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         ``changed`` ranks
         rows by ``|delta|`` over the metric's observed range in both runs (1 where that is 0),
         so 1-5 and 0-1 metrics compare. ``warnings`` names each fact that differs between
-        the runs (judge, dataset sha256, a compared metric's version or prompt sha256; see
-        :func:`provenance_warnings`): their scores may differ for that reason.
+        the runs (judge, dataset sha256, a compared metric's version or prompt sha256, no row
+        in both; see :func:`comparison_warnings`): their scores may differ for that reason.
+        ``assay compare`` prints them, the comparison report and the web UI show them first.
 
     Raises:
         ConfigError: a named metric is not in both runs, or a bad ``n_boot`` / ``top``.
@@ -126,7 +127,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "metrics": out_metrics,
         "defects": _defects(a.summary, b.summary),
         "changed": [entry for _, _, entry in changed[:top]],
-        "warnings": provenance_warnings(provenance_of(a), provenance_of(b), names),
+        "warnings": comparison_warnings(a, b, names, shared_rows=len(shared)),
     }
 
 

@@ -21,11 +21,14 @@ from typing import Any
 
 from ..records import RunData
 
-__all__ = ["PROVENANCE_KEYS", "provenance_of", "provenance_warnings"]
+__all__ = ["NO_SHARED_ROWS", "PROVENANCE_KEYS", "comparison_warnings", "provenance_of",
+           "provenance_warnings"]
 
 #: What a run's provenance holds: the judge id, the dataset path and sha256, metric name to
 #: version, and prompt template to sha256.
 PROVENANCE_KEYS = ("judge", "dataset", "dataset_sha256", "metrics", "prompt_sha256")
+#: The warning when the two runs pair no row by id.
+NO_SHARED_ROWS = "no row id is in both runs: were they run on the same dataset?"
 
 
 def _judge_id(value: Any) -> str | None:
@@ -121,4 +124,24 @@ def provenance_warnings(a: Mapping[str, Any], b: Mapping[str, Any],
         if pa[key] != pb[key] and (owner in metrics or key in metrics):
             warn("prompt_sha256", key, pa[key], pb[key],
                  f"{key}: different prompts, sha256 A {_short(pa[key])}…, B {_short(pb[key])}….")
+    return out
+
+
+def comparison_warnings(a: RunData, b: RunData, metrics: Sequence[str], *,
+                        shared_rows: int) -> list[dict[str, Any]]:
+    """Every warning of comparing baseline ``a`` with candidate ``b`` (the one list that
+    ``assay compare`` prints and the comparison report and web UI show first): each
+    :func:`provenance_warnings` of the two runs, then ``shared_rows`` when no row id is in
+    both runs.
+
+    Example:
+        >>> a = RunData("a", {"judge": "fake"}, [{"id": "q1"}])
+        >>> b = RunData("b", {"judge": "local"}, [{"id": "q2"}])
+        >>> [w["field"] for w in comparison_warnings(a, b, [], shared_rows=0)]
+        ['judge', 'shared_rows']
+    """
+    out = provenance_warnings(provenance_of(a), provenance_of(b), metrics)
+    if shared_rows == 0:
+        out.append({"field": "shared_rows", "name": None, "a": len(a.records),
+                    "b": len(b.records), "message": NO_SHARED_ROWS})
     return out

@@ -16,7 +16,8 @@ from typing import Any
 from .._text import percent
 from ..metrics import comparison_tables
 from ..records import RunData
-from ._model import fmt, scale_of, table_view
+from ._difference_chart import difference_of, differences_svg
+from ._model import fmt, table_view
 
 __all__ = ["comparison_view", "report_sides"]
 
@@ -36,6 +37,9 @@ def report_sides(run: RunData, comparison: Mapping[str, Any] | None,
     return side, "A" if side == "b" else "B"
 
 
+_DIRECTION_CSS = {"better": "good", "worse": "bad"}
+
+
 def _signed(value: Any, digits: int = 3) -> str:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return "–"
@@ -45,29 +49,26 @@ def _signed(value: Any, digits: int = 3) -> str:
 def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData | None,
                     side: str, index: Mapping[str, int]) -> dict[str, Any]:
     """The comparison section's data, for ``run`` on ``side`` (``a`` or ``b``) of
-    ``comparison``; ``index`` maps row ids to their place in the row table."""
+    ``comparison``; ``index`` maps row ids to their place in the row table. ``warnings`` are
+    the comparison's own (:func:`assay.compare.comparison_warnings`, as ``assay compare``
+    prints them), ``chart`` the differences drawn (see :mod:`._difference_chart`)."""
     a, b = comparison.get("a") or {}, comparison.get("b") or {}
     metrics = []
+    differences = []
     for name, m in (comparison.get("metrics") or {}).items():
-        scale = scale_of(name, [])
+        d = difference_of(name, m)
+        differences.append(d)
         ci = m.get("ci95")
-        diff = m.get("diff")
-        verdict, css = "no clear change", ""
-        if isinstance(ci, (list, tuple)) and len(ci) == 2 and None not in ci and (
-                ci[0] > 0 or ci[1] < 0):
-            better = (ci[0] > 0) == scale.higher_is_better
-            verdict, css = ("B better", "good") if better else ("B worse", "bad")
-        elif ci is None:
-            verdict = "too few pairs"
         metrics.append({
             "name": name, "mean_a": fmt(m.get("mean_a")), "mean_b": fmt(m.get("mean_b")),
-            "diff": _signed(diff), "ci": (f"[{_signed(ci[0])}, {_signed(ci[1])}]"
-                                          if isinstance(ci, (list, tuple)) and len(ci) == 2
-                                          else "–"),
+            "diff": _signed(m.get("diff")), "ci": (f"[{_signed(ci[0])}, {_signed(ci[1])}]"
+                                                   if isinstance(ci, (list, tuple))
+                                                   and len(ci) == 2 else "–"),
             "paired": fmt(m.get("paired")),
             "scored": f"{fmt(m.get('scored_a'))} / {fmt(m.get('scored_b'))}",
             "unscored": f"{fmt(m.get('unscored_a'))} / {fmt(m.get('unscored_b'))}",
-            "verdict": verdict, "css": css,
+            "verdict": d.words, "css": _DIRECTION_CSS.get(d.direction, ""),
+            "lower_better": not d.higher_is_better,
         })
     defects = []
     for name, d in (comparison.get("defects") or {}).items():
@@ -90,5 +91,8 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
                for c in comparison.get("changed") or [] if isinstance(c, Mapping)]
     return {"a": {"id": a.get("id"), "rows": a.get("rows")},
             "b": {"id": b.get("id"), "rows": b.get("rows")},
+            "warnings": [str(w.get("message")) for w in comparison.get("warnings") or []
+                         if isinstance(w, Mapping) and w.get("message")],
+            "chart": differences_svg(differences) if differences else None,
             "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
             "metrics": metrics, "defects": defects, "tables": tables, "changed": changed}

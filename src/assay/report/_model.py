@@ -31,6 +31,7 @@ from ..metrics.safety import severity_level
 __all__ = [
     "Bin",
     "Scale",
+    "bin_edge",
     "fmt",
     "histogram",
     "metric_names",
@@ -166,7 +167,8 @@ def value_css(value: float, scale: Scale) -> str:
 
 @dataclass(frozen=True)
 class Bin:
-    """One histogram bar: its label, the half-open range it covers, its count and level."""
+    """One histogram bar: its label, the range it covers (half-open, but the last bin of a
+    0-1 or other continuous scale is closed), its count and level."""
 
     label: str
     lo: float
@@ -177,12 +179,17 @@ class Bin:
 
 def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> list[Bin]:
     """Counts per bin: one bin per whole number on integer scales (values rounded to the
-    nearest), else 10 equal bins (the top edge goes in the last bin). Out-of-range values go
-    to the nearest end bin. ``values`` is a list, or a mapping of each value to its count.
+    nearest, labelled by the value), else 10 equal bins labelled by both edges ("0.8-0.9"),
+    each half-open but the last, which is closed (1.0 counts in "0.9-1.0"). Out-of-range
+    values go to the nearest end bin. ``values`` is a list, or a mapping of each value to its
+    count.
 
     Example:
-        >>> [b.count for b in histogram([0.0, 0.05, 0.95, 1.0], Scale(0.0, 1.0, False))]
-        [2, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+        >>> bins = histogram([0.0, 0.05, 0.3, 0.95, 1.0], Scale(0.0, 1.0, False))
+        >>> [b.count for b in bins]
+        [2, 0, 0, 1, 0, 0, 0, 0, 0, 2]
+        >>> bins[3].label, bins[-1].label
+        ('0.3-0.4', '0.9-1.0')
         >>> [b.count for b in histogram({2.0: 3, 4.0: 1}, Scale(1.0, 5.0, True))]
         [0, 3, 0, 1, 0]
     """
@@ -198,10 +205,25 @@ def histogram(values: Sequence[float] | Mapping[float, int], scale: Scale) -> li
     width = (scale.hi - scale.lo) / n
     counts10 = [0] * n
     for v, c in counted.items():
-        i = int((v - scale.lo) / width) if width else 0
+        # a hair of tolerance: 0.3 / 0.1 is 2.9999999999999996 in floats, yet 0.3 opens "0.3-0.4"
+        i = math.floor((v - scale.lo) / width + 1e-9) if width else 0
         counts10[min(max(i, 0), n - 1)] += c
-    return [Bin(fmt(scale.lo + i * width, 2), scale.lo + i * width, scale.lo + (i + 1) * width,
-                counts10[i]) for i in range(n)]
+    bounds = [scale.lo + k * width for k in range(n + 1)]
+    return [Bin(f"{bin_edge(bounds[k], width)}-{bin_edge(bounds[k + 1], width)}", bounds[k],
+                bounds[k + 1], counts10[k]) for k in range(n)]
+
+
+def bin_edge(x: float, width: float) -> str:
+    """A bin edge with as many decimals as the bin width needs (at least one): 0.9, 1.0, 25.0.
+
+    Example:
+        >>> bin_edge(1.0, 0.1), bin_edge(0.05, 0.05), bin_edge(250.0, 25.0)
+        ('1.0', '0.05', '250.0')
+    """
+    decimals = 1
+    while decimals < 6 and abs(round(width, decimals) - width) > 1e-9:
+        decimals += 1
+    return f"{x:.{decimals}f}"
 
 
 def unscored_reasons(records: Iterable[Mapping[str, Any]], metric: str) -> list[tuple[str, int]]:

@@ -33,12 +33,12 @@ from ..injection import describe
 from ..metrics import row_notes, summary_notes, summary_tables
 from ..records import RunData
 from ._calibration_view import calibration_view
+from ._charts import distribution_chart, pairwise_word
 from ._comparison_view import comparison_view, report_sides
+from ._defect_chart import defect_rates_chart
 from ._model import (
-    Bin,
     Scale,
     fmt,
-    histogram,
     metric_names,
     scale_of,
     table_view,
@@ -95,13 +95,14 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
     if inputs is None and inputs_note is None:
         inputs_note = "Inputs are not shown: no dataset was given to the report."
 
-    metrics = [_metric_view(name, summary, stats.metrics.get(name) or MetricStats())
-               for name in names]
+    pairwise = _pairwise_names(summary, records, names)
+    metrics = [_metric_view(name, summary, stats.metrics.get(name) or MetricStats(),
+                            pairwise=name in pairwise) for name in names]
     scales = {m["name"]: m["scale"] for m in metrics}
     rows = []
     for i, rec in enumerate(records):
         rid = str(rec.get("id"))
-        rows.append(_row_view(i, rid, rec, names, scales,
+        rows.append(_row_view(i, rid, rec, names, scales, pairwise,
                               None if inputs is None else inputs.get(rid),
                               other_by_id.get(rid), other_label))
     index = {r["id"]: r["i"] for r in rows}
@@ -113,6 +114,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "run": _run_view(run, summary, stats.rows),
         "metrics": metrics,
         "tables": [table_view(t) for t in summary_tables(summary)],  # e.g. defect rates
+        "defect_chart": defect_rates_chart(summary),
         "calibration": calibration_view(calibration) if calibration else None,
         "rows": rows,
         "note_columns": _note_columns(stats.note_columns, rows),
@@ -173,7 +175,24 @@ def _injection_line(found: object) -> str | None:
             f"--on-injection {found.get('mode')}")
 
 
-def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats) -> dict[str, Any]:
+def _pairwise_names(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
+                    names: Sequence[str]) -> set[str]:
+    """The pairwise metrics: their aggregate counts choices, or a row's result holds one."""
+    aggs = summary.get("metrics") or {}
+    found = {n for n in names if isinstance(aggs.get(n), Mapping)
+             and ("choices" in aggs[n] or "candidate_win_rate" in aggs[n])}
+    for rec in records:
+        for n in names:
+            result = rec.get(n)
+            details = result.get("details") if isinstance(result, Mapping) else None
+            if isinstance(details, Mapping) and details.get("choice") in (
+                    "CANDIDATE", "BASELINE", "TIE"):
+                found.add(n)
+    return found
+
+
+def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats, *,
+                 pairwise: bool = False) -> dict[str, Any]:
     agg = (summary.get("metrics") or {}).get(name) or {}
     scale = scale_of(name, list(stats.counts))
     mean = agg.get("mean")
@@ -182,43 +201,23 @@ def _metric_view(name: str, summary: Mapping[str, Any], stats: MetricStats) -> d
     return {
         "name": name,
         "scale": scale,
+        "pairwise": pairwise,
         "mean": mean,
         "mean_weighted": agg.get("mean_weighted"),
         "ci95": agg.get("ci95") if isinstance(agg.get("ci95"), list) else None,
         "scored": agg.get("scored", stats.scored),
         "unscored": agg.get("unscored", stats.unscored),
         "reasons": stats.reasons,
-        "chart": _chart(histogram(stats.counts, scale), scale) if stats.counts else None,
+        "chart": (distribution_chart(name, stats.counts, scale, agg, pairwise=pairwise)
+                  if stats.counts else None),
     }
-
-
-def _chart(bins: list[Bin], scale: Scale, width: int = 300, height: int = 130) -> dict[str, Any]:
-    """Bar geometry for an inline SVG histogram (the template draws it)."""
-    left, right, top, bottom = 30, 6, 14, 20
-    plot_w, plot_h = width - left - right, height - top - bottom
-    top_count = max(b.count for b in bins) or 1
-    step = plot_w / len(bins)
-    bars = []
-    for k, b in enumerate(bins):
-        h = plot_h * b.count / top_count
-        span = b.label if scale.integer else f"[{fmt(b.lo, 2)}, {fmt(b.hi, 2)})"
-        bars.append({
-            "x": round(left + k * step + 1, 1), "w": round(max(step - 2, 1), 1),
-            "y": round(top + plot_h - h, 1), "h": round(h, 1),
-            "cx": round(left + (k + 0.5) * step, 1), "label": b.label, "count": b.count,
-            "css": "lvl-" + b.level.lower().replace(" ", "-") if b.level else "",
-            "title": f"{span}: {b.count} row{'s' if b.count != 1 else ''}",
-        })
-    return {"width": width, "height": height, "bars": bars, "top": top_count,
-            "left": left, "base": top + plot_h, "plot_top": top, "label_y": height - 6,
-            "every": 1 if len(bins) <= 11 else 2}
 
 
 # ---------------------------------------------------------------- rows and details
 
 
 def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
-              scales: Mapping[str, Scale], inputs: Mapping[str, Any] | None,
+              scales: Mapping[str, Scale], pairwise: set[str], inputs: Mapping[str, Any] | None,
               other: Mapping[str, Any] | None, other_label: str) -> dict[str, Any]:
     cells = []
     for name in names:
@@ -229,7 +228,8 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
             continue
         error = result.get("error")
         na = value is None and str(error or "").startswith("does not apply")
-        cells.append({"text": ("n/a" if na else "unscored") if value is None else fmt(value),
+        shown = (pairwise_word(value) or "") if name in pairwise else fmt(value)
+        cells.append({"text": ("n/a" if na else "unscored") if value is None else shown,
                       "v": "" if value is None else repr(value), "css": _css(name, value, scales),
                       "title": error or result.get("reason") or ""})
     parts = row_input_parts(inputs, rec, names=names)

@@ -28,6 +28,7 @@ from ..report import Pager, calibration_of, render_report
 from ._live import live_href
 from ._params import text
 from ._review import ReviewPages, review_href
+from ._runs_list import preselected_pair
 from ._site import check_params
 from ._urls import paged_href, row_id_of
 from ._views import add_links, page_inputs, row_href, row_view, run_data, run_line, run_meta
@@ -43,8 +44,11 @@ class Site(ReviewPages):
 
     def runs_page(self, request: Request) -> Response:
         f = self.filters(request)
-        runs = [run_line(info) for info in self.listed(f)]
+        listed = self.listed(f)
+        runs = [run_line(info) for info in listed]
+        pair_a, pair_b = preselected_pair(listed)
         return self.page("runs.html.j2", title="assay runs", crumbs=(), runs=runs, filters=f,
+                         pair={"a": pair_a, "b": pair_b},
                          filtered=any(f[k] for k in ("tag", "name", "dataset")),
                          store_url=self.store.url)
 

@@ -103,7 +103,8 @@ def run_meta(info: RunInfo) -> dict[str, Any]:
     """The ``meta`` of a ``RunData`` for a stored run (as ``assay.records.load_run`` fills it)."""
     return {"name": info.name, "dataset": info.dataset, "judge": info.judge,
             "status": info.status, "created": info.created, "tags": list(info.tags),
-            "kind": info.kind}
+            "kind": info.kind, "dataset_sha256": info.dataset_sha256,
+            "metrics": dict(info.metrics), "prompt_sha256": dict(info.prompt_sha256)}
 
 
 def run_data(store: Store, info: RunInfo) -> RunData:
