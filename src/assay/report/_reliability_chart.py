@@ -7,9 +7,9 @@ Example:
     ...     {"label": "1", "n": 3, "judge_mean": 1.0, "human_mean": 1.5},
     ...     {"label": "5", "n": 1, "judge_mean": 5.0, "human_mean": 4.0}]})
     >>> [(p["count"], p["cx"], p["cy"]) for p in c["points"]]
-    [('n=3', 44.0, 184.4), ('n=1', 268.0, 61.2)]
+    [('n=3', 52.0, 178.4), ('n=1', 260.0, 65.2)]
     >>> c["identity"]
-    {'x1': 44.0, 'y1': 209.0, 'x2': 268.0, 'y2': 12.0}
+    {'x1': 52.0, 'y1': 201.0, 'x2': 260.0, 'y2': 20.0}
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ __all__ = ["reliability_chart"]
 
 _WIDTH, _HEIGHT = 300, 250
 _LEFT, _RIGHT, _TOP, _BOTTOM = 44, 32, 12, 41  # margins: tick labels left, axis titles below
+_INSET = 8  # the scale's ends sit this far inside the axes, so no point lies on one
 
 
 def _num(x: float) -> str:
@@ -41,10 +42,12 @@ def reliability_chart(curve: Any) -> dict[str, Any] | None:
     plot_w, plot_h = _WIDTH - _LEFT - _RIGHT, _HEIGHT - _TOP - _BOTTOM
 
     def sx(v: float) -> float:
-        return round(_LEFT + (min(max(v, low), high) - low) / span * plot_w, 1)
+        return round(_LEFT + _INSET + (min(max(v, low), high) - low) / span
+                     * (plot_w - 2 * _INSET), 1)
 
     def sy(v: float) -> float:
-        return round(_TOP + plot_h - (min(max(v, low), high) - low) / span * plot_h, 1)
+        return round(_TOP + plot_h - _INSET - (min(max(v, low), high) - low) / span
+                     * (plot_h - 2 * _INSET), 1)
 
     points = [{"cx": sx(float(b["judge_mean"])), "cy": sy(float(b["human_mean"])),
                "count": f"n={b['n']}", "r": 3 + min(int(b["n"]), 40) ** 0.5,

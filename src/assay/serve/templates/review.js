@@ -1,6 +1,7 @@
 /* assay serve, review page: keyboard shortcuts for the label form (the form works without it).
    Digits rate the highlighted metric, a/b/t pick a pairwise choice, Enter saves and goes on,
-   s saves, n/p move (saving first when something changed), c/r focus a text field. */
+   s saves, n/p move (saving first when something changed), c/r focus a text field, m focuses
+   the next metric (kept in the form and the links, so it stays focused on the next rows). */
 (function () {
   "use strict";
   var form = document.getElementById("label-form");
@@ -18,7 +19,8 @@
     fs.addEventListener("focusin", function () { activate(fs); });
     fs.addEventListener("click", function () { activate(fs); });
   });
-  activate(sets.length ? sets[0] : null);
+  var focused = form.querySelector("fieldset.rateable.focused");
+  activate(focused || (sets.length ? sets[0] : null));
   form.addEventListener("change", function () { dirty = true; });
   form.addEventListener("input", function () { dirty = true; });
 
@@ -47,6 +49,35 @@
     if (!button) { return false; }
     if (form.requestSubmit) { form.requestSubmit(button); } else { button.click(); }
     return true;
+  }
+  function withMetric(href, name) {
+    var url = new URL(href, window.location.href);
+    if (name) { url.searchParams.set("metric", name); } else { url.searchParams.delete("metric"); }
+    return url.pathname + url.search + url.hash;
+  }
+  function focusNext() {
+    if (!sets.length) { return; }
+    var at = sets.indexOf(focused || active);
+    var fs = sets[(at + 1) % sets.length];
+    var name = fs.getAttribute("data-metric");
+    if (focused) { focused.classList.remove("focused"); }
+    focused = fs;
+    fs.classList.add("focused");
+    activate(fs);
+    fs.scrollIntoView({block: "nearest"});
+    document.getElementById("focus-metric").value = name;
+    ["prev-row", "next-row", "order-run", "order-disagreement"].forEach(function (id) {
+      var link = document.getElementById(id);
+      if (link) { link.setAttribute("href", withMetric(link.getAttribute("href"), name)); }
+    });
+    var list = document.getElementById("progress");
+    if (list && list.tagName === "UL") {
+      list.classList.add("focus");
+      Array.prototype.forEach.call(list.querySelectorAll("li"), function (li) {
+        li.classList.toggle("focused", li.getAttribute("data-metric") === name);
+      });
+    }
+    window.history.replaceState(null, "", withMetric(window.location.href, name));
   }
   function focusField(field) {
     if (field) { field.focus(); field.select(); }
@@ -88,6 +119,9 @@
     } else if (key === "r") {
       e.preventDefault();
       focusField(document.getElementById("rater"));
+    } else if (key === "m") {
+      e.preventDefault();
+      focusNext();
     }
   });
 }());
