@@ -155,6 +155,30 @@ def test_the_rater_is_remembered_across_a_new_browser_visit(server: dict[str, An
         second.quit()
 
 
+def test_the_last_rater_is_offered_and_another_name_takes_only_what_it_set(
+        driver: Any, server: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+
+    url, run = server["url"], server["run"]
+    with open_store(server["store"]) as store:
+        store.save_label(run, "r2", "coherence", rater="eve", value=5)  # the last rater
+    _open_review(driver, f"{url}/runs/{run}/review?row=r2")  # no cookie in this browser
+    rater = driver.find_element(By.ID, "rater")
+    assert rater.get_attribute("value") == "eve"
+    assert driver.find_element(By.ID, "rater-note").text.startswith("last used in this store")
+    assert _checked(driver, "coherence") == ["5"]  # eve's label, shown
+    rater.clear()
+    rater.send_keys("dee")  # not eve: the label shown is eve's, not to be copied to dee
+    driver.find_element(By.CSS_SELECTOR, 'input[name="value:fluency"][value="3"]').click()
+    driver.find_element(By.ID, "save").click()
+    _wait(driver, lambda d: "saved=1" in d.current_url, "the save")
+    with open_store(server["store"]) as store:
+        assert [(x.metric, x.value) for x in store.labels(run, rater="dee")] == [("fluency", 3)]
+        assert [(x.metric, x.value) for x in store.labels(run, rater="eve")] == [
+            ("coherence", 5)]
+    assert _checked(driver, "coherence") == [""] and _checked(driver, "fluency") == ["3"]
+
+
 def test_metric_focus_number_keys_and_the_cycle_key(driver: Any, server: dict[str, Any]) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

@@ -1,7 +1,10 @@
 /* assay serve, review page: keyboard shortcuts for the label form (the form works without it).
    Digits rate the highlighted metric, a/b/t pick a pairwise choice, Enter saves and goes on,
    s saves, n/p move (saving first when something changed), c/r focus a text field, m focuses
-   the next metric (kept in the form and the links, so it stays focused on the next rows). */
+   the next metric (kept in the form and the links, so it stays focused on the next rows).
+   The page shows the labels of the rater it opened with; when the person puts another name in
+   the rater field, only the metrics they touched are sent, so the labels shown are not copied
+   to the new name. */
 (function () {
   "use strict";
   var form = document.getElementById("label-form");
@@ -21,8 +24,20 @@
   });
   var focused = form.querySelector("fieldset.rateable.focused");
   activate(focused || (sets.length ? sets[0] : null));
-  form.addEventListener("change", function () { dirty = true; });
-  form.addEventListener("input", function () { dirty = true; });
+  function touch(e) {
+    dirty = true;
+    var fs = e.target && e.target.closest ? e.target.closest("fieldset.metric") : null;
+    if (fs) { fs.setAttribute("data-touched", "1"); }
+  }
+  form.addEventListener("change", touch);
+  form.addEventListener("input", touch);
+  form.addEventListener("submit", function () {
+    var rater = document.getElementById("rater");
+    if (!rater || rater.value.trim() === rater.defaultValue.trim()) { return; }
+    form.querySelectorAll("fieldset.metric").forEach(function (fs) {
+      if (!fs.getAttribute("data-touched")) { fs.disabled = true; }  // not sent: left as is
+    });
+  });
 
   function target(pairwise) {
     var isPair = function (fs) { return fs.getAttribute("data-kind") === "pairwise"; };
@@ -38,6 +53,7 @@
       if (inputs[i].getAttribute("data-key") === key) {
         inputs[i].checked = true;
         dirty = true;
+        fs.setAttribute("data-touched", "1");
         activate(fs);
         return true;
       }
