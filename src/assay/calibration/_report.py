@@ -136,6 +136,10 @@ def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     ax.set_xlim(low - pad, high + pad)
     ax.set_ylim(low - pad, high + pad)
     ax.set_aspect("equal")
+    levels = curve.get("levels")
+    if isinstance(levels, list) and 1 < len(levels) <= 11:  # a tick per scale value
+        ax.set_xticks(levels)
+        ax.set_yticks(levels)
     ax.set_xlabel(str(curve.get("x") or "judge score"))
     ax.set_ylabel(str(curve.get("y") or "human mean"))
     ax.set_title(title)
