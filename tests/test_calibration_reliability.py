@@ -127,3 +127,14 @@ def test_cli_calibrate_writes_the_pngs_and_prints_the_bins(tmp_path: Path) -> No
     (only,) = report["reliability"]["bins"]  # the fake judge gives every row one score
     assert only["n"] == 6 and only["human_mean"] == pytest.approx(16 / 6, abs=1e-4)
     assert f"n={only['n']}" in result.output
+
+
+def test_a_probability_weighted_score_is_used_where_the_judge_gave_one() -> None:
+    cells = [{"value": 4.0, "weighted": 3.6}, {"value": 4.0, "weighted": None},
+             {"value": None, "weighted": 2.0}]  # unscored: no point, whatever its weight
+    got = reliability(cells, [3, 5, 1], labels=[1, 2, 3, 4, 5], ordinal=True, pairwise=False)
+    assert got is not None and "probability-weighted" in got["x"]
+    assert _labels(got["bins"]) == [("4", 2, 3.8, 4.0)]
+    plain = reliability(cells[1:], [5, 1], labels=[1, 2, 3, 4, 5], ordinal=True,
+                        pairwise=False)
+    assert plain is not None and plain["x"] == "judge score"

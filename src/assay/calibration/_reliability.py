@@ -106,6 +106,9 @@ def reliability(cells: Sequence[Mapping[str, Any] | None], human: Sequence[Any],
         labels: The human scale in order; ``ordinal`` whether its order means something.
         pairwise: The labels are BASELINE, CANDIDATE, TIE; the judge's score is then
             P(candidate) + 1/2 P(tie) when it gave probabilities, else its choice as a number.
+            Otherwise the score is the probability-weighted one (``weighted``, on a numeric
+            scale, when the judge gave token probabilities), else the value, binned to the
+            nearest scale value.
 
     Returns:
         ``{"x", "y", "domain", "levels", "bins"}`` (axis names, the scale's ends, the levels or
@@ -130,9 +133,25 @@ def reliability(cells: Sequence[Mapping[str, Any] | None], human: Sequence[Any],
     levels = [float(x) for x in labels] if numeric else [float(i) for i in range(len(labels))]
     ys = [None if h is None else float(h) if numeric else float(list(labels).index(h))
           for h in human]
-    xs = [float(c["value"]) if c and isinstance(c.get("value"), (int, float)) else None
-          for c in cells]
-    what = "" if numeric else " (label position: " + ", ".join(
-        f"{i} {x}" for i, x in enumerate(labels)) + ")"
+    xs = [_point_score(c, numeric) if c else None for c in cells]
+    weighted = numeric and any(c and _number(c.get("weighted")) is not None
+                               and _number(c.get("value")) is not None for c in cells)
+    what = (" (probability-weighted where the judge gave token probabilities)" if weighted
+            else "" if numeric else " (label position: " + ", ".join(
+                f"{i} {x}" for i, x in enumerate(labels)) + ")")
     return {"x": "judge score" + what, "y": "human mean", "domain": [levels[0], levels[-1]],
             "levels": levels, "bins": reliability_bins(xs, ys, levels=levels)}
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _point_score(cell: Mapping[str, Any], numeric: bool) -> float | None:
+    """A pointwise judge's score: its probability-weighted one on a numeric scale when it gave
+    token probabilities, else its value; ``None`` when unscored."""
+    value = _number(cell.get("value"))
+    if value is None:
+        return None
+    weighted = _number(cell.get("weighted")) if numeric else None
+    return value if weighted is None else weighted
