@@ -17,7 +17,7 @@ import typer
 from typer.testing import CliRunner
 
 from assay import JudgeOptions, RunOptions, evaluate
-from assay.calibration import agreement_stats, write_calibration
+from assay.calibration import agreement_stats, reliability, write_calibration
 from assay.cli.report import report
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.safety import CATEGORIES
@@ -449,8 +449,10 @@ def test_comparison_with_the_other_run(tmp_path: Path) -> None:
 
 
 def _calibration(out: Path) -> Path:
-    a = agreement_stats([1, 2, 3, 4, 5, 3], [1, 2, 2, 4, 5, 3], labels=[1, 2, 3, 4, 5],
-                        ordinal=True)
+    human, judged = [1, 2, 3, 4, 5, 3], [1, 2, 2, 4, 5, 5]
+    a = agreement_stats(human, judged, labels=[1, 2, 3, 4, 5], ordinal=True)
+    a["reliability"] = reliability([{"value": float(j)} for j in judged], human,
+                                   labels=[1, 2, 3, 4, 5], ordinal=True, pairwise=False)
     b = agreement_stats(["No", "Yes", "Yes"], ["No", "No", "Yes"], labels=["No", "Yes"],
                         ordinal=False)
     write_calibration(out, {"local": a, "openai:gpt-4o": b}, metric="groundedness")
@@ -458,25 +460,30 @@ def _calibration(out: Path) -> Path:
 
 
 def test_calibration_section(tmp_path: Path, run_dir: Path) -> None:
-    calib = load_calibration(_calibration(tmp_path / "calib"))
-    assert set(calib["pngs"]) == {"local", "openai:gpt-4o"}
+    out = _calibration(tmp_path / "calib")
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "confusion-local.png", "confusion-openai_gpt-4o.png", "reliability-local.png"]
+    calib = load_calibration(out)
     html = render_report(load_run_dir(run_dir), calibration=calib)
     tree = parse(html)
     text = tree.text("calibration")
     assert "Calibration: groundedness vs human ratings" in text
-    assert "exact agreement 0.833 0.667" in text
+    assert "exact agreement 0.667 0.667" in text
     assert "human \\ judge No Yes No 1 0 Yes 1 1" in text
-    assert html.count('src="data:image/png;base64,') == 2
-    no_png = {k: v for k, v in calib.items() if k != "pngs"}
-    assert 'src="data:image' not in render_report(load_run_dir(run_dir), calibration=no_png)
-
-
-def test_calibration_png_that_is_not_a_png_is_left_out(tmp_path: Path, run_dir: Path) -> None:
-    fake = tmp_path / "x.png"
-    fake.write_text("<svg onload=alert(1)>")
-    calib = {"metric": "m", "reports": {"j": {"labels": ["No"], "confusion_matrix": [[1]]}},
-             "pngs": {"j": str(fake)}}
-    assert "data:image" not in render_report(load_run_dir(run_dir), calibration=calib)
+    # one confusion matrix per judge: the HTML table; the PNGs stay in calibration/
+    assert html.count('<table class="confusion">') == 2
+    assert "data:image/png" not in html and "<img" not in html
+    # the reliability curve of the judge that has one: a point per non-empty bin (the judge
+    # gave no 3; its 2 holds the humans' 2 and 3, its 5 their 5 and 3), its count, the
+    # identity line
+    section = html[html.index('<section id="calibration">'):]
+    section = section[:section.index("</section>")]
+    assert section.count('<svg class="reliability"') == 1
+    svg = section[section.index('<svg class="reliability"'):section.index("</svg>")]
+    assert svg.count("<circle") == 4 and 'class="identity"' in svg
+    assert re.findall(r">(n=\d+)<", svg) == ["n=1", "n=2", "n=1", "n=2"]
+    assert "judge score n judge mean human mean 1 1 1 1 2 2 2 2.5 4 1 4 4 5 2 5 4" in text
+    assert 'aria-label="reliability curve of local: judge 1, 1 rows, human mean 1;' in svg
 
 
 # ---------------------------------------------------------------- the command

@@ -1,4 +1,5 @@
-"""Calibration of a judge against human ratings: agreement figures, table, PNGs and JSON.
+"""Calibration of a judge against human ratings: agreement figures, a reliability curve, a
+table, PNGs and JSON.
 
 Example:
     >>> from assay.calibration import agreement_stats
@@ -10,9 +11,18 @@ Example:
 
 from ._calibrate import CalibrationResult, HumanScale, calibrate, human_scale
 from ._calibrate import _human_labels as human_labels
-from ._report import comparison_table, confusion_png, safe_name, write_calibration
+from ._reliability import PAIRWISE_VALUES, reliability, reliability_bins
+from ._report import (
+    RELIABILITY_KEY,
+    comparison_table,
+    confusion_png,
+    reliability_png,
+    safe_name,
+    write_calibration,
+)
 from ._stats import agreement_stats
 
-__all__ = ["CalibrationResult", "HumanScale", "agreement_stats", "calibrate",
-           "comparison_table", "confusion_png", "human_labels", "human_scale", "safe_name",
+__all__ = ["PAIRWISE_VALUES", "RELIABILITY_KEY", "CalibrationResult", "HumanScale",
+           "agreement_stats", "calibrate", "comparison_table", "confusion_png", "human_labels",
+           "human_scale", "reliability", "reliability_bins", "reliability_png", "safe_name",
            "write_calibration"]

@@ -4,7 +4,8 @@ The data holds the metric's inputs and a human column, ``{metric}/human_rating``
 pointwise metrics (a 1-5 rubric metric, or a custom scale) and
 ``{metric}/human_pairwise_choice`` (BASELINE, CANDIDATE or TIE) for pairwise ones. The metric
 runs on every row with each judge (answers cached, results kept per judge under ``out``), and
-the figures compare the two over the rows both scored. A pairwise metric's report adds how
+the figures compare the two over the rows both scored, with a reliability curve (the human
+mean per bin of the judge's score; see :func:`assay.calibration.reliability`). A pairwise metric's report adds how
 the judge treated the two positions (over every row it scored): ``position_consistency``,
 ``flips``, ``first_shown_share`` and ``decided_by``.
 
@@ -37,6 +38,7 @@ from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
 from ..records import open_run_store
 from ..run import evaluate, group_options
+from ._reliability import reliability
 from ._report import write_calibration
 from ._stats import agreement_stats
 
@@ -163,8 +165,13 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             result = evaluate(data, metrics=[version], judge=judge, **group_options(
                 mapping=mapping, out=out_dir / _safe(name), **stored))
             by_id = {rec["id"]: rec for rec in result.rows}
-            judged = [_judge_label(version, by_id[r.id][version.name]) for r in rows]
+            cells = [by_id[r.id][version.name] for r in rows]
+            judged = [_judge_label(version, cell) for cell in cells]
             stats = agreement_stats(human, judged, labels=scale.labels, ordinal=scale.ordinal)
+            curve = reliability(cells, human, labels=scale.labels, ordinal=scale.ordinal,
+                                pairwise=scale.pairwise)
+            if curve is not None:
+                stats["reliability"] = curve
             stats["judge"] = result.summary["judge"]["id"] if result.summary["judge"] else judge_id
             stats["metric"] = version.name
             stats["human_column"] = scale.column

@@ -1,6 +1,7 @@
-"""Calibration output: a confusion-matrix PNG, a side-by-side table and the files on disk.
+"""Calibration output: confusion-matrix and reliability-curve PNGs, a side-by-side table and
+the files on disk.
 
-matplotlib is imported inside :func:`confusion_png` and used through its object API on the
+matplotlib is imported inside :func:`confusion_png` and :func:`reliability_png` and used through its object API on the
 Agg canvas, so importing assay never imports pyplot nor changes the process's backend.
 
 Example:
@@ -13,6 +14,11 @@ Example:
     'confusion-openai_gpt-4o.png'
     >>> json.loads(files["json"].read_text())["reports"]["openai:gpt-4o"]["tpr"]
     0.0
+    >>> stats["reliability"] = {"domain": [0.0, 1.0], "bins": [{"judge_mean": 0.2,
+    ...     "human_mean": 0.5, "n": 2}]}
+    >>> files = write_calibration(pathlib.Path(tempfile.mkdtemp()), {"j": stats}, metric="m")
+    >>> sorted(p.name for p in files.values())
+    ['calibration.json', 'confusion-j.png', 'reliability-j.png']
 """
 
 from __future__ import annotations
@@ -29,7 +35,11 @@ from rich.text import Text
 from .._files import atomic_path, atomic_write
 from ._stats import jsonable
 
-__all__ = ["comparison_table", "confusion_png", "safe_name", "write_calibration"]
+__all__ = ["RELIABILITY_KEY", "comparison_table", "confusion_png", "reliability_png", "safe_name",
+           "write_calibration"]
+
+#: The key of a report's reliability-curve PNG in what :func:`write_calibration` returns.
+RELIABILITY_KEY = "reliability: {}"
 
 
 def safe_name(name: str) -> str:
@@ -84,6 +94,58 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     ax.set_title(title)
     path = Path(path)
     with atomic_path(path, what="the confusion matrix") as tmp:
+        fig.savefig(tmp, format="png")
+    return path
+
+
+def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
+    """Draw ``stats["reliability"]`` (see :func:`assay.calibration.reliability`) to ``path``:
+    each bin's judge mean against its human mean, with its count, and the identity line.
+
+    Raises:
+        ValueError: ``stats`` has no reliability bins.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> stats = {"reliability": {"domain": [1, 5], "x": "judge score", "y": "human mean",
+        ...          "bins": [{"judge_mean": 2.0, "human_mean": 2.5, "n": 4}]}}
+        >>> png = reliability_png(stats, pathlib.Path(tempfile.mkdtemp()) / "r.png", title="t")
+        >>> png.read_bytes()[:4]
+        b'\\x89PNG'
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    curve = stats.get("reliability")
+    bins = curve.get("bins") if isinstance(curve, Mapping) else None
+    if not isinstance(curve, Mapping) or not bins:
+        raise ValueError(f"reliability_png needs 'reliability' with non-empty 'bins'; got "
+                         f"{curve!r:.200}.")
+    low, high = (float(x) for x in curve.get("domain") or (0.0, 1.0))
+    pad = (high - low) * 0.05
+    fig = Figure(figsize=(5.5, 5.0), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot([low, high], [low, high], linestyle="--", color="#9ca3af", label="identity")
+    xs = [b["judge_mean"] for b in bins]
+    ys = [b["human_mean"] for b in bins]
+    ax.plot(xs, ys, marker="o", color="#2563eb", label="judge")
+    for b in bins:
+        ax.annotate(f"n={b['n']}", (b["judge_mean"], b["human_mean"]),
+                    textcoords="offset points", xytext=(6, -12), fontsize=8)
+    ax.set_xlim(low - pad, high + pad)
+    ax.set_ylim(low - pad, high + pad)
+    ax.set_aspect("equal")
+    levels = curve.get("levels")
+    if isinstance(levels, list) and 1 < len(levels) <= 11:  # a tick per scale value
+        ax.set_xticks(levels)
+        ax.set_yticks(levels)
+    ax.set_xlabel(str(curve.get("x") or "judge score"))
+    ax.set_ylabel(str(curve.get("y") or "human mean"))
+    ax.set_title(title)
+    ax.legend(loc="upper left")
+    path = Path(path)
+    with atomic_path(path, what="the reliability curve") as tmp:
         fig.savefig(tmp, format="png")
     return path
 
@@ -177,10 +239,12 @@ def comparison_table(reports: Mapping[str, dict[str, Any]], *, title: str) -> Ta
 
 def write_calibration(out_dir: Path, reports: Mapping[str, dict[str, Any]], *,
                       metric: str) -> dict[str, Path]:
-    """Write ``calibration.json`` and one ``confusion-<safe name>.png`` per report.
+    """Write ``calibration.json`` and, per report, ``confusion-<safe name>.png`` and (when it
+    has reliability bins) ``reliability-<safe name>.png``.
 
-    Returns ``{"json": path, report name: png path, ...}``. Two names that sanitise alike get
-    ``-2``, ``-3``, ... so no PNG overwrites another.
+    Returns ``{"json": path, report name: confusion png, "reliability: <report name>":
+    reliability png, ...}``. Two names that sanitise alike get ``-2``, ``-3``, ... so no PNG
+    overwrites another.
 
     Raises:
         ValueError: a report is named ``"json"`` (that key holds the JSON file's path).
@@ -205,4 +269,9 @@ def write_calibration(out_dir: Path, reports: Mapping[str, dict[str, Any]], *,
         used.add(stem)
         files[name] = confusion_png(report, out_dir / f"confusion-{stem}.png",
                                     title=f"{metric} vs humans: {name}")
+        curve = report.get("reliability")
+        if isinstance(curve, Mapping) and curve.get("bins"):
+            files[RELIABILITY_KEY.format(name)] = reliability_png(
+                report, out_dir / f"reliability-{stem}.png",
+                title=f"{metric}: reliability of {name}")
     return files

@@ -43,7 +43,8 @@ def calibrate(
         help="Judge to calibrate (repeat to compare judges side by side). Default: local.")
     ] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Output directory (calibration.json, confusion PNGs, per-judge results). "
+        help="Output directory (calibration.json, confusion-matrix and reliability-curve "
+             "PNGs, per-judge results). "
              "Default: assay-out/calibrate-<data name>.")] = None,
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     style: Annotated[str, typer.Option(help="auto, rating or verdict (as in assay run).")] =
@@ -89,6 +90,14 @@ def calibrate(
         lines += [f"{lab:<{width}}" + " ".join(f"{n:>{width}}" for n in row)
                   for lab, row in zip(labels, matrix)]
         Console().print("\n".join(lines), highlight=False, markup=False)
+        curve = report.get("reliability") or {}
+        if curve.get("bins"):
+            head = (f"reliability, {name} (bins of the {curve.get('x')}: n, judge mean, "
+                    "human mean)")
+            rows = [head]
+            rows += [f"  {b['label']:<12} n={b['n']:<5} judge {b['judge_mean']:.3g}  human "
+                     f"{b['human_mean']:.3g}" for b in curve["bins"]]
+            Console().print("\n".join(rows), highlight=False, markup=False)
     err.print("files: " + ", ".join(str(p) for p in result.files.values()), highlight=False,
               markup=False)
     # A judge that scored no rated row because its calls failed or its answers could not be

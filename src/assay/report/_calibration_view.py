@@ -1,22 +1,22 @@
 """The calibration section of the report: each judge's agreement figures, confusion matrix
-and PNG, side by side.
+(as an HTML table: the PNGs ``assay calibrate`` writes stay in its folder) and reliability
+curve (inline SVG with a table of its bins), side by side.
 
 Example:
     >>> v = calibration_view({"metric": "m", "reports": {"j": {"n_rows": 3, "labels": ["a"],
     ...                        "confusion_matrix": [[2]]}}})
-    >>> v["figures"], v["judges"][0]["matrix"][0]["cells"][0]["n"]
-    ([('rows', ['3'])], 2)
+    >>> v["figures"], v["judges"][0]["matrix"][0]["cells"][0]["n"], v["judges"][0]["curve"]
+    ([('rows', ['3'])], 2, None)
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from .._text import percent
 from ._model import fmt
+from ._reliability_chart import reliability_chart
 
 __all__ = ["CALIBRATION_FIGURES", "calibration_view"]
 
@@ -33,10 +33,10 @@ CALIBRATION_FIGURES = (
 
 
 def calibration_view(calibration: Mapping[str, Any]) -> dict[str, Any]:
-    """The calibration section's data: figures per judge, confusion matrices, PNGs."""
+    """The calibration section's data: figures per judge, confusion matrices, reliability
+    curves."""
     reports = {str(k): v for k, v in (calibration.get("reports") or {}).items()
                if isinstance(v, Mapping)}
-    pngs = calibration.get("pngs") or {}
     figures = [(label, [_figure(r, key) for r in reports.values()])
                for label, key in CALIBRATION_FIGURES
                if any(r.get(key) is not None for r in reports.values())]
@@ -54,7 +54,7 @@ def calibration_view(calibration: Mapping[str, Any]) -> dict[str, Any]:
                        for r, row in enumerate(matrix)],
             "per_class": [(str(k), v) for k, v in per_class.items() if isinstance(v, Mapping)]
             if isinstance(per_class, Mapping) else [],
-            "png": _png_uri(pngs.get(name) or stats.get("png")),
+            "curve": reliability_chart(stats.get("reliability")),
         })
     return {"metric": calibration.get("metric"), "names": list(reports), "figures": figures,
             "judges": judges}
@@ -65,16 +65,3 @@ def _figure(report: Mapping[str, Any], key: str) -> str:
     if key == "unscored" and value is not None and report.get("unscored_share") is not None:
         return f"{fmt(value)} ({percent(report['unscored_share'])})"
     return fmt(value)
-
-
-def _png_uri(path: Any) -> str | None:
-    """A ``data:`` URI of a PNG file, or None when there is none (or it is not a PNG)."""
-    if not path:
-        return None
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return None
-    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..calibration import safe_name
 from ..data import Row, read_dataset, row_inputs
 from ..errors import AssayError, ConfigError, option
 from ..records import RunData
@@ -111,8 +110,8 @@ def inputs_for_run(run: RunData, *, store: Store | None = None,
 
 
 def load_calibration(path: Path) -> dict[str, Any]:
-    """``calibration.json`` (given directly or as its directory), with ``pngs``: each report's
-    confusion-matrix PNG beside it, found by the name ``assay calibrate`` gives it.
+    """``calibration.json`` (given directly or as its directory), as ``assay calibrate`` wrote
+    it (its PNGs stay beside it: the report draws the matrix and the curve itself).
 
     Raises:
         ConfigError: no readable calibration.json there.
@@ -127,19 +126,6 @@ def load_calibration(path: Path) -> dict[str, Any]:
     if not isinstance(calib, dict) or not isinstance(calib.get("reports"), dict):
         raise ConfigError(f"{json_path}: no 'reports' object in it. Fix: give the "
                           "calibration.json that `assay calibrate` wrote.")
-    pngs: dict[str, str] = {}
-    used: set[str] = set()
-    for name in calib["reports"]:  # the same naming as write_calibration, collisions included
-        stem = base = safe_name(str(name))
-        n = 1
-        while stem in used:
-            n += 1
-            stem = f"{base}-{n}"
-        used.add(stem)
-        png = json_path.parent / f"confusion-{stem}.png"
-        if png.is_file():
-            pngs[str(name)] = str(png)
-    calib.setdefault("pngs", pngs)
     return calib
 
 
@@ -158,4 +144,4 @@ def calibration_of(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     if not isinstance(stats, Mapping):
         return None
     name = str(stats.get("judge") or "judge")
-    return {"metric": stats.get("metric"), "reports": {name: dict(stats)}, "pngs": {}}
+    return {"metric": stats.get("metric"), "reports": {name: dict(stats)}}

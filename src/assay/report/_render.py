@@ -74,9 +74,8 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         comparison: a comparison of two runs (from ``assay.compare.compare_runs``); ``run`` is
             the side whose ``id`` matches, else side ``b``.
         other: the other run of the comparison: its values and reasons join the detail panel.
-        calibration: a ``calibration.json`` dict (``{"metric", "reports": {name: stats}}``);
-            a PNG path per report in ``calibration["pngs"][name]`` or ``stats["png"]`` is
-            inlined when the file exists.
+        calibration: a ``calibration.json`` dict (``{"metric", "reports": {name: stats}}``):
+            each report's figures, confusion matrix and reliability curve are shown.
         title: the page title (default: ``assay report: <run id>``).
         inputs_note: why inputs are missing, shown instead of them.
         stats: the statistics of every row of the run, when ``run.records`` holds only some

@@ -13,7 +13,7 @@ Routes (every one a GET, which never writes to the store, except the review form
   and details. ``{row}`` is the row id, percent-encoded (``/``, ``#``, ``?``, ``%``, spaces
   and newlines included).
 - ``/runs/{run}/review``: the review queue, one row at a time (``row``, ``order`` ``run`` or
-  ``disagreement``, ``rater``) with a form for a person's labels; a POST to the same URL saves
+  ``disagreement``, ``rater``, ``metric`` to focus one) with a form for a person's labels; a POST to the same URL saves
   them (this server's pages only: a form token and the browser's ``Origin`` are checked) and
   redirects back (see ``_review``).
 - ``/runs/{run}/live``: a watch run's live page: each metric's rolling mean over time, the

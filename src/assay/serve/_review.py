@@ -3,6 +3,11 @@ inputs, each metric's score and reason) with a form for a person's rating, pairw
 comment; a POST saves them in the run store and redirects (post/redirect/get), so a reload
 neither loses nor repeats a label.
 
+The page remembers who rates (see ``_rater``: the URL's ``rater``, else this browser's cookie,
+set by a save, else the store's last rater, offered as "last used"), so reopening it shows that
+person's labels; ``metric`` focuses one metric (its controls first, the number keys rating it,
+``m`` moving the focus on; see ``_review_focus``) and the page counts the person's progress.
+
 The POST is refused (403) unless it carries this server's form token (a random value in the
 page, which another site cannot read, kept across restarts by ``_form_token``) and, when the browser says where it comes from
 (``Origin``, ``Sec-Fetch-Site``), it comes from this server's own pages: a web page elsewhere
@@ -39,6 +44,8 @@ from ..errors import ConfigError
 from ..store import RunInfo
 from ._form_token import kept_form_token
 from ._params import text
+from ._rater import RATER_COOKIE, choose_rater, remember_rater
+from ._review_focus import focus_first, focus_problem, progress
 from ._review_view import PAIRWISE_KEYS, RatingScale, queue_order, rating_scales
 from ._site import HEADERS, SiteBase, check_params
 from ._views import page_inputs, row_view
@@ -50,7 +57,7 @@ ORDERS = ("run", "disagreement")
 #: The review page's policy: the site's, plus its one script from this server.
 REVIEW_CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-_PARAMS = ("row", "order", "rater", "saved")
+_PARAMS = ("row", "order", "rater", "saved", "metric")
 #: The largest form body a POST may send, in bytes.
 MAX_FORM = 1 << 20
 
@@ -124,13 +131,19 @@ class ReviewPages(SiteBase):
         if info.id != ref:
             return RedirectResponse(review_href(info.id, **{k: text(q, k) for k in _PARAMS}),
                                     status_code=307)
-        order, rater = text(q, "order") or "run", text(q, "rater")[:200]
+        order, focus = text(q, "order") or "run", text(q, "metric")
+        who = choose_rater(text(q, "rater"), request.cookies.get(RATER_COOKIE),
+                           self.store.last_rater)
+        rater = who.name
+        # the URLs carry a name the person gave; a remembered or offered one stays implicit
+        named = rater if who.source == "query" else ""
         if order not in ORDERS:
             raise HTTPException(400, f"Got order={order!r:.40}. Must be one of "
                                      f"{', '.join(ORDERS)}, e.g. ?order=disagreement.")
         row, prev, nxt, gap = self._queue(info, text(q, "row"), order)
         context: dict[str, Any] = {
-            "run": info, "order": order, "rater": rater, "saved": text(q, "saved") == "1",
+            "run": info, "order": order, "rater": rater, "rater_source": who.source,
+            "focus": focus, "saved": text(q, "saved") == "1",
             "token": self.form_token, "row": None, "gap": gap, "orders": ORDERS,
             "any_labels": bool(row) and self.store.label_count(info.id) > 0}
         if row:
@@ -141,15 +154,28 @@ class ReviewPages(SiteBase):
                                          f"{review_href(info.id)} to start from its first row.")
             if order == "run":
                 prev, nxt = view["prev"], view["next"]
-            self._add_labels(view, info, row, rater, view["record"])
+            rateable = self._add_labels(view, info, row, rater, view["record"])
+            if focus:
+                problem = focus_problem(focus, rateable=rateable,
+                                        shown=[m["name"] for m in view["metrics"]])
+                if problem:
+                    raise HTTPException(400, problem)
+            view["metrics"] = focus_first(view["metrics"], focus)
             extra = (inputs or {}).get(row, {}).get("extra") or {}
             context.update(row=view, inputs_note=note, prev=prev, next=nxt,
                            baseline=extra.get("baseline_model_response"),
-                           rateable=any(m["scale"] for m in view["metrics"]),
-                           hrefs={k: review_href(info.id, row=v, order=order, rater=rater)
+                           rateable=bool(rateable),
+                           progress=progress(self.store.labels(info.id, rater=rater), rateable,
+                                             total=info.rows, focus=focus) if rater else None,
+                           focus_hrefs={name: review_href(info.id, row=row, order=order,
+                                                          rater=named, metric=name)
+                                        for name in rateable},
+                           hrefs={k: review_href(info.id, row=v, order=order, rater=named,
+                                                 metric=focus)
                                   if v is not None else None
                                   for k, v in (("prev", prev), ("next", nxt))},
-                           order_hrefs={o: review_href(info.id, order=o, rater=rater)
+                           order_hrefs={o: review_href(info.id, order=o, rater=named,
+                                                       metric=focus)
                                         for o in ORDERS})
         title = f"Review run {info.id}" + (f" ({info.name})" if info.name else "")
         body = self.render("review.html.j2", title=title,
@@ -160,9 +186,9 @@ class ReviewPages(SiteBase):
                                            "Content-Security-Policy": REVIEW_CSP})
 
     def _add_labels(self, view: dict[str, Any], info: RunInfo, row: str, rater: str,
-                    record: Mapping[str, Any]) -> None:
+                    record: Mapping[str, Any]) -> list[str]:
         """Each metric of ``view`` with its scale, options, the judge's answer, ``rater``'s
-        label and the other raters' labels."""
+        label and the other raters' labels; the names of the rateable ones."""
         labels = self.store.labels(info.id, row_id=row)
         scales = rating_scales(info, [record])
         for m in view["metrics"]:
@@ -176,6 +202,7 @@ class ReviewPages(SiteBase):
                      mine=None if mine is None else str(mine.value),
                      comment=mine.comment if mine else "",
                      others=[lb for lb in labels if lb.metric == m["name"] and lb.rater != rater])
+        return [m["name"] for m in view["metrics"] if m["scale"]]
 
     async def review_save(self, request: Request) -> Response:
         check_params(request, ())
@@ -199,7 +226,8 @@ class ReviewPages(SiteBase):
         if found is None:
             raise HTTPException(404, f"Run {info.id} has no row {row!r} to label.")
         given: dict[str, int | str | None] = {}  # every value checked before any is saved
-        for name, scale in rating_scales(info, [found[1]]).items():
+        scales = rating_scales(info, [found[1]])
+        for name, scale in scales.items():
             raw = form.get(f"value:{name}")
             if raw is None:
                 continue  # not on the form: left as it is
@@ -218,9 +246,13 @@ class ReviewPages(SiteBase):
             raise HTTPException(400, str(e)) from None
         then = str(form.get("then") or "stay")
         target = str(form.get(then) or "") if then in ("next", "prev") else ""
-        return RedirectResponse(review_href(info.id, row=target or row, order=order,
-                                            rater=rater, saved="1"),
+        focus = form.get("metric") or ""
+        done = RedirectResponse(review_href(info.id, row=target or row, order=order,
+                                            rater=rater, saved="1",
+                                            metric=focus if focus in scales else ""),
                                 status_code=303)
+        remember_rater(done, rater)  # this browser offers the name next time
+        return done
 
 
 async def _read_form(request: Request) -> Mapping[str, str]:

@@ -20,6 +20,7 @@ Example:
 
 from ._amend import fill_reasons
 from ._export import FORMATS
+from ._labels import MAX_NAME as MAX_LABEL_NAME
 from ._labels import Label
 from ._migrations import MIGRATIONS
 from ._open import open_store
@@ -30,7 +31,7 @@ from ._secrets import mask_secrets, sanitize
 from ._store import KINDS, STATUSES, RunInfo, Store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
-__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MIGRATIONS",
-           "PAIRWISE_CHOICES", "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "Label", "RatedRows",
-           "RunInfo", "Store", "combine_labels", "fill_reasons", "human_column", "mask_secrets",
-           "open_store", "rated_rows", "resolve_url", "sanitize"]
+__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MAX_LABEL_NAME",
+           "MIGRATIONS", "PAIRWISE_CHOICES", "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "Label",
+           "RatedRows", "RunInfo", "Store", "combine_labels", "fill_reasons", "human_column",
+           "mask_secrets", "open_store", "rated_rows", "resolve_url", "sanitize"]

@@ -184,6 +184,27 @@ class LabelStore(RunReader):
             return int(conn.execute(sa.select(sa.func.count()).select_from(labels_t)
                                     .where(labels_t.c.run_id == run_id)).scalar() or 0)
 
+    def last_rater(self) -> str | None:
+        """The rater of the label saved last in this store (any run), ``None`` when the store
+        has no label: the name a review page offers to a person it does not know yet.
+
+        Example:
+            >>> from assay.store import open_store
+            >>> with open_store(":memory:") as store:
+            ...     rid = store.create_run()
+            ...     store.add_rows(rid, [{"id": "q1"}])
+            ...     before = store.last_rater()
+            ...     _ = store.save_label(rid, "q1", "coherence", rater="ann", value=3)
+            ...     _ = store.save_label(rid, "q1", "relevance", rater="bob", value=4)
+            ...     before, store.last_rater()
+            (None, 'bob')
+        """
+        query = (sa.select(labels_t.c.rater)
+                 .order_by(labels_t.c.labelled.desc(), labels_t.c.rater).limit(1))
+        with transaction(self._engine, write=False) as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else str(found)
+
     def labels(self, run_id: str, *, rater: str | None = None,
                row_id: str | None = None) -> list[Label]:
         """The run's labels (of one ``rater``, of one ``row_id``, when given), in the run's row
