@@ -25,7 +25,7 @@ from .._entry_points import PLUGIN_FAILURES, failure_text
 from ..errors import AssayError, DataError, option
 from ._clean import FieldLimits, LongFields, clean_record
 from ._models import Row
-from ._otlp import is_export, traces_as_records
+from ._otlp import traces_as_records
 from ._reader import reader_unit
 from ._readers import READERS
 from ._rows import ALIASES, validated_rows
@@ -198,17 +198,17 @@ def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None 
         DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
     """
     src = open_source(Path(path))
-    exports: list[tuple[int, dict[str, Any]]] = []
-    yield from _checked(src, problems, limits or FieldLimits(), id_key, exports)
-    if exports:  # OTLP trace exports, whatever the format: one conversation per trace
-        yield from traces_as_records(exports, str(src.path), problems)
+    # OTLP trace exports, whatever the format, are read as they come (only each span's
+    # reading is kept) and give one conversation per trace at the end
+    yield from traces_as_records(_checked(src, problems, limits or FieldLimits(), id_key),
+                                 str(src.path), problems)
 
 
-def _checked(src: Source, problems: list[str], limits: FieldLimits, id_key: str,
-             exports: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The reader's records of ``src``, each with its values checked; OTLP trace exports are
-    added to ``exports`` instead. What a reader does wrong (it raises, or gives something
-    other than a line number and a dict) is a problem naming the reader, never a traceback."""
+def _checked(src: Source, problems: list[str], limits: FieldLimits,
+             id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The reader's records of ``src``, each with its values checked. What a reader does
+    wrong (it raises, or gives something other than a line number and a dict) is a problem
+    naming the reader, never a traceback."""
     reader = src.reader
     prefix = f"{src.path} {reader_unit(reader)} "
     surrogates = getattr(reader, "checks_surrogates", False) is not True
@@ -223,10 +223,7 @@ def _checked(src: Source, problems: list[str], limits: FieldLimits, id_key: str,
                 line, rec = int(line), dict(rec)
             rec = clean_record(rec, prefix + str(line), limits, problems, id_key=id_key,
                                surrogates=surrogates)
-            if "resourceSpans" in rec and is_export(rec):
-                exports.append((line, rec))
-            else:
-                yield line, rec
+            yield line, rec
     except AssayError:
         raise
     except PLUGIN_FAILURES as e:  # a reader's own failure (a plugin's, most likely)

@@ -168,8 +168,12 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
         specs = None if tools is None else tool_specs(tools, where, problems)
         refs = rec.get("reference_tool_calls")
         expected = None if refs is None else reference_calls(refs, where, problems)
+        chunks = rec.get("contexts")  # retrieved documents (a trace's): kept as the row's
+        chunks = chunks if isinstance(chunks, list) and chunks and all(  # contexts
+            isinstance(c, str) for c in chunks) else None
         extra = {k: v for k, v in rec.items() if k not in {
-            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", "system", *used}}
+            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", "system", *used,
+            *(("contexts",) if chunks else ())}}
         system = None if rec.get("system") is None else system_turn(rec["system"], where,
                                                                        problems)
         if turns is None or (tools is not None and specs is None) or (
@@ -177,7 +181,8 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             return None
         turns = [system, *turns] if system else turns
         return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None,
-                   tools=specs, reference_tool_calls=expected, extra=extra)
+                   tools=specs, reference_tool_calls=expected, extra=extra, contexts=chunks,
+                   context="\n\n".join(chunks) if chunks else None)
     values: dict[str, Any] = {}
     mistyped: set[str] = set()
     for field in _TEXT_FIELDS:
