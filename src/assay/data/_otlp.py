@@ -49,9 +49,10 @@ __all__ = ["attributes", "is_export", "traces_as_records"]
 
 log = logging.getLogger("assay.data")
 #: The convention readers, in the order they are tried on a span: the first that knows it
-#: reads it (OpenInference and OpenLLMetry name themselves; then the GenAI conventions).
+#: reads it (OpenInference and OpenLLMetry name themselves; message events, then the
+#: attributes of the GenAI conventions, which a span without content also matches).
 _READERS: tuple[Callable[[dict[str, Any], list[dict[str, Any]], Step], bool], ...] = (
-    _otlp_openinference.read, _otlp_openllmetry.read, _otlp_semconv.read, _otlp_events.read)
+    _otlp_openinference.read, _otlp_openllmetry.read, _otlp_events.read, _otlp_semconv.read)
 _FIXES = {_otlp_semconv.NAME: _otlp_semconv.FIX, _otlp_semconv.OLD_NAME: _otlp_semconv.FIX,
           _otlp_events.NAME: _otlp_events.FIX, _otlp_openllmetry.NAME: _otlp_openllmetry.FIX,
           _otlp_openinference.NAME: _otlp_openinference.FIX}

@@ -67,6 +67,8 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
                                             where))
     if not any(m.get("content") or m.get("tool_calls") for m in step.inputs + step.outputs):
         step.missing = "events without content"
+    if attrs.get("gen_ai.tool.definitions") is not None:  # when the span carries it too
+        step.tools = json_value(attrs["gen_ai.tool.definitions"])
     if attrs.get("gen_ai.operation.name") not in (*INFERENCE, None):
         step.kind = "other"  # an agent span repeating the conversation
     return True

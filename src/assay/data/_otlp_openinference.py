@@ -45,10 +45,9 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     step.convention, kind = NAME, kind.upper()
     if kind == "LLM":
         step.kind = "inference"
-        step.inputs = [_message(m, "user", f"{step.span_id}.i{n}")
-                       for n, m in enumerate(indexed(attrs, "llm.input_messages."))]
-        step.outputs = [_message(m, "assistant", f"{step.span_id}.o{n}")
-                        for n, m in enumerate(indexed(attrs, "llm.output_messages."))]
+        step.inputs = _messages(indexed(attrs, "llm.input_messages."), "user", step.span_id)
+        step.outputs = _messages(indexed(attrs, "llm.output_messages."), "assistant",
+                                 step.span_id)
         if not step.inputs and not step.outputs:
             step.missing = "no llm.input_messages or llm.output_messages attributes"
         tools = [json_value(t["tool.json_schema"]) for t in indexed(attrs, "llm.tools.")
@@ -73,9 +72,18 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     return True
 
 
+def _messages(items: list[dict[str, Any]], role: str, span_id: str) -> list[dict[str, Any]]:
+    """The OpenAI-form messages of a list's items (an item with nothing in it is left out)."""
+    out = [_message(m, role, f"{span_id}.{role[0]}{n}") for n, m in enumerate(items)]
+    return [m for m, f in zip(out, items) if m.get("content") or m.get("tool_calls") or
+            "message.role" in f]
+
+
 def _message(fields: dict[str, Any], role: str, where: str) -> dict[str, Any]:
     """One OpenAI-form message of the ``message.*`` fields of one list item."""
-    role = str(fields.get("message.role") or role)
+    if not isinstance(fields.get("message.role", role), str):
+        raise TypeError("message.role is not text")
+    role = fields.get("message.role") or role
     content = fields.get("message.content")
     if content is None:
         parts = indexed(fields, "message.contents.")

@@ -54,10 +54,8 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     if not flat and request not in _MODEL_CALLS:
         return True  # a workflow or task span: nothing of the conversation
     step.kind = "inference"
-    step.inputs = [_message(m, "user", f"{step.span_id}.p{n}")
-                   for n, m in enumerate(indexed(attrs, "gen_ai.prompt."))]
-    step.outputs = [_message(m, "assistant", f"{step.span_id}.c{n}")
-                    for n, m in enumerate(indexed(attrs, "gen_ai.completion."))]
+    step.inputs = _messages(indexed(attrs, "gen_ai.prompt."), "user", step.span_id)
+    step.outputs = _messages(indexed(attrs, "gen_ai.completion."), "assistant", step.span_id)
     if not step.inputs and not step.outputs:
         step.missing = "no gen_ai.prompt.N.content or gen_ai.completion.N.content attributes"
     tools = [_tool(t) for t in indexed(attrs, "llm.request.functions.")]
@@ -66,8 +64,17 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     return True
 
 
+def _messages(items: list[dict[str, Any]], role: str, span_id: str) -> list[dict[str, Any]]:
+    """The OpenAI-form messages of a list's items (an item with nothing in it is left out)."""
+    out = [_message(m, role, f"{span_id}.{role[0]}{n}") for n, m in enumerate(items)]
+    return [m for m, f in zip(out, items) if m.get("content") or m.get("tool_calls") or
+            "role" in f]
+
+
 def _message(fields: dict[str, Any], role: str, where: str) -> dict[str, Any]:
-    role = str(fields.get("role") or role)
+    if not isinstance(fields.get("role", role), str):
+        raise TypeError("role is not text")
+    role = fields.get("role") or role
     if role == "tool":
         return {"role": "tool", "tool_call_id": str(fields.get("tool_call_id")),
                 "content": message_text(fields.get("content"))}

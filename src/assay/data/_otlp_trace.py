@@ -3,8 +3,9 @@
 Steps are taken in span start order:
 
 - the first inference step's input (system prompt included) opens the conversation; a later
-  one's input repeats the history, of which only the tool results and the user messages past
-  what the previous step showed are new; every inference step's output gives assistant turns;
+  one's input repeats the history, of which only the tool results and the user messages the
+  conversation does not hold yet (counted by text) are new; every inference step's output
+  gives assistant turns;
 - a tool step's result answers the call it names (by id, else the earliest unanswered call of
   the tool);
 - a retrieval step's documents become the row's ``contexts`` and the citations of the next
@@ -26,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ._otlp_step import Step
@@ -90,19 +92,25 @@ class _Assembly:
         self.contexts: list[str] = []
         self.tools: Any = None
         self.started = False
-        self.replayed = 0  # how many messages the next inference step's input repeats
+        self.asked: Counter[str] = Counter()  # the user messages so far, by content
 
     def inference(self, step: Step) -> None:
         if self.tools is None and step.tools is not None:
             self.tools = step.tools
+        if not step.inputs and not step.outputs:
+            return  # nothing recorded: it neither opens nor replays the conversation
         if not self.started:
             for m in step.inputs:
                 self._add(m)
-        else:  # the history again: only its tool results, and user messages past the last
-            for k, m in enumerate(step.inputs):  # step's input and output, are new
-                if m.get("role") == "tool" or (m.get("role") == "user" and k >= self.replayed):
+        else:  # the history again: only its tool results, and the user messages that the
+            seen: Counter[str] = Counter()  # conversation does not hold yet, are new
+            for m in step.inputs:
+                if m.get("role") == "user":
+                    seen[str(m.get("content"))] += 1
+                    if seen[str(m.get("content"))] <= self.asked[str(m.get("content"))]:
+                        continue
+                if m.get("role") in ("user", "tool"):
                     self._add(m)
-        self.replayed = len(step.inputs) + len(step.outputs)
         for m in step.outputs:
             m = {**m, "role": "tool" if m.get("role") == "tool" else "assistant"}
             if self.documents and m["role"] == "assistant" and str(m.get("content")).strip():
@@ -124,6 +132,8 @@ class _Assembly:
             if answered is None:
                 return
             self.pending.remove(answered)
+        if m.get("role") == "user":
+            self.asked[str(m.get("content"))] += 1
         for call in m.get("tool_calls") or []:
             if isinstance(call, dict) and isinstance(call.get("function"), dict):
                 self.pending.append((str(call.get("id")), str(call["function"].get("name"))))
