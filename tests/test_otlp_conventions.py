@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,9 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.data import Row, is_export, read_dataset, rows_from_records, traces_as_records
+from assay.data._otlp import stream_traces
+from assay.data._otlp_index import index_traces
+from assay.data._source import open_source
 from assay.errors import DataError
 from assay.judges import FakeJudge
 from assay.metrics import plan_metrics
@@ -286,6 +289,30 @@ def test_collector_jsonl_with_traces_across_lines_and_gzipped(tmp_path: Path) ->
         rows = read_dataset(path)
         assert [(r.id, r.line) for r in rows] == [(TRACE_ID, 1), (other, 1)]
         assert rows[0].messages == rows[1].messages == expected().messages
+
+
+def test_a_collector_file_hands_each_trace_on_once_its_last_line_is_read(
+        tmp_path: Path) -> None:
+    """Bounded memory: a trace's record comes before the lines after its last one are read."""
+    traces = [[{**s, "traceId": f"{n:032x}"} for s in [root(), *semconv_137()]]
+              for n in range(1, 4)]
+    lines = [export(traces[0]), export(traces[1][:2]), export(traces[1][2:] + traces[2])]
+    path = write(tmp_path / "otel.jsonl", lines)
+    consumed: list[int] = []
+    src = open_source(path)
+
+    def records() -> Iterator[tuple[int, dict[str, Any]]]:
+        for line, rec in src.reader.read(src, []):
+            consumed.append(line)
+            yield line, rec
+    index = index_traces(src.reader.read(src, []))
+    assert index is not None and index.ends == {1: [f"{1:032x}"], 3: [f"{2:032x}", f"{3:032x}"]}
+    seen = []
+    for line, rec in stream_traces(records(), "otel.jsonl", [], index):
+        seen.append((rec["id"], line, consumed[-1]))
+    assert seen == [(f"{1:032x}", 1, 1), (f"{2:032x}", 2, 3), (f"{3:032x}", 3, 3)]
+    assert [r.id for r in read_dataset(path)] == [f"{n:032x}" for n in range(1, 4)]
+    assert index_traces([(1, {"answer": "x"})]) is None  # other records: no index
 
 
 def test_content_in_another_convention_is_read_and_a_bare_one_names_its_fix(

@@ -38,24 +38,37 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from . import _otlp_events, _otlp_openinference, _otlp_openllmetry, _otlp_semconv
+from ._otlp_events import FIX as EVENTS_FIX
+from ._otlp_events import NAME as EVENTS
+from ._otlp_events import read as read_events
+from ._otlp_index import CONVERSATION_KEYS, TraceIndex, export_spans
+from ._otlp_openinference import FIX as OPENINFERENCE_FIX
+from ._otlp_openinference import NAME as OPENINFERENCE
+from ._otlp_openinference import read as read_openinference
+from ._otlp_openllmetry import FIX as OPENLLMETRY_FIX
+from ._otlp_openllmetry import NAME as OPENLLMETRY
+from ._otlp_openllmetry import read as read_openllmetry
+from ._otlp_semconv import FIX as SEMCONV_FIX
+from ._otlp_semconv import NAME as SEMCONV
+from ._otlp_semconv import OLD_NAME as OLD_JSON
+from ._otlp_semconv import read as read_semconv
 from ._otlp_step import Step, attributes, json_value
 from ._otlp_trace import Trace
 
-__all__ = ["attributes", "is_export", "traces_as_records"]
+__all__ = ["attributes", "is_export", "stream_traces", "traces_as_records"]
 
 log = logging.getLogger("assay.data")
 #: The convention readers, in the order they are tried on a span: the first that knows it
 #: reads it (OpenInference and OpenLLMetry name themselves; message events, then the
 #: attributes of the GenAI conventions, which a span without content also matches).
 _READERS: tuple[Callable[[dict[str, Any], list[dict[str, Any]], Step], bool], ...] = (
-    _otlp_openinference.read, _otlp_openllmetry.read, _otlp_events.read, _otlp_semconv.read)
-_FIXES = {_otlp_semconv.NAME: _otlp_semconv.FIX, _otlp_semconv.OLD_NAME: _otlp_semconv.FIX,
-          _otlp_events.NAME: _otlp_events.FIX, _otlp_openllmetry.NAME: _otlp_openllmetry.FIX,
-          _otlp_openinference.NAME: _otlp_openinference.FIX}
+    read_openinference, read_openllmetry, read_events, read_semconv)
+_FIXES = {SEMCONV: SEMCONV_FIX, OLD_JSON: SEMCONV_FIX, EVENTS: EVENTS_FIX,
+          OPENLLMETRY: OPENLLMETRY_FIX, OPENINFERENCE: OPENINFERENCE_FIX}
 _warned: set[str] = set()
 
 
@@ -85,24 +98,32 @@ def traces_as_records(records: Iterable[tuple[int, dict[str, Any]]], source: str
         >>> list(traces_as_records([(1, {"answer": "x"}), (2, export)], "d.jsonl", []))
         [(1, {'answer': 'x'}), (2, {'trace_id': 't1', 'messages': [{'role': 'user', 'content': 'Hi'}], 'id': 't1'})]
     """
+    return stream_traces(records, source, problems, None)
+
+
+def stream_traces(records: Iterable[tuple[int, dict[str, Any]]], source: str,
+                  problems: list[str], index: TraceIndex | None
+                  ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`traces_as_records`; with the ``index`` of the same records (see
+    ``_otlp_index``), each trace is handed on, and forgotten, once its last line is read."""
     traces: dict[str, Trace] = {}
     skipped: list[str] = []
+    empty: list[str] = []
+    shared = index.conversations if index is not None else Counter[str]()
     for line, rec in records:
         if not is_export(rec):
             yield line, rec
             continue
         _read_export(line, rec, traces, skipped)
+        for tid in index.ends.get(line, []) if index is not None else []:
+            trace = traces.pop(tid, None)
+            if trace is not None:
+                yield from _finished(trace, trace.record(), shared, source, problems, empty)
     out = [(t, t.record()) for t in traces.values()]
-    shared = [r.get("conversation_id") for _, r in out]
-    empty: list[str] = []
+    if index is None:
+        shared = Counter(r["conversation_id"] for _, r in out if r.get("conversation_id"))
     for trace, rec in out:
-        cid = rec.get("conversation_id")
-        rec["id"] = cid if cid and shared.count(cid) == 1 else trace.trace_id
-        empty.extend(f"trace {trace.trace_id}: {m}" for m in trace.missing())
-        if not any(m.get("role") == "user" for m in rec["messages"]):
-            problems.append(_no_user_problem(source, trace))
-            continue
-        yield trace.line, rec
+        yield from _finished(trace, rec, shared, source, problems, empty)
     if skipped:
         _warn(f"{source}: {_count(len(skipped), 'span')} could not be read and "
               f"{'were' if len(skipped) != 1 else 'was'} left out (the first: {skipped[0]}).")
@@ -111,25 +132,40 @@ def traces_as_records(records: Iterable[tuple[int, dict[str, Any]]], source: str
               f"without them (the first: {empty[0]}).")
 
 
+def _finished(trace: Trace, rec: dict[str, Any], shared: Counter[str], source: str,
+              problems: list[str], empty: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The record of a whole trace (none, and a problem, when it has no user message)."""
+    cid = rec.get("conversation_id")
+    rec["id"] = cid if cid and shared[cid] == 1 else trace.trace_id
+    missing = trace.missing()
+    if missing:
+        empty.append(f"trace {trace.trace_id}: {missing[0]}")
+    if not any(m.get("role") == "user" for m in rec["messages"]):
+        problems.append(_no_user_problem(source, trace))
+        return
+    yield trace.line, rec
+
+
 def _read_export(line: int, rec: dict[str, Any], traces: dict[str, Trace],
                  skipped: list[str]) -> None:
     """Add the readings of every span of one export to its trace in ``traces``."""
-    for rs in rec["resourceSpans"]:
-        rs = rs if isinstance(rs, dict) else {}
-        res = rs.get("resource")
-        resource = attributes(res.get("attributes") if isinstance(res, dict) else None)
-        for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
-            for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
-                tid = span.get("traceId") if isinstance(span, dict) else None
-                if not isinstance(tid, str) or not tid:
-                    skipped.append(f"line {line}: a span without a traceId")
-                    continue
-                trace = traces.get(tid)
-                if trace is None:
-                    trace = traces[tid] = Trace(tid, line)
-                if trace.refs is None and "assay.reference_tool_calls" in resource:
-                    trace.refs = _refs(resource["assay.reference_tool_calls"])
-                _read_span(span, trace, skipped)
+    resources: dict[int, dict[str, Any]] = {}  # each resource's attributes, read once
+    for resource_block, span in export_spans(rec):
+        tid = span.get("traceId") if isinstance(span, dict) else None
+        if not isinstance(tid, str) or not tid:
+            skipped.append(f"line {line}: a span without a traceId")
+            continue
+        trace = traces.get(tid)
+        if trace is None:
+            trace = traces[tid] = Trace(tid, line)
+        if trace.refs is None and resource_block:
+            resource = resources.get(id(resource_block))
+            if resource is None:
+                resource = resources[id(resource_block)] = attributes(
+                    resource_block.get("attributes"))
+            if "assay.reference_tool_calls" in resource:
+                trace.refs = _refs(resource["assay.reference_tool_calls"])
+        _read_span(span, trace, skipped)
 
 
 def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
@@ -141,7 +177,7 @@ def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
                                                                           list) else []
     if "assay.reference_tool_calls" in attrs:
         trace.refs = _refs(attrs["assay.reference_tool_calls"])
-    cid = attrs.get("gen_ai.conversation.id") or attrs.get("session.id")
+    cid = next((attrs[k] for k in CONVERSATION_KEYS if attrs.get(k)), None)
     if cid and not span.get("parentSpanId"):
         trace.conversation_id = str(cid)
     start = span.get("startTimeUnixNano") or 0
@@ -163,8 +199,7 @@ def _refs(value: Any) -> Any:
 
 def _no_user_problem(source: str, trace: Trace) -> str:
     seen = trace.conventions()
-    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [
-        _otlp_semconv.FIX]
+    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [SEMCONV_FIX]
     where = f"{source} line {trace.line} (trace {trace.trace_id})"
     if trace.has_content():  # content was recorded, but no user turn in it
         return (f"{where}: no user message in the trace's model-call spans (read as "

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, SupportsIndex
@@ -25,7 +26,8 @@ from .._entry_points import PLUGIN_FAILURES, failure_text
 from ..errors import AssayError, DataError, option
 from ._clean import FieldLimits, LongFields, clean_record
 from ._models import Row
-from ._otlp import traces_as_records
+from ._otlp import is_export, stream_traces
+from ._otlp_index import TraceIndex, index_traces
 from ._reader import reader_unit
 from ._readers import READERS
 from ._rows import ALIASES, validated_rows
@@ -199,9 +201,31 @@ def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None 
     """
     src = open_source(Path(path))
     # OTLP trace exports, whatever the format, are read as they come (only each span's
-    # reading is kept) and give one conversation per trace at the end
-    yield from traces_as_records(_checked(src, problems, limits or FieldLimits(), id_key),
-                                 str(src.path), problems)
+    # reading is kept) and give one conversation per trace; in a file of exports alone, a
+    # first pass finds each trace's last line so that it is handed on from there
+    yield from stream_traces(_checked(src, problems, limits or FieldLimits(), id_key),
+                             str(src.path), problems, _trace_index(src))
+
+
+def _trace_index(src: Source) -> TraceIndex | None:
+    """The trace index of a JSONL file whose first record is an OTLP export (a Collector
+    file exporter's), else None (nothing is read past the first record)."""
+    if src.reader.name != "jsonl" or not src.path.is_file():
+        return None
+    records = src.reader.read(src, [])
+    try:
+        first = next(iter(records), None)
+        if first is None or not isinstance(first[1], dict) or not is_export(first[1]):
+            return None
+        return index_traces(itertools.chain([first], records))
+    except AssayError:
+        raise
+    except PLUGIN_FAILURES:
+        return None  # the reading pass reports it
+    finally:
+        close = getattr(records, "close", None)
+        if callable(close):
+            close()
 
 
 def _checked(src: Source, problems: list[str], limits: FieldLimits,
