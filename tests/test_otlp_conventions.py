@@ -20,7 +20,7 @@ from assay.data._otlp import stream_traces
 from assay.data._otlp_index import index_traces
 from assay.data._source import open_source
 from assay.errors import DataError
-from assay.judges import FakeJudge
+from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import plan_metrics
 from assay.run import JudgeOptions, RunOptions, evaluate
 
@@ -241,10 +241,15 @@ def test_an_openinference_rag_trace_gives_contexts_citations_and_groundedness(
         ("w1", "Paris today: 18 C, sunny."), (None, "Paris is the capital of France.")]
     assert "citations" in row.fields()
     assert "groundedness" in {m.name for m in plan_metrics([row], "auto").metrics}
-    result = evaluate(path, metrics="groundedness", judge=FakeJudge('{"score": 5}'),
+    asked: list[str] = []
+
+    def judge(request: JudgeRequest) -> str:
+        asked.append(request.messages[-1]["content"])
+        return '{"score": 5, "reason": "Every claim is in the documents."}'
+    result = evaluate(path, metrics="groundedness", judge=FakeJudge(judge),
                       judging=JudgeOptions(cache=None), run=RunOptions(out=tmp_path / "out"))
-    assert "groundedness" in result.summary["metrics"]
-    assert "groundedness" in result.rows[0]
+    assert result.rows[0]["groundedness"]["value"] == 5.0
+    assert len(asked) == 1 and "Paris today: 18 C, sunny." in asked[0] and ANSWER in asked[0]
 
 
 def test_conventions_mix_in_one_trace(tmp_path: Path) -> None:
@@ -253,6 +258,30 @@ def test_conventions_mix_in_one_trace(tmp_path: Path) -> None:
     tool = openinference()[1]
     [row] = read_dataset(write(tmp_path / "mixed.jsonl", [export([root(), first, tool, second])]))
     assert row.model_dump() == expected().model_dump()
+
+
+def test_other_places_and_shapes_of_content() -> None:
+    """Content on the 1.37 operation-details event; Azure's {"text": {"value"}} and OpenAI
+    content parts in events; OpenLLMetry content as a JSON list of parts."""
+    details = span("c1", 100, {"gen_ai.operation.name": "chat"}, [
+        ("gen_ai.client.inference.operation.details", {
+            "gen_ai.input.messages": [{"role": "user", "parts": [
+                {"type": "text", "content": QUESTION}]}],
+            "gen_ai.output.messages": [{"role": "assistant", "parts": [
+                {"type": "text", "content": ANSWER}]}]})])
+    azure = span("c1", 100, {"gen_ai.system": "az.ai.agents"}, [
+        ("gen_ai.user.message", {"gen_ai.event.content": json.dumps(
+            {"content": {"text": {"value": QUESTION}}, "role": "user"})}),
+        ("gen_ai.choice", {"gen_ai.event.content": json.dumps(
+            {"message": {"content": [{"type": "text", "text": ANSWER}]}})})])
+    parts = span("c1", 100, {"llm.request.type": "chat", "gen_ai.prompt.0.role": "user",
+                             "gen_ai.prompt.0.content": json.dumps(
+                                 [{"type": "text", "text": QUESTION}]),
+                             "gen_ai.completion.0.content": ANSWER})
+    for one in (details, azure, parts):
+        [(_, rec)] = list(traces_as_records([(1, export([one]))], "t", []))
+        assert rec["messages"] == [{"role": "user", "content": QUESTION},
+                                   {"role": "assistant", "content": ANSWER}]
 
 
 def test_a_malformed_span_is_counted_never_raised(tmp_path: Path,
