@@ -5,6 +5,7 @@ of ``read_records`` over the whole file, in a fresh process each.
     .venv/bin/python benchmarks/otlp_read.py                      # ~80 MB, the 1.37 attributes
     .venv/bin/python benchmarks/otlp_read.py --mb 50 --mixed      # the five conventions in turn
     .venv/bin/python benchmarks/otlp_read.py --before /tmp/old/src  # the same with another assay
+    .venv/bin/python benchmarks/otlp_read.py --with-row           # a row among the exports
 
 Each trace is an agent turn (root span, model call with a tool call, tool span, model call with
 the answer) carrying the usual non-content attributes (model, token counts, server address).
@@ -59,8 +60,9 @@ def trace(i: int, convention: str, rng: random.Random) -> list[dict[str, Any]]:
     return spans
 
 
-def write(path: Path, megabytes: float, mixed: bool) -> int:
-    """Write the file; return how many traces it holds."""
+def write(path: Path, megabytes: float, mixed: bool, row: bool = False) -> int:
+    """Write the file; return how many traces it holds. ``row``: end it with an ordinary row
+    (then the file is not indexed: its traces are all held until the end)."""
     rng = random.Random(7)
     names = ["semconv_137", "span_events", "openllmetry", "openinference", "old_json"]
     n = 0
@@ -74,6 +76,8 @@ def write(path: Path, megabytes: float, mixed: bool) -> int:
                 f.write(json.dumps({"resourceSpans": [{"resource": {"attributes": _attrs(
                     {"service.name": "travel"})}, "scopeSpans": [{"scope": {"name": "bench"},
                                                                    "spans": spans}]}]}) + "\n")
+        if row:
+            f.write(json.dumps({"id": "plain", "question": "Q?", "answer": "A."}) + "\n")
     return n
 
 
@@ -115,12 +119,15 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=80.0, help="file size, in MiB")
     parser.add_argument("--mixed", action="store_true", help="the five conventions in turn")
     parser.add_argument("--before", type=Path, help="another assay src/ to measure too")
+    parser.add_argument("--with-row", action="store_true",
+                        help="end the file with an ordinary row (no first pass: every trace "
+                             "is held to the end)")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also the peak of Python allocations (slower)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "otel.jsonl"
-        traces = write(path, args.mb, args.mixed)
+        traces = write(path, args.mb, args.mixed, args.with_row)
         mib = path.stat().st_size / 2**20
         print(f"file: {mib:.1f} MiB, {traces:,} traces, {PER_LINE} per export line, "
               f"{'five conventions' if args.mixed else 'GenAI semconv 1.37'}")

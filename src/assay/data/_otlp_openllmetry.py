@@ -31,6 +31,7 @@ __all__ = ["FIX", "NAME", "read"]
 
 NAME = "OpenLLMetry (Traceloop)"
 FIX = "record message content in the traces (TRACELOOP_TRACE_CONTENT=true, the default)"
+_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.")
 _INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
 _MODEL_CALLS = ("chat", "completion")
 
@@ -39,7 +40,7 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     """Fill ``step`` from an OpenLLMetry span; False when the span is not one."""
     request = attrs.get("llm.request.type")
     kind = attrs.get("traceloop.span.kind")
-    flat = any(_INDEXED.match(k) for k in attrs)
+    flat = any(k.startswith(_PREFIXES) and _INDEXED.match(k) for k in attrs)
     if not flat and request is None and kind is None:
         return False
     step.convention = NAME
