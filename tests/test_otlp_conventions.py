@@ -260,6 +260,39 @@ def test_conventions_mix_in_one_trace(tmp_path: Path) -> None:
     assert row.model_dump() == expected().model_dump()
 
 
+def any_value(v: Any) -> dict[str, Any]:
+    """``v`` as an OTLP AnyValue, objects and lists included (a log record's body)."""
+    if isinstance(v, dict):
+        return {"kvlistValue": {"values": [{"key": k, "value": any_value(x)}
+                                           for k, x in v.items()]}}
+    if isinstance(v, list):
+        return {"arrayValue": {"values": [any_value(x) for x in v]}}
+    return value(v)
+
+
+def test_events_sent_as_log_records_fill_their_spans(tmp_path: Path) -> None:
+    """Semconv 1.28-1.36 instrumentations send the events as log records (the Events API):
+    a Collector file with a traces line and a logs line gives the same row."""
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.tool.definitions": [TOOL]}
+    spans = [root(), span("c1", 100, chat), span("c2", 300, chat)]
+    history = [("gen_ai.system.message", {"content": SYSTEM}),
+               ("gen_ai.user.message", {"content": QUESTION})]
+    events = {"c1": [*history, ("gen_ai.choice", {"index": 0, "finish_reason": "tool_calls",
+                                                  "message": {"tool_calls": [CALL]}})],
+              "c2": [*history, ("gen_ai.assistant.message", {"tool_calls": [CALL]}),
+                     ("gen_ai.tool.message", {"id": "call_1", "content": RESULT}),
+                     ("gen_ai.choice", {"index": 0, "message": {"content": ANSWER}})]}
+    logs = {"resourceLogs": [{"scopeLogs": [{"logRecords": [
+        {"traceId": TRACE_ID, "spanId": sid, "timeUnixNano": str(200 * n + k),
+         "attributes": [{"key": "event.name", "value": {"stringValue": name}}],
+         "body": any_value(body)}
+        for n, (sid, evs) in enumerate(events.items()) for k, (name, body) in enumerate(evs)]}]}]}
+    [row] = read_dataset(write(tmp_path / "otel.jsonl", [export(spans), logs]))
+    assert row.model_dump() == expected().model_dump()
+    assert [r.id for r in read_dataset(write(tmp_path / "logs_first.jsonl",
+                                             [logs, export(spans)]))] == [TRACE_ID]
+
+
 def test_other_places_and_shapes_of_content() -> None:
     """Content on the 1.37 operation-details event; Azure's {"text": {"value"}} and OpenAI
     content parts in events; OpenLLMetry content as a JSON list of parts."""

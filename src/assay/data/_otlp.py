@@ -14,7 +14,8 @@ Each span is read in the convention it is written in, detected from its attribut
   ``gen_ai.output.messages``, ``gen_ai.system_instructions``, ``execute_tool`` spans), and the
   older ``gen_ai.prompt`` / ``gen_ai.completion`` JSON attributes (see ``_otlp_semconv``);
 - the span events of the conventions 1.27 to 1.36 (``gen_ai.user.message``, ...,
-  ``gen_ai.choice``; see ``_otlp_events``);
+  ``gen_ai.choice``; see ``_otlp_events``), and the same events sent as OTLP log records
+  (``resourceLogs`` records, which fill the span they name; see ``_otlp_logs``);
 - OpenLLMetry's indexed attributes (``gen_ai.prompt.0.content``, ...; ``_otlp_openllmetry``);
 - OpenInference (``openinference.span.kind``, ``llm.input_messages.0.message.content``, ...;
   RETRIEVER spans' documents become the row's ``contexts`` and the next assistant turn's
@@ -46,6 +47,7 @@ from ._otlp_events import FIX as EVENTS_FIX
 from ._otlp_events import NAME as EVENTS
 from ._otlp_events import read as read_events
 from ._otlp_index import CONVERSATION_KEYS, TraceIndex, export_spans
+from ._otlp_logs import is_log_export, log_events
 from ._otlp_openinference import FIX as OPENINFERENCE_FIX
 from ._otlp_openinference import NAME as OPENINFERENCE
 from ._otlp_openinference import read as read_openinference
@@ -111,14 +113,20 @@ def stream_traces(records: Iterable[tuple[int, dict[str, Any]]], source: str,
     empty: list[str] = []
     shared = index.conversations if index is not None else Counter[str]()
     for line, rec in records:
-        if not is_export(rec):
+        if is_log_export(rec):
+            _read_logs(line, rec, traces)
+        elif is_export(rec):
+            _read_export(line, rec, traces, skipped)
+        else:
             yield line, rec
             continue
-        _read_export(line, rec, traces, skipped)
         for tid in index.ends.get(line, []) if index is not None else []:
             trace = traces.pop(tid, None)
             if trace is not None:
+                _read_logged(trace, skipped)
                 yield from _finished(trace, trace.record(), shared, source, problems, empty)
+    for trace in traces.values():
+        _read_logged(trace, skipped)
     out = [(t, t.record()) for t in traces.values()]
     if index is None:
         shared = Counter(r["conversation_id"] for _, r in out if r.get("conversation_id"))
@@ -168,6 +176,40 @@ def _read_export(line: int, rec: dict[str, Any], traces: dict[str, Trace],
         _read_span(span, trace, skipped)
 
 
+def _read_logs(line: int, rec: dict[str, Any], traces: dict[str, Trace]) -> None:
+    """Keep the GenAI events of one logs export with the span they belong to."""
+    for tid, sid, event in log_events(rec):
+        trace = traces.get(tid)
+        if trace is None:
+            trace = traces[tid] = Trace(tid, line)
+        trace.logged.setdefault(sid, []).append(event)
+
+
+def _read_logged(trace: Trace, skipped: list[str]) -> None:
+    """Read the log events of each span into its step: they are its content when the span
+    carries none (a span never seen gets a step of its own, started at its first event)."""
+    steps = {s.span_id: s for s in trace.steps}
+    for sid, events in trace.logged.items():
+        events.sort(key=lambda e: _nanos(e.get("timeUnixNano")))
+        read = Step(_nanos(events[0].get("timeUnixNano")), sid, "")
+        try:
+            read_events({}, events, read)
+        except (ValueError, TypeError, AttributeError) as e:
+            skipped.append(f"trace {trace.trace_id} span {sid} ({EVENTS}, as logs): {e}")
+            continue
+        step = steps.get(sid)
+        if step is None:
+            trace.steps.append(read)
+        elif step.kind == "inference" and not (step.inputs or step.outputs):
+            step.inputs, step.outputs, step.convention = read.inputs, read.outputs, EVENTS
+            step.missing = read.missing
+    trace.logged = {}
+
+
+def _nanos(raw: Any) -> int:
+    return int(raw) if str(raw).isdigit() else 0
+
+
 def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
     """Read one span in the first convention that knows it; keep its reading when it is one."""
     span_id = str(span.get("spanId") or "?")
@@ -180,8 +222,7 @@ def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
     cid = next((attrs[k] for k in CONVERSATION_KEYS if attrs.get(k)), None)
     if cid and not span.get("parentSpanId"):
         trace.conversation_id = str(cid)
-    start = span.get("startTimeUnixNano") or 0
-    step = Step(int(start) if str(start).isdigit() else 0, span_id, "")
+    step = Step(_nanos(span.get("startTimeUnixNano")), span_id, "")
     try:
         if any(read(attrs, events, step) for read in _READERS) and step.kind != "other":
             trace.steps.append(step)

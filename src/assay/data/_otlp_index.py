@@ -2,7 +2,7 @@
 conversation ids, so that the reading pass can hand each trace on as soon as its last line is
 read and drop it (memory then holds only the traces still open, whatever the file's size).
 
-Only a file made of exports alone is indexed (a Collector file exporter's ``.jsonl``): with
+Only a file made of exports alone (of spans, and of logs) is indexed (a Collector file exporter's ``.jsonl``): with
 other records in it, the traces come after them, as they always did.
 
 Example:
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._otlp_logs import is_log_export, log_records
 from ._otlp_step import attributes
 
 __all__ = ["CONVERSATION_KEYS", "TraceIndex", "export_spans", "index_traces"]
@@ -55,6 +56,12 @@ def index_traces(records: Iterable[tuple[int, dict[str, Any]]]) -> TraceIndex | 
     last: dict[str, int] = {}
     roots: dict[str, str] = {}
     for line, rec in records:
+        if isinstance(rec, dict) and is_log_export(rec):
+            for lr in log_records(rec):
+                tid = lr.get("traceId") if isinstance(lr, dict) else None
+                if isinstance(tid, str) and tid:
+                    last[tid] = line
+            continue
         if not isinstance(rec, dict) or not isinstance(rec.get("resourceSpans"), list):
             return None
         for _, span in export_spans(rec):

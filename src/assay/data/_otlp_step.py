@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["INFERENCE", "Step", "attributes", "indexed", "json_value", "message_text",
-           "openai_call", "text"]
+           "openai_call", "text", "value"]
 
 #: ``gen_ai.operation.name`` values of an inference (model call) span.
 INFERENCE = ("chat", "text_completion", "generate_content")
@@ -49,7 +49,7 @@ class Step:
     missing: str = ""
 
 
-def _value(v: Any) -> Any:
+def value(v: Any) -> Any:
     """The Python value of one OTLP ``AnyValue`` (``intValue`` is a string in OTLP JSON)."""
     if not isinstance(v, dict):
         return None
@@ -58,7 +58,7 @@ def _value(v: Any) -> Any:
             return v[key] if key != "intValue" or isinstance(v[key], int) else (
                 int(v[key]) if str(v[key]).lstrip("-").isdigit() else None)
     if isinstance(v.get("arrayValue"), dict):
-        return [_value(x) for x in v["arrayValue"].get("values") or []]
+        return [value(x) for x in v["arrayValue"].get("values") or []]
     if isinstance(v.get("kvlistValue"), dict):
         return attributes(v["kvlistValue"].get("values"))
     return None
@@ -69,7 +69,7 @@ def attributes(raw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kv in raw if isinstance(raw, list) else []:
         if isinstance(kv, dict) and isinstance(kv.get("key"), str):
-            out[kv["key"]] = _value(kv.get("value"))
+            out[kv["key"]] = value(kv.get("value"))
     return out
 
 

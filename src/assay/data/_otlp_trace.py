@@ -44,6 +44,7 @@ class Trace:
         self.steps: list[Step] = []
         self.conversation_id: str | None = None
         self.refs: Any = None
+        self.logged: dict[str, list[dict[str, Any]]] = {}  # span id: its GenAI log events
 
     def conventions(self) -> list[str]:
         """The conventions its spans were read in, in first-seen order."""
