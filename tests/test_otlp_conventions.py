@@ -18,6 +18,7 @@ from assay.cli.main import app
 from assay.data import Row, is_export, read_dataset, rows_from_records, traces_as_records
 from assay.data._otlp import stream_traces
 from assay.data._otlp_index import index_traces
+from assay.data._read import _trace_index
 from assay.data._source import open_source
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
@@ -289,8 +290,9 @@ def test_events_sent_as_log_records_fill_their_spans(tmp_path: Path) -> None:
         for n, (sid, evs) in enumerate(events.items()) for k, (name, body) in enumerate(evs)]}]}]}
     [row] = read_dataset(write(tmp_path / "otel.jsonl", [export(spans), logs]))
     assert row.model_dump() == expected().model_dump()
-    assert [r.id for r in read_dataset(write(tmp_path / "logs_first.jsonl",
-                                             [logs, export(spans)]))] == [TRACE_ID]
+    logs_first = write(tmp_path / "logs_first.jsonl", [logs, export(spans)])
+    assert _trace_index(open_source(logs_first)) is not None  # read in one go too
+    assert [r.model_dump() for r in read_dataset(logs_first)] == [expected().model_dump()]
 
 
 def test_other_places_and_shapes_of_content() -> None:

@@ -28,6 +28,7 @@ from ._clean import FieldLimits, LongFields, clean_record
 from ._models import Row
 from ._otlp import is_export, stream_traces
 from ._otlp_index import TraceIndex, index_traces
+from ._otlp_logs import is_log_export
 from ._reader import reader_unit
 from ._readers import READERS
 from ._rows import ALIASES, validated_rows
@@ -208,14 +209,15 @@ def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None 
 
 
 def _trace_index(src: Source) -> TraceIndex | None:
-    """The trace index of a JSONL file whose first record is an OTLP export (a Collector
-    file exporter's), else None (nothing is read past the first record)."""
+    """The trace index of a JSONL file whose first record is an OTLP export of spans or logs
+    (a Collector file exporter's), else None (nothing is read past the first record)."""
     if src.reader.name != "jsonl" or not src.path.is_file():
         return None
     records = src.reader.read(src, [])
     try:
         first = next(iter(records), None)
-        if first is None or not isinstance(first[1], dict) or not is_export(first[1]):
+        if first is None or not isinstance(first[1], dict) or not (
+                is_export(first[1]) or is_log_export(first[1])):
             return None
         return index_traces(itertools.chain([first], records))
     except AssayError:
