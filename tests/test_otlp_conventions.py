@@ -387,7 +387,12 @@ def test_content_in_another_convention_is_read_and_a_bare_one_names_its_fix(
     text = str(e.value)
     assert "no user message in the trace's chat spans" in text
     assert "TRACELOOP_TRACE_CONTENT=true" in text and "OTEL_INSTRUMENTATION" not in text
-    assert "OpenLLMetry (Traceloop) span without content (no gen_ai.prompt.N.content" in text
+    assert ("(Found OpenLLMetry (Traceloop): no gen_ai.prompt.N.content or "
+            "gen_ai.completion.N.content attributes.)") in text
+    no_genai = [span("h1", 100, {"http.request.method": "GET"})]
+    with pytest.raises(DataError) as e:
+        read_dataset(write(tmp_path / "http.jsonl", [export(no_genai)]))
+    assert "no model-call span in a convention assay reads" in str(e.value)
     only_answers = [span("c1", 100, {"openinference.span.kind": "LLM",
                                      "llm.output_messages.0.message.content": ANSWER})]
     with pytest.raises(DataError) as e:

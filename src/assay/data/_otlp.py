@@ -136,8 +136,8 @@ def stream_traces(records: Iterable[tuple[int, dict[str, Any]]], source: str,
         _warn(f"{source}: {_count(len(skipped), 'span')} could not be read and "
               f"{'were' if len(skipped) != 1 else 'was'} left out (the first: {skipped[0]}).")
     if empty:
-        _warn(f"{source}: {_count(len(empty), 'trace')} had spans without content, read "
-              f"without them (the first: {empty[0]}).")
+        _warn(f"{source}: {_count(len(empty), 'trace')} had model-call or retrieval spans "
+              f"without content, read without them (the first: {empty[0]}).")
 
 
 def _finished(trace: Trace, rec: dict[str, Any], shared: Counter[str], source: str,
@@ -145,12 +145,12 @@ def _finished(trace: Trace, rec: dict[str, Any], shared: Counter[str], source: s
     """The record of a whole trace (none, and a problem, when it has no user message)."""
     cid = rec.get("conversation_id")
     rec["id"] = cid if cid and shared[cid] == 1 else trace.trace_id
-    missing = trace.missing()
-    if missing:
-        empty.append(f"trace {trace.trace_id}: {missing[0]}")
     if not any(m.get("role") == "user" for m in rec["messages"]):
         problems.append(_no_user_problem(source, trace))
         return
+    missing = trace.missing()
+    if missing:
+        empty.append(f"trace {trace.trace_id}, {missing[0]}")
     yield trace.line, rec
 
 
@@ -240,15 +240,20 @@ def _refs(value: Any) -> Any:
 
 def _no_user_problem(source: str, trace: Trace) -> str:
     seen = trace.conventions()
-    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [SEMCONV_FIX]
     where = f"{source} line {trace.line} (trace {trace.trace_id})"
+    if not seen:
+        return (f"{where}: no model-call span in a convention assay reads (the GenAI semantic "
+                "conventions, OpenLLMetry, OpenInference). Fix: instrument the app's model "
+                "calls (e.g. opentelemetry-instrumentation-openai-v2), or give the file that "
+                "holds their traces.")
     if trace.has_content():  # content was recorded, but no user turn in it
         return (f"{where}: no user message in the trace's model-call spans (read as "
                 f"{', '.join(seen)}; they hold only assistant, system or tool messages). Fix: "
                 "record the model calls' input (the user's message) in the traces.")
-    detail = "; ".join(trace.missing()) or "no model-call span"
+    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [SEMCONV_FIX]
+    detail = "; ".join(trace.missing()) or f"{', '.join(seen)}: no model-call span"
     return (f"{where}: no user message in the trace's chat spans. Fix: {'; or '.join(fixes)}. "
-            f"(Read as {', '.join(seen) or 'no known GenAI convention'}: {detail}.)")
+            f"(Found {detail}.)")
 
 
 def _count(n: int, noun: str) -> str:

@@ -52,7 +52,7 @@ class Trace:
 
     def missing(self) -> list[str]:
         """What its inference and retrieval spans lacked, one entry per convention and lack."""
-        return list(dict.fromkeys(f"{s.convention} span without content ({s.missing})"
+        return list(dict.fromkeys(f"{s.convention}: {s.missing}"
                                   for s in self.steps if s.missing))
 
     def has_content(self) -> bool:
