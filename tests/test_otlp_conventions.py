@@ -200,6 +200,21 @@ def test_every_convention_gives_the_same_row(tmp_path: Path, name: str) -> None:
         ("call_1", "get_weather", {"city": "Paris"})]
 
 
+FIXTURES = Path(__file__).parent / "data" / "otlp"  # written by benchmarks/otlp_fixtures.py
+
+
+@pytest.mark.parametrize("name", ["openinference_0.1.72.json", "openllmetry_0.40.14.json",
+                                  "openllmetry_0.62.4.json", "openai_v2_2.1b0.jsonl"])
+def test_what_the_instrumentation_libraries_emit_reads_as_the_conversation(name: str) -> None:
+    """The same conversation, traced by the libraries themselves (OpenInference's attribute
+    helpers; OpenLLMetry's OpenAI instrumentation before and after it moved to the 1.37
+    attributes; the official OpenAI instrumentation, whose events are log records)."""
+    [row] = read_dataset(FIXTURES / name)
+    assert row.messages == expected().messages
+    # the 1.28 events carry no tool definitions: only the other conventions give tools
+    assert row.tools == (None if name.startswith("openai_v2") else expected().tools)
+
+
 def test_the_five_rows_are_equal_and_a_run_scores_one(tmp_path: Path) -> None:
     rows = [read_dataset(write(tmp_path / f"{n}.jsonl", [export(build())]))[0].model_dump()
             for n, build in CONVENTIONS.items()]
