@@ -6,7 +6,8 @@
   the output;
 - ``llm.request.functions.{K}.name`` / ``.description`` / ``.parameters`` (JSON): the tools.
 
-A span is OpenLLMetry's when it holds such indexed attributes, ``llm.request.type``
+(Newer OpenLLMetry releases, 0.62 for one, write the 1.37 attributes instead: see
+``_otlp_semconv``.) A span is OpenLLMetry's when it holds such indexed attributes, ``llm.request.type``
 (``chat``, ``completion``) or ``traceloop.span.kind``. A ``traceloop.span.kind`` ``tool``
 span's ``traceloop.entity.output`` is the result of the tool ``traceloop.entity.name``.
 
