@@ -6,6 +6,7 @@ of ``read_records`` over the whole file, in a fresh process each.
     .venv/bin/python benchmarks/otlp_read.py --mb 50 --mixed      # the five conventions in turn
     .venv/bin/python benchmarks/otlp_read.py --before /tmp/old/src  # the same with another assay
     .venv/bin/python benchmarks/otlp_read.py --with-row           # a row among the exports
+    .venv/bin/python benchmarks/otlp_read.py --gzip               # the file gzipped
 
 Each trace is an agent turn (root span, model call with a tool call, tool span, model call with
 the answer) carrying the usual non-content attributes (model, token counts, server address).
@@ -18,9 +19,11 @@ the peak of Python allocations.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -122,6 +125,7 @@ def main() -> None:
     parser.add_argument("--with-row", action="store_true",
                         help="end the file with an ordinary row (no first pass: every trace "
                              "is held to the end)")
+    parser.add_argument("--gzip", action="store_true", help="read the file gzipped")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also the peak of Python allocations (slower)")
     args = parser.parse_args()
@@ -129,7 +133,13 @@ def main() -> None:
         path = Path(tmp) / "otel.jsonl"
         traces = write(path, args.mb, args.mixed, args.with_row)
         mib = path.stat().st_size / 2**20
-        print(f"file: {mib:.1f} MiB, {traces:,} traces, {PER_LINE} per export line, "
+        if args.gzip:
+            zipped = path.with_name("otel.jsonl.gz")
+            with path.open("rb") as f, gzip.open(zipped, "wb", compresslevel=1) as g:
+                shutil.copyfileobj(f, g)
+            path.unlink()
+            path = zipped
+        print(f"file: {mib:.1f} MiB{' (gzipped)' if args.gzip else ''}, {traces:,} traces, {PER_LINE} per export line, "
               f"{'five conventions' if args.mixed else 'GenAI semconv 1.37'}")
         for label, src in [("this", ROOT / "src"),
                            *([("before", args.before)] if args.before else [])]:
