@@ -2,226 +2,97 @@
 
 A record holding ``resourceSpans`` is one OTLP export (``{"resourceSpans": [{"resource",
 "scopeSpans": [{"spans": [...]}]}]}``), a whole ``.json`` file or one line of a ``.jsonl``
-file. The spans of every export in the file are grouped by ``traceId``; each trace becomes one
-conversation record in OpenAI form, checked like any other row. Its id is the root span's
-``gen_ai.conversation.id`` when the file's traces do not share it, else the trace id.
+file (the Collector's file exporter writes one export per line). The spans of every export
+are grouped by ``traceId``; each trace becomes one conversation record in OpenAI form, checked
+like any other row. Its id is the root span's ``gen_ai.conversation.id`` (OpenInference:
+``session.id``) when the file's traces do not share it, else the trace id.
 
-What is read, in span start order (the GenAI semantic conventions, v1.37 and later, with the
-older ``gen_ai.prompt`` / ``gen_ai.completion`` JSON attributes as a fallback):
+Each span is read in the convention it is written in, detected from its attributes and events
+(one trace may mix them):
 
-- inference spans (``gen_ai.operation.name`` ``chat``, ``text_completion`` or
-  ``generate_content``): the first one's ``gen_ai.system_instructions`` and
-  ``gen_ai.input.messages`` give the opening turns; every one's ``gen_ai.output.messages`` gives
-  assistant turns (``text`` and ``tool_call`` parts); a later one's ``tool_call_response``
-  parts give the results of calls not answered yet; ``gen_ai.tool.definitions`` gives ``tools``.
-- ``execute_tool`` spans: ``gen_ai.tool.call.result`` (opt-in in the conventions) answers the
-  call ``gen_ai.tool.call.id`` (or the earliest unanswered call of ``gen_ai.tool.name``).
-- ``assay.reference_tool_calls`` (a JSON string on any span, or the resource): the row's
-  ``reference_tool_calls``. Traces rarely carry it; without it, reference metrics are skipped.
+- the GenAI semantic conventions 1.37 and later (``gen_ai.input.messages``,
+  ``gen_ai.output.messages``, ``gen_ai.system_instructions``, ``execute_tool`` spans), and the
+  older ``gen_ai.prompt`` / ``gen_ai.completion`` JSON attributes (see ``_otlp_semconv``);
+- the span events of the conventions 1.27 to 1.36 (``gen_ai.user.message``, ...,
+  ``gen_ai.choice``; see ``_otlp_events``), and the same events sent as OTLP log records
+  (``resourceLogs`` records, which fill the span they name; see ``_otlp_logs``);
+- OpenLLMetry's indexed attributes (``gen_ai.prompt.0.content``, ...; ``_otlp_openllmetry``);
+- OpenInference (``openinference.span.kind``, ``llm.input_messages.0.message.content``, ...;
+  RETRIEVER spans' documents become the row's ``contexts`` and the next assistant turn's
+  citations; ``_otlp_openinference``).
 
-Spans that cannot be used (no trace id, content that is not JSON) are left out and counted in
-one warning; a trace with no user message is a problem (file, line, trace id, fix).
+``assay.reference_tool_calls`` (a JSON string on any span, or the resource) gives the row's
+``reference_tool_calls``. Traces rarely carry it; without it, reference metrics are skipped.
+
+Memory stays bounded by what the conversations hold: an export is read as soon as the reader
+gives it and only each span's decoded reading (a :class:`~._otlp_step.Step`) is kept, never
+the raw spans. Spans that cannot be read (no trace id, content that is not JSON) are left out
+and counted in one warning, as are model-call spans of a detected convention without content;
+a trace with no user message is a problem (file, line, trace id, conventions seen, fix).
 
 Example:
-    >>> attrs = [{"key": "n", "value": {"intValue": "3"}},
-    ...          {"key": "xs", "value": {"arrayValue": {"values": [{"stringValue": "a"}]}}}]
+    >>> attrs = [{"key": "n", "value": {"intValue": "3"}}]
     >>> attributes(attrs)
-    {'n': 3, 'xs': ['a']}
+    {'n': 3}
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["attributes", "is_export", "traces_as_records"]
+from ._otlp_events import FIX as EVENTS_FIX
+from ._otlp_events import NAME as EVENTS
+from ._otlp_events import read as read_events
+from ._otlp_index import CONVERSATION_KEYS, TraceIndex, export_spans
+from ._otlp_logs import is_log_export, log_events
+from ._otlp_openinference import FIX as OPENINFERENCE_FIX
+from ._otlp_openinference import NAME as OPENINFERENCE
+from ._otlp_openinference import read as read_openinference
+from ._otlp_openllmetry import FIX as OPENLLMETRY_FIX
+from ._otlp_openllmetry import NAME as OPENLLMETRY
+from ._otlp_openllmetry import read as read_openllmetry
+from ._otlp_semconv import FIX as SEMCONV_FIX
+from ._otlp_semconv import NAME as SEMCONV
+from ._otlp_semconv import OLD_NAME as OLD_JSON
+from ._otlp_semconv import read as read_semconv
+from ._otlp_step import Step, attributes, json_value
+from ._otlp_trace import Trace
+
+__all__ = ["attributes", "is_export", "stream_traces", "traces_as_records"]
 
 log = logging.getLogger("assay.data")
-_INFERENCE = ("chat", "text_completion", "generate_content")
-_SCALARS = ("stringValue", "boolValue", "intValue", "doubleValue", "bytesValue")
-_FIX_CONTENT = ("record message content in the traces (e.g. OTEL_INSTRUMENTATION_GENAI_CAPTURE_"
-                "MESSAGE_CONTENT=true) so that chat spans carry gen_ai.input.messages")
+#: The convention readers, in the order they are tried on a span: the first that knows it
+#: reads it (OpenInference and OpenLLMetry name themselves; message events, then the
+#: attributes of the GenAI conventions, which a span without content also matches).
+_READERS: tuple[Callable[[dict[str, Any], list[dict[str, Any]], Step], bool], ...] = (
+    read_openinference, read_openllmetry, read_events, read_semconv)
+_FIXES = {SEMCONV: SEMCONV_FIX, OLD_JSON: SEMCONV_FIX, EVENTS: EVENTS_FIX,
+          OPENLLMETRY: OPENLLMETRY_FIX, OPENINFERENCE: OPENINFERENCE_FIX}
 _warned: set[str] = set()
 
 
 def is_export(rec: dict[str, Any]) -> bool:
-    """Whether a record is an OTLP trace export (it holds a ``resourceSpans`` list)."""
+    """Whether a record is an OTLP trace export (it holds a ``resourceSpans`` list).
+
+    Example:
+        >>> is_export({"resourceSpans": []}), is_export({"answer": "x"})
+        (True, False)
+    """
     return isinstance(rec.get("resourceSpans"), list)
-
-
-def _value(v: Any) -> Any:
-    """The Python value of one OTLP ``AnyValue`` (``intValue`` is a string in OTLP JSON)."""
-    if not isinstance(v, dict):
-        return None
-    for key in _SCALARS:
-        if key in v:
-            return v[key] if key != "intValue" or isinstance(v[key], int) else (
-                int(v[key]) if str(v[key]).lstrip("-").isdigit() else None)
-    if isinstance(v.get("arrayValue"), dict):
-        return [_value(x) for x in v["arrayValue"].get("values") or []]
-    if isinstance(v.get("kvlistValue"), dict):
-        return attributes(v["kvlistValue"].get("values"))
-    return None
-
-
-def attributes(raw: Any) -> dict[str, Any]:
-    """OTLP ``[{"key", "value": AnyValue}]`` as ``{key: value}``."""
-    out: dict[str, Any] = {}
-    for kv in raw if isinstance(raw, list) else []:
-        if isinstance(kv, dict) and isinstance(kv.get("key"), str):
-            out[kv["key"]] = _value(kv.get("value"))
-    return out
-
-
-def _json(value: Any, *, loose: bool = False) -> Any:
-    """A JSON attribute decoded (it is usually a string); ValueError when it does not parse,
-    unless ``loose`` (then the text itself)."""
-    try:
-        return json.loads(value) if isinstance(value, str) else value
-    except ValueError:
-        if loose:
-            return value
-        raise
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _messages(raw: Any, span_id: str) -> list[dict[str, Any]]:
-    """OpenAI-form messages of a conventions message list (``parts``), or of one already in
-    OpenAI form (``content``). Raises ValueError when it is neither."""
-    if isinstance(raw, str):  # an old plain-text prompt or completion
-        return [{"role": "user", "content": raw}]
-    if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-        raise ValueError("not a list of messages")
-    out: list[dict[str, Any]] = []
-    for m in raw:
-        if not isinstance(m.get("parts"), list):
-            out.append(m)  # OpenAI form, checked by the row reader
-            continue
-        texts, calls, answers = [], [], 0
-        for k, p in enumerate(x for x in m["parts"] if isinstance(x, dict)):
-            if p.get("type") == "text" and isinstance(p.get("content"), str):
-                texts.append(p["content"])
-            elif p.get("type") == "tool_call" and isinstance(p.get("name"), str):
-                calls.append({"id": str(p.get("id") or f"{span_id}.{k}"), "type": "function",
-                              "function": {"name": p["name"],
-                                           "arguments": _text(p.get("arguments") or {})}})
-            elif p.get("type") == "tool_call_response" and p.get("id") is not None:
-                out.append({"role": "tool", "tool_call_id": str(p["id"]),
-                            "content": _text(p.get("response"))})
-                answers += 1
-        if texts or calls or not (answers or m.get("role") == "tool"):
-            role = "assistant" if m.get("role") in ("model", "assistant") else m.get("role")
-            out.append({"role": role, "content": "\n\n".join(texts),
-                        **({"tool_calls": calls} if calls else {})})
-    return out
-
-
-class _Trace:
-    """The spans of one trace, turned into one conversation record."""
-
-    def __init__(self, trace_id: str, line: int) -> None:
-        self.trace_id, self.line = trace_id, line
-        self.spans: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
-        self.resource: dict[str, Any] = {}
-        self.replayed = 0  # how many messages the next inference span's input repeats
-
-    def record(self, skipped: list[str]) -> dict[str, Any]:
-        messages: list[dict[str, Any]] = []
-        pending: list[tuple[str, str]] = []  # (call id, name) not answered yet
-        rec: dict[str, Any] = {"trace_id": self.trace_id}
-        refs = self.resource.get("assay.reference_tool_calls")
-        started = False
-        for _, span, attrs in sorted(self.spans, key=lambda s: s[0]):
-            span_id = str(span.get("spanId") or "?")
-            refs = attrs.get("assay.reference_tool_calls", refs)
-            if attrs.get("gen_ai.conversation.id") and not span.get("parentSpanId"):
-                rec["conversation_id"] = str(attrs["gen_ai.conversation.id"])
-            op = attrs.get("gen_ai.operation.name")
-            try:
-                if op in _INFERENCE:
-                    started = self._inference(attrs, span_id, started, messages, pending, rec)
-                elif op == "execute_tool":
-                    self._tool(attrs, messages, pending)
-            except (ValueError, TypeError) as e:
-                skipped.append(f"trace {self.trace_id} span {span_id}: {e}")
-        if refs is not None:
-            try:
-                rec["reference_tool_calls"] = _json(refs)
-            except ValueError:
-                rec["reference_tool_calls"] = refs  # reported by the row reader
-        return {**rec, "messages": messages}
-
-    def _inference(self, attrs: dict[str, Any], span_id: str, started: bool,
-                   messages: list[dict[str, Any]], pending: list[tuple[str, str]],
-                   rec: dict[str, Any]) -> bool:
-        inputs = self._side(attrs, "gen_ai.input.messages", "gen_ai.prompt", span_id)
-        outputs = self._side(attrs, "gen_ai.output.messages", "gen_ai.completion", span_id)
-        if "tools" not in rec and attrs.get("gen_ai.tool.definitions") is not None:
-            rec["tools"] = _json(attrs["gen_ai.tool.definitions"])
-        if not started:
-            system = attrs.get("gen_ai.system_instructions")
-            if system is not None:
-                parts = _json(system, loose=True)
-                parts = parts if isinstance(parts, list) else [{"type": "text",
-                                                                "content": _text(parts)}]
-                messages.extend(_messages([{"role": "system", "parts": parts}], span_id))
-            for m in inputs:
-                self._add(m, messages, pending)
-        else:  # the history again: only its tool results, and user messages past the last
-            for k, m in enumerate(inputs):  # span's input and output are new
-                if m.get("role") == "tool" or (m.get("role") == "user" and k >= self.replayed):
-                    self._add(m, messages, pending)
-        self.replayed = len(inputs) + len(outputs)
-        for m in outputs:
-            self._add({**m, "role": "tool" if m.get("role") == "tool" else "assistant"},
-                      messages, pending)
-        return started or bool(inputs)
-
-    @staticmethod
-    def _side(attrs: dict[str, Any], key: str, old: str, span_id: str) -> list[dict[str, Any]]:
-        """The messages of ``key`` (JSON), else of the older ``old`` (JSON or plain text)."""
-        if attrs.get(key) is not None:
-            return _messages(_json(attrs[key]), span_id)
-        return [] if attrs.get(old) is None else _messages(_json(attrs[old], loose=True),
-                                                            span_id)
-
-    def _tool(self, attrs: dict[str, Any], messages: list[dict[str, Any]],
-              pending: list[tuple[str, str]]) -> None:
-        if "gen_ai.tool.call.result" not in attrs:
-            return  # the result is opt-in: the next chat span's input may carry it
-        call_id, name = attrs.get("gen_ai.tool.call.id"), attrs.get("gen_ai.tool.name")
-        match = next((c for c, n in pending if c == str(call_id)), None) or \
-            next((c for c, n in pending if n == name), None)  # calls logged without ids
-        if match is not None:
-            self._add({"role": "tool", "tool_call_id": match,
-                       "content": _text(attrs["gen_ai.tool.call.result"])}, messages, pending)
-
-    @staticmethod
-    def _add(m: dict[str, Any], messages: list[dict[str, Any]],
-             pending: list[tuple[str, str]]) -> None:
-        """Append ``m``; a tool result only when it answers a pending call (once)."""
-        if m.get("role") == "tool":
-            answered = next((p for p in pending if p[0] == m.get("tool_call_id")), None)
-            if answered is None:
-                return
-            pending.remove(answered)
-        for call in m.get("tool_calls") or []:
-            if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                pending.append((str(call.get("id")), str(call["function"].get("name"))))
-        messages.append(m)
 
 
 def traces_as_records(records: Iterable[tuple[int, dict[str, Any]]], source: str,
                       problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """``records`` with every OTLP export taken out and, at the end, one conversation record
-    per trace of those exports (line: the first line holding one of its spans).
+    per trace of those exports (line: the first line holding one of its spans). Each export
+    is read as it comes (``records`` may be a generator) and only its spans' readings are
+    kept.
 
     Example:
+        >>> import json
         >>> say = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}])
         >>> span = {"traceId": "t1", "attributes": [{"key": k, "value": {"stringValue": v}}
         ...     for k, v in [("gen_ai.operation.name", "chat"), ("gen_ai.input.messages", say)]]}
@@ -229,41 +100,164 @@ def traces_as_records(records: Iterable[tuple[int, dict[str, Any]]], source: str
         >>> list(traces_as_records([(1, {"answer": "x"}), (2, export)], "d.jsonl", []))
         [(1, {'answer': 'x'}), (2, {'trace_id': 't1', 'messages': [{'role': 'user', 'content': 'Hi'}], 'id': 't1'})]
     """
-    traces: dict[str, _Trace] = {}
+    return stream_traces(records, source, problems, None)
+
+
+def stream_traces(records: Iterable[tuple[int, dict[str, Any]]], source: str,
+                  problems: list[str], index: TraceIndex | None
+                  ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`traces_as_records`; with the ``index`` of the same records (see
+    ``_otlp_index``), each trace is handed on, and forgotten, once its last line is read."""
+    traces: dict[str, Trace] = {}
     skipped: list[str] = []
+    empty: list[str] = []
+    shared = index.conversations if index is not None else Counter[str]()
     for line, rec in records:
-        if not is_export(rec):
+        if is_log_export(rec):
+            _read_logs(line, rec, traces)
+        elif is_export(rec):
+            _read_export(line, rec, traces, skipped)
+        else:
             yield line, rec
             continue
-        for rs in rec["resourceSpans"]:
-            rs = rs if isinstance(rs, dict) else {}
-            res = rs.get("resource")
-            resource = attributes(res.get("attributes") if isinstance(res, dict) else None)
-            for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
-                for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
-                    tid = span.get("traceId") if isinstance(span, dict) else None
-                    if not isinstance(tid, str) or not tid:
-                        skipped.append(f"line {line}: a span without a traceId")
-                        continue
-                    trace = traces.setdefault(tid, _Trace(tid, line))
-                    trace.resource.update(resource)
-                    start = span.get("startTimeUnixNano") or 0
-                    trace.spans.append((int(start) if str(start).isdigit() else 0, span,
-                                        attributes(span.get("attributes"))))
-    out = [(t, t.record(skipped)) for t in traces.values()]
-    shared = [r.get("conversation_id") for _, r in out]
+        for tid in index.ends.get(line, []) if index is not None else []:
+            trace = traces.pop(tid, None)
+            if trace is not None:
+                _read_logged(trace, skipped)
+                yield from _finished(trace, trace.record(), shared, source, problems, empty)
+    for trace in traces.values():
+        _read_logged(trace, skipped)
+    out = [(t, t.record()) for t in traces.values()]
+    if index is None:
+        shared = Counter(r["conversation_id"] for _, r in out if r.get("conversation_id"))
     for trace, rec in out:
-        cid = rec.get("conversation_id")
-        rec["id"] = cid if cid and shared.count(cid) == 1 else trace.trace_id
-        if not any(m.get("role") == "user" for m in rec["messages"]):
-            problems.append(f"{source} line {trace.line} (trace {trace.trace_id}): no user "
-                            f"message in the trace's chat spans. Fix: {_FIX_CONTENT}.")
-            continue
-        yield trace.line, rec
+        yield from _finished(trace, rec, shared, source, problems, empty)
     if skipped:
-        _warn(f"{source}: {len(skipped):,} span{'s' if len(skipped) != 1 else ''} could not "
-              f"be read and {'were' if len(skipped) != 1 else 'was'} left out (the first: "
-              f"{skipped[0]}).")
+        _warn(f"{source}: {_count(len(skipped), 'span')} could not be read and "
+              f"{'were' if len(skipped) != 1 else 'was'} left out (the first: {skipped[0]}).")
+    if empty:
+        _warn(f"{source}: {_count(len(empty), 'trace')} had model-call or retrieval spans "
+              f"without content, read without them (the first: {empty[0]}).")
+
+
+def _finished(trace: Trace, rec: dict[str, Any], shared: Counter[str], source: str,
+              problems: list[str], empty: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The record of a whole trace (none, and a problem, when it has no user message)."""
+    cid = rec.get("conversation_id")
+    rec["id"] = cid if cid and shared[cid] == 1 else trace.trace_id
+    if not any(m.get("role") == "user" for m in rec["messages"]):
+        problems.append(_no_user_problem(source, trace))
+        return
+    missing = trace.missing()
+    if missing:
+        empty.append(f"trace {trace.trace_id}, {missing[0]}")
+    yield trace.line, rec
+
+
+def _read_export(line: int, rec: dict[str, Any], traces: dict[str, Trace],
+                 skipped: list[str]) -> None:
+    """Add the readings of every span of one export to its trace in ``traces``."""
+    resources: dict[int, dict[str, Any]] = {}  # each resource's attributes, read once
+    for resource_block, span in export_spans(rec):
+        tid = span.get("traceId") if isinstance(span, dict) else None
+        if not isinstance(tid, str) or not tid:
+            skipped.append(f"line {line}: a span without a traceId")
+            continue
+        trace = traces.get(tid)
+        if trace is None:
+            trace = traces[tid] = Trace(tid, line)
+        if trace.refs is None and resource_block:
+            resource = resources.get(id(resource_block))
+            if resource is None:
+                resource = resources[id(resource_block)] = attributes(
+                    resource_block.get("attributes"))
+            if "assay.reference_tool_calls" in resource:
+                trace.refs = _refs(resource["assay.reference_tool_calls"])
+        _read_span(span, trace, skipped)
+
+
+def _read_logs(line: int, rec: dict[str, Any], traces: dict[str, Trace]) -> None:
+    """Keep the GenAI events of one logs export with the span they belong to."""
+    for tid, sid, event in log_events(rec):
+        trace = traces.get(tid)
+        if trace is None:
+            trace = traces[tid] = Trace(tid, line)
+        trace.logged.setdefault(sid, []).append(event)
+
+
+def _read_logged(trace: Trace, skipped: list[str]) -> None:
+    """Read the log events of each span into its step: they are its content when the span
+    carries none (a span never seen gets a step of its own, started at its first event)."""
+    steps = {s.span_id: s for s in trace.steps}
+    for sid, events in trace.logged.items():
+        events.sort(key=lambda e: _nanos(e.get("timeUnixNano")))
+        read = Step(_nanos(events[0].get("timeUnixNano")), sid, "")
+        try:
+            read_events({}, events, read)
+        except (ValueError, TypeError, AttributeError) as e:
+            skipped.append(f"trace {trace.trace_id} span {sid} ({EVENTS}, as logs): {e}")
+            continue
+        step = steps.get(sid)
+        if step is None:
+            trace.steps.append(read)
+        elif step.kind == "inference" and not (step.inputs or step.outputs):
+            step.inputs, step.outputs, step.convention = read.inputs, read.outputs, EVENTS
+            step.missing = read.missing
+    trace.logged = {}
+
+
+def _nanos(raw: Any) -> int:
+    return int(raw) if str(raw).isdigit() else 0
+
+
+def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
+    """Read one span in the first convention that knows it; keep its reading when it is one."""
+    span_id = str(span.get("spanId") or "?")
+    attrs = attributes(span.get("attributes"))
+    raw_events = span.get("events")
+    events = [e for e in raw_events if isinstance(e, dict)] if isinstance(raw_events,
+                                                                          list) else []
+    if "assay.reference_tool_calls" in attrs:
+        trace.refs = _refs(attrs["assay.reference_tool_calls"])
+    cid = next((attrs[k] for k in CONVERSATION_KEYS if attrs.get(k)), None)
+    if cid and not span.get("parentSpanId"):
+        trace.conversation_id = str(cid)
+    step = Step(_nanos(span.get("startTimeUnixNano")), span_id, "")
+    try:
+        if any(read(attrs, events, step) for read in _READERS) and step.kind != "other":
+            trace.steps.append(step)
+    except (ValueError, TypeError, AttributeError) as e:
+        what = f" ({step.convention})" if step.convention else ""
+        skipped.append(f"trace {trace.trace_id} span {span_id}{what}: {e}")
+
+
+def _refs(value: Any) -> Any:
+    try:
+        return json_value(value)
+    except ValueError:
+        return value  # reported by the row reader
+
+
+def _no_user_problem(source: str, trace: Trace) -> str:
+    seen = trace.conventions()
+    where = f"{source} line {trace.line} (trace {trace.trace_id})"
+    if not seen:
+        return (f"{where}: no model-call span in a convention assay reads (the GenAI semantic "
+                "conventions, OpenLLMetry, OpenInference). Fix: instrument the app's model "
+                "calls (e.g. opentelemetry-instrumentation-openai-v2), or give the file that "
+                "holds their traces.")
+    if trace.has_content():  # content was recorded, but no user turn in it
+        return (f"{where}: no user message in the trace's model-call spans (read as "
+                f"{', '.join(seen)}; they hold only assistant, system or tool messages). Fix: "
+                "record the model calls' input (the user's message) in the traces.")
+    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [SEMCONV_FIX]
+    detail = "; ".join(trace.missing()) or f"{', '.join(seen)}: no model-call span"
+    return (f"{where}: no user message in the trace's chat spans. Fix: {'; or '.join(fixes)}. "
+            f"(Found {detail}.)")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"
 
 
 def _warn(message: str) -> None:

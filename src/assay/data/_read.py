@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, SupportsIndex
@@ -25,7 +26,9 @@ from .._entry_points import PLUGIN_FAILURES, failure_text
 from ..errors import AssayError, DataError, option
 from ._clean import FieldLimits, LongFields, clean_record
 from ._models import Row
-from ._otlp import is_export, traces_as_records
+from ._otlp import is_export, stream_traces
+from ._otlp_index import TraceIndex, index_traces
+from ._otlp_logs import is_log_export
 from ._reader import reader_unit
 from ._readers import READERS
 from ._rows import ALIASES, validated_rows
@@ -198,17 +201,40 @@ def read_records(path: Path, problems: list[str], *, limits: FieldLimits | None 
         DataError: the file is missing, a folder, unreadable, binary or of an unknown kind.
     """
     src = open_source(Path(path))
-    exports: list[tuple[int, dict[str, Any]]] = []
-    yield from _checked(src, problems, limits or FieldLimits(), id_key, exports)
-    if exports:  # OTLP trace exports, whatever the format: one conversation per trace
-        yield from traces_as_records(exports, str(src.path), problems)
+    # OTLP trace exports, whatever the format, are read as they come (only each span's
+    # reading is kept) and give one conversation per trace; in a file of exports alone, a
+    # first pass finds each trace's last line so that it is handed on from there
+    yield from stream_traces(_checked(src, problems, limits or FieldLimits(), id_key),
+                             str(src.path), problems, _trace_index(src))
 
 
-def _checked(src: Source, problems: list[str], limits: FieldLimits, id_key: str,
-             exports: list[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The reader's records of ``src``, each with its values checked; OTLP trace exports are
-    added to ``exports`` instead. What a reader does wrong (it raises, or gives something
-    other than a line number and a dict) is a problem naming the reader, never a traceback."""
+def _trace_index(src: Source) -> TraceIndex | None:
+    """The trace index of a JSONL file whose first record is an OTLP export of spans or logs
+    (a Collector file exporter's), else None (nothing is read past the first record)."""
+    if src.reader.name != "jsonl" or not src.path.is_file():
+        return None
+    records = src.reader.read(src, [])
+    try:
+        first = next(iter(records), None)
+        if first is None or not isinstance(first[1], dict) or not (
+                is_export(first[1]) or is_log_export(first[1])):
+            return None
+        return index_traces(itertools.chain([first], records))
+    except AssayError:
+        raise
+    except PLUGIN_FAILURES:
+        return None  # the reading pass reports it
+    finally:
+        close = getattr(records, "close", None)
+        if callable(close):
+            close()
+
+
+def _checked(src: Source, problems: list[str], limits: FieldLimits,
+             id_key: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The reader's records of ``src``, each with its values checked. What a reader does
+    wrong (it raises, or gives something other than a line number and a dict) is a problem
+    naming the reader, never a traceback."""
     reader = src.reader
     prefix = f"{src.path} {reader_unit(reader)} "
     surrogates = getattr(reader, "checks_surrogates", False) is not True
@@ -223,10 +249,7 @@ def _checked(src: Source, problems: list[str], limits: FieldLimits, id_key: str,
                 line, rec = int(line), dict(rec)
             rec = clean_record(rec, prefix + str(line), limits, problems, id_key=id_key,
                                surrogates=surrogates)
-            if "resourceSpans" in rec and is_export(rec):
-                exports.append((line, rec))
-            else:
-                yield line, rec
+            yield line, rec
     except AssayError:
         raise
     except PLUGIN_FAILURES as e:  # a reader's own failure (a plugin's, most likely)

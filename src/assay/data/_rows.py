@@ -168,8 +168,11 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
         specs = None if tools is None else tool_specs(tools, where, problems)
         refs = rec.get("reference_tool_calls")
         expected = None if refs is None else reference_calls(refs, where, problems)
+        chunks, joined = _documents(rec)
         extra = {k: v for k, v in rec.items() if k not in {
-            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", "system", *used}}
+            msg_key, "conversation", gt_key, "tools", "reference_tool_calls", "system", *used,
+            *(("contexts",) if chunks else ()),
+            *(("context",) if chunks and rec.get("context") == joined else ())}}
         system = None if rec.get("system") is None else system_turn(rec["system"], where,
                                                                        problems)
         if turns is None or (tools is not None and specs is None) or (
@@ -177,7 +180,8 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
             return None
         turns = [system, *turns] if system else turns
         return Row(id=row_id, line=line, messages=turns, ground_truth=truth or None,
-                   tools=specs, reference_tool_calls=expected, extra=extra)
+                   tools=specs, reference_tool_calls=expected, extra=extra, contexts=chunks,
+                   context=joined)
     values: dict[str, Any] = {}
     mistyped: set[str] = set()
     for field in _TEXT_FIELDS:
@@ -221,6 +225,15 @@ def _row(rec: dict[str, Any], line: int, where: str, mapping: Mapping[str, str],
         problems.append(f"{where}, field 'answer': missing. Fix: {hint}.")
     extra = {k: v for k, v in rec.items() if k not in used}
     return Row(id=row_id, line=line, extra=extra, **values)
+
+
+def _documents(rec: dict[str, Any]) -> tuple[list[str] | None, str | None]:
+    """A conversation's retrieved documents (a trace's ``contexts``, a list of texts) and
+    their joined text; (None, None) without them (then ``contexts`` stays an extra field)."""
+    chunks = rec.get("contexts")
+    if not isinstance(chunks, list) or not chunks or not all(isinstance(c, str) for c in chunks):
+        return None, None
+    return chunks, "\n\n".join(chunks)
 
 
 def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
