@@ -91,6 +91,13 @@ def test_an_italian_answer_is_counted_as_unknown_language_in_summary_json(
     assert records[0]["groundedness"]["value"] is not None  # still scored, only told
     assert "unknown language: 1 of 2 rows" in result.output
     assert "thinner" in result.output
+    # the HTML report says it too: in the run's facts and on the row
+    report = CliRunner().invoke(app, ["report", str(out), "-o", str(tmp_path / "r.html")])
+    assert report.exit_code == 0, report.output
+    page = " ".join((tmp_path / "r.html").read_text(encoding="utf-8").split())
+    assert ("1 row(s) have a judged text in a language the injection detector does not know "
+            "(it 1)") in page
+    assert page.count("answer in it, a language the injection detector does not know") == 1
 
 
 def test_the_nine_supported_languages_are_not_counted(tmp_path: Path) -> None:

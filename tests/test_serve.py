@@ -332,3 +332,28 @@ def test_cli_port_in_use_names_the_fix(runs: dict[str, Any],
         result = CliRunner().invoke(_cli(), ["--store", str(runs["store"]), "--port", str(port)])
     assert result.exit_code == 2 and "Fix: pick another port" in result.output
     assert uvicorn_calls == []
+
+
+def test_row_and_run_pages_say_when_a_judged_text_is_in_an_unknown_language(
+        tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    with open_store(store) as opened:
+        run_id = opened.create_run(name="thai", metrics={"coherence": "1"})
+        opened.add_rows(run_id, [
+            {"id": "t1", "coherence": {"value": 4.0, "reason": "ok", "error": None},
+             "injection_language": {"answer": "th"}},
+            {"id": "t2", "coherence": {"value": 5.0, "reason": "ok", "error": None}}])
+        opened.finish_run(run_id, summary={
+            "rows": 2, "rows_done": 2, "complete": True,
+            "metrics": {"coherence": {"mean": 4.5}},
+            "injection": {"mode": "mask", "flagged_rows": 0, "kinds": {},
+                          "unknown_language": {"rows": 1, "languages": {"th": 1}}}},
+            complete=True)
+    with TestClient(create_app(store)) as client:
+        marked = client.get(f"/runs/{run_id}/rows/t1").text
+        plain = client.get(f"/runs/{run_id}/rows/t2").text
+        run_page = " ".join(client.get(f"/runs/{run_id}").text.split())
+    assert "answer in th, a language the injection detector does not know" in marked
+    assert "injection detector does not know" not in plain
+    assert "1 row(s) have a judged text in a language the injection detector does not know" \
+        in run_page

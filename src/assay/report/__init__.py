@@ -42,7 +42,7 @@ from ._model import (
     value_css,
     value_of,
 )
-from ._render import render_report
+from ._render import language_mark, render_report
 from ._row import metric_views, row_input_parts
 from ._source import SOURCE_FIELD, SOURCE_KEYS, evidence_texts, marked_parts, source_spans
 from ._stats import MetricStats, Pager, RunStats
@@ -60,6 +60,7 @@ __all__ = ["MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "Conv
            "TrajectoryView", "TurnBubble", "TurnResult", "calibration_of", "call_findings",
            "conversation_facts", "conversation_view", "detail_items", "evidence_texts",
            "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view",
-           "load_calibration", "load_inputs", "marked_parts", "metric_names", "metric_views",
+           "language_mark", "load_calibration", "load_inputs", "marked_parts", "metric_names",
+           "metric_views",
            "pretty_json", "render_report", "row_input_parts", "scale_of", "source_spans",
            "template_environment", "trajectory_view", "turn_results", "value_css", "value_of"]

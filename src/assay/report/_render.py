@@ -162,6 +162,7 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "skipped": [str(s) for s in summary.get("skipped") or []],
         "notes": summary_notes(summary),  # each metric family's lines (safety, diagnosis)
         "injection": _injection_line(summary.get("injection")),
+        "injection_language": unknown_language_line(summary.get("injection")),
     }
 
 
@@ -172,6 +173,39 @@ def _injection_line(found: object) -> str | None:
     kinds = ", ".join(f"{k} {n}" for k, n in (found.get("kinds") or {}).items())
     return (f"{found['flagged_rows']} row(s) address the evaluator ({kinds}); "
             f"--on-injection {found.get('mode')}")
+
+
+def unknown_language_line(found: object) -> str | None:
+    """The summary's rows judged in a language the injection detector does not know, as one
+    line; None when there were none.
+
+    Example:
+        >>> unknown_language_line({"unknown_language": {"rows": 3, "languages": {"th": 2,
+        ...                                                                     "sw": 1}}})
+        '3 row(s) have a judged text in a language the injection detector does not know (th 2, sw 1): the defence is thinner there'
+        >>> unknown_language_line({"flagged_rows": 0}) is None
+        True
+    """
+    unknown = found.get("unknown_language") if isinstance(found, Mapping) else None
+    if not isinstance(unknown, Mapping) or not unknown.get("rows"):
+        return None
+    langs = ", ".join(f"{k} {n}" for k, n in (unknown.get("languages") or {}).items())
+    return (f"{unknown['rows']} row(s) have a judged text in a language the injection detector "
+            f"does not know ({langs}): the defence is thinner there")
+
+
+def language_mark(record: Mapping[str, Any]) -> str | None:
+    """A row's ``injection_language`` (``{field: language}``) as one line, or None.
+
+    Example:
+        >>> language_mark({"injection_language": {"answer": "th"}})
+        'answer in th, a language the injection detector does not know'
+    """
+    langs = record.get("injection_language")
+    if not isinstance(langs, Mapping) or not langs:
+        return None
+    return (", ".join(f"{field} in {lang}" for field, lang in langs.items())
+            + ", a language the injection detector does not know")
 
 
 def _pairwise_names(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]],
@@ -244,7 +278,8 @@ def _row_view(i: int, rid: str, rec: Mapping[str, Any], names: Sequence[str],
             "notes": {heading: {"text": note.text,
                                 "detail": ", ".join(f"{k} {fmt(v)}" for k, v in note.values.items())}
                       for heading, note in row_notes(rec).items()},
-            "injection": describe(rec.get("injection")), **parts}
+            "injection": describe(rec.get("injection")),
+            "injection_language": language_mark(rec), **parts}
 
 
 def _css(name: str, value: float | None, scales: Mapping[str, Scale]) -> str:

@@ -34,6 +34,7 @@ from ..report import (
     RunStats,
     find_dataset,
     fmt,
+    language_mark,
     load_inputs,
     metric_names,
     metric_views,
@@ -180,6 +181,7 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "metrics": metrics, **parts,
         "notes": row_notes(rec),  # each metric family's note on the row (e.g. diagnosis)
         "injection": describe(rec.get("injection")),
+        "injection_language": language_mark(rec),
         "raw": pretty_json(rec),
         "record": rec,  # the stored record itself, for pages that read more of it
     }
