@@ -337,3 +337,21 @@ def test_azure_sample_files_load(name: str, kind: str, count: int) -> None:
         assert all({"question", "answer", "context", "ground_truth"} <= r.fields() for r in rows)
     else:
         assert all(r.assistant_turns() for r in rows)
+
+
+def test_a_stored_conversation_with_citations_reads_back_as_the_same_row() -> None:
+    from assay.data import row_inputs
+    original = rows_from_records([{"id": "c", "messages": [
+        {"role": "user", "content": "Which tent?"},
+        {"role": "assistant", "content": "The Alpine.", "context": {"citations": [
+            {"id": "d1", "title": "Tents", "content": "The Alpine has a 10,000 mm fly."}]}}]}])
+    stored = {"id": "c", **row_inputs(original[0])}  # turns keep "citations", as a store does
+    assert "citations" in stored["messages"][1] and "context" not in stored["messages"][1]
+    (back,) = rows_from_records([stored])
+    assert back.messages == original[0].messages
+    assert back.messages is not None and back.messages[1].citations[0].id == "d1"
+    with pytest.raises(DataError) as exc:
+        rows_from_records([{"id": "x", "messages": [
+            {"role": "user", "content": "Q"},
+            {"role": "assistant", "content": "A", "citations": [{"title": "no content"}]}]}])
+    assert "field 'messages[1].citations[0].content': missing or not text" in str(exc.value)

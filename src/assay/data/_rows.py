@@ -272,7 +272,11 @@ def _turns(messages: Any, where: str, problems: list[str]) -> list[Turn] | None:
             got = "missing" if content is None else f"{type(content).__name__}, not text"
             problems.append(f"{where}, field '{f}.content': {got}. Fix: write it as a string.")
             ok = False
-        citations = _citations(m.get("context"), f"{where}, field '{f}.context", problems)
+        if m.get("context") is None and m.get("citations") is not None:  # as a store keeps it
+            citations = _citations({"citations": m["citations"]}, f"{where}, field '{f}",
+                                   problems)
+        else:
+            citations = _citations(m.get("context"), f"{where}, field '{f}.context", problems)
         if citations is None:
             ok = False
         if ok and isinstance(content, str):
