@@ -12,6 +12,7 @@ from . import _formats  # noqa: F401  (assay's own readers, registered on import
 from ._clean import MAX_DEPTH, FieldLimits, LongFields
 from ._inputs import row_inputs
 from ._models import Citation, ReferenceCall, Row, ToolCall, ToolSpec, Turn
+from ._otlp import is_export, traces_as_records
 from ._read import ALIASES, parse_mapping, read_dataset, read_records, rows_from_records
 from ._reader import Reader
 from ._readers import (
@@ -31,3 +32,4 @@ __all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "READERS", "READERS_GROUP", "Citat
            "ReferenceCall", "Row", "Source", "ToolCall", "ToolSpec", "Turn", "parse_mapping",
            "read_dataset", "read_records", "reader_for", "register_reader",
            "registered_readers", "row_inputs", "rows_from_records"]
+__all__ += ["is_export", "traces_as_records"]
