@@ -89,7 +89,8 @@ def watch_cmd(
         min=1, help="Tries per judge call for errors worth retrying.")] = 6,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 on stop when a metric lost more than this share of its "
-                           "rows to failed judge calls or unreadable answers.")] = 0.0,
+                           "rows to unreadable judge answers (any failed judge call exits 3)."
+    )] = 0.0,
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     on_injection: Annotated[str, typer.Option(
         help="mask, flag, unscored or fail, as for assay run.")] = _SCORING.on_injection,
@@ -104,8 +105,8 @@ def watch_cmd(
     kill -9, running the same command again scores every spooled trace exactly once, in the
     same run. Ctrl-C or SIGTERM stops it: the rows being scored finish first.
 
-    Exit status: 0 stopped; 2 bad options; 3 judge calls failed on more than
-    --max-failed-share of a metric's rows (default: any).
+    Exit status: 0 stopped; 2 bad options; 3 judge calls failed (rows stored unscored with
+    the reason, or the judge stopped answering for a while).
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     mask_log_output()
@@ -148,7 +149,7 @@ def watch_cmd(
     for reason, n in (w.get("skip_reasons") or {}).items():
         err.print(f"  skipped {n}: {reason}", highlight=False, markup=False)
     failed = print_failures(summary, max_failed_share)
-    if failed or w.get("judge_stops"):
+    if failed or w.get("judge_stops") or w.get("failed_rows"):
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed) or 'the judge stopped')}"
                   f" ({w.get('failed_rows', 0)} rows with failed judge calls, "
                   f"{w.get('judge_stops', 0)} judge stops); exit 3.", highlight=False)

@@ -79,7 +79,8 @@ class Spool:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = _lock_folder(self.path)
-        self.db = sqlite3.connect(self.path / "spool.sqlite", isolation_level=None)
+        self.db = sqlite3.connect(self.path / "spool.sqlite", isolation_level=None,
+                                  check_same_thread=False)  # one user at a time
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_SCHEMA)

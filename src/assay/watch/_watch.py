@@ -239,15 +239,14 @@ class Watcher:
         row, meta = self._in_flight.pop(tid)
         record["watch"] = {"trace_id": tid, "ended": meta["ended"],
                            "received": meta["received"], "scored": iso(time.time())}
-        failed = [k for k, v in record.items()
-                  if isinstance(v, Mapping) and is_call_failure(v.get("error"))]
+        failed = [k for k, v in record.items() if _call_failed(v)]
         if failed:
             self.counts["failed_rows"] += 1
             n = self.counts["failed_rows"]
             if n == 1 or n % 10 == 0:
                 log.error("judge calls failed on %d row(s) so far (trace %s: %s); they are "
                           "stored unscored with the reason", n, tid,
-                          record[failed[0]].get("error"))
+                          _call_failed(record[failed[0]]))
         self.recording.add(record, row_inputs(row))
         self._to_mark.append(tid)
         self.counts["scored"] += 1
@@ -285,3 +284,22 @@ class Watcher:
                         if s["failed_rows"] else "",
                         f", {s['bad_spans']} bad spans" if s["bad_spans"] else "")
 
+
+def _call_failed(result: Any) -> str | None:
+    """The failed judge call that left a metric result unscored (its own, or one of its
+    conversation turns'), else ``None``.
+
+    Example:
+        >>> _call_failed({"value": None, "error": "no assistant turn could be scored",
+        ...     "details": {"turns": [{"error": "judge call failed: HTTP 500: down"}]}})
+        'judge call failed: HTTP 500: down'
+        >>> _call_failed({"value": 4.0, "error": None}) is None
+        True
+    """
+    if not isinstance(result, Mapping) or result.get("value") is not None:
+        return None
+    errors = [result.get("error")]
+    details = result.get("details")
+    if isinstance(details, Mapping) and isinstance(details.get("turns"), list):
+        errors += [t.get("error") for t in details["turns"] if isinstance(t, Mapping)]
+    return next((str(e) for e in errors if is_call_failure(e)), None)
