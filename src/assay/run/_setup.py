@@ -181,7 +181,9 @@ class StreamScorer:
                  embeddings: str | Embedder = "local",
                  scoring: ScoringOptions | None = None,
                  judging: JudgeOptions | None = None) -> None:
-        if isinstance(metrics, str) and metrics.strip() in ("", "auto"):
+        names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
+                 else [m for m in metrics if isinstance(m, str)])
+        if not metrics or "auto" in names or names == [""]:
             raise ConfigError(f"Got {option('metrics', metrics)}. Name the metrics to score "
                               "each row with, e.g. groundedness,relevance: rows arrive one "
                               "at a time, so they cannot be chosen from the data.")

@@ -3,11 +3,13 @@
 One SQLite file (``spool.sqlite`` in the spool folder), WAL mode with ``synchronous=FULL``, so a
 committed write survives a crash or ``kill -9`` (and a power cut). Tables:
 
-- ``spans``: one row per span (trace id, span id, parent span id, end time in ns, the span's
-  OTLP JSON and its resource's); a span sent twice (an exporter's retry) is kept once;
+- ``spans``: one row per span of a trace not scored or skipped yet (trace id, span id, parent
+  span id, end time in ns, the span's OTLP JSON and its resource's); a span sent twice (an
+  exporter's retry) is kept once. A trace's spans are deleted once it is done (its row is in
+  the store), and a span arriving after that (late) is counted, not kept;
 - ``traces``: one row per trace with its state: ``open`` (spans arriving), ``scored`` (its row
   is committed to the store), ``skipped`` (no row, with the reason: sampled out, filtered
-  out, not a conversation);
+  out, not a conversation); these small rows stay, so a trace is never scored twice;
 - ``offsets``: how far each followed file was read;
 - ``meta``: the watch's run id in the store (a restart resumes it).
 
@@ -25,6 +27,8 @@ Example:
     (1, 1)
     >>> spool.mark_done(["t1"], "scored"); spool.backlog, spool.states()
     (0, {'scored': 1})
+    >>> spool.add_spans([({**span, "spanId": "s2"}, {})])  # late: counted by the caller
+    0
     >>> spool.close()
 """
 
@@ -73,7 +77,7 @@ class OpenTrace:
 
 class Spool:
     """The durable spool in folder ``path`` (created if needed). All calls come from one
-    thread (the watch's event loop)."""
+    caller at a time (the watch's event loop)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -103,13 +107,16 @@ class Spool:
     def add_spans(self, spans: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> int:
         """Write ``(span, resource)`` pairs (OTLP JSON, hex ids) in one durable transaction;
         the number of spans new to the spool. A span of a trace already scored or skipped is
-        kept (and counted by the caller as late), without reopening its trace."""
+        left out (the caller counts it as late): its trace is not reopened."""
         now = time.time()
         new = 0
         touched: dict[str, tuple[int, str | None, int | None]] = {}
         with self._transaction():
+            done = self._done({str(span["traceId"]) for span, _ in spans})
             for span, resource in spans:
                 tid, sid = str(span["traceId"]), str(span.get("spanId") or "")
+                if tid in done:
+                    continue
                 parent = span.get("parentSpanId") or None
                 end = _int(span.get("endTimeUnixNano"))
                 cur = self.db.execute(
@@ -134,10 +141,6 @@ class Spool:
                     self.db.execute("UPDATE traces SET ended_ns = max(coalesce(ended_ns, 0), ?)"
                                     " WHERE trace_id = ?", (ended, tid))
         for tid, (count, root, ended) in touched.items():
-            state = self.db.execute("SELECT state FROM traces WHERE trace_id = ?",
-                                    (tid,)).fetchone()[0]
-            if state != "open":
-                continue
             trace = self._open.setdefault(tid, OpenTrace(tid, 0, now, None, None, None))
             trace.spans += count
             trace.last_received = now
@@ -146,6 +149,17 @@ class Spool:
             if ended is not None:
                 trace.ended_ns = max(trace.ended_ns or 0, ended)
         return new
+
+    def _done(self, trace_ids: set[str]) -> set[str]:
+        """Those of ``trace_ids`` that are scored or skipped."""
+        done: set[str] = set()
+        ids = [t for t in trace_ids if t not in self._open]
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            done.update(row[0] for row in self.db.execute(
+                f"SELECT trace_id FROM traces WHERE state != 'open' AND trace_id IN "
+                f"({','.join('?' * len(chunk))})", chunk))
+        return done
 
     def is_done(self, trace_id: str) -> bool:
         """Whether the trace was scored or skipped already."""
@@ -171,6 +185,7 @@ class Spool:
         with self._transaction():
             self.db.executemany("UPDATE traces SET state = ?, reason = ?, done = ? "
                                 "WHERE trace_id = ?", [(state, reason, now, t) for t in ids])
+            self.db.executemany("DELETE FROM spans WHERE trace_id = ?", [(t,) for t in ids])
         for tid in ids:
             self._open.pop(tid, None)
 

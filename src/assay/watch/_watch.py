@@ -47,6 +47,8 @@ _TICK = 0.2
 _COMMIT_EVERY = 0.5
 #: Rows queued for the scorer at most (the rest wait in the spool).
 _QUEUE = 2000
+#: Seconds scoring first pauses after the judge stopped answering (doubled each time, to 300).
+_JUDGE_PAUSE_S = 5.0
 
 
 def iso(seconds: float) -> str:
@@ -100,10 +102,12 @@ class Watcher:
         self.counts["bad_spans"] += len(bad)
         if bad:
             log.warning("%d span(s) left out of a request (the first: %s)", len(bad), bad[0])
-        late = sum(1 for span, _ in spans if self.spool.is_done(str(span["traceId"])))
+        open_ = self.spool.unfinished()
+        late = sum(1 for span, _ in spans if span["traceId"] not in open_
+                   and self.spool.is_done(str(span["traceId"])))
         new = self.spool.add_spans(spans)
         self.counts["spans"] += new
-        self.counts["duplicate_spans"] += len(spans) - new
+        self.counts["duplicate_spans"] += len(spans) - new - late
         self.counts["late_spans"] += late
         return new
 
@@ -203,7 +207,7 @@ class Watcher:
     async def _score(self) -> None:
         """Score queued rows until the stop; a judge that stopped is replaced after a pause
         (its rows in flight are queued again: none is lost)."""
-        pause = 5.0
+        pause = _JUDGE_PAUSE_S
         while not self._stopping.is_set():
             try:
                 await self.scorer.score(self._rows(), self._scored)

@@ -1,0 +1,90 @@
+"""``assay watch`` options refused before anything starts, the protobuf extra missing, and a
+judge that stops answering for a while (scoring pauses, nothing is lost)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from assay.cli.main import app
+from assay.errors import JudgeUnavailableError
+from assay.judges import FakeJudge
+from assay.watch import receiver_app
+from test_watch_flow import options, run_until, stored, tid
+from test_watch_receiver import chat_span, export, make_watcher
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--listen", "0.0.0.0:4318"], "without a token"),
+    (["--metrics", "auto"], "Name the metrics"),
+    (["--metrics", "fluency,nonsense"], "Unknown metric 'nonsense'"),
+    (["--filter", "service.name"], "KEY=VALUE"),
+    (["--listen", "localhost"], "HOST:PORT"),
+    (["--alert", "fluency<3 over 10"], None),
+    (["--export-otlp", "http://127.0.0.1:9/v1/traces"], None),
+])
+def test_bad_options_exit_2_with_the_reason(tmp_path: Path, args: list[str],
+                                            says: str | None) -> None:
+    if says is None:  # the alert and export modules come with the live page's work
+        try:
+            import assay.watch._alerts
+            import assay.watch._export_otlp  # noqa: F401
+            pytest.skip("the alert and export modules are installed")
+        except ModuleNotFoundError:
+            says = "not available in this build"
+    base = ["watch", "--metrics", "fluency", "--judge", "fake", "--spool",
+            str(tmp_path / "spool"), "--store", str(tmp_path / "runs.sqlite")]
+    result = CliRunner().invoke(app, [*base, *args])
+    assert result.exit_code == 2, result.output
+    assert says in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+
+
+def test_without_the_protobuf_extra_protobuf_gets_415_and_json_still_works(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.watch._receiver as receiver
+
+    monkeypatch.setattr(receiver, "PROTOBUF_MISSING",
+                        "protobuf bodies need opentelemetry-proto; pip install 'assay[watch]'")
+    watcher = make_watcher(tmp_path)
+    client = TestClient(receiver_app(watcher))
+    answer = client.post("/v1/traces", content=b"\x0a\x00",
+                         headers={"content-type": "application/x-protobuf"})
+    assert answer.status_code == 415 and "assay[watch]" in answer.json()["message"]
+    assert client.post("/v1/traces", json=export(chat_span())).status_code == 200
+    watcher.spool.close()
+
+
+def test_a_judge_that_stops_answering_pauses_scoring_and_loses_no_trace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.watch._watch as watching
+
+    monkeypatch.setattr(watching, "_JUDGE_PAUSE_S", 0.2)
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(export(chat_span(tid(i), f"{i:016x}"))) + "\n"
+                            for i in range(5)))
+    calls: list[int] = []
+
+    def down_then_up(request: Any) -> Any:
+        calls.append(1)
+        if len(calls) <= 3:  # three identical hard failures stop the judge
+            return JudgeUnavailableError("connection refused", kind="connection")
+        return '{"score": 4, "reason": "fine"}'
+
+    judge = FakeJudge(down_then_up)
+    summary = run_until(options(tmp_path, path, judge), lambda w: w.counts["scored"] >= 5)
+    rows = stored(tmp_path)
+    assert sorted(r["id"] for r in rows) == [tid(i) for i in range(5)]
+    # the two calls that failed before the judge was stopped leave their rows stored
+    # unscored with the reason (as in assay run); the row of the third call and those not
+    # asked yet wait, and are scored once the judge is back
+    failed = [r for r in rows if r["fluency"]["value"] is None]
+    assert len(failed) == 2 and all("connection refused" in json.dumps(r["fluency"])
+                                    for r in failed)
+    assert [r["fluency"]["value"] for r in rows if r not in failed] == [4.0] * 3
+    assert summary["watch"]["judge_stops"] == 1 and summary["watch"]["failed_rows"] == 2
