@@ -4,6 +4,7 @@ judge that stops answering for a while (scoring pauses, nothing is lost)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +89,25 @@ def test_a_judge_that_stops_answering_pauses_scoring_and_loses_no_trace(
                                     for r in failed)
     assert [r["fluency"]["value"] for r in rows if r not in failed] == [4.0] * 3
     assert summary["watch"]["judge_stops"] == 1 and summary["watch"]["failed_rows"] == 2
+
+
+def test_a_second_stop_leaves_the_rows_being_scored_in_the_spool_for_the_next_watch(
+        tmp_path: Path) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(export(chat_span(tid(i), f"{i:016x}"))) + "\n"
+                            for i in range(3)))
+
+    def twice(watcher: Any) -> bool:
+        if watcher.status()["scoring"] == 3:
+            watcher.stop()  # the first stop waits for the rows being scored ...
+            return True  # ... and run_until's stop is the second: at once
+        return False
+
+    started = time.monotonic()
+    summary = run_until(options(tmp_path, path, FakeJudge(latency_s=60)), twice, timeout=20)
+    assert time.monotonic() - started < 15
+    assert not summary["complete"] and summary["watch"]["unfinished_traces"] == 3
+    judge = FakeJudge()
+    summary = run_until(options(tmp_path, path, judge), lambda w: w.counts["scored"] >= 3)
+    assert summary["complete"] and len(judge.requests) == 3
+    assert sorted(r["id"] for r in stored(tmp_path)) == [tid(i) for i in range(3)]

@@ -23,9 +23,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..errors import ConfigError, option
 from ._options import WatchOptions, check_listen
 from ._receiver import receiver_app
 from ._watch import Watcher
@@ -42,6 +44,8 @@ async def watch_async(options: WatchOptions, *, stop_after: float | None = None,
     Raises:
         ConfigError: a bad option, the spool in use, the address taken.
     """
+    if options.listen is not None:
+        _check_free(*check_listen(options.listen, token=options.token))
     watcher = Watcher(options)
     server = None
     serving: asyncio.Task[None] | None = None
@@ -70,6 +74,30 @@ async def watch_async(options: WatchOptions, *, stop_after: float | None = None,
             server.should_exit = True
             with contextlib.suppress(BaseException):
                 await serving
+
+
+def _check_free(host: str, port: int) -> None:
+    """Raise ConfigError, naming the fix, when ``host:port`` cannot be bound (before the
+    watch opens its spool and run).
+
+    Example:
+        >>> import socket
+        >>> with socket.socket() as taken:
+        ...     taken.bind(("127.0.0.1", 0)); taken.listen()
+        ...     _check_free("127.0.0.1", taken.getsockname()[1])
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Cannot listen on 127.0.0.1:...
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            raise ConfigError(f"Cannot listen on {host}:{port}: {e.strerror or e}. Fix: "
+                              f"stop the program using it, or give another {option('listen')} "
+                              "address.") from None
 
 
 class _Server:

@@ -90,6 +90,7 @@ class Watcher:
         self._in_flight: dict[str, tuple[Row, dict[str, Any]]] = {}
         self._to_mark: list[str] = []
         self._stopping = asyncio.Event()
+        self._scoring: asyncio.Task[None] | None = None
 
     # -- intake (the receiver calls these) -----------------------------------------------
 
@@ -130,7 +131,12 @@ class Watcher:
     # -- running -------------------------------------------------------------------------
 
     def stop(self) -> None:
-        """Stop taking new work: the rows being scored finish, then :meth:`run` returns."""
+        """Stop taking new work: the rows being scored finish, then :meth:`run` returns. A
+        second call stops at once: the rows being scored are left unmarked in the spool, and
+        the next watch on it scores them."""
+        if self._stopping.is_set() and self._scoring is not None:
+            log.warning("stopping now: the traces being scored stay in the spool")
+            self._scoring.cancel()
         self._stopping.set()
 
     async def run(self) -> dict[str, Any]:
@@ -139,11 +145,15 @@ class Watcher:
                  *(asyncio.create_task(self._follow(f)) for f in self.followers)]
         if self.options.status_every > 0:
             tasks.append(asyncio.create_task(self._status_lines()))
-        scoring = asyncio.create_task(self._score())
+        scoring = self._scoring = asyncio.create_task(self._score())
         try:
             await self._stopping.wait()
             self._queue.put_nowait(None)
-            await scoring
+            try:
+                await scoring
+            except asyncio.CancelledError:
+                if not scoring.cancelled():
+                    raise  # run() itself was cancelled
         finally:
             for task in [*tasks, scoring]:
                 task.cancel()
