@@ -22,15 +22,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
-from ..records import is_call_failure
 from ..run import StreamScorer
 from ._assemble import is_finished, trace_row
+from ._entry import call_failed, iso
 from ._follow import FileFollower
 from ._hooks import Hooks
 from ._options import WatchOptions
@@ -49,16 +48,6 @@ _COMMIT_EVERY = 0.5
 _QUEUE = 2000
 #: Seconds scoring first pauses after the judge stopped answering (doubled each time, to 300).
 _JUDGE_PAUSE_S = 5.0
-
-
-def iso(seconds: float) -> str:
-    """Wall-clock seconds as an ISO 8601 UTC time with milliseconds.
-
-    Example:
-        >>> iso(0.25)
-        '1970-01-01T00:00:00.250Z'
-    """
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 class Watcher:
@@ -253,14 +242,14 @@ class Watcher:
         row, meta = self._in_flight.pop(tid)
         record["watch"] = {"trace_id": tid, "ended": meta["ended"],
                            "received": meta["received"], "scored": iso(time.time())}
-        failed = [k for k, v in record.items() if _call_failed(v)]
+        failed = [k for k, v in record.items() if call_failed(v)]
         if failed:
             self.counts["failed_rows"] += 1
             n = self.counts["failed_rows"]
             if n == 1 or n % 10 == 0:
                 log.error("judge calls failed on %d row(s) so far (trace %s: %s); they are "
                           "stored unscored with the reason", n, tid,
-                          _call_failed(record[failed[0]]))
+                          call_failed(record[failed[0]]))
         self.recording.add(record, row_inputs(row))
         self._to_mark.append(tid)
         self.counts["scored"] += 1
@@ -298,22 +287,3 @@ class Watcher:
                         if s["failed_rows"] else "",
                         f", {s['bad_spans']} bad spans" if s["bad_spans"] else "")
 
-
-def _call_failed(result: Any) -> str | None:
-    """The failed judge call that left a metric result unscored (its own, or one of its
-    conversation turns'), else ``None``.
-
-    Example:
-        >>> _call_failed({"value": None, "error": "no assistant turn could be scored",
-        ...     "details": {"turns": [{"error": "judge call failed: HTTP 500: down"}]}})
-        'judge call failed: HTTP 500: down'
-        >>> _call_failed({"value": 4.0, "error": None}) is None
-        True
-    """
-    if not isinstance(result, Mapping) or result.get("value") is not None:
-        return None
-    errors = [result.get("error")]
-    details = result.get("details")
-    if isinstance(details, Mapping) and isinstance(details.get("turns"), list):
-        errors += [t.get("error") for t in details["turns"] if isinstance(t, Mapping)]
-    return next((str(e) for e in errors if is_call_failure(e)), None)
