@@ -29,7 +29,6 @@ from ._stream import DatasetStream
 
 __all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "READERS", "READERS_GROUP", "Citation",
            "DatasetStream", "FieldLimits", "LongFields", "Reader", "ReaderRegistry",
-           "ReferenceCall", "Row", "Source", "ToolCall", "ToolSpec", "Turn", "parse_mapping",
-           "read_dataset", "read_records", "reader_for", "register_reader",
-           "registered_readers", "row_inputs", "rows_from_records"]
-__all__ += ["is_export", "traces_as_records"]
+           "ReferenceCall", "Row", "Source", "ToolCall", "ToolSpec", "Turn", "is_export",
+           "parse_mapping", "read_dataset", "read_records", "reader_for", "register_reader",
+           "registered_readers", "row_inputs", "rows_from_records", "traces_as_records"]
