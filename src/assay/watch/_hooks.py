@@ -35,9 +35,9 @@ def _module(name: str, what: str) -> Any:
     try:
         return importlib.import_module(f"assay.watch.{name}")
     except ModuleNotFoundError:
-        raise ConfigError(f"{what} is not available in this build of assay "
-                          f"(assay.watch.{name} is missing). Fix: upgrade assay, or leave "
-                          f"out {option(what)}.") from None
+        raise ConfigError(f"{option(what)} is not available in this build of assay "
+                          f"(assay.watch.{name} is missing). Fix: leave it out, or upgrade "
+                          "assay.") from None
 
 
 class Hooks:
