@@ -111,3 +111,17 @@ def test_a_second_stop_leaves_the_rows_being_scored_in_the_spool_for_the_next_wa
     summary = run_until(options(tmp_path, path, judge), lambda w: w.counts["scored"] >= 3)
     assert summary["complete"] and len(judge.requests) == 3
     assert sorted(r["id"] for r in stored(tmp_path)) == [tid(i) for i in range(3)]
+
+
+def test_a_setting_problem_while_scoring_stops_the_watch_with_the_error(tmp_path: Path) -> None:
+    from assay.errors import ConfigError
+
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(export(chat_span())) + "\n")
+    judge = FakeJudge(lambda request: ConfigError("the judge's model is not installed"))
+    with pytest.raises(ConfigError, match="not installed"):
+        run_until(options(tmp_path, path, judge), lambda w: False, timeout=20)
+    from assay.store import open_store
+    with open_store(tmp_path / "runs.sqlite") as store:
+        (run,) = store.runs()
+    assert run.status == "interrupted" and run.rows == 0  # the trace waits in the spool

@@ -135,8 +135,13 @@ class Watcher:
         if self.options.status_every > 0:
             tasks.append(asyncio.create_task(self._status_lines()))
         scoring = self._scoring = asyncio.create_task(self._score())
+        stopped = asyncio.create_task(self._stopping.wait())
+        tasks.append(stopped)
         try:
-            await self._stopping.wait()
+            await asyncio.wait([stopped, scoring], return_when=asyncio.FIRST_COMPLETED)
+            if scoring.done() and not scoring.cancelled() and not self._stopping.is_set():
+                scoring.result()  # a setting or install problem stopped scoring: raised here
+            self._stopping.set()
             self._queue.put_nowait(None)
             try:
                 await scoring
@@ -162,11 +167,16 @@ class Watcher:
                 self.counts["spans"] += follower.poll()
             except OSError as e:
                 log.warning("%s could not be read: %s", follower.path, e)
+            except Exception:  # a bug must not stop the watch: said, then tried again
+                log.exception("following %s failed", follower.path)
             await asyncio.sleep(_TICK * 2)
 
     async def _assemble(self) -> None:
         while True:
-            self.assemble_once(time.time())
+            try:
+                self.assemble_once(time.time())
+            except Exception:  # a bug must not stop the watch: said, then tried again
+                log.exception("assembling the finished traces failed")
             await asyncio.sleep(_TICK)
 
     def assemble_once(self, now: float) -> None:
