@@ -130,7 +130,8 @@ class Watcher:
 
     async def run(self) -> dict[str, Any]:
         """Run until :meth:`stop`; the run's final summary."""
-        tasks = [asyncio.create_task(self._assemble()), asyncio.create_task(self._commit()),
+        tasks: list[asyncio.Task[Any]] = [
+            asyncio.create_task(self._assemble()), asyncio.create_task(self._commit()),
                  *(asyncio.create_task(self._follow(f)) for f in self.followers)]
         if self.options.status_every > 0:
             tasks.append(asyncio.create_task(self._status_lines()))
