@@ -171,3 +171,22 @@ def test_a_judge_that_fails_leaves_rows_unscored_with_the_reason_never_dropped(
     assert all(r["fluency"]["value"] is None and "judge down" in json.dumps(r["fluency"])
                for r in rows), rows[0]["fluency"]
     assert summary["watch"]["failed_rows"] == 3, rows[0]
+
+
+def test_a_full_backlog_makes_a_followed_file_wait(tmp_path: Path) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(export(chat_span(tid(i), f"{i:016x}"))) + "\n"
+                            for i in range(3)))
+    watcher = make_watcher(tmp_path, max_backlog=1, listen=None, follow=[path])
+    watcher.accept([(chat_span(tid(9), "9" * 16), {})], [])  # the backlog is full
+
+    async def briefly() -> None:
+        task = asyncio.create_task(watcher._follow(watcher.followers[0]))
+        await asyncio.sleep(0.6)
+        task.cancel()
+    asyncio.run(briefly())
+    assert set(watcher.spool.unfinished()) == {tid(9)}  # the file was not read
+    watcher.spool.mark_done([tid(9)], "scored")
+    asyncio.run(briefly())
+    assert set(watcher.spool.unfinished()) == {tid(i) for i in range(3)}
+    watcher.spool.close()

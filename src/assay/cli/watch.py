@@ -67,7 +67,7 @@ def watch_cmd(
     ] = None,
     max_backlog: Annotated[int, typer.Option(
         min=1, help="Spans waiting to be scored from which the receiver answers 429 with "
-                    "Retry-After (OTLP exporters retry).")] = 10_000,
+                    "Retry-After (OTLP exporters retry) and followed files wait.")] = 10_000,
     alert: Annotated[list[str] | None, typer.Option(
         help="An alert rule, e.g. 'groundedness<3.5 over 50' (a rolling mean crossing a "
              "bar); repeatable.")] = None,

@@ -165,7 +165,8 @@ class Watcher:
     async def _follow(self, follower: FileFollower) -> None:
         while True:
             try:
-                self.counts["spans"] += follower.poll()
+                if not self.backlog_full():  # a full backlog: the file waits, as exporters do
+                    self.counts["spans"] += follower.poll()
             except OSError as e:
                 log.warning("%s could not be read: %s", follower.path, e)
             except Exception:  # a bug must not stop the watch: said, then tried again
