@@ -125,3 +125,66 @@ def test_a_setting_problem_while_scoring_stops_the_watch_with_the_error(tmp_path
     with open_store(tmp_path / "runs.sqlite") as store:
         (run,) = store.runs()
     assert run.status == "interrupted" and run.rows == 0  # the trace waits in the spool
+
+
+def test_alerts_and_the_score_export_get_each_scored_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        ) -> None:
+    """Against the interfaces of assay.watch._alerts and _export_otlp (stand-ins here)."""
+    import sys
+    import types
+
+    class Alert:
+        def __init__(self, trace_id: str) -> None:
+            self.trace_id = trace_id
+
+        def as_dict(self) -> dict[str, Any]:
+            return {"rule": "fluency<6 over 1", "trace_id": self.trace_id}
+
+        def line(self) -> str:
+            return f"ALERT fluency<6 at {self.trace_id}"
+
+    class AlertWatcher:
+        def __init__(self, rules: Any, command: str | None = None) -> None:
+            self.rules, self.command = list(rules), command
+
+        def observe(self, record: Any) -> list[Alert]:
+            return [Alert(record["watch"]["trace_id"])]
+
+    sent: list[tuple[str, str | None, float]] = []
+
+    class ScoreExporter:
+        def __init__(self, url: str, *, headers: Any = None) -> None:
+            self.url = url
+
+        async def send(self, record: Any, *, trace_id: str, span_id: str | None) -> None:
+            sent.append((trace_id, span_id, record["fluency"]["value"]))
+
+        async def aclose(self) -> None:
+            sent.append(("closed", None, 0.0))
+
+        def stats(self) -> dict[str, int]:
+            return {"sent": len(sent)}
+
+    alerts = types.ModuleType("assay.watch._alerts")
+    alerts.parse_alert = lambda spec: spec  # type: ignore[attr-defined]
+    alerts.AlertWatcher = AlertWatcher  # type: ignore[attr-defined]
+    export_mod = types.ModuleType("assay.watch._export_otlp")
+    export_mod.ScoreExporter = ScoreExporter  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "assay.watch._alerts", alerts)
+    monkeypatch.setitem(sys.modules, "assay.watch._export_otlp", export_mod)
+
+    path = tmp_path / "traces.jsonl"
+    root = {"traceId": tid(1), "spanId": "a" * 16, "name": "handle request"}
+    path.write_text(json.dumps(export(chat_span(tid(1), "c" * 16, parent="a" * 16), root))
+                    + "\n")
+    summary = run_until(options(tmp_path, path, FakeJudge(), alerts=["fluency<6 over 1"],
+                                export_otlp="http://127.0.0.1:9/v1/traces"),
+                        lambda w: w.counts["scored"] >= 1)
+    assert f"ALERT fluency<6 at {tid(1)}" in capsys.readouterr().out
+    assert summary["alerts"] == [{"rule": "fluency<6 over 1", "trace_id": tid(1)}]
+    assert sent == [(tid(1), "a" * 16, 5.0), ("closed", None, 0.0)]
+    from assay.store import open_store
+    with open_store(tmp_path / "runs.sqlite") as store:
+        (run,) = store.runs()
+        assert run.summary is not None and run.summary["alerts"] == summary["alerts"]

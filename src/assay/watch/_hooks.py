@@ -59,9 +59,14 @@ class Hooks:
 
     def observe(self, record: Mapping[str, Any], *, trace_id: str, span_id: str | None) -> None:
         """Check the alert rules against a scored record, and send its scores (in the
-        background)."""
+        background). A failing hook is logged; the record is stored all the same."""
         if self.watcher is not None:
-            for alert in self.watcher.observe(record):
+            try:
+                fired = list(self.watcher.observe(record))
+            except Exception:
+                log.exception("the alert rules failed on trace %s", trace_id)
+                fired = []
+            for alert in fired:
                 print(alert.line(), flush=True)
                 self.alerts.append(alert.as_dict())
                 del self.alerts[:-MAX_ALERTS]

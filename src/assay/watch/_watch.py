@@ -84,6 +84,7 @@ class Watcher:
     # -- intake (the receiver calls these) -----------------------------------------------
 
     def backlog_full(self) -> bool:
+        """Whether as many spans wait to be scored as ``max_backlog`` allows."""
         return self.spool.backlog >= self.options.max_backlog
 
     def accept(self, spans: list[tuple[dict[str, Any], dict[str, Any]]], bad: list[str]) -> int:
@@ -102,6 +103,7 @@ class Watcher:
         return new
 
     def rejected(self, why: str) -> None:
+        """Count a request the receiver refused (``why``: what was wrong with it)."""
         self.counts["rejected"] += 1
         if why in ("bad body", "unsupported content type"):
             self.counts["bad_requests"] += 1
@@ -132,7 +134,7 @@ class Watcher:
         """Run until :meth:`stop`; the run's final summary."""
         tasks: list[asyncio.Task[Any]] = [
             asyncio.create_task(self._assemble()), asyncio.create_task(self._commit()),
-                 *(asyncio.create_task(self._follow(f)) for f in self.followers)]
+            *(asyncio.create_task(self._follow(f)) for f in self.followers)]
         if self.options.status_every > 0:
             tasks.append(asyncio.create_task(self._status_lines()))
         scoring = self._scoring = asyncio.create_task(self._score())
@@ -280,10 +282,12 @@ class Watcher:
         marks, self._to_mark = self._to_mark, []
         if not marks and not self.hooks.alerts_changed:
             return
+        alerts = self.hooks.new_alerts()
         try:
-            await asyncio.to_thread(self.recording.flush, self.hooks.new_alerts())
+            await asyncio.to_thread(self.recording.flush, alerts)
         except BaseException:
             self._to_mark = marks + self._to_mark
+            self.hooks.alerts_changed = self.hooks.alerts_changed or alerts is not None
             raise
         self.spool.mark_done(marks, "scored")
         self._queued.difference_update(marks)
