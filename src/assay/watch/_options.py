@@ -71,7 +71,7 @@ class WatchOptions:
     spool: str | Path = DEFAULT_SPOOL
     idle: float = 10.0
     grace: float = 1.0
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # never shown
     max_backlog: int = 10_000
     max_body: int = 32 << 20
     name: str | None = None

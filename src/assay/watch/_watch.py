@@ -25,6 +25,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from .._secrets import remember_secret
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
@@ -57,6 +58,8 @@ class Watcher:
     def __init__(self, options: WatchOptions) -> None:
         self.options = options
         self.token = options.token
+        if options.token:
+            remember_secret(options.token)  # masked wherever it could show
         self.max_body = options.max_body
         self.filter = parse_filter(options.filter)
         self.hooks = Hooks(options)  # alerts and score export: checked before anything opens
