@@ -48,8 +48,9 @@ __all__ = ["RETRY_AFTER_S", "Intake", "receiver_app"]
 
 log = logging.getLogger("assay.watch")
 
-#: Seconds an exporter is told to wait when the backlog is full.
-RETRY_AFTER_S = 5
+#: Seconds an exporter is told to wait when the backlog is full: short, because an exporter
+#: gives a batch up after its own timeout (the Python SDK's: 10 s in all, up to 6 tries).
+RETRY_AFTER_S = 2
 
 
 class Intake(Protocol):
