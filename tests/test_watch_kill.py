@@ -145,3 +145,25 @@ def test_200_traces_from_the_otel_sdk_survive_a_kill_9_and_are_each_scored_once(
         assert dict(db.execute("SELECT state, count(*) FROM traces GROUP BY state")) == {
             "scored": 200}
     json.dumps(info.summary)  # stored as JSON
+
+
+@requires_otel
+def test_a_full_backlog_answers_429_and_the_otel_exporter_retries_until_all_arrive(
+        fake_judge_server: Any, tmp_path: Path) -> None:
+    judge = fake_judge_server("--latency-ms", "100")
+    port = free_port()
+    watch = start_watch(tmp_path, port, "--metrics", "fluency", "--judge",
+                        f"openai:m@{judge.base_url}", "--concurrency", "4",
+                        "--max-backlog", "40")
+    sent = subprocess.run([sys.executable, str(CLIENT), f"http://127.0.0.1:{port}/v1/traces",
+                           "100"], check=False, capture_output=True, text=True, timeout=120)
+    assert sent.stdout.strip() == "flushed 100", sent.stderr[-2000:]
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/status") as answer:
+        status = json.loads(answer.read())
+    assert status["rejected"] > 0  # some batches were told to come back
+    wait_for(lambda: len(watch_rows(tmp_path / "runs.sqlite")[1]) >= 100, 60, "100 rows")
+    watch.send_signal(signal.SIGTERM)
+    watch.communicate(timeout=60)
+    assert watch.returncode == 0
+    rows = watch_rows(tmp_path / "runs.sqlite")[1]
+    assert len(rows) == 100 and len({r["id"] for r in rows}) == 100
