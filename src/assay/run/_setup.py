@@ -141,14 +141,15 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
 
 
 class StreamScorer:
-    """Scores rows that keep arriving (``assay watch``), and keeps the running tally: one scorer for the whole process, with
-    the same planner checks, judge wrapper (cache, budget, retries, adaptive concurrency),
-    injection defence and record shape as :func:`evaluate`, fed by an async iterator.
+    """Scores rows that keep arriving (``assay watch``), and keeps the running tally: one
+    scorer for the whole process, with the same planner checks, judge wrapper (cache, budget,
+    retries, adaptive concurrency), injection defence and record shape as :func:`evaluate`,
+    fed by an async iterator.
 
-    :func:`evaluate` makes one run per call, for a dataset that ends; a stream never ends, and its
-    caller records the rows itself (``assay.records.RunRecorder``), as they are scored. The
-    metrics are named explicitly (``auto`` needs the whole dataset to choose); a metric that does
-    not apply to a row is recorded unscored with the reason, as in a run.
+    :func:`evaluate` makes one run per call, for a dataset that ends; a stream never ends,
+    and its caller records the rows itself (``assay.records.RunRecorder``), as they are
+    scored. The metrics are named explicitly (``auto`` needs the whole dataset to choose); a
+    metric that does not apply to a row is recorded unscored with the reason, as in a run.
 
     Example:
         >>> import asyncio

@@ -23,4 +23,5 @@ from ._spool import Spool
 from ._watch import Watcher
 
 __all__ = ["DEFAULT_SPOOL", "RETRY_AFTER_S", "Spool", "TraceFilter", "WatchOptions", "Watcher",
-           "check_listen", "parse_filter", "protobuf_missing", "receiver_app", "sampled", "watch_async"]
+           "check_listen", "parse_filter", "protobuf_missing", "receiver_app", "sampled",
+           "watch_async"]

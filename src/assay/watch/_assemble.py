@@ -18,7 +18,8 @@ Example:
     >>> row, why = trace_row({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}, "t1")
     >>> row.id, row.messages[0].content, why
     ('t1', 'Hi', None)
-    >>> trace_row({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t2"}]}]}]}, "t2")[1][:40]
+    >>> lone = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t2"}]}]}]}
+    >>> trace_row(lone, "t2")[1][:40]
     'watch line 0 (trace t2): no user message'
 """
 

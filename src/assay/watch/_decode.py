@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import DataError
 
-__all__ = ["PROTOBUF_MISSING", "decode_export", "empty_response", "gunzip", "protobuf_missing", "spans_of"]
+__all__ = ["PROTOBUF_MISSING", "decode_export", "gunzip", "protobuf_missing", "spans_of"]
 
 
 def _protobuf_missing() -> str | None:
@@ -137,9 +137,3 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
                 spans.append((clean, resource))
     return spans, bad
 
-
-def empty_response(content_type: str) -> tuple[bytes, str]:
-    """An empty ``ExportTraceServiceResponse`` in the request's encoding: ``(body, type)``."""
-    if "protobuf" in content_type:
-        return b"", "application/x-protobuf"  # every field empty: zero bytes
-    return b"{}", "application/json"

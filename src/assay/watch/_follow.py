@@ -12,7 +12,8 @@ Example:
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> spool = Spool(folder / "spool")
     >>> path = folder / "traces.jsonl"
-    >>> line = '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t1", "spanId": "a"}]}]}]}'
+    >>> line = ('{"resourceSpans": [{"scopeSpans": [{"spans": '
+    ...         '[{"traceId": "t1", "spanId": "a"}]}]}]}')
     >>> _ = path.write_text(line + "\\n" + line[:20])
     >>> follower = FileFollower(path, spool)
     >>> follower.poll(), follower.bad_lines

@@ -23,7 +23,8 @@ Example:
     >>> answer = client.post("/v1/traces", json=body)
     >>> answer.status_code, answer.json(), client.get("/v1/status").json()
     (200, {}, {'spans': 1})
-    >>> answer = client.post("/v1/traces", content=b"nope", headers={"content-type": "application/json"})
+    >>> answer = client.post("/v1/traces", content=b"nope",
+    ...                      headers={"content-type": "application/json"})
     >>> answer.status_code, answer.json()["message"][:26]
     (400, 'the body is not OTLP JSON:')
 """

@@ -7,7 +7,8 @@ Example:
     >>> from assay.judges import FakeJudge
     >>> from assay.run import JudgeOptions
     >>> folder = tempfile.mkdtemp()
-    >>> options = WatchOptions(metrics="fluency", judge=FakeJudge(), listen=None, judging=JudgeOptions(cache=None),
+    >>> options = WatchOptions(metrics="fluency", judge=FakeJudge(), listen=None,
+    ...                        judging=JudgeOptions(cache=None),
     ...                        follow=[f"{folder}/none.jsonl"], spool=f"{folder}/spool",
     ...                        store=f"{folder}/runs.sqlite", status_every=0)
     >>> async def briefly():
