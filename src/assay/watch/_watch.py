@@ -30,7 +30,7 @@ from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
 from ._assemble import is_finished, trace_row
-from ._entry import call_failed, iso
+from ._entry import call_failed, iso, status_line
 from ._follow import FileFollower
 from ._hooks import Hooks
 from ._options import WatchOptions
@@ -296,13 +296,14 @@ class Watcher:
         self._queued.difference_update(marks)
 
     async def _status_lines(self) -> None:
+        """A status line every ``status_every`` seconds while anything changes (an idle
+        watch stays quiet)."""
+        last: dict[str, int] = {}
         while True:
             await asyncio.sleep(self.options.status_every)
             s = self.status()
-            log.warning("watch: %d spans received, %d traces finished: %d scored, %d skipped; "
-                        "backlog %d spans, %d scoring%s%s", s["spans"], s["traces"],
-                        s["scored"], s["skipped"], s["backlog_spans"], s["scoring"],
-                        f", {s['failed_rows']} rows with failed judge calls"
-                        if s["failed_rows"] else "",
-                        f", {s['bad_spans']} bad spans" if s["bad_spans"] else "")
-
+            now = {**self.counts, "backlog": s["backlog_spans"], "scoring": s["scoring"]}
+            if now == last:
+                continue
+            last = now
+            log.warning("%s", status_line(s))
