@@ -73,7 +73,7 @@ class WatchOptions:
     grace: float = 1.0
     token: str | None = field(default=None, repr=False)  # never shown
     max_backlog: int = 10_000
-    max_body: int = 32 << 20
+    max_body: int = 64 << 20  # the OTLP exporters' own limit
     name: str | None = None
     tags: Sequence[str] = ()
     alerts: Sequence[str] = ()

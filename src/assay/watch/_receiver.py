@@ -95,12 +95,13 @@ def receiver_app(intake: Intake) -> Starlette:
             intake.rejected("backlog full")
             return _error(429, "the backlog of traces to score is full; retry later",
                           headers={"Retry-After": str(RETRY_AFTER_S)})
-        body = b""
+        received = bytearray()
         async for chunk in request.stream():
-            body += chunk
-            if len(body) > intake.max_body:
+            received += chunk
+            if len(received) > intake.max_body:
                 intake.rejected("body too large")
                 return _error(413, f"the body is over {intake.max_body:,} bytes")
+        body = bytes(received)
         try:
             if request.headers.get("content-encoding", "").lower() == "gzip":
                 body = gunzip(body, intake.max_body)
