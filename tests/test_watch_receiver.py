@@ -169,3 +169,18 @@ def test_a_non_loopback_address_needs_a_token_and_every_request_carries_it(
     assert info.kind == "watch"
     assert secret not in json.dumps(info.settings)
     assert secret not in (tmp_path / "spool" / "spool.sqlite").read_bytes().decode("latin-1")
+
+
+def test_a_body_over_the_limit_gets_413_even_when_it_inflates_past_it(tmp_path: Path) -> None:
+    watcher = make_watcher(tmp_path, max_body=2000)
+    client = TestClient(receiver_app(watcher))
+    big = json.dumps(export(chat_span(answer="x" * 5000))).encode()
+    answer = client.post("/v1/traces", content=big, headers={"content-type": "application/json"})
+    assert answer.status_code == 413
+    bomb = gzip.compress(big)  # small on the wire, too large inflated
+    assert len(bomb) < 2000
+    answer = client.post("/v1/traces", content=bomb, headers={
+        "content-type": "application/json", "content-encoding": "gzip"})
+    assert answer.status_code == 400 and "inflates to more than" in answer.json()["message"]
+    assert watcher.spool.unfinished() == {}
+    watcher.spool.close()
