@@ -190,3 +190,27 @@ def test_a_full_backlog_makes_a_followed_file_wait(tmp_path: Path) -> None:
     asyncio.run(briefly())
     assert set(watcher.spool.unfinished()) == {tid(i) for i in range(3)}
     watcher.spool.close()
+
+
+def test_a_watch_run_reads_back_like_any_run(tmp_path: Path) -> None:
+    """The records' "watch" entry is no metric: show, report and export take the run as is."""
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+    from assay.records import kept_results
+
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(export(chat_span(tid(1), "1" * 16))) + "\n")
+    summary = run_until(options(tmp_path, path, FakeJudge()), lambda w: w.counts["scored"] >= 1)
+    assert set(summary["metrics"]) == {"fluency", "f1_score"}
+    (record,) = stored(tmp_path)
+    assert kept_results(record)["watch"] == record["watch"]
+    store = str(tmp_path / "runs.sqlite")
+    for args in (["show", summary["run_id"]], ["report", summary["run_id"], "--out",
+                                               str(tmp_path / "r.html")],
+                 ["export", summary["run_id"], "--format", "jsonl", "--out",
+                  str(tmp_path / "x.jsonl")]):
+        result = CliRunner().invoke(app, [*args, "--store", store])
+        assert result.exit_code == 0, result.output
+    assert "fluency" in (tmp_path / "r.html").read_text()
+    assert json.loads((tmp_path / "x.jsonl").read_text())["watch"]["trace_id"] == tid(1)
