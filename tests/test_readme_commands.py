@@ -81,6 +81,8 @@ JUDGED = ("run", "calibrate", "jailbreak", "generate")
 HELP_ONLY = (
     ("assay serve", ("serves until stopped; tests/test_serve.py and test_serve_browser.py "
                      "drive the server")),
+    ("assay watch", ("serves until stopped; tests/test_watch_*.py drive the receiver, and "
+                     "test_watch_kill.py the command itself")),
     ("--engine ray", ("starts a Ray cluster (seconds of start-up on 2 cores, or a running "
                       "cluster for --ray-address); tests/test_ray_engine.py runs the Ray engine")),
 )

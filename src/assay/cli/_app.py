@@ -34,6 +34,7 @@ from . import run as run_cmd
 from . import runs as runs_cmd
 from . import serve as serve_cmd
 from . import simulate as simulate_cmd
+from . import watch as watch_cmd
 from ._flags import flag_names
 
 __all__ = ["HELP_OPTIONS", "app"]
@@ -62,6 +63,7 @@ app.command("jailbreak")(jailbreak_cmd.jailbreak_cmd)
 app.command("generate")(generate_cmd.generate_cmd)
 app.command("compare-defects")(jailbreak_cmd.compare_defects_cmd)
 app.command("metrics")(metrics_cmd.metrics_cmd)
+app.command("watch")(watch_cmd.watch_cmd)
 app.add_typer(labels_cmd.app, name="labels")
 
 

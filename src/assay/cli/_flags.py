@@ -19,7 +19,8 @@ from ..errors import OPTION_NAMER
 __all__ = ["FLAGS", "cli_option", "flag_names"]
 
 #: Keywords whose flag is not ``--`` + the keyword with dashes.
-FLAGS = {"mapping": "--map", "embeddings": "--embeddings", "store": "--store"}
+FLAGS = {"mapping": "--map", "embeddings": "--embeddings", "store": "--store",
+         "alerts": "--alert"}
 
 
 def cli_option(keyword: str, value: object = None) -> str:

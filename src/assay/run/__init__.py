@@ -1,6 +1,6 @@
 """Running an evaluation: :func:`evaluate` with its option objects, the engines that score
 rows (local asyncio workers, or Ray), the scoring of each row, judge panels and the tally that
-becomes the summary. Model calls go through :mod:`assay.calls`; what a run writes and reads
+becomes the summary; :class:`StreamScorer` scores rows that keep arriving (``assay watch``). Model calls go through :mod:`assay.calls`; what a run writes and reads
 back lives in :mod:`assay.records`.
 
 Example:
@@ -16,6 +16,7 @@ from ._explain import Explanation, explain, explain_async
 from ._folding import group_options
 from ._injection import DETECTORS, INJECTION_MODES
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
+from ._setup import StreamScorer
 from ._sync import run_sync
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "RowAgent",
     "RunOptions",
     "ScoringOptions",
+    "StreamScorer",
     "evaluate",
     "evaluate_async",
     "explain",

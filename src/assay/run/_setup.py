@@ -1,5 +1,5 @@
 """What a run needs before it scores: the checked dataset with its metric plan, and the
-engine that scores it.
+engine that scores it; and :class:`StreamScorer`, for rows that keep arriving.
 
 Example:
     >>> source, dataset, total, plan = read_and_plan(
@@ -11,25 +11,30 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..calls import Budget
 from ..data import DatasetStream, LongFields, Row, rows_from_records
-from ..embeddings import Embedder, make_embedder
+from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, make_embedder
 from ..errors import ConfigError, option
 from ..judges import Judge, check_judge_spec, make_judge
 from ..metrics import Metric, MetricPlanner, Plan
+from ..records import typed_summary
 from ._complete import RowAgent, planned_row
+from ._folding import EvalOptions
 from ._local import LocalEngine
+from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._panel import check_panel_ids
 from ._score import Scorer, ScoreSettings
+from ._tally import RunTally, run_summary
 
 if TYPE_CHECKING:
     from ._ray import RayEngine
 
-__all__ = ["ENGINES", "check_engine", "judge_list", "make_runner", "read_and_plan"]
+__all__ = ["ENGINES", "StreamScorer", "check_engine", "judge_list", "make_runner", "read_and_plan"]
 
 #: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
 ENGINES = ("local", "ray")
@@ -133,3 +138,134 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
     in_flight = (max(j.max_in_flight for j in scorer.judges) if scorer.judges
                  else settings.concurrency)
     return LocalEngine(scorer, workers=(in_flight or 8) * 2)  # a row's metrics overlap
+
+
+class StreamScorer:
+    """Scores rows that keep arriving (``assay watch``), and keeps the running tally: one
+    scorer for the whole process, with the same planner checks, judge wrapper (cache, budget,
+    retries, adaptive concurrency), injection defence and record shape as :func:`evaluate`,
+    fed by an async iterator.
+
+    :func:`evaluate` makes one run per call, for a dataset that ends; a stream never ends,
+    and its caller records the rows itself (``assay.records.RunRecorder``), as they are
+    scored. The metrics are named explicitly (``auto`` needs the whole dataset to choose); a
+    metric that does not apply to a row is recorded unscored with the reason, as in a run.
+
+    Example:
+        >>> import asyncio
+        >>> from assay.data import rows_from_records
+        >>> from assay.judges import FakeJudge
+        >>> rows = rows_from_records([{"id": "t1", "question": "Q?", "answer": "A."}])
+        >>> async def go():
+        ...     scorer = StreamScorer("fluency,f1_score", judge=FakeJudge(),
+        ...                           judging=JudgeOptions(cache=None))
+        ...     got = []
+        ...     async def feed():
+        ...         for row in rows:
+        ...             yield row
+        ...     await scorer.score(feed(), got.append)
+        ...     await scorer.aclose()
+        ...     return got[0]["fluency"]["value"], got[0]["f1_score"]["error"][:15]
+        >>> asyncio.run(go())
+        (5.0, 'does not apply:')
+
+    Args:
+        metrics: the metrics, ``"a,b"`` or a list (not ``auto``).
+        judge, embeddings, scoring, judging: as for :func:`evaluate`.
+
+    Raises:
+        ConfigError: ``auto``, an unknown metric, or one that cannot run here.
+    """
+
+    def __init__(self, metrics: str | Sequence[str | Metric], *,
+                 judge: str | Judge | Sequence[str | Judge] = "local",
+                 embeddings: str | Embedder = "local",
+                 scoring: ScoringOptions | None = None,
+                 judging: JudgeOptions | None = None) -> None:
+        names = ([m.strip() for m in metrics.split(",")] if isinstance(metrics, str)
+                 else [m for m in metrics if isinstance(m, str)])
+        if not metrics or "auto" in names or names == [""]:
+            raise ConfigError(f"Got {option('metrics', metrics)}. Name the metrics to score "
+                              "each row with, e.g. groundedness,relevance: rows arrive one "
+                              "at a time, so they cannot be chosen from the data.")
+        self.options = EvalOptions(reading=ReadOptions(), scoring=scoring or ScoringOptions(),
+                                   judging=judging or JudgeOptions(), run=RunOptions())
+        self.settings = self.options.scoring.settings()
+        judges = judge_list(judge)
+        self._judge = judges[0] if len(judges) == 1 else judges
+        check_embedder_spec(embeddings)
+        self._embeddings = embeddings
+        self._unavailable: dict[str, str] = {}
+        if embeddings == "local" and (missing := local_embedder_missing()):
+            self._unavailable["semantic_similarity"] = missing
+        planner = MetricPlanner(metrics, unavailable=self._unavailable, source="watch")
+        self.plan = Plan(metrics=list(planner.candidates))
+        self.tally = RunTally(self.plan.metrics)
+        self.started = time.monotonic()
+        self.runner = self._new_runner()
+
+    def _new_runner(self) -> Any:
+        judging = self.options.judging
+        return make_runner(self.plan, judge=self._judge, embeddings=self._embeddings,
+                           unavailable=self._unavailable,
+                           settings=self.options.score_settings(self.settings),
+                           engine="local", timeout=judging.timeout, tpm=judging.tpm,
+                           rpm=judging.rpm, ray_address=None, ray_workers=None)
+
+    @property
+    def judge_id(self) -> str | None:
+        """The judge's id (a panel's), or ``None`` when no metric uses a judge."""
+        return self.runner.judge_id  # type: ignore[no-any-return]
+
+    @property
+    def metric_versions(self) -> dict[str, str]:
+        """``{metric: version}`` of the metrics scored."""
+        return {m.name: m.version for m in self.plan.metrics}
+
+    def recorded_settings(self) -> dict[str, Any]:
+        """The settings a stored run records (as :func:`evaluate` records them)."""
+        return self.options.recorded_settings(self.settings, judge=self._judge,
+                                              embeddings=self._embeddings, out_dir=None,
+                                              ray_workers=None)
+
+    async def score(self, rows: AsyncIterator[Row],
+                    on_record: Callable[[dict[str, Any]], None]) -> None:
+        """Score each row of ``rows`` until it ends; ``on_record`` gets each record (any
+        order), after the tally counted it.
+
+        Raises:
+            JudgeStoppedError: the judge failed the same hard way several times in a row
+                (the rows in flight got no record); :meth:`restart` gives a fresh judge.
+            ConfigError: a setting or install problem.
+        """
+        async def pairs() -> AsyncIterator[tuple[Row, dict[str, Any]]]:
+            async for row in rows:
+                yield row, {}
+
+        def counted(record: dict[str, Any]) -> None:
+            self.tally.add(record)
+            on_record(record)
+
+        await self.runner.run(pairs(), counted)
+
+    async def restart(self) -> None:
+        """Close the judge and embedder and open new ones (after the judge stopped)."""
+        await self.runner.aclose()
+        self.runner = self._new_runner()
+
+    def summary(self, *, complete: bool, dataset: str = "watch") -> dict[str, Any]:
+        """The summary of every record scored so far (``summary.json``'s shape)."""
+        summary = run_summary(self.tally.rows, self.tally, self.plan.metrics, self.started,
+                              dataset, self.settings.lang, [], complete,
+                              options=self.settings.as_dict(),
+                              on_injection=self.settings.on_injection)
+        judge_stats, embedder_stats = self.runner.stats()
+        if judge_stats is not None:
+            summary["judge"] = {"id": self.runner.judge_id, **judge_stats}
+        if embedder_stats is not None:
+            summary["embeddings"] = {"id": self.runner.embedder_id, **embedder_stats}
+        return typed_summary(summary)
+
+    async def aclose(self) -> None:
+        """Close the judge, the embedder and the caches."""
+        await self.runner.aclose()

@@ -1,0 +1,63 @@
+"""From spooled spans to a row: when a trace is finished, and the row it gives.
+
+A trace is finished when its root span (no ``parentSpanId``: exported when it ends) arrived
+``grace`` seconds ago (for spans of the same trace still in an exporter's batch), or when no
+new span came for ``idle`` seconds. The row is what ``assay run`` would read from the same
+spans in an OTLP file (:func:`assay.data.traces_as_records`), with the trace id as its id.
+
+Example:
+    >>> from assay.watch._spool import OpenTrace
+    >>> t = OpenTrace("t1", spans=2, last_received=100.0, root_received=None,
+    ...               root_span_id=None, ended_ns=None)
+    >>> is_finished(t, 105.0, idle=10, grace=1), is_finished(t, 111.0, idle=10, grace=1)
+    (False, True)
+    >>> say = '[{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]'
+    >>> span = {"traceId": "t1", "spanId": "s1", "attributes": [
+    ...     {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+    ...     {"key": "gen_ai.input.messages", "value": {"stringValue": say}}]}
+    >>> row, why = trace_row({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}, "t1")
+    >>> row.id, row.messages[0].content, why
+    ('t1', 'Hi', None)
+    >>> lone = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t2"}]}]}]}
+    >>> trace_row(lone, "t2")[1][:40]
+    'watch line 0 (trace t2): no user message'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..data import Row, rows_from_records, traces_as_records
+from ..errors import DataError
+from ._spool import OpenTrace
+
+__all__ = ["is_finished", "trace_row"]
+
+
+def is_finished(trace: OpenTrace, now: float, *, idle: float, grace: float) -> bool:
+    """Whether the trace is finished at wall-clock time ``now`` (see the module docstring)."""
+    if trace.root_received is not None and now - trace.root_received >= grace:
+        return True
+    return now - trace.last_received >= idle
+
+
+def trace_row(export: Mapping[str, Any], trace_id: str, *, max_field_chars: int = 100_000,
+              ) -> tuple[Row | None, str | None]:
+    """``(row, None)`` for a trace that gives a conversation row (its id: the trace id), else
+    ``(None, why not)``. Never raises for what a trace holds."""
+    problems: list[str] = []
+    try:
+        found = list(traces_as_records([(0, dict(export))], "watch", problems))
+    except Exception as e:  # noqa: BLE001 - a trace that trips the reader is skipped, said why
+        return None, f"the trace could not be read: {type(e).__name__}: {e}"
+    if not found:
+        return None, problems[0] if problems else "no GenAI spans in the trace"
+    record = dict(found[0][1])
+    record["id"] = trace_id
+    try:
+        rows = rows_from_records([record], source=f"trace {trace_id}",
+                                 max_field_chars=max_field_chars, long_fields="truncate")
+    except DataError as e:
+        return None, "; ".join(e.problems) or str(e)
+    return rows[0], None

@@ -1,0 +1,139 @@
+"""OTLP trace exports as the receiver gets them: JSON or protobuf bodies, maybe gzipped, read
+into ``(span, resource)`` pairs in OTLP JSON form (hex trace and span ids, as OTLP JSON has
+them).
+
+Protobuf needs the ``watch`` extra (``opentelemetry-proto``): :data:`PROTOBUF_MISSING` says
+why it is not available, or is ``None``.
+
+Example:
+    >>> body = b'{"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans":'
+    >>> body += b' [{"traceId": "AB", "spanId": "01", "name": "chat"}, {"name": "x"}]}]}]}'
+    >>> spans, bad = spans_of(decode_export(body, "application/json"))
+    >>> [s["traceId"] for s, _ in spans], bad
+    (['ab'], ['span 2: no traceId'])
+    >>> try:
+    ...     decode_export(b"{oops", "application/json")
+    ... except DataError as e:
+    ...     print(e.problems[0][:28])
+    the body is not OTLP JSON: E
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import DataError
+
+__all__ = ["PROTOBUF_MISSING", "decode_export", "gunzip", "protobuf_missing", "spans_of"]
+
+
+def _protobuf_missing() -> str | None:
+    try:
+        from google.protobuf import json_format  # noqa: F401
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2  # noqa: F401
+    except ImportError as e:
+        return f"protobuf bodies need opentelemetry-proto ({e}); pip install 'assay[watch]'"
+    return None
+
+
+#: Why protobuf bodies cannot be read here (``None``: they can).
+PROTOBUF_MISSING = _protobuf_missing()
+
+def protobuf_missing() -> str | None:
+    """Why protobuf bodies cannot be read here (``pip install 'assay[watch]'``), or ``None``."""
+    return PROTOBUF_MISSING
+
+
+#: Hex ids in OTLP JSON; base64 in protobuf's JSON mapping.
+_ID_KEYS = ("traceId", "spanId", "parentSpanId")
+
+
+def gunzip(body: bytes, limit: int) -> bytes:
+    """A gzip body inflated, at most ``limit`` bytes (DataError beyond, or when it is not
+    gzip)."""
+    try:
+        out = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        data = out.decompress(body, limit + 1)
+    except (zlib.error, gzip.BadGzipFile) as e:
+        raise DataError([f"the body is not gzip: {e}"]) from None
+    if len(data) > limit:
+        raise DataError([f"the body inflates to more than {limit:,} bytes"])
+    return data
+
+
+def decode_export(body: bytes, content_type: str) -> dict[str, Any]:
+    """An ``ExportTraceServiceRequest`` as OTLP JSON (ids in hex).
+
+    Raises:
+        DataError: the body does not decode (the message says why).
+    """
+    if "protobuf" in content_type:
+        return _from_protobuf(body)
+    try:
+        export = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise DataError([f"the body is not OTLP JSON: {e}"]) from None
+    if not isinstance(export, dict) or not isinstance(export.get("resourceSpans", []), list):
+        raise DataError([("the body is not an OTLP trace export: expected an object with a "
+                          "resourceSpans list")])
+    return export
+
+
+def _from_protobuf(body: bytes) -> dict[str, Any]:
+    if PROTOBUF_MISSING is not None:
+        raise DataError([PROTOBUF_MISSING])
+    from google.protobuf import json_format
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+    request = trace_service_pb2.ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(body)
+    except DecodeError as e:
+        raise DataError([f"the body is not an OTLP protobuf trace export: {e}"]) from None
+    export = json_format.MessageToDict(request)
+    for rs in export.get("resourceSpans") or []:
+        for ss in rs.get("scopeSpans") or []:
+            for span in ss.get("spans") or []:
+                _hex_ids(span)
+                for link in span.get("links") or []:
+                    _hex_ids(link)
+    return export
+
+
+def _hex_ids(item: dict[str, Any]) -> None:
+    for key in _ID_KEYS:
+        if isinstance(item.get(key), str):
+            item[key] = base64.b64decode(item[key]).hex()
+
+
+def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]],
+                                                 list[str]]:
+    """``([(span, resource)], problems)``: each usable span with its resource (ids lower-case
+    hex), and one line per span left out (no trace id)."""
+    spans: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    bad: list[str] = []
+    n = 0
+    for rs in export.get("resourceSpans") or []:
+        rs = rs if isinstance(rs, dict) else {}
+        found = rs.get("resource")
+        resource: dict[str, Any] = found if isinstance(found, dict) else {}
+        for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
+            for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
+                n += 1
+                tid = span.get("traceId") if isinstance(span, dict) else None
+                if not isinstance(tid, str) or not tid.strip():
+                    bad.append(f"span {n}: no traceId")
+                    continue
+                clean = dict(span)
+                for key in _ID_KEYS:
+                    if isinstance(clean.get(key), str):
+                        clean[key] = clean[key].lower()
+                spans.append((clean, resource))
+    return spans, bad
+

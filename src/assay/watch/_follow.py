@@ -1,0 +1,92 @@
+"""Following growing OTLP JSON files: the OpenTelemetry Collector's file exporter writes one
+export per line (``.jsonl``); so does an app appending its exports.
+
+Each complete line is read once: its spans and the file's new offset are written to the spool
+in one transaction, so a restart goes on from where it stopped, neither losing nor repeating a
+line. A last line without its newline waits until it is complete. A file that shrank or was
+replaced (a rotation) is read again from its start.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from assay.watch._spool import Spool
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> spool = Spool(folder / "spool")
+    >>> path = folder / "traces.jsonl"
+    >>> line = ('{"resourceSpans": [{"scopeSpans": [{"spans": '
+    ...         '[{"traceId": "t1", "spanId": "a"}]}]}]}')
+    >>> _ = path.write_text(line + "\\n" + line[:20])
+    >>> follower = FileFollower(path, spool)
+    >>> follower.poll(), follower.bad_lines
+    (1, 0)
+    >>> with path.open("a") as f: _ = f.write(line[20:].replace('"a"', '"b"') + "\\n")
+    >>> follower.poll(), FileFollower(path, spool).poll()
+    (1, 0)
+    >>> spool.close()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from ._decode import spans_of
+from ._spool import Spool
+
+__all__ = ["FileFollower"]
+
+log = logging.getLogger("assay.watch")
+
+#: The most bytes read from a file in one poll.
+_CHUNK = 8 << 20
+
+
+class FileFollower:
+    """Reads the new complete lines of ``path`` into ``spool`` on each :meth:`poll`."""
+
+    def __init__(self, path: str | Path, spool: Spool) -> None:
+        self.path = Path(path)
+        self.key = str(self.path.resolve())
+        self.spool = spool
+        self.bad_lines = 0
+        self.bad_spans = 0
+        self.spans = 0
+
+    def poll(self) -> int:
+        """Read what was appended since the last poll; the number of new spans spooled."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return 0
+        offset, inode = self.spool.offset(self.key)
+        if (inode is not None and inode != stat.st_ino) or stat.st_size < offset:
+            offset = 0  # rotated or truncated: the new file from its start
+        if stat.st_size == offset:
+            return 0
+        with self.path.open("rb") as f:
+            f.seek(offset)
+            data = f.read(_CHUNK)
+        end = data.rfind(b"\n")
+        if end < 0:
+            return 0  # a partial line: wait for the rest
+        spans = []
+        for number, line in enumerate(data[:end].split(b"\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                export = json.loads(line)
+            except ValueError as e:
+                export = f"not JSON ({e})"
+            if not isinstance(export, dict):
+                self.bad_lines += 1
+                log.warning("%s: a line after byte %d is not an OTLP JSON export (%s); left "
+                            "out", self.path, offset, export if isinstance(export, str)
+                            else "not an object")
+                continue
+            found, bad = spans_of(export)
+            spans.extend(found)
+            self.bad_spans += len(bad)
+        new = self.spool.add_followed(self.key, spans, offset + end + 1, stat.st_ino)
+        self.spans += new
+        return new
