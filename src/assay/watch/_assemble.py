@@ -19,8 +19,8 @@ Example:
     >>> row.id, row.messages[0].content, why
     ('t1', 'Hi', None)
     >>> lone = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t2"}]}]}]}
-    >>> trace_row(lone, "t2")[1][:40]
-    'watch line 0 (trace t2): no user message'
+    >>> trace_row(lone, "t2")[1][:43]
+    'watch line 0 (trace t2): no model-call span'
 """
 
 from __future__ import annotations
