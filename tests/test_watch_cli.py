@@ -3,6 +3,7 @@ judge that stops answering for a while (scoring pauses, nothing is lost)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -173,3 +174,15 @@ def test_a_resumed_watch_keeps_its_alerts_and_does_not_announce_a_firing_rule_ag
     hooks.observe(high, trace_id="t3", span_id=None)  # the mean is back over the bar
     alerts = hooks.new_alerts()
     assert alerts is not None and alerts[0] == earlier and alerts[1]["state"] == "resolved"
+
+
+def test_the_status_line_is_progress_on_stderr_not_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_text(json.dumps(export(chat_span(tid(1), "c" * 16))) + "\n")
+    opts = dataclasses.replace(options(tmp_path, path, FakeJudge()), status_every=0.05)
+    run_until(opts, lambda w: w.counts["scored"] >= 1 and time.sleep(0.2) is None)
+    err = capsys.readouterr().err
+    assert "watch: 1 spans received, 1 traces finished: 1 scored, 0 skipped" in err
+    assert not [r for r in caplog.records if "spans received" in r.getMessage()]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -307,4 +308,4 @@ class Watcher:
             if now == last:
                 continue
             last = now
-            log.warning("%s", status_line(s))
+            print(status_line(s), file=sys.stderr, flush=True)  # progress, not a warning
