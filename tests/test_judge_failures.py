@@ -80,7 +80,7 @@ def _dataset(path: Path, n: int = ROWS) -> Path:
 
 
 def _assay_run(data: Path, out: Path, base_url: str, *extra: str,
-               timeout: float = 60.0) -> Run:
+               timeout: float = 60.0, metrics: str = "groundedness,f1_score") -> Run:
     """``assay run DATA --metrics groundedness,f1_score --judge openai:m`` against ``base_url``,
     checked for what must hold after any run: no traceback, the key nowhere."""
     env = {k: v for k, v in os.environ.items()
@@ -88,7 +88,7 @@ def _assay_run(data: Path, out: Path, base_url: str, *extra: str,
     env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY=KEY, NO_COLOR="1",
                XDG_CACHE_HOME=str(out.parent / "xdg-cache"),
                XDG_DATA_HOME=str(out.parent / "xdg-data"))
-    cmd = [*ASSAY, "run", str(data), "--metrics", "groundedness,f1_score",
+    cmd = [*ASSAY, "run", str(data), "--metrics", metrics,
            "--judge", "openai:m", "--out", str(out), "--no-store", "--no-cache", *extra]
     start = time.monotonic()
     proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True,
@@ -439,3 +439,24 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal_and_quiet_silence
     assert quiet.code == 0, quiet.stderr
     assert "scoring:" not in quiet.stderr
     assert quiet.summary["metrics"]["groundedness"]["scored"] == ROWS
+
+
+def test_conversations_whose_every_turn_failed_count_as_failed_calls_and_exit_3(
+        fake_judge: Any, tmp_path: Path) -> None:
+    """A conversation metric whose every turn's call failed is a failed call (counted, exit
+    3, retried by --resume), not an unscored row that looks like a finished one."""
+    judge = fake_judge("--fail-rate", "1", "--fail-status", "500")
+    data = tmp_path / "chats.jsonl"
+    data.write_text("".join(json.dumps({"id": f"c{i}", "messages": [
+        {"role": "user", "content": f"Question {i}?"},
+        {"role": "assistant", "content": f"Answer {i}."},
+        {"role": "user", "content": "And then?"},
+        {"role": "assistant", "content": "Then nothing."}]}) + "\n" for i in range(4)),
+        encoding="utf-8")
+    run = _assay_run(data, tmp_path / "out", judge.base_url, "--max-attempts", "1",
+                     metrics="coherence")
+    assert run.code == 3, run.stderr
+    assert run.summary["failures"]["causes"] == {"judge call failed: server error (500)": 4}
+    assert all(r["coherence"]["error"].startswith("assistant turn 1 could not be scored: "
+                                                  "judge call failed") for r in run.results())
+    assert run.said("judge failed: coherence lost more than 5.0%")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..data import Turn
-from ._base import UNREADABLE, MetricResult, unreadable_kind
+from ._base import UNREADABLE, MetricResult, call_failure_cause, unreadable_kind
 
 __all__ = ["ScoredTurn", "first_unscored_turn", "history_text", "mean_of_turns", "score_turns"]
 
@@ -67,11 +67,28 @@ def first_unscored_turn(scored: Sequence[ScoredTurn], verb: str,
 
 def mean_of_turns(turns: Sequence[ScoredTurn], details: dict[str, Any]) -> MetricResult:
     """The mean of the scored turns (and of their weighted scores), with the lowest turn's
-    reason; unscored when no turn was scored. ``details`` goes into the result as it is."""
+    reason; unscored when no turn was scored, with a turn's reason (a failed call's first, so
+    the run counts it as one). ``details`` goes into the result as it is.
+
+    Example:
+        >>> failed = MetricResult.unscored("judge call failed: HTTP 500")
+        >>> mean_of_turns([ScoredTurn(1, failed)], {}).error
+        'assistant turn 1 could not be scored: judge call failed: HTTP 500'
+        >>> mean_of_turns([ScoredTurn(1, MetricResult(value=2.0, reason="vague")),
+        ...                ScoredTurn(3, failed)], {}).value
+        2.0
+    """
     scored = [t.result for t in turns if t.result.value is not None]
     if not scored:
+        failed = next((t for t in turns if call_failure_cause(t.result.error)), None)
+        if failed is not None:  # counted as a failed call, retried by --resume
+            return MetricResult.unscored(
+                f"assistant turn {failed.turn} could not be scored: {failed.result.error}",
+                **details)
         kind = next((k for t in turns if (k := unreadable_kind(t.result))), None)
-        return MetricResult.unscored("no assistant turn could be scored", **details,
+        first = next((t for t in turns if t.result.error), None)
+        why = f" (assistant turn {first.turn}: {first.result.error})" if first else ""
+        return MetricResult.unscored(f"no assistant turn could be scored{why}", **details,
                                      **({UNREADABLE: kind} if kind else {}))
     values = [r.value for r in scored if r.value is not None]
     weights = [r.weighted for r in scored if r.weighted is not None]
