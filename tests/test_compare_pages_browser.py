@@ -10,7 +10,6 @@ Skipped without Chromium, chromedriver and selenium, unless ``ASSAY_REQUIRE_BROW
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 
 from assay import JudgeOptions, RunOptions, evaluate, load_metric_file
 from assay.judges import FakeJudge, JudgeRequest
-from test_serve_browser import WAIT, _need_browser, _save, _wait, serving
+from test_serve_browser import _need_browser, _save, _wait, new_chromium, serving
 
 WIDTH, HEIGHT = 1366, 768
 METRICS = ("f1_score,exact_match,bleu_score,rouge_l,coherence,fluency,groundedness,relevance,"
@@ -88,18 +87,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def driver(server: dict[str, Any]) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    browser = next(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-                   if shutil.which(b))
-    options.binary_location = browser  # type: ignore[assignment]
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={WIDTH},{HEIGHT}", "--no-first-run", "--disable-extensions"):
-        options.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    drv.set_page_load_timeout(WAIT * 2)
+    drv = new_chromium(WIDTH, HEIGHT)
     drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
     try:

@@ -11,7 +11,6 @@ with ``ASSAY_REQUIRE_BROWSER=1``).
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,14 @@ import assay
 from assay import JudgeOptions, RunOptions, evaluate, load_metric_file
 from assay.judges import FakeJudge, JudgeRequest
 from assay.store import open_store
-from test_serve_browser import WAIT, _csp_violations, _need_browser, _save, _wait, serving
+from test_serve_browser import (
+    _csp_violations,
+    _need_browser,
+    _save,
+    _wait,
+    new_chromium,
+    serving,
+)
 
 ANSWERS = ["ok", "a fine answer", "a longer answer than that", "x"]
 
@@ -68,20 +74,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 
 def _new_driver(width: int = 1366, height: int = 768) -> Any:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = next(  # type: ignore[assignment]
-        shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-        if shutil.which(b))
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}", "--no-first-run", "--disable-extensions"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    drv.set_page_load_timeout(WAIT * 2)
-    return drv
+    return new_chromium(width, height)
 
 
 @pytest.fixture()

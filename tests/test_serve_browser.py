@@ -105,8 +105,9 @@ def serving(store: Path) -> Iterator[str]:
         sock.close()
 
 
-@pytest.fixture(scope="module")
-def driver(server: dict[str, Any]) -> Iterator[Any]:
+def new_chromium(width: int = 1280, height: int = 900) -> Any:
+    """A headless Chromium at ``width`` x ``height`` whose console is kept (for CSP checks);
+    the caller quits it. The browser tests of every page start theirs here."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -115,11 +116,17 @@ def driver(server: dict[str, Any]) -> Iterator[Any]:
                    if shutil.which(b))
     options.binary_location = browser  # type: ignore[assignment]
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
+                f"--window-size={width},{height}", "--no-first-run", "--disable-extensions"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     drv.set_page_load_timeout(WAIT * 2)
+    return drv
+
+
+@pytest.fixture(scope="module")
+def driver(server: dict[str, Any]) -> Iterator[Any]:
+    drv = new_chromium()
     try:
         yield drv
     finally:

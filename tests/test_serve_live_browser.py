@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from assay.serve._live import LIVE_REFRESH_S as SHIPPED_REFRESH_S
 from assay.store import open_store
 from test_serve_browser import _csp_violations, _need_browser, _not_blank, _save, _wait, serving
 from test_serve_browser import driver as driver  # noqa: PLC0414 - the module's browser, on our server
@@ -34,11 +35,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 
 def test_the_live_page_shows_charts_flagged_rows_alerts_and_updates_itself(
-        driver: Any, server: dict[str, Any], tmp_path: Path) -> None:
+        driver: Any, server: dict[str, Any], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
+    import assay.serve._live as live_module
+
+    # no reload while the first screen is read (a reload mid-read makes its elements stale
+    # on a loaded machine); the reloading itself is checked below, at the shipped interval
+    monkeypatch.setattr(live_module, "LIVE_REFRESH_S", 600)
     url, rid, store = server["url"], server["run"], server["store"]
     driver.set_window_size(1366, 900)
     driver.get(f"{url}/")
@@ -70,6 +77,10 @@ def test_the_live_page_shows_charts_flagged_rows_alerts_and_updates_itself(
     assert _csp_violations(driver) == []
 
     # new rows arrive: a bad one among them; the page shows them after its own reload
+    monkeypatch.setattr(live_module, "LIVE_REFRESH_S", SHIPPED_REFRESH_S)
+    driver.refresh()
+    _wait(driver, ec.presence_of_element_located((By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')),
+          "the page with its reload")
     fill(store, rid, [1, 1, 1, 1, 1], start=16)
     WebDriverWait(driver, RELOAD_WAIT, poll_frequency=0.2).until(
         lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#flagged a.row-link")][:1]

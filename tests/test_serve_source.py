@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,25 +105,14 @@ def test_the_run_page_and_the_html_report_show_the_source_too(
 
 
 def test_the_row_page_shows_the_marked_evidence_in_a_browser(made: dict[str, Any]) -> None:
-    from test_serve_browser import WAIT, _csp_violations, _need_browser, serving
+    from test_serve_browser import _csp_violations, _need_browser, new_chromium, serving
 
     _need_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = next(  # type: ignore[assignment]
-        shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
-        if shutil.which(b))
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,900"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     store: Store = made["store"]
     with serving(Path(store.url.removeprefix("sqlite:///"))) as url:
-        drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-        drv.set_page_load_timeout(WAIT * 2)
+        drv = new_chromium()
         try:
             drv.get(url + row_href(made["run"], "faq-refund"))
             mark = drv.find_element(By.CSS_SELECTOR, "#inputs mark.evidence")
