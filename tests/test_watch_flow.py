@@ -214,3 +214,26 @@ def test_a_watch_run_reads_back_like_any_run(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     assert "fluency" in (tmp_path / "r.html").read_text()
     assert json.loads((tmp_path / "x.jsonl").read_text())["watch"]["trace_id"] == tid(1)
+
+
+def test_the_live_run_summary_shows_the_means_so_far_while_watching(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.watch._watch as watch_module
+
+    monkeypatch.setattr(watch_module, "LIVE_SUMMARY_EVERY", 0.0)
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(export(chat_span(tid(i), f"{i:016x}"))) + "\n"
+                            for i in (1, 2)))
+    seen: list[dict[str, Any]] = []
+
+    def live_summary_in_store(watcher: Watcher) -> bool:
+        with open_store(tmp_path / "runs.sqlite") as store:
+            (run,) = store.runs()
+            if run.status == "running" and (run.summary or {}).get("rows_done") == 2:
+                seen.append(run.summary or {})
+        return bool(seen)
+
+    run_until(options(tmp_path, path, FakeJudge()), live_summary_in_store)
+    live = seen[0]  # read while the watch was still running
+    assert live["metrics"]["fluency"]["mean"] == 5.0 and live["metrics"]["fluency"]["scored"] == 2
+    assert live["watch"]["scored"] == 2

@@ -100,6 +100,18 @@ class WatchRecording:
         if alerts is not None:
             self.store.update_summary(self.run_id, {"alerts": alerts})
 
+    def live_summary(self, counts: Mapping[str, int]) -> dict[str, Any]:
+        """The parts of the summary that change while the watch runs: the metrics' aggregates,
+        the rows so far, the judge's usage and the watch's counts."""
+        summary = self.scorer.summary(complete=False)
+        keep = ("rows", "rows_done", "metrics", "elapsed_s", "judge", "embeddings",
+                "failures", "injection")
+        return {**{k: summary[k] for k in keep if k in summary}, "watch": dict(counts)}
+
+    def update_summary(self, extra: Mapping[str, Any]) -> None:
+        """Merge ``extra`` into the stored run's summary."""
+        self.store.update_summary(self.run_id, extra)
+
     def finish(self, counts: Mapping[str, int], spool: Spool,
                alerts: list[dict[str, Any]]) -> dict[str, Any]:
         """Finish the run: ``complete`` when no trace is left to score, else ``interrupted``

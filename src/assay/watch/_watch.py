@@ -46,6 +46,8 @@ log = logging.getLogger("assay.watch")
 #: Seconds between two looks at the unfinished traces, and between two commits.
 _TICK = 0.2
 _COMMIT_EVERY = 0.5
+#: Seconds between updates of the live run's summary (means, counts) in the store.
+LIVE_SUMMARY_EVERY = 10.0
 #: Rows queued for the scorer at most (the rest wait in the spool).
 _QUEUE = 2000
 #: Seconds scoring first pauses after the judge stopped answering (doubled each time, to 300).
@@ -79,6 +81,7 @@ class Watcher:
             ("requests", "spans", "duplicate_spans", "late_spans", "bad_spans", "bad_requests",
              "rejected", "traces", "scored", "skipped", "failed_rows", "judge_stops"), 0)
         self.started = time.time()
+        self._live_at, self._live_dirty = 0.0, False  # the live summary: when written, stale
         self._queue: asyncio.Queue[tuple[str, Row, dict[str, Any]] | None] = asyncio.Queue()
         self._queued: set[str] = set()
         self._in_flight: dict[str, tuple[Row, dict[str, Any]]] = {}
@@ -283,19 +286,25 @@ class Watcher:
                 log.error("the run store could not be written (%s); retrying", e)
 
     async def _commit_now(self) -> None:
-        """Commit the rows scored so far to the store, then mark their traces scored."""
+        """Commit the rows scored so far to the store, then mark their traces scored; every
+        :data:`LIVE_SUMMARY_EVERY` seconds, the run's summary so far (its means and counts,
+        for ``assay runs`` and the runs list while the watch runs)."""
         marks, self._to_mark = self._to_mark, []
-        if not marks and not self.hooks.alerts_changed:
-            return
-        alerts = self.hooks.new_alerts()
-        try:
-            await asyncio.to_thread(self.recording.flush, alerts)
-        except BaseException:
-            self._to_mark = marks + self._to_mark
-            self.hooks.alerts_changed = self.hooks.alerts_changed or alerts is not None
-            raise
-        self.spool.mark_done(marks, "scored")
-        self._queued.difference_update(marks)
+        if marks or self.hooks.alerts_changed:
+            alerts = self.hooks.new_alerts()
+            try:
+                await asyncio.to_thread(self.recording.flush, alerts)
+            except BaseException:
+                self._to_mark = marks + self._to_mark
+                self.hooks.alerts_changed = self.hooks.alerts_changed or alerts is not None
+                raise
+            self.spool.mark_done(marks, "scored")
+            self._queued.difference_update(marks)
+            self._live_dirty = self._live_dirty or bool(marks)
+        if self._live_dirty and time.monotonic() - self._live_at >= LIVE_SUMMARY_EVERY:
+            self._live_at, self._live_dirty = time.monotonic(), False
+            live = self.recording.live_summary(self.counts)  # here: the tally is not shared
+            await asyncio.to_thread(self.recording.update_summary, live)
 
     async def _status_lines(self) -> None:
         """A status line every ``status_every`` seconds while anything changes (an idle
