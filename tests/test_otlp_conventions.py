@@ -215,6 +215,25 @@ def test_what_the_instrumentation_libraries_emit_reads_as_the_conversation(name:
     assert row.tools == (None if name.startswith("openai_v2") else expected().tools)
 
 
+def test_ids_written_in_base64_read_as_the_same_hex_trace(tmp_path: Path) -> None:
+    """Protobuf's own JSON mapping (as the library fixtures were dumped) writes ids in base64;
+    OTLP JSON in hex: the same trace either way is one row, its id the hex trace id."""
+    import base64
+    [fixture] = read_dataset(FIXTURES / "openai_v2_2.1b0.jsonl")
+    raw = next(json.loads(x) for x in (FIXTURES / "openai_v2_2.1b0.jsonl").read_text()
+               .splitlines() if "resourceSpans" in x)
+    b64_id = raw["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    assert fixture.id == base64.b64decode(b64_id).hex() and len(fixture.id) == 32
+    hexed = export(CONVENTIONS["semconv_137"]())
+    span = hexed["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    as_b64 = json.loads(json.dumps(hexed))
+    for s in as_b64["resourceSpans"][0]["scopeSpans"][0]["spans"]:  # (span ids here are names)
+        s["traceId"] = base64.b64encode(bytes.fromhex(s["traceId"])).decode()
+    [one] = read_dataset(write(tmp_path / "hex.jsonl", [hexed]))
+    [two] = read_dataset(write(tmp_path / "b64.jsonl", [as_b64]))
+    assert one.model_dump() == two.model_dump() and one.id == span["traceId"]
+
+
 def test_the_five_rows_are_equal_and_a_run_scores_one(tmp_path: Path) -> None:
     rows = [read_dataset(write(tmp_path / f"{n}.jsonl", [export(build())]))[0].model_dump()
             for n, build in CONVENTIONS.items()]

@@ -98,7 +98,7 @@ def test_sample_and_filter_choose_the_traces_and_skipped_ones_say_why(tmp_path: 
     assert reasons["filtered out (filter)"] == sum(
         1 for i in range(40) if sampled(tid(i), 0.5) and not i % 4)
     if sampled(tid(99), 0.5):  # no GenAI span: no row, said why
-        assert any("no user message" in r for r in reasons)
+        assert any(r.startswith("no model-call span") for r in reasons)
     assert watcher.counts["skipped"] == 41 - len(kept)
     watcher.spool.close()
     again = make_watcher(tmp_path / "again", sample=0.5)
@@ -237,3 +237,14 @@ def test_the_live_run_summary_shows_the_means_so_far_while_watching(
     live = seen[0]  # read while the watch was still running
     assert live["metrics"]["fluency"]["mean"] == 5.0 and live["metrics"]["fluency"]["scored"] == 2
     assert live["watch"]["scored"] == 2
+
+
+def test_the_same_skip_reason_on_many_traces_is_counted_as_one(tmp_path: Path) -> None:
+    watcher = make_watcher(tmp_path, idle=1.0)
+    for i in range(3):
+        watcher.accept([({"traceId": tid(i), "spanId": f"{i:016x}", "name": "db query"}, {})],
+                       [])
+    watcher.assemble_once(time.time() + 2)
+    ((reason, n),) = watcher.spool.skip_reasons().items()
+    assert n == 3 and reason.startswith("no model-call span in a convention assay reads")
+    watcher.spool.close()

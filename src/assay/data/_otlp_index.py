@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._otlp_ids import hex_ids
 from ._otlp_logs import is_log_export, log_records
 from ._otlp_step import attributes
 
@@ -40,15 +41,15 @@ class TraceIndex:
 
 
 def export_spans(rec: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]:
-    """(resource attributes block, span) for every span of one export (spans that are not
-    objects included: the caller reports them)."""
+    """(resource attributes block, span) for every span of one export, its ids in hex (spans
+    that are not objects included: the caller reports them)."""
     for rs in rec["resourceSpans"]:
         rs = rs if isinstance(rs, dict) else {}
         res = rs.get("resource")
         resource = res if isinstance(res, dict) else {}
         for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
             for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
-                yield resource, span
+                yield resource, hex_ids(span)
 
 
 def index_traces(records: Iterable[tuple[int, dict[str, Any]]]) -> TraceIndex | None:

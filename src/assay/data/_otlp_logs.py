@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ._otlp_ids import hex_ids
 from ._otlp_step import attributes, value
 
 __all__ = ["EVENT_NAMES", "is_log_export", "log_events", "log_records"]
@@ -34,10 +35,12 @@ def is_log_export(rec: dict[str, Any]) -> bool:
 
 
 def log_records(rec: dict[str, Any]) -> Iterator[Any]:
-    """Every log record of one logs export (records that are not objects included)."""
+    """Every log record of one logs export, its ids in hex (records that are not objects
+    included)."""
     for rl in rec["resourceLogs"]:
         for sl in (rl.get("scopeLogs") if isinstance(rl, dict) else None) or []:
-            yield from (sl.get("logRecords") if isinstance(sl, dict) else None) or []
+            for lr in (sl.get("logRecords") if isinstance(sl, dict) else None) or []:
+                yield hex_ids(lr)
 
 
 def log_events(rec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:

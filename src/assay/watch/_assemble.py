@@ -19,12 +19,13 @@ Example:
     >>> row.id, row.messages[0].content, why
     ('t1', 'Hi', None)
     >>> lone = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t2"}]}]}]}
-    >>> trace_row(lone, "t2")[1][:43]
-    'watch line 0 (trace t2): no model-call span'
+    >>> trace_row(lone, "t2")[1][:18]
+    'no model-call span'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,12 +53,29 @@ def trace_row(export: Mapping[str, Any], trace_id: str, *, max_field_chars: int 
     except Exception as e:  # noqa: BLE001 - a trace that trips the reader is skipped, said why
         return None, f"the trace could not be read: {type(e).__name__}: {e}"
     if not found:
-        return None, problems[0] if problems else "no GenAI spans in the trace"
+        return None, general(problems[0]) if problems else "no GenAI spans in the trace"
     record = dict(found[0][1])
     record["id"] = trace_id
     try:
         rows = rows_from_records([record], source=f"trace {trace_id}",
                                  max_field_chars=max_field_chars, long_fields="truncate")
     except DataError as e:
-        return None, "; ".join(e.problems) or str(e)
+        return None, "; ".join(general(p) for p in e.problems) or str(e)
     return rows[0], None
+
+
+#: Where a reader's problem happened (the trace is the row: its id is kept with the reason).
+_WHERE = re.compile(r"^(?:watch line \d+ \(trace [^)]*\)|trace \S+ line \d+),?:?\s*")
+
+
+def general(problem: str) -> str:
+    """A reader's problem without the trace it names, so the same reason on many traces is
+    counted as one (the skipped trace keeps its id beside it).
+
+    Example:
+        >>> general("watch line 0 (trace 0af7): no model-call span in a convention")
+        'no model-call span in a convention'
+        >>> general("trace 0af7 line 1, field 'messages[0].role': got 'bot'.")
+        "field 'messages[0].role': got 'bot'."
+    """
+    return _WHERE.sub("", problem, count=1)

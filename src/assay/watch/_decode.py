@@ -7,10 +7,10 @@ why it is not available, or is ``None``.
 
 Example:
     >>> body = b'{"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans":'
-    >>> body += b' [{"traceId": "AB", "spanId": "01", "name": "chat"}, {"name": "x"}]}]}]}'
+    >>> body += b' [{"traceId": "W47/95gDgQPSabYzgT/GDA==", "name": "chat"}, {"name": "x"}]}]}]}'
     >>> spans, bad = spans_of(decode_export(body, "application/json"))
     >>> [s["traceId"] for s, _ in spans], bad
-    (['ab'], ['span 2: no traceId'])
+    (['5b8efff798038103d269b633813fc60c'], ['span 2: no traceId'])
     >>> try:
     ...     decode_export(b"{oops", "application/json")
     ... except DataError as e:
@@ -27,6 +27,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from ..data import otlp_id
 from ..errors import DataError
 
 __all__ = ["PROTOBUF_MISSING", "decode_export", "gunzip", "protobuf_missing", "spans_of"]
@@ -115,7 +116,7 @@ def _hex_ids(item: dict[str, Any]) -> None:
 def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]],
                                                  list[str]]:
     """``([(span, resource)], problems)``: each usable span with its resource (ids lower-case
-    hex), and one line per span left out (no trace id)."""
+    hex, whether sent in hex or in base64), and one line per span left out (no trace id)."""
     spans: list[tuple[dict[str, Any], dict[str, Any]]] = []
     bad: list[str] = []
     n = 0
@@ -133,7 +134,7 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
                 clean = dict(span)
                 for key in _ID_KEYS:
                     if isinstance(clean.get(key), str):
-                        clean[key] = clean[key].lower()
+                        clean[key] = otlp_id(clean[key])  # hex, also from base64
                 spans.append((clean, resource))
     return spans, bad
 

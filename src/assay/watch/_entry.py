@@ -15,7 +15,7 @@ from typing import Any
 
 from ..records import is_call_failure
 
-__all__ = ["call_failed", "iso", "status_line"]
+__all__ = ["call_failed", "iso", "short_id", "status_line"]
 
 
 def iso(seconds: float) -> str:
@@ -62,3 +62,15 @@ def status_line(status: Mapping[str, Any]) -> str:
             f"{s['scoring']} scoring"
             + (f", {s['failed_rows']} rows with failed judge calls" if s["failed_rows"] else "")
             + (f", {s['bad_spans']} bad spans" if s["bad_spans"] else ""))
+
+
+def short_id(trace_id: str) -> str:
+    """A trace id as a log line shows it: its first 8 and last 4 characters, like a short
+    commit hash (a whole 32-character id looks like a key to the secret masker, which would
+    print ``***``); the stored row keeps the whole id.
+
+    Example:
+        >>> short_id("0af7651916cd43dd8448eb211c80319c"), short_id("t1")
+        ('0af76519…319c', 't1')
+    """
+    return trace_id if len(trace_id) <= 16 else f"{trace_id[:8]}…{trace_id[-4:]}"

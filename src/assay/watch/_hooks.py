@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._alerts import AlertWatcher, parse_alert
+from ._entry import short_id
 from ._export_otlp import ScoreExporter
 from ._options import WatchOptions
 
@@ -60,7 +61,7 @@ class Hooks:
             try:
                 fired = list(self.watcher.observe(record))
             except Exception:
-                log.exception("the alert rules failed on trace %s", trace_id)
+                log.exception("the alert rules failed on trace %s", short_id(trace_id))
                 fired = []
             for alert in fired:
                 print(alert.line(), flush=True)

@@ -31,7 +31,7 @@ from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
 from ._assemble import is_finished, trace_row
-from ._entry import call_failed, iso, status_line
+from ._entry import call_failed, iso, short_id, status_line
 from ._follow import FileFollower
 from ._hooks import Hooks
 from ._options import WatchOptions
@@ -270,7 +270,7 @@ class Watcher:
             n = self.counts["failed_rows"]
             if n == 1 or n % 10 == 0:
                 log.error("judge calls failed on %d row(s) so far (trace %s: %s); they are "
-                          "stored unscored with the reason", n, tid,
+                          "stored unscored with the reason", n, short_id(tid),
                           call_failed(record[failed[0]]))
         self.recording.add(record, row_inputs(row))
         self._to_mark.append(tid)
