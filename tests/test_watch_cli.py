@@ -131,9 +131,12 @@ def endpoint() -> Iterator[Receiver]:
 
 
 def test_alerts_and_the_score_export_get_each_scored_record(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], endpoint: Receiver) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], endpoint: Receiver,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule that fires on the first scored row prints its line and lands in the summary;
-    the score goes to an OTLP endpoint as an evaluation event under the trace's root span."""
+    the score goes to an OTLP endpoint as an evaluation event under the trace's root span,
+    with the headers of the OpenTelemetry exporter variables."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-team=team%20key-8f3a9c,bogus")
     path = tmp_path / "traces.jsonl"
     root = {"traceId": tid(1), "spanId": "a" * 16, "name": "handle request"}
     path.write_text(json.dumps(export(chat_span(tid(1), "c" * 16, parent="a" * 16), root))
@@ -145,6 +148,7 @@ def test_alerts_and_the_score_export_get_each_scored_record(
     (alert,) = summary["alerts"]
     assert (alert["rule"], alert["state"], alert["mean"]) == ("fluency<6 over 1", "firing", 5.0)
     (post,) = endpoint.posts
+    assert post["headers"]["x-team"] == "team key-8f3a9c"
     span = json.loads(post["body"])["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
     assert (span["traceId"], span["parentSpanId"]) == (tid(1), "a" * 16)
     (event,) = span["events"]

@@ -51,6 +51,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -58,7 +59,8 @@ from .._secrets import mask_secrets
 from .._version import __version__
 from ..errors import ConfigError, option
 
-__all__ = ["EVENT_NAME", "EXPLANATION_CHARS", "ScoreExporter", "evaluation_request"]
+__all__ = ["EVENT_NAME", "EXPLANATION_CHARS", "HEADER_VARIABLES", "ScoreExporter",
+           "evaluation_request", "headers_from_env"]
 
 log = logging.getLogger("assay.watch")
 
@@ -174,6 +176,29 @@ def _bad_url(url: str, what: str) -> ConfigError:
     return ConfigError(f"Got {option('export_otlp', mask_secrets(url))}: {what}. It is the "
                        "OTLP/HTTP traces endpoint of your collector or tracing backend, e.g. "
                        "'http://127.0.0.1:4318/v1/traces'.")
+
+
+#: The OpenTelemetry exporter variables whose headers go with every export (the traces one
+#: first, as the SDKs read them).
+HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")
+
+
+def headers_from_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The headers an OpenTelemetry exporter would send, from ``environ``: the first of
+    :data:`HEADER_VARIABLES` that is set, as ``key1=value1,key2=value2`` with the values
+    percent-decoded (the W3C Baggage form the OpenTelemetry specification uses). A pair
+    without ``=`` is left out.
+
+    Example:
+        >>> headers_from_env({"OTEL_EXPORTER_OTLP_HEADERS":
+        ...                   "x-honeycomb-team=abc123, x-scope=a%20b,broken"})
+        {'x-honeycomb-team': 'abc123', 'x-scope': 'a b'}
+        >>> headers_from_env({})
+        {}
+    """
+    raw = next((environ[k] for k in HEADER_VARIABLES if environ.get(k)), "")
+    pairs = (part.split("=", 1) for part in raw.split(",") if "=" in part)
+    return {key.strip(): unquote(val.strip()) for key, val in pairs if key.strip()}
 
 
 class ScoreExporter:

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._secrets import remember_secret
 from ._alerts import AlertWatcher, parse_alert
 from ._entry import short_id
-from ._export_otlp import ScoreExporter
+from ._export_otlp import ScoreExporter, headers_from_env
 from ._options import WatchOptions
 
 __all__ = ["MAX_ALERTS", "Hooks"]
@@ -43,7 +45,10 @@ class Hooks:
             rules = [parse_alert(spec) for spec in options.alerts]
             self.watcher = AlertWatcher(rules, command=options.alert_command)
         if options.export_otlp:
-            self.exporter = ScoreExporter(options.export_otlp)
+            headers = headers_from_env(os.environ)  # as the user's OTLP exporters send
+            for value in headers.values():
+                remember_secret(value)  # an API key in a header is masked wherever it shows
+            self.exporter = ScoreExporter(options.export_otlp, headers=headers)
 
     def resume(self, alerts: Iterable[Mapping[str, Any]],
                records: Iterable[Mapping[str, Any]]) -> None:
