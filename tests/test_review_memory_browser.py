@@ -19,7 +19,7 @@ import pytest
 
 import assay
 from assay import JudgeOptions, RunOptions, evaluate, load_metric_file
-from assay.judges import FakeJudge, JudgeRequest
+from assay.judges import FakeJudge
 from assay.store import open_store
 from test_serve_browser import (
     _csp_violations,
@@ -29,13 +29,7 @@ from test_serve_browser import (
     new_chromium,
     serving,
 )
-
-ANSWERS = ["ok", "a fine answer", "a longer answer than that", "x"]
-
-
-def _by_length(req: JudgeRequest) -> str:
-    answer = req.messages[-1]["content"].split("<answer>")[1].split("</answer>")[0].strip()
-    return json.dumps({"score": min(5, 1 + len(answer) // 6), "reason": f"{len(answer)} chars"})
+from test_serve_review_browser import ANSWERS, _by_length
 
 
 @pytest.fixture(scope="module")
