@@ -13,7 +13,7 @@ import pytest
 
 import assay
 from assay.data import read_dataset
-from assay.errors import JudgeError
+from assay.errors import ConfigError, JudgeError
 from assay.generate import (
     DECLINE,
     KINDS,
@@ -346,6 +346,17 @@ def test_a_failed_judge_call_is_a_rejection_that_resume_asks_again(docs: Path,
     assert {r["reason"] for r in result.rejected} == {"judge call failed"}
     again = _run([docs], out, n=2, kinds="single", resume=True)
     assert len(again.rows) == 2 and again.rejected == [] and not again.judge_failed
+
+
+def test_resume_refuses_a_manifest_that_is_not_a_json_object(docs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "qa.jsonl"
+    _run([docs], out, n=2, kinds="single")
+    (tmp_path / "qa.run.json").write_text("[1, 2]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="qa.run.json is missing or unreadable, so the run in "
+                                          ".*qa.jsonl cannot be resumed safely"):
+        _run([docs], out, n=2, kinds="single", resume=True)
+    with pytest.raises(ConfigError, match="already holds a generation run"):
+        _run([docs], out, n=2, kinds="single")
 
 
 @pytest.mark.parametrize("lang, text, script", [

@@ -24,9 +24,10 @@ Example:
 from __future__ import annotations
 
 import errno as errnos
+import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -147,3 +148,13 @@ def beside(path: str | Path, ending: str) -> Path:
     """
     path = Path(path)
     return path.with_name(path.stem + ending)
+
+
+def write_json(path: str | Path, data: Mapping[str, Any], what: str) -> None:
+    """``data`` as indented JSON (UTF-8, one trailing newline), whole or not at all.
+
+    Raises:
+        OutputError: as :func:`atomic_write`.
+    """
+    with atomic_write(path, what=what) as f:
+        f.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import write_json
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy, all_or_none
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
@@ -54,7 +55,6 @@ from ._output import (
     new_spent,
     spent_before,
     summary_of,
-    write_json,
 )
 from ._plan import Candidate, Plan, check_kinds
 

@@ -18,15 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write, beside
-from ..errors import ConfigError, option
-from ..records import load_finished
+from .._files import beside
+from ..records import ResumeWords, check_resume_files, load_finished, plain_difference
 from ._candidate import REASONS, Outcome
 from ._documents import Document
 
 __all__ = ["MANIFEST_KEYS", "OutputFiles", "add_spent", "check_resume", "earlier_outcomes",
-           "manifest_for", "new_spent", "spent_before",
-           "summary_of", "write_json"]
+           "manifest_for", "new_spent", "spent_before", "summary_of"]
 
 #: What a resume must share with the run it continues.
 MANIFEST_KEYS = ("documents", "n", "kinds", "seed", "judge", "lang")
@@ -69,35 +67,19 @@ def manifest_for(documents: Sequence[Document], *, n: int, kinds: Sequence[str],
 def check_resume(files: OutputFiles, manifest: Mapping[str, Any], *, resume: bool,
                  overwrite: bool) -> None:
     """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
-    of other documents or settings.
+    of other documents or settings (:func:`~assay.records.check_resume_files`).
 
     Raises:
         ConfigError: saying what differs and the fix.
     """
-    found = files.existing()
-    if resume and overwrite:
-        raise ConfigError(f"Give {option('resume', True)} or {option('overwrite', True)}, "
-                          "not both.")
-    if not found or overwrite:
-        return
-    if not resume:
-        raise ConfigError(f"{files.rows} already holds a generation run ({', '.join(p.name for p in found)}). "
-                          f"assay does not overwrite it silently. Fix: {option('resume', True)} "
-                          f"to continue it, {option('overwrite', True)} to replace it, or "
-                          "another output file.")
-    try:
-        earlier = json.loads(files.manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise ConfigError(f"{files.manifest} is missing or unreadable, so the run in "
-                          f"{files.rows} cannot be resumed safely. Fix: "
-                          f"{option('overwrite', True)} to start again.") from None
-    differ = [key for key in MANIFEST_KEYS if earlier.get(key) != manifest.get(key)]
-    if differ:
-        what = "; ".join(_difference(key, earlier.get(key), manifest.get(key)) for key in differ)
-        raise ConfigError(f"Cannot resume {files.rows}: it was generated with other settings "
-                          f"({what}). Fix: run with the same documents and settings, or "
-                          f"{option('overwrite', True)} to start again, or another output "
-                          "file.")
+    check_resume_files(files.existing(), rows=files.rows, manifest_path=files.manifest,
+                       manifest=manifest, keys=MANIFEST_KEYS, words=_WORDS, resume=resume,
+                       overwrite=overwrite, difference=_difference)
+
+
+_WORDS = ResumeWords(holds="a generation run", contents="the run",
+                     made="generated with other settings",
+                     same="the same documents and settings")
 
 
 def earlier_outcomes(files: OutputFiles) -> dict[str, Outcome]:
@@ -123,13 +105,7 @@ def _difference(key: str, was: Any, now: Any) -> str:
         shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5
                                           else "")
         return f"documents changed: {shown}"
-    return f"{key} was {was!r}, now {now!r}"
-
-
-def write_json(path: Path, data: Mapping[str, Any], what: str) -> None:
-    """``data`` as indented JSON, whole or not at all."""
-    with atomic_write(path, what=what) as f:
-        f.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return plain_difference(key, was, now)
 
 
 def summary_of(outcomes: Sequence[Outcome], kept_ids: set[str], *, wanted: int,

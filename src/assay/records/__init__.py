@@ -39,6 +39,7 @@ from ._results import (
     rewrite_in_order,
     write_summary,
 )
+from ._side_run import ResumeWords, check_resume_files, plain_difference
 from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
 from ._summary import SCHEMA_VERSION, MetricSummary, RunSummary, summary_json_schema, typed_summary
 from ._wilson import wilson_interval
@@ -53,6 +54,7 @@ __all__ = [
     "MetricSummary",
     "OutputClaim",
     "ResultsWriter",
+    "ResumeWords",
     "RowProgress",
     "RunData",
     "RunManifest",
@@ -62,6 +64,7 @@ __all__ = [
     "attempt",
     "bootstrap_mean_ci",
     "call_failures",
+    "check_resume_files",
     "file_sha256",
     "is_call_failure",
     "judge_spec_of",
@@ -73,6 +76,7 @@ __all__ = [
     "mean_interval",
     "open_run_store",
     "over_failed_share",
+    "plain_difference",
     "read_manifest",
     "reorder_results",
     "rewrite_in_order",

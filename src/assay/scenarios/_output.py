@@ -10,21 +10,19 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write, beside
-from ..errors import ConfigError, option
-from ..records import load_finished
+from .._files import beside
+from ..records import ResumeWords, check_resume_files, load_finished, plain_difference
 from ._conversation import FINISHED, STOP_REASONS
 from ._scenario import Scenario
 
 __all__ = ["MANIFEST_KEYS", "SimulationFiles", "check_resume", "finished_rows", "manifest_for",
-           "summary_of", "write_json"]
+           "summary_of"]
 
 #: What a resume must share with the run it continues.
 MANIFEST_KEYS = ("scenarios", "seed", "user_model", "target", "tools", "max_turns", "max_steps")
@@ -68,37 +66,19 @@ def manifest_for(scenarios: Sequence[Scenario], *, seed: int, user_model: str, t
 def check_resume(files: SimulationFiles, manifest: Mapping[str, Any], *, resume: bool,
                  overwrite: bool) -> None:
     """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
-    of other scenarios or settings.
+    of other scenarios or settings (:func:`~assay.records.check_resume_files`).
 
     Raises:
         ConfigError: saying what differs and the fix.
     """
-    if resume and overwrite:
-        raise ConfigError(f"Give {option('resume', True)} or {option('overwrite', True)}, "
-                          "not both.")
-    found = files.existing()
-    if not found or overwrite:
-        return
-    if not resume:
-        raise ConfigError(f"{files.rows} already holds simulated conversations "
-                          f"({', '.join(p.name for p in found)}). assay does not overwrite "
-                          f"them silently. Fix: {option('resume', True)} to continue that run, "
-                          f"{option('overwrite', True)} to replace it, or another output file.")
-    try:
-        earlier = json.loads(files.manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        earlier = None
-    if not isinstance(earlier, dict):
-        raise ConfigError(f"{files.manifest} is missing or unreadable, so the conversations in "
-                          f"{files.rows} cannot be resumed safely. Fix: "
-                          f"{option('overwrite', True)} to start again.") from None
-    differ = [key for key in MANIFEST_KEYS if earlier.get(key) != manifest.get(key)]
-    if differ:
-        what = "; ".join(_difference(key, earlier.get(key), manifest.get(key)) for key in differ)
-        raise ConfigError(f"Cannot resume {files.rows}: it was simulated with other scenarios "
-                          f"or settings ({what}). Fix: run with the same scenarios and options, "
-                          f"or {option('overwrite', True)} to start again, or another output "
-                          "file.")
+    check_resume_files(files.existing(), rows=files.rows, manifest_path=files.manifest,
+                       manifest=manifest, keys=MANIFEST_KEYS, words=_WORDS, resume=resume,
+                       overwrite=overwrite, difference=_difference)
+
+
+_WORDS = ResumeWords(holds="simulated conversations", contents="the conversations",
+                     made="simulated with other scenarios or settings",
+                     same="the same scenarios and options")
 
 
 def _difference(key: str, was: Any, now: Any) -> str:
@@ -108,7 +88,7 @@ def _difference(key: str, was: Any, now: Any) -> str:
                                           else "")
         return f"scenarios added, removed or changed: {shown}" if changed else \
             "the scenarios are in another order"
-    return f"{option(key)} was {was!r}, now {now!r}"
+    return plain_difference(key, was, now)
 
 
 def finished_rows(files: SimulationFiles) -> dict[str, dict[str, Any]]:
@@ -116,12 +96,6 @@ def finished_rows(files: SimulationFiles) -> dict[str, dict[str, Any]]:
     line of an id wins; failed ones are run again)."""
     return {k: v for k, v in load_finished(files.rows).items()
             if v.get("stop_reason") in FINISHED and not v.get("error")}
-
-
-def write_json(path: Path, data: Mapping[str, Any], what: str) -> None:
-    """``data`` as indented JSON, whole or not at all."""
-    with atomic_write(path, what=what) as f:
-        f.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def summary_of(rows: Sequence[Mapping[str, Any]], *, seconds: Mapping[str, float],

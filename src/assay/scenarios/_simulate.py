@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import write_json
 from ..agents import AgentRunner, make_agent
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy, all_or_none
 from ..errors import ConfigError, DataError, option
@@ -48,7 +49,6 @@ from ._output import (
     finished_rows,
     manifest_for,
     summary_of,
-    write_json,
 )
 from ._scenario import MAX_TURNS_CAP, Scenario, read_scenarios
 
