@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from numbers import Real
@@ -33,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..records import RunData, bootstrap_mean_ci
+from ..records import RunData, bootstrap_mean_ci, result_value
 from ._provenance import comparison_warnings
 
 __all__ = ["compare_runs"]
@@ -92,8 +91,8 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
     out_metrics: dict[str, dict[str, Any]] = {}
     changed: list[tuple[float, int, dict[str, Any]]] = []
     for name in names:
-        values_a = {i: _value(r, name) for i, r in rows_a.items()}
-        values_b = {i: _value(r, name) for i, r in rows_b.items()}
+        values_a = {i: result_value(r, name) for i, r in rows_a.items()}
+        values_b = {i: result_value(r, name) for i, r in rows_b.items()}
         pairs: list[tuple[str, float, float]] = []
         for i in shared:
             va, vb = values_a[i], values_b[i]
@@ -191,15 +190,6 @@ def _choose_metrics(a: RunData, b: RunData, metrics: Sequence[str] | None) -> li
         raise ConfigError(f"Got metrics {missing}: not numeric metrics of both runs. Metrics "
                           f"both runs have: {', '.join(both) or 'none'}. Fix: name some of those.")
     return list(dict.fromkeys(metrics))
-
-
-def _value(record: dict[str, Any], name: str) -> float | None:
-    res = record.get(name)
-    v = res.get("value") if isinstance(res, dict) else None
-    if v is None or not _is_number(v):
-        return None
-    number = float(v)
-    return number if math.isfinite(number) else None
 
 
 def _reason(record: dict[str, Any], name: str) -> str | None:

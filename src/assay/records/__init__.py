@@ -36,6 +36,7 @@ from ._results import (
     kept_results,
     load_finished,
     reorder_results,
+    result_value,
     rewrite_in_order,
     write_summary,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "plain_difference",
     "read_manifest",
     "reorder_results",
+    "result_value",
     "rewrite_in_order",
     "start_recording",
     "store_reasons",

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +24,8 @@ from ..metrics import call_failure_cause, unreadable_kind
 from ._summary import RunSummary
 
 __all__ = ["EvalResult", "ResultsWriter", "attempt", "is_call_failure", "iter_jsonl_lines",
-           "kept_results", "load_finished", "reorder_results", "resume_hint", "rewrite_in_order",
-           "write_summary"]
+           "kept_results", "load_finished", "reorder_results", "result_value", "resume_hint",
+           "rewrite_in_order", "write_summary"]
 
 
 @dataclass(repr=False)
@@ -231,3 +232,22 @@ def _panel_failed(result: Mapping[str, Any]) -> bool:
     return isinstance(panel, Mapping) and any(
         isinstance(entry, Mapping) and is_call_failure(entry.get("error"))
         for entry in panel.values())
+
+
+def result_value(record: Mapping[str, Any], metric: str) -> float | None:
+    """The numeric value of ``metric`` in one result record; None when unscored, absent or not
+    a finite number (what every reader of runs counts: report, compare, watch's alerts).
+
+    Example:
+        >>> result_value({"m": {"value": 4}}, "m"), result_value({"m": {"value": None}}, "m")
+        (4.0, None)
+        >>> result_value({"m": {"value": True}}, "m"), result_value({"m": 4}, "m")
+        (None, None)
+    """
+    result = record.get(metric)
+    if not isinstance(result, Mapping):
+        return None
+    v = result.get("value")
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+        return None
+    return float(v)

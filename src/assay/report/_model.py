@@ -27,6 +27,7 @@ import jinja2
 from .._text import percent
 from ..metrics import REGISTRY, FamilyTable
 from ..metrics.safety import severity_level
+from ..records import result_value
 
 __all__ = [
     "Bin",
@@ -72,21 +73,8 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def value_of(record: Mapping[str, Any], metric: str) -> float | None:
-    """The numeric value of ``metric`` in one result record; None when unscored, absent or not
-    a finite number.
-
-    Example:
-        >>> value_of({"m": {"value": 4}}, "m"), value_of({"m": {"value": None}}, "m")
-        (4.0, None)
-    """
-    result = record.get(metric)
-    if not isinstance(result, Mapping):
-        return None
-    v = result.get("value")
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
-        return None
-    return float(v)
+#: The numeric value of a metric in one record (:func:`assay.records.result_value`).
+value_of = result_value
 
 
 def metric_names(summary: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -44,6 +44,7 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..errors import ConfigError, option
+from ..records import result_value
 
 __all__ = ["ALERT_COMMAND_TIMEOUT_S", "DEFAULT_WINDOW", "MIN_VALUES", "OPERATORS", "Alert",
            "AlertRule", "AlertWatcher", "parse_alert"]
@@ -183,15 +184,6 @@ class Alert:
                 "message": self.line()}
 
 
-def _value(record: Mapping[str, Any], metric: str) -> float | None:
-    """The scored value of ``metric`` in a record; None when unscored, absent or not a number."""
-    result = record.get(metric)
-    value = result.get("value") if isinstance(result, Mapping) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 class AlertWatcher:
     """Rolling windows over scored records, one per rule; ``observe`` returns the alerts a
     record causes (at most one per rule: a crossing, never a row that stays on one side).
@@ -221,7 +213,7 @@ class AlertWatcher:
         """Add a scored record's values to the windows; the alerts it causes."""
         alerts = []
         for k, rule in enumerate(self.rules):
-            value = _value(record, rule.metric)
+            value = result_value(record, rule.metric)
             if value is None:
                 continue
             window = self._values[k]
@@ -250,7 +242,7 @@ class AlertWatcher:
         """
         for record in records:
             for k, rule in enumerate(self.rules):
-                value = _value(record, rule.metric)
+                value = result_value(record, rule.metric)
                 if value is not None:
                     self._values[k].append(value)
         for k, rule in enumerate(self.rules):
