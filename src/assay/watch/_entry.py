@@ -29,23 +29,21 @@ def iso(seconds: float) -> str:
 
 
 def call_failed(result: Any) -> str | None:
-    """The failed judge call that left a metric result unscored (its own, or one of its
-    conversation turns'), else ``None``.
+    """The failed judge call that left a metric result unscored (a conversation metric whose
+    turns all failed says so in its own error: ``assistant turn N could not be scored: judge
+    call failed: ...``), else ``None``.
 
     Example:
-        >>> call_failed({"value": None, "error": "no assistant turn could be scored",
-        ...     "details": {"turns": [{"error": "judge call failed: HTTP 500: down"}]}})
-        'judge call failed: HTTP 500: down'
+        >>> call_failed({"value": None, "error": "assistant turn 1 could not be scored: "
+        ...              "judge call failed: HTTP 500: down"})
+        'assistant turn 1 could not be scored: judge call failed: HTTP 500: down'
         >>> call_failed({"value": 4.0, "error": None}) is None
         True
     """
     if not isinstance(result, Mapping) or result.get("value") is not None:
         return None
-    errors = [result.get("error")]
-    details = result.get("details")
-    if isinstance(details, Mapping) and isinstance(details.get("turns"), list):
-        errors += [t.get("error") for t in details["turns"] if isinstance(t, Mapping)]
-    return next((str(e) for e in errors if is_call_failure(e)), None)
+    error = result.get("error")
+    return str(error) if is_call_failure(error) else None
 
 
 def status_line(status: Mapping[str, Any]) -> str:
