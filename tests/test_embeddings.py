@@ -132,8 +132,9 @@ def test_managed_embedder_deduplicates_concurrent_texts() -> None:
 
 
 def test_auto_skips_semantic_similarity_without_the_local_embedder(monkeypatch) -> None:
-    import assay.run._evaluate as ev
-    monkeypatch.setattr(ev, "local_embedder_missing", lambda: "the local embedder needs onnxruntime")
+    import assay.run._setup as setup  # where evaluate asks (and assay watch's scorer)
+    monkeypatch.setattr(setup, "local_embedder_missing",
+                        lambda: "the local embedder needs onnxruntime")
     rows = [{"question": "q", "answer": "a", "ground_truth": "a"}]
     res = evaluate(rows, metrics="auto", judge="fake", judging=JudgeOptions(cache=None))
     assert "semantic_similarity" not in res.summary["metrics"]

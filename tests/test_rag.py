@@ -638,7 +638,7 @@ def test_rag_metrics_declare_their_prompts() -> None:
 
 def test_auto_without_the_local_embedder_still_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     import assay.embeddings._local as local
-    import assay.run._evaluate as run
+    import assay.run._setup as run  # where evaluate asks
 
     missing = "the local embedder needs onnxruntime: pip install 'assay[local]'"
     monkeypatch.setattr(run, "local_embedder_missing", lambda: missing)

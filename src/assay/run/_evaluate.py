@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ParamSpec
 
 from ..data import DatasetStream, Row, row_inputs
-from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
+from ..embeddings import Embedder, check_embedder_spec
 from ..judges import Judge
 from ..metrics import Metric, Plan
 from ..records import (
@@ -42,7 +42,15 @@ from ..store import Store
 from ._complete import AgentStage, RowAgent
 from ._folding import _GROUPS, _OWN_KEYWORDS, resolve_options
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
-from ._setup import ENGINES, check_engine, judge_list, make_runner, read_and_plan
+from ._setup import (
+    ENGINES,
+    add_usage,
+    check_engine,
+    judge_list,
+    make_runner,
+    read_and_plan,
+    unavailable_metrics,
+)
 from ._sink import ResultSink
 from ._sync import run_sync
 from ._tally import RunTally, run_summary
@@ -117,9 +125,7 @@ async def evaluate_async(
     judges = judge_list(judge)  # each spec checked
     judge = judges[0] if len(judges) == 1 else judges
     check_embedder_spec(embeddings)
-    unavailable: dict[str, str] = {}
-    if embeddings == "local" and (missing := local_embedder_missing()):
-        unavailable["semantic_similarity"] = missing
+    unavailable = unavailable_metrics(embeddings)
     out_dir = Path(run.out) if run.out else None
     # Lock the output folder first: a second run on it fails at once, before any reading.
     claim: OutputClaim | None = lock_output(out_dir) if out_dir is not None else None
@@ -207,7 +213,7 @@ async def evaluate_async(
         # and the summary were written (a full disk leaves it interrupted, for --resume).
         if sink is not None:
             attempt(failures, sink.close)
-        judge_stats, embedder_stats = runner.stats()
+        usage = runner.stats()
         await runner.aclose()
         if complete and results_path and finished:
             complete = attempt(failures, lambda: reorder_results(
@@ -218,12 +224,7 @@ async def evaluate_async(
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
                            on_injection=settings.on_injection)
-        if judge_stats is not None:
-            summary["judge"] = {"id": runner.judge_id, **judge_stats}
-        if (usage := runner.panel_usage()) and "panel" in summary:
-            summary["panel"]["usage"] = usage  # requests, tokens, cost per judge
-        if embedder_stats is not None:
-            summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
+        add_usage(summary, runner, usage)
         if agent is not None:
             summary["agent"] = agent.summary()
         if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged

@@ -34,7 +34,8 @@ from ._tally import RunTally, run_summary
 if TYPE_CHECKING:
     from ._ray import RayEngine
 
-__all__ = ["ENGINES", "StreamScorer", "check_engine", "judge_list", "make_runner", "read_and_plan"]
+__all__ = ["ENGINES", "StreamScorer", "add_usage", "check_engine", "judge_list", "make_runner",
+           "read_and_plan", "unavailable_metrics"]
 
 #: Where rows are scored: ``local`` (asyncio in this process) or ``ray`` (a Ray cluster).
 ENGINES = ("local", "ray")
@@ -83,6 +84,26 @@ def read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
 
 def _as_planned(agent: RowAgent | None, rows: list[Row]) -> list[Row]:
     return rows if agent is None else [planned_row(agent, row) for row in rows]
+
+
+def unavailable_metrics(embeddings: str | Embedder) -> dict[str, str]:
+    """The metrics that cannot run here, each with why: ``semantic_similarity`` when the
+    offline embedder is asked for and its extra is not installed."""
+    missing = local_embedder_missing() if embeddings == "local" else None
+    return {"semantic_similarity": missing} if missing else {}
+
+
+def add_usage(summary: dict[str, Any], runner: Any,
+              stats: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
+    """Put the judge's and the embedder's usage (``stats``: the runner's, taken before it
+    closed) and a panel's usage per judge into ``summary``."""
+    judge_stats, embedder_stats = stats
+    if judge_stats is not None:
+        summary["judge"] = {"id": runner.judge_id, **judge_stats}
+    if (usage := runner.panel_usage()) and "panel" in summary:
+        summary["panel"]["usage"] = usage  # requests, tokens, cost per judge
+    if embedder_stats is not None:
+        summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
 
 
 def judge_list(judge: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:
@@ -195,9 +216,7 @@ class StreamScorer:
         self._judge = judges[0] if len(judges) == 1 else judges
         check_embedder_spec(embeddings)
         self._embeddings = embeddings
-        self._unavailable: dict[str, str] = {}
-        if embeddings == "local" and (missing := local_embedder_missing()):
-            self._unavailable["semantic_similarity"] = missing
+        self._unavailable = unavailable_metrics(embeddings)
         planner = MetricPlanner(metrics, unavailable=self._unavailable, source="watch")
         self.plan = Plan(metrics=list(planner.candidates))
         self.tally = RunTally(self.plan.metrics)
@@ -259,11 +278,7 @@ class StreamScorer:
                               dataset, self.settings.lang, [], complete,
                               options=self.settings.as_dict(),
                               on_injection=self.settings.on_injection)
-        judge_stats, embedder_stats = self.runner.stats()
-        if judge_stats is not None:
-            summary["judge"] = {"id": self.runner.judge_id, **judge_stats}
-        if embedder_stats is not None:
-            summary["embeddings"] = {"id": self.runner.embedder_id, **embedder_stats}
+        add_usage(summary, self.runner, self.runner.stats())
         return typed_summary(summary)
 
     async def aclose(self) -> None:
