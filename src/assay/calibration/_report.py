@@ -65,9 +65,6 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
         >>> png.read_bytes()[:4]
         b'\\x89PNG'
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     labels = [str(x) for x in stats.get("labels") or []]
     matrix = stats.get("confusion_matrix")
     if (not labels or not isinstance(matrix, list) or len(matrix) != len(labels)
@@ -77,9 +74,7 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     k = len(labels)
     top = max((max(row) for row in matrix), default=0) or 1
     side = min(12.0, 2.5 + 0.7 * k)
-    fig = Figure(figsize=(side + 1.0, side), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    fig, ax = _figure(side + 1.0, side)
     image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=top)
     fig.colorbar(image, ax=ax, shrink=0.8)
     for r, row in enumerate(matrix):
@@ -92,10 +87,7 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     ax.set_xlabel("judge")
     ax.set_ylabel("human")
     ax.set_title(title)
-    path = Path(path)
-    with atomic_path(path, what="the confusion matrix") as tmp:
-        fig.savefig(tmp, format="png")
-    return path
+    return _save_png(fig, path, "the confusion matrix")
 
 
 def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
@@ -113,9 +105,6 @@ def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
         >>> png.read_bytes()[:4]
         b'\\x89PNG'
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     curve = stats.get("reliability")
     bins = curve.get("bins") if isinstance(curve, Mapping) else None
     if not isinstance(curve, Mapping) or not bins:
@@ -123,9 +112,7 @@ def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
                          f"{curve!r:.200}.")
     low, high = (float(x) for x in curve.get("domain") or (0.0, 1.0))
     pad = (high - low) * 0.05
-    fig = Figure(figsize=(5.5, 5.0), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    fig, ax = _figure(5.5, 5.0)
     ax.plot([low, high], [low, high], linestyle="--", color="#9ca3af", label="identity")
     xs = [b["judge_mean"] for b in bins]
     ys = [b["human_mean"] for b in bins]
@@ -144,8 +131,23 @@ def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
     ax.set_ylabel(str(curve.get("y") or "human mean"))
     ax.set_title(title)
     ax.legend(loc="upper left")
+    return _save_png(fig, path, "the reliability curve")
+
+
+def _figure(width: float, height: float) -> tuple[Any, Any]:
+    """A figure of ``width`` x ``height`` inches on its own Agg canvas, and its one axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _save_png(fig: Any, path: Path, what: str) -> Path:
+    """``fig`` written to ``path`` as a PNG, whole or not at all."""
     path = Path(path)
-    with atomic_path(path, what="the reliability curve") as tmp:
+    with atomic_path(path, what=what) as tmp:
         fig.savefig(tmp, format="png")
     return path
 
