@@ -248,3 +248,24 @@ def test_the_same_skip_reason_on_many_traces_is_counted_as_one(tmp_path: Path) -
     ((reason, n),) = watcher.spool.skip_reasons().items()
     assert n == 3 and reason.startswith("no model-call span in a convention assay reads")
     watcher.spool.close()
+
+
+def test_malformed_lines_in_a_followed_file_are_left_out_and_the_rest_is_scored(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "traces.jsonl"
+    broken = ["not json", json.dumps({"resourceSpans": 5}), json.dumps([1, 2]),
+              json.dumps({"resourceSpans": [7, {"scopeSpans": "x"},
+                                            {"scopeSpans": [{"spans": [3, {"name": "no id"}]}]}]}),
+              json.dumps({"resourceLogs": []}), json.dumps({"resourceLogs": []})]
+    path.write_text("\n".join([*broken, json.dumps(export(chat_span(tid(1), "1" * 16)))]) + "\n")
+    with caplog.at_level("WARNING", logger="assay.watch"):
+        summary = run_until(options(tmp_path, path, FakeJudge()),
+                            lambda w: w.counts["scored"] >= 1)
+    assert [r["id"] for r in stored(tmp_path)] == [tid(1)]
+    assert summary["watch"]["scored"] == 1
+    assert summary["watch"]["bad_spans"] == 2  # the span that is a number, the one without id
+    said = [r.getMessage() for r in caplog.records]
+    assert sum("is not an OTLP JSON export" in m for m in said) == 3
+    assert sum("log records are left out" in m for m in said) == 1  # said once
+    assert not any(r.exc_info for r in caplog.records)  # no traceback
+    assert not any("failed" in m for m in said)

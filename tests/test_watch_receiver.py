@@ -184,3 +184,13 @@ def test_a_body_over_the_limit_gets_413_even_when_it_inflates_past_it(tmp_path: 
     assert answer.status_code == 400 and "inflates to more than" in answer.json()["message"]
     assert watcher.spool.unfinished() == {}
     watcher.spool.close()
+
+
+def test_a_malformed_export_structure_is_answered_never_a_crash(watcher: Watcher) -> None:
+    client = TestClient(receiver_app(watcher))
+    odd = {"resourceSpans": [7, {"scopeSpans": 5}, {"scopeSpans": [{"spans": "x"}]},
+                             {"scopeSpans": [{"spans": [3]}]}]}
+    answer = client.post("/v1/traces", json=odd)
+    assert answer.status_code == 200
+    assert answer.json()["partialSuccess"]["rejectedSpans"] == "1"  # the span that is a number
+    assert client.post("/v1/traces", json={"resourceSpans": 5}).status_code == 400

@@ -120,16 +120,17 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
     spans: list[tuple[dict[str, Any], dict[str, Any]]] = []
     bad: list[str] = []
     n = 0
-    for rs in export.get("resourceSpans") or []:
+    for rs in _items(export.get("resourceSpans")):
         rs = rs if isinstance(rs, dict) else {}
         found = rs.get("resource")
         resource: dict[str, Any] = found if isinstance(found, dict) else {}
-        for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
-            for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
+        for ss in _items(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans")):
+            for span in _items(ss.get("spans") if isinstance(ss, dict) else None):
                 n += 1
                 tid = span.get("traceId") if isinstance(span, dict) else None
                 if not isinstance(tid, str) or not tid.strip():
-                    bad.append(f"span {n}: no traceId")
+                    bad.append(f"span {n}: no traceId" if isinstance(span, dict)
+                               else f"span {n}: not an object")
                     continue
                 clean = dict(span)
                 for key in _ID_KEYS:
@@ -138,3 +139,7 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
                 spans.append((clean, resource))
     return spans, bad
 
+
+def _items(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no items (a malformed export gives what it can)."""
+    return value if isinstance(value, list) else []

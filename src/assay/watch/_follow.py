@@ -50,6 +50,7 @@ class FileFollower:
         self.key = str(self.path.resolve())
         self.spool = spool
         self.bad_lines = 0
+        self.log_lines = 0  # OTLP log exports passed over (said once)
         self.bad_spans = 0
         self.spans = 0
 
@@ -78,11 +79,17 @@ class FileFollower:
                 export = json.loads(line)
             except ValueError as e:
                 export = f"not JSON ({e})"
-            if not isinstance(export, dict):
+            if isinstance(export, dict) and isinstance(export.get("resourceLogs"), list):
+                if not self.log_lines:
+                    log.warning("%s: OTLP log records are left out (assay watch reads traces; "
+                                "`assay run FILE` reads GenAI events sent as logs)", self.path)
+                self.log_lines += 1
+                continue
+            if not isinstance(export, dict) or not isinstance(export.get("resourceSpans"), list):
+                export = export if isinstance(export, str) else "no resourceSpans list"
                 self.bad_lines += 1
                 log.warning("%s: a line after byte %d is not an OTLP JSON export (%s); left "
-                            "out", self.path, offset, export if isinstance(export, str)
-                            else "not an object")
+                            "out", self.path, offset, export)
                 continue
             found, bad = spans_of(export)
             spans.extend(found)

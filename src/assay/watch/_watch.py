@@ -123,7 +123,8 @@ class Watcher:
                 "open_traces": len(self.spool.unfinished()), "queued": self._queue.qsize(),
                 "scoring": len(self._in_flight), "spool": self.spool.states(),
                 "skip_reasons": self.spool.skip_reasons(),
-                "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines}
+                "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines,
+                                          "bad_spans": f.bad_spans}
                              for f in self.followers},
                 **self.hooks.status()}
 
@@ -176,11 +177,14 @@ class Watcher:
         while True:
             try:
                 if not self.backlog_full():  # a full backlog: the file waits, as exporters do
+                    bad_before = follower.bad_spans
                     self.counts["spans"] += follower.poll()
+                    self.counts["bad_spans"] += follower.bad_spans - bad_before
             except OSError as e:
                 log.warning("%s could not be read: %s", follower.path, e)
-            except Exception:  # a bug must not stop the watch: said, then tried again
-                log.exception("following %s failed", follower.path)
+            except Exception as e:  # noqa: BLE001 - a bug must not stop the watch: said, tried again
+                log.error("following %s failed (%s: %s); trying again", follower.path,
+                          type(e).__name__, e)
             await asyncio.sleep(_TICK * 2)
 
     async def _assemble(self) -> None:
