@@ -72,7 +72,9 @@ class FileFollower:
         if end < 0:
             return 0  # a partial line: wait for the rest
         spans = []
-        for number, line in enumerate(data[:end].split(b"\n"), start=1):
+        at = offset  # the byte where each line starts
+        for line in data[:end].split(b"\n"):
+            start, at = at, at + len(line) + 1
             if not line.strip():
                 continue
             try:
@@ -88,8 +90,8 @@ class FileFollower:
             if not isinstance(export, dict) or not isinstance(export.get("resourceSpans"), list):
                 export = export if isinstance(export, str) else "no resourceSpans list"
                 self.bad_lines += 1
-                log.warning("%s: a line after byte %d is not an OTLP JSON export (%s); left "
-                            "out", self.path, offset, export)
+                log.warning("%s: the line at byte %d is not an OTLP JSON export (%s); left "
+                            "out", self.path, start, export)
                 continue
             found, bad = spans_of(export)
             spans.extend(found)
