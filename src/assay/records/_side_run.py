@@ -74,10 +74,9 @@ def check_resume_files(existing: Sequence[Path], *, rows: Path, manifest_path: P
         return
     if not resume:
         raise ConfigError(f"{rows} already holds {words.holds} "
-                          f"({', '.join(p.name for p in existing)}). assay does not replace an "
-                          f"earlier run silently. Fix: {option('resume', True)} to continue "
-                          f"that run, {option('overwrite', True)} to replace it, or another "
-                          "output file.")
+                          f"({', '.join(p.name for p in existing)}). assay does not overwrite "
+                          f"it silently. Fix: {option('resume', True)} to continue it, "
+                          f"{option('overwrite', True)} to replace it, or another output file.")
     try:
         earlier = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
