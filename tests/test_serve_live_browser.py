@@ -37,6 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 def test_the_live_page_shows_charts_flagged_rows_alerts_and_updates_itself(
         driver: Any, server: dict[str, Any], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
@@ -82,12 +83,23 @@ def test_the_live_page_shows_charts_flagged_rows_alerts_and_updates_itself(
     _wait(driver, ec.presence_of_element_located((By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')),
           "the page with its reload")
     fill(store, rid, [1, 1, 1, 1, 1], start=16)
-    WebDriverWait(driver, RELOAD_WAIT, poll_frequency=0.2).until(
-        lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, "#flagged a.row-link")][:1]
-        == ["trace-020"], message="the page to reload with the new rows")
-    series = driver.find_elements(By.CSS_SELECTOR, "#over-time svg polyline.series")
-    assert {len(s.get_dom_attribute("points").split()) for s in series} == {21}
-    assert "ALERT groundedness" in driver.find_element(By.CSS_SELECTOR, "#alerts li").text
+
+    def reloaded(d: Any) -> Any:
+        """What the page shows once it reloaded with the new rows, read in one go (a read
+        that meets the next reload is stale: the wait asks again)."""
+        flagged = [a.text for a in d.find_elements(By.CSS_SELECTOR, "#flagged a.row-link")]
+        if flagged[:1] != ["trace-020"]:
+            return False
+        series = d.find_elements(By.CSS_SELECTOR, "#over-time svg polyline.series")
+        return ({len(s.get_dom_attribute("points").split()) for s in series},
+                d.find_element(By.CSS_SELECTOR, "#alerts li").text)
+
+    points, alert = WebDriverWait(
+        driver, RELOAD_WAIT, poll_frequency=0.2,
+        ignored_exceptions=(StaleElementReferenceException,)).until(
+        reloaded, message="the page to reload with the new rows")
+    assert points == {21}
+    assert "ALERT groundedness" in alert
 
     # once the run stops, the page says so and reloads no more
     store.mark_interrupted(rid)
