@@ -1,6 +1,6 @@
 """What a watch adds to a scored record, and reads from it: the ``"watch"`` entry's times
 (ISO 8601 UTC with milliseconds), the failed judge call behind an unscored result; and its
-status line.
+status line, with the skipped traces counted by reason.
 
 Example:
     >>> iso(0.25)
@@ -9,13 +9,19 @@ Example:
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from ..records import is_call_failure
 
-__all__ = ["call_failed", "iso", "short_id", "status_line"]
+__all__ = ["call_failed", "iso", "short_id", "short_reason", "skipped_text", "status_line"]
+
+#: Skip reasons named on the status line at most (the others are counted together).
+STATUS_REASONS = 3
+_SHORT_REASON = 60
 
 
 def iso(seconds: float) -> str:
@@ -47,19 +53,52 @@ def call_failed(result: Any) -> str | None:
 
 
 def status_line(status: Mapping[str, Any]) -> str:
-    """The status line of a watch's status (``GET /v1/status``).
+    """The status line of a watch's status (``GET /v1/status``): the skipped traces with
+    their most common reasons, short (:func:`skipped_text`).
 
     Example:
         >>> status_line({"spans": 8, "traces": 4, "scored": 3, "skipped": 1,
+        ...              "skip_reasons": {"sampled out (sample)": 1},
         ...              "backlog_spans": 0, "scoring": 0, "failed_rows": 0, "bad_spans": 2})
-        'watch: 8 spans received, 4 traces finished: 3 scored, 1 skipped; backlog 0 spans, 0 scoring, 2 bad spans'
+        'watch: 8 spans received, 4 traces finished: 3 scored, 1 skipped (1 sampled out); backlog 0 spans, 0 scoring, 2 bad spans'
     """
     s = status
     return (f"watch: {s['spans']} spans received, {s['traces']} traces finished: "
-            f"{s['scored']} scored, {s['skipped']} skipped; backlog {s['backlog_spans']} spans, "
-            f"{s['scoring']} scoring"
+            f"{s['scored']} scored, {skipped_text(s['skipped'], s.get('skip_reasons') or {})}; "
+            f"backlog {s['backlog_spans']} spans, {s['scoring']} scoring"
             + (f", {s['failed_rows']} rows with failed judge calls" if s["failed_rows"] else "")
             + (f", {s['bad_spans']} bad spans" if s["bad_spans"] else ""))
+
+
+def short_reason(reason: str) -> str:
+    """A skip reason as the status line names it: before its fix and its parenthesis, cut
+    to 60 characters.
+
+    Example:
+        >>> short_reason("no user message in the trace's chat spans. Fix: record them.")
+        "no user message in the trace's chat spans"
+        >>> short_reason("filtered out (filter)")
+        'filtered out'
+    """
+    text = re.split(r"\.? Fix: ", reason, maxsplit=1)[0]
+    text = text.split(" (", 1)[0].rstrip(".") or reason
+    return text if len(text) <= _SHORT_REASON else text[:_SHORT_REASON - 1] + "…"
+
+
+def skipped_text(total: int, reasons: Mapping[str, int]) -> str:
+    """``N skipped`` with the most common of ``reasons`` (counts by reason), short; traces
+    of the other reasons are counted together.
+
+    Example:
+        >>> skipped_text(0, {}), skipped_text(8, {"a": 1, "b": 5, "c": 1, "d": 1})
+        ('0 skipped', '8 skipped (5 b, 1 a, 1 c, 1 other)')
+    """
+    ranked = Counter(reasons).most_common(STATUS_REASONS)
+    parts = [f"{n} {short_reason(r)}" for r, n in ranked]
+    other = total - sum(n for _, n in ranked)
+    if other > 0 and parts:
+        parts.append(f"{other} other")
+    return f"{total} skipped" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def short_id(trace_id: str) -> str:

@@ -19,6 +19,7 @@ from ..errors import ConfigError, option
 from ..records import RunRecorder, open_run_store
 from ..run import StreamScorer
 from ._options import WatchOptions
+from ._skips import SkipTally
 from ._spool import Spool
 
 __all__ = ["WatchRecording"]
@@ -100,27 +101,32 @@ class WatchRecording:
         if alerts is not None:
             self.store.update_summary(self.run_id, {"alerts": alerts})
 
-    def live_summary(self, counts: Mapping[str, int]) -> dict[str, Any]:
+    def live_summary(self, counts: Mapping[str, int], skips: SkipTally) -> dict[str, Any]:
         """The parts of the summary that change while the watch runs: the metrics' aggregates,
-        the rows so far, the judge's usage and the watch's counts."""
+        the rows so far, the judge's usage, the watch's counts and the run's skipped
+        traces."""
         summary = self.scorer.summary(complete=False)
         keep = ("rows", "rows_done", "metrics", "elapsed_s", "judge", "embeddings",
                 "failures", "injection")
-        return {**{k: summary[k] for k in keep if k in summary}, "watch": dict(counts)}
+        return {**{k: summary[k] for k in keep if k in summary},
+                "watch": {**counts, "skip_reasons": dict(skips.now.most_common()),
+                          "skips": skips.summary()}}
 
     def update_summary(self, extra: Mapping[str, Any]) -> None:
         """Merge ``extra`` into the stored run's summary."""
         self.store.update_summary(self.run_id, extra)
 
-    def finish(self, counts: Mapping[str, int], spool: Spool,
-               alerts: list[dict[str, Any]]) -> dict[str, Any]:
+    def finish(self, counts: Mapping[str, int], spool: Spool, alerts: list[dict[str, Any]],
+               skips: SkipTally) -> dict[str, Any]:
         """Finish the run: ``complete`` when no trace is left to score, else ``interrupted``
-        (a restart resumes it). The summary, with the watch's counts."""
+        (a restart resumes it). The summary, with the watch's counts (this process's) and
+        the run's skipped traces (``skips``)."""
         complete = not spool.unfinished()
         summary = self.scorer.summary(complete=complete)
         summary["watch"] = {**counts, "spool": spool.states(),
-                            "skip_reasons": spool.skip_reasons(), "unfinished_traces":
-                            len(spool.unfinished())}
+                            "skip_reasons": dict(skips.now.most_common()),
+                            "skips": skips.summary(),
+                            "unfinished_traces": len(spool.unfinished())}
         summary["alerts"] = alerts
         summary["run_id"] = self.run_id
         try:

@@ -9,7 +9,8 @@ committed write survives a crash or ``kill -9`` (and a power cut). Tables:
   the store), and a span arriving after that (late) is counted, not kept;
 - ``traces``: one row per trace with its state: ``open`` (spans arriving), ``scored`` (its row
   is committed to the store), ``skipped`` (no row, with the reason: sampled out, filtered
-  out, not a conversation); these small rows stay, so a trace is never scored twice;
+  out, not a conversation, and the run it was skipped in); these small rows stay, so a trace
+  is never scored twice;
 - ``offsets``: how far each followed file was read;
 - ``meta``: the watch's run id in the store (a restart resumes it).
 
@@ -88,6 +89,8 @@ class Spool:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_SCHEMA)
+        if "run_id" not in {c[1] for c in self.db.execute("PRAGMA table_info(traces)")}:
+            self.db.execute("ALTER TABLE traces ADD COLUMN run_id TEXT")  # a spool of before
         self._open: dict[str, OpenTrace] = {}
         for tid, n, last, root, root_id, ended in self.db.execute(
                 "SELECT t.trace_id, (SELECT count(*) FROM spans s WHERE s.trace_id = t.trace_id),"
@@ -177,14 +180,16 @@ class Spool:
         return {"resourceSpans": [{"resource": json.loads(res), "scopeSpans": [{"spans": spans}]}
                                   for res, spans in groups.items()]}
 
-    def mark_done(self, trace_ids: Iterable[str], state: str, reason: str | None = None) -> None:
+    def mark_done(self, trace_ids: Iterable[str], state: str, reason: str | None = None, *,
+                  run_id: str | None = None) -> None:
         """Record traces as ``scored`` (their rows are committed to the store) or ``skipped``
-        (with the reason), in one durable transaction."""
+        (with the reason, in run ``run_id``), in one durable transaction."""
         ids = list(trace_ids)
         now = time.time()
         with self._transaction():
-            self.db.executemany("UPDATE traces SET state = ?, reason = ?, done = ? "
-                                "WHERE trace_id = ?", [(state, reason, now, t) for t in ids])
+            self.db.executemany("UPDATE traces SET state = ?, reason = ?, done = ?, run_id = ? "
+                                "WHERE trace_id = ?",
+                                [(state, reason, now, run_id, t) for t in ids])
             self.db.executemany("DELETE FROM spans WHERE trace_id = ?", [(t,) for t in ids])
         for tid in ids:
             self._open.pop(tid, None)
@@ -198,6 +203,19 @@ class Spool:
         return dict(self.db.execute(
             "SELECT reason, count(*) AS n FROM traces WHERE state = 'skipped' GROUP BY reason "
             "ORDER BY n DESC LIMIT ?", (limit,)))
+
+    def skipped_in_run(self, run_id: str, latest: int) -> list[tuple[str, int, list[str]]]:
+        """The traces skipped in run ``run_id``: ``(reason, count, the latest ids of up to
+        ``latest``, newest first)`` per reason, most common first."""
+        ids: dict[str, list[str]] = {}
+        for reason, tid in self.db.execute(
+                "SELECT reason, trace_id FROM (SELECT reason, trace_id, row_number() OVER "
+                "(PARTITION BY reason ORDER BY done DESC, rowid DESC) AS k FROM traces WHERE "
+                "state = 'skipped' AND run_id = ?) WHERE k <= ?", (run_id, latest)):
+            ids.setdefault(str(reason), []).append(str(tid))
+        return [(str(reason), int(n), ids.get(str(reason), [])) for reason, n in self.db.execute(
+            "SELECT reason, count(*) AS n FROM traces WHERE state = 'skipped' AND run_id = ? "
+            "GROUP BY reason ORDER BY n DESC, reason", (run_id,))]
 
     def get_meta(self, key: str) -> str | None:
         found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

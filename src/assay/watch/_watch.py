@@ -26,7 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .._secrets import remember_secret
+from .._secrets import mask_secrets, remember_secret
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
@@ -37,6 +37,7 @@ from ._hooks import Hooks
 from ._options import WatchOptions
 from ._recording import WatchRecording
 from ._select import parse_filter, sampled
+from ._skips import LATEST_IDS, SkipTally
 from ._spool import Spool
 
 __all__ = ["Watcher"]
@@ -72,6 +73,7 @@ class Watcher:
                                        embeddings=options.embeddings, scoring=options.scoring,
                                        judging=options.judging)
             self.recording = WatchRecording(options, self.spool, self.scorer)
+            self.skips = SkipTally(self.spool.skipped_in_run(self.recording.run_id, LATEST_IDS))
             self.hooks.resume(self.recording.previous_alerts, self.recording.recent)
         except BaseException:
             self.spool.close()
@@ -122,7 +124,7 @@ class Watcher:
                 **self.counts, "backlog_spans": self.spool.backlog,
                 "open_traces": len(self.spool.unfinished()), "queued": self._queue.qsize(),
                 "scoring": len(self._in_flight), "spool": self.spool.states(),
-                "skip_reasons": self.spool.skip_reasons(),
+                "skip_reasons": dict(self.skips.now.most_common()),
                 "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines,
                                           "bad_spans": f.bad_spans}
                              for f in self.followers},
@@ -169,7 +171,8 @@ class Watcher:
             try:
                 await self._commit_now()
             finally:
-                summary = self.recording.finish(self.counts, self.spool, self.hooks.alerts)
+                summary = self.recording.finish(self.counts, self.spool, self.hooks.alerts,
+                                                self.skips)
                 self.spool.close()
         return summary
 
@@ -227,7 +230,9 @@ class Watcher:
 
     def _skip(self, trace_id: str, why: str) -> None:
         self.counts["skipped"] += 1
-        self.spool.mark_done([trace_id], "skipped", why)
+        self.spool.mark_done([trace_id], "skipped", why, run_id=self.recording.run_id)
+        self.skips.add(trace_id, why)
+        self._live_dirty = True  # the live summary says it too
 
     async def _score(self) -> None:
         """Score queued rows until the stop; a judge that stopped is replaced after a pause
@@ -307,13 +312,15 @@ class Watcher:
             self._live_dirty = self._live_dirty or bool(marks)
         if self._live_dirty and time.monotonic() - self._live_at >= LIVE_SUMMARY_EVERY:
             self._live_at, self._live_dirty = time.monotonic(), False
-            live = self.recording.live_summary(self.counts)  # here: the tally is not shared
+            live = self.recording.live_summary(self.counts, self.skips)  # here: not shared
             await asyncio.to_thread(self.recording.update_summary, live)
 
     async def _status_lines(self) -> None:
         """A status line every ``status_every`` seconds while anything changes (an idle
-        watch stays quiet)."""
+        watch stays quiet); under it, once, each new reason traces were skipped for, whole
+        (with its fix)."""
         last: dict[str, int] = {}
+        said: set[str] = set()
         while True:
             await asyncio.sleep(self.options.status_every)
             s = self.status()
@@ -322,3 +329,7 @@ class Watcher:
                 continue
             last = now
             print(status_line(s), file=sys.stderr, flush=True)  # progress, not a warning
+            for reason, n in s["skip_reasons"].items():
+                if reason not in said:
+                    said.add(reason)
+                    print(f"  skipped {n}: {mask_secrets(reason)}", file=sys.stderr, flush=True)
