@@ -21,6 +21,7 @@ from rich.text import Text
 
 from ..errors import AssayError
 from ..records import stored_run_ref
+from ..report import skipped_traces
 from ..store import FORMATS, RunInfo, Store, open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption
@@ -151,9 +152,50 @@ def show_cmd(run: RunArgument, json_: JsonOption = False, store: StoreOption = N
     console.print(facts)
     if info.summary and info.summary.get("metrics"):
         print_summary(info.summary)
+    _print_skipped(info)
     if info.status != "complete":
-        err.print(f"[yellow]this run is {escape(info.status)}[/yellow]: rerun its `assay run` "
-                  "with --resume (same --out) to finish it.", highlight=False)
+        err.print(f"[yellow]this run is {escape(info.status)}[/yellow]: {_unfinished(info)}",
+                  highlight=False)
+
+
+def _print_skipped(info: RunInfo) -> None:
+    """A watch run's skipped traces: how many, and each reason (with its fix) and count."""
+    found = skipped_traces(info.summary)
+    if found is None:
+        return
+    err.print(f"[yellow]{found.total} trace{'s' if found.total != 1 else ''} skipped[/yellow] "
+              "by the watch (no row: not scored, not among the rows stored):", highlight=False)
+    for r in found.reasons:
+        latest = f" (latest {', '.join(r.latest[:3])})" if r.latest else ""
+        err.print(f"  skipped {r.count}{escape(latest)}: {escape(r.reason)}", highlight=False)
+    if found.unlisted:
+        err.print(f"  skipped {found.unlisted}: other reasons", highlight=False)
+
+
+def _unfinished(info: RunInfo) -> str:
+    """What a run that is not complete is, and how to finish it.
+
+    Example:
+        >>> from assay.store import RunInfo
+        >>> info = RunInfo(id="r1", name=None, kind="watch", tags=[], created="", status="running",
+        ...     dataset=None, dataset_sha256=None, metrics={}, prompt_sha256={}, judge=None,
+        ...     settings={}, tokens={}, timings={}, assay_version="", summary=None, rows=0,
+        ...     owner="host:42", heartbeat="2026-12-07T17:00:00Z")
+        >>> _unfinished(info)[:52]
+        'live: `assay watch` (process host:42, last write 2026'
+    """
+    who = f"process {info.owner or 'unknown'}, last write {info.heartbeat or 'unknown'}"
+    if info.kind == "watch" and info.status == "running":
+        return (f"live: `assay watch` ({who}) scores traces into it as they arrive; "
+                f"`assay serve` shows it live (/runs/{info.id}/live). Stop the watch "
+                "(Ctrl-C) to finish it.")
+    if info.kind == "watch":
+        return ("its `assay watch` stopped (or died) with traces left in its spool: run the "
+                "same `assay watch` command again (same --spool, --store, metrics and judge) "
+                "to score them into this run.")
+    if info.status == "running":
+        return f"still being written ({who}): wait for it to finish, then show it again."
+    return "rerun its `assay run` with --resume (same --out) to finish it."
 
 
 def export_cmd(

@@ -44,6 +44,7 @@ from ._model import (
 )
 from ._render import language_mark, render_report
 from ._row import metric_views, row_input_parts
+from ._skipped import SkippedTraces, SkipReason, skipped_traces
 from ._source import SOURCE_FIELD, SOURCE_KEYS, evidence_texts, marked_parts, source_spans
 from ._stats import MetricStats, Pager, RunStats
 from ._trajectory import (
@@ -56,11 +57,13 @@ from ._trajectory import (
 from ._turn_results import TurnResult, turn_results
 
 __all__ = ["MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "ConversationView",
-           "Fact", "MetricStats", "Pager", "RunStats", "ToolCallView", "TrajectoryStep",
+           "Fact", "MetricStats", "Pager", "RunStats", "SkipReason", "SkippedTraces",
+           "ToolCallView", "TrajectoryStep",
            "TrajectoryView", "TurnBubble", "TurnResult", "calibration_of", "call_findings",
            "conversation_facts", "conversation_view", "detail_items", "evidence_texts",
            "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view",
            "language_mark", "load_calibration", "load_inputs", "marked_parts", "metric_names",
            "metric_views",
-           "pretty_json", "render_report", "row_input_parts", "scale_of", "source_spans",
+           "pretty_json", "render_report", "row_input_parts", "scale_of", "skipped_traces",
+           "source_spans",
            "template_environment", "trajectory_view", "turn_results", "value_css", "value_of"]

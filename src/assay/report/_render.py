@@ -47,6 +47,7 @@ from ._model import (
     value_of,
 )
 from ._row import metric_views, row_input_parts
+from ._skipped import skipped_traces
 from ._stats import MetricStats, Pager, RunStats
 
 __all__ = ["render_report"]
@@ -160,6 +161,8 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "elapsed": summary.get("elapsed_s"),
         "lang": summary.get("lang"),
         "skipped": [str(s) for s in summary.get("skipped") or []],
+        "kind": run.meta.get("kind"), "status": run.meta.get("status"),
+        "skipped_traces": skipped_traces(summary),  # a watch's traces that gave no row
         "notes": summary_notes(summary),  # each metric family's lines (safety, diagnosis)
         "injection": _injection_line(summary.get("injection")),
         "injection_language": unknown_language_line(summary.get("injection")),

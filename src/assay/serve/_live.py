@@ -1,6 +1,7 @@
 """The live page of a watch run, ``/runs/{run}/live``: each metric's rolling mean over time
 (inline SVG charts with the same figures as a table), the latest flagged rows (newest first,
-each linking to its page), and the run's alerts (newest first).
+each linking to its page), the run's alerts (newest first), and the traces the watch skipped
+(no row: counted by reason, each reason with its fix, as the run's summary has them).
 
 While the run is live (status ``running``: its ``assay watch`` process still beats its
 heartbeat, see ``assay.store``), the page reloads itself every ``LIVE_REFRESH_S`` seconds with
@@ -33,6 +34,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from ..report import skipped_traces
 from ._live_view import heartbeat_age, live_view
 from ._params import ParamError, number
 from ._site import SiteBase, check_params
@@ -86,6 +88,7 @@ def live_endpoint(site: SiteBase) -> Callable[[Request], Response]:
         return site.page("live.html.j2", title=title,
                          crumbs=(("All runs", "/"), (f"Run {info.id}", f"/runs/{info.id}")),
                          run=info, view=view, live=live, refresh=LIVE_REFRESH_S if live else None,
+                         skipped=skipped_traces(info.summary),
                          heartbeat_age=None if age is None else max(int(age), 0),
                          shown_from=offset + 1)
 
