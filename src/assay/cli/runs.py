@@ -176,13 +176,17 @@ def _unfinished(info: RunInfo) -> str:
     """What a run that is not complete is, and how to finish it.
 
     Example:
+        >>> from dataclasses import replace
         >>> from assay.store import RunInfo
-        >>> info = RunInfo(id="r1", name=None, kind="watch", tags=[], created="", status="running",
+        >>> info = RunInfo(id="r1", name=None, kind="watch", tags=[], created="",
+        ...     status="running",
         ...     dataset=None, dataset_sha256=None, metrics={}, prompt_sha256={}, judge=None,
         ...     settings={}, tokens={}, timings={}, assay_version="", summary=None, rows=0,
         ...     owner="host:42", heartbeat="2026-12-07T17:00:00Z")
-        >>> _unfinished(info)[:52]
-        'live: `assay watch` (process host:42, last write 2026'
+        >>> _unfinished(info).split(";")[0]
+        'live: `assay watch` (process host:42, last write 2026-12-07T17:00:00Z) scores traces into it as they arrive'
+        >>> _unfinished(replace(info, status="interrupted"))[:44]
+        'its `assay watch` stopped (or died) with tra'
     """
     who = f"process {info.owner or 'unknown'}, last write {info.heartbeat or 'unknown'}"
     if info.kind == "watch" and info.status == "running":
