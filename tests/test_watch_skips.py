@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -194,3 +195,15 @@ def test_a_run_counts_its_own_skipped_traces_across_a_restart_and_no_others(
     assert later["run_id"] != first["run_id"]
     assert later["watch"]["skips"]["total"] == 1
     assert list(later["watch"]["skip_reasons"].values()) == [1]
+
+
+def test_a_reason_of_its_own_per_trace_keeps_the_tally_bounded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.watch._skips as skips
+
+    monkeypatch.setattr(skips, "MAX_REASONS", 3)
+    tally = skips.SkipTally()
+    for i in range(10):
+        tally.add(tid(i), f"the trace could not be read: KeyError: {i}")
+    assert len(tally.run) == 4 and tally.run[skips.OTHER] == 7
+    assert tally.summary()["total"] == 10 and sum(tally.reasons_now().values()) == 10

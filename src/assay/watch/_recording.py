@@ -109,7 +109,7 @@ class WatchRecording:
         keep = ("rows", "rows_done", "metrics", "elapsed_s", "judge", "embeddings",
                 "failures", "injection")
         return {**{k: summary[k] for k in keep if k in summary},
-                "watch": {**counts, "skip_reasons": dict(skips.now.most_common()),
+                "watch": {**counts, "skip_reasons": skips.reasons_now(),
                           "skips": skips.summary()}}
 
     def update_summary(self, extra: Mapping[str, Any]) -> None:
@@ -124,7 +124,7 @@ class WatchRecording:
         complete = not spool.unfinished()
         summary = self.scorer.summary(complete=complete)
         summary["watch"] = {**counts, "spool": spool.states(),
-                            "skip_reasons": dict(skips.now.most_common()),
+                            "skip_reasons": skips.reasons_now(),
                             "skips": skips.summary(),
                             "unfinished_traces": len(spool.unfinished())}
         summary["alerts"] = alerts

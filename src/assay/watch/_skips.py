@@ -26,12 +26,17 @@ from typing import Any
 
 from ._entry import short_id
 
-__all__ = ["LATEST_IDS", "REASONS_KEPT", "SkipTally"]
+__all__ = ["LATEST_IDS", "MAX_REASONS", "OTHER", "REASONS_KEPT", "SkipTally"]
 
 #: Trace ids kept per reason in the run's summary (the latest).
 LATEST_IDS = 20
-#: Reasons listed in the run's summary at most (the most common; the rest are counted).
+#: Reasons listed in the run's summary and the status at most (the most common; the traces
+#: of the others are in the total).
 REASONS_KEPT = 20
+#: Distinct reasons tallied at most (a reason holding a trace's own text could make every
+#: trace's differ): the traces of any further reason are tallied under :data:`OTHER`.
+MAX_REASONS = 1000
+OTHER = f"other reasons (more than {MAX_REASONS} distinct)"
 
 
 class SkipTally:
@@ -44,14 +49,23 @@ class SkipTally:
         self.run: Counter[str] = Counter()
         self.latest: dict[str, deque[str]] = {}
         for reason, count, ids in earlier or []:
-            self.run[reason] += count
-            self.latest[reason] = deque(reversed(ids), maxlen=LATEST_IDS)
+            key = self._key(reason)
+            self.run[key] += count
+            self.latest.setdefault(key, deque(maxlen=LATEST_IDS)).extend(reversed(ids))
+
+    def _key(self, reason: str) -> str:
+        return reason if reason in self.run or len(self.run) < MAX_REASONS else OTHER
 
     def add(self, trace_id: str, reason: str) -> None:
         """Count one skipped trace."""
-        self.now[reason] += 1
-        self.run[reason] += 1
-        self.latest.setdefault(reason, deque(maxlen=LATEST_IDS)).append(trace_id)
+        key = self._key(reason)
+        self.now[key] += 1
+        self.run[key] += 1
+        self.latest.setdefault(key, deque(maxlen=LATEST_IDS)).append(trace_id)
+
+    def reasons_now(self) -> dict[str, int]:
+        """This process's skips: the :data:`REASONS_KEPT` most common reasons, counted."""
+        return dict(self.now.most_common(REASONS_KEPT))
 
     def summary(self) -> dict[str, Any]:
         """The run's skips as stored in its summary: ``total``, and ``reasons`` (the

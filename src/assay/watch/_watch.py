@@ -124,7 +124,7 @@ class Watcher:
                 **self.counts, "backlog_spans": self.spool.backlog,
                 "open_traces": len(self.spool.unfinished()), "queued": self._queue.qsize(),
                 "scoring": len(self._in_flight), "spool": self.spool.states(),
-                "skip_reasons": dict(self.skips.now.most_common()),
+                "skip_reasons": self.skips.reasons_now(),
                 "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines,
                                           "bad_spans": f.bad_spans}
                              for f in self.followers},
