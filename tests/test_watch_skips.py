@@ -207,3 +207,18 @@ def test_a_reason_of_its_own_per_trace_keeps_the_tally_bounded(
         tally.add(tid(i), f"the trace could not be read: KeyError: {i}")
     assert len(tally.run) == 4 and tally.run[skips.OTHER] == 7
     assert tally.summary()["total"] == 10 and sum(tally.reasons_now().values()) == 10
+
+
+def test_the_live_page_says_when_nothing_was_skipped_and_reads_a_malformed_summary(
+        tmp_path: Path) -> None:
+    with open_store(tmp_path / "runs.sqlite") as store:
+        rid = store.create_run(kind="watch", name="prod")
+        client = TestClient(create_app(store))
+        assert 'id="no-skipped">No trace skipped so far.' in client.get(f"/runs/{rid}/live").text
+        store.update_summary(rid, {"watch": {"skips": {"total": "3", "reasons": [
+            None, {"reason": "sampled out (sample)", "count": 2, "latest": "t1"}]}}})
+        page = client.get(f"/runs/{rid}/live")
+        assert page.status_code == 200
+        assert '<li data-count="2"><b>2</b> sampled out (sample)</li>' in page.text
+        other = store.create_run(kind="run", name="nightly")
+        assert "skipped-traces" not in client.get(f"/runs/{other}/live").text
