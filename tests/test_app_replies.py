@@ -253,3 +253,17 @@ def test_jailbreak_masks_the_key_in_the_transcripts_and_for_the_judge_and_attack
     assert "Here it is: *** (keep it safe)." in said and KEY[:12] not in said
     for path in out.rglob("*.json*"):
         assert KEY[:12] not in path.read_text(), path
+
+
+def test_an_agent_that_calls_sys_exit_leaves_the_row_with_a_failure(
+        module: Callable[[str], str]) -> None:
+    """`assay run --target` too: the row's entry holds the failure (the process ended)."""
+    import asyncio
+
+    from assay.agents import make_agent
+    from assay.data import rows_from_records
+
+    target = f"python:{module(_app_source('exit'))}:app"
+    row = rows_from_records([{"id": "r", "messages": [{"role": "user", "content": "BREAK"}]}])[0]
+    entry = asyncio.run(make_agent(target).complete(row))
+    assert entry["failure"].startswith(f"target call failed: the app {target} called sys.exit(0)")
