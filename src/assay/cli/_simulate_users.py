@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import AssayError
+from ..records import hold_output
 from ..scenarios import DEFAULT_MAX_TURNS, STOP_REASONS, simulate_users
 from ..targets import FailureTally
 from ._errors import exit_on_errors
@@ -47,9 +49,10 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
     than ``max_failed_share`` of the conversations failed."""
     path = out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl"
     hint = f"rerun the same command with --resume to continue (conversations so far are in {path})."
-    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), ExitStack() as held:
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
+        held.enter_context(hold_output(path))  # one process at a time on the file
         result = simulate_users(
             scenarios, target=target, out=path, tools=tools, user_model=user_model,
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
+from ..records import hold_output
 from ._errors import exit_on_errors
 from ._options import TimeoutOption
 
@@ -77,7 +78,7 @@ def generate_cmd(
     kept at all, or a file could not be written; 130 interrupted. What was written is kept: --resume continues.
     """
     hint = f"rerun the same command with --resume to continue (rows so far are in {out})."
-    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), hold_output(out):
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
             overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from rich.markup import escape
 from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import check_judge_spec
+from ..records import hold_output
 from ..redteam import (
     ATTACK_STRATEGIES,
     BUILTIN,
@@ -120,13 +122,14 @@ def jailbreak_cmd(
     kind = "jailbreak" if strategy == "template" else strategy
     out_dir = out or Path("assay-out") / f"{kind}-{safe_name}"
     with exit_on_errors(f"\ninterrupted: the work so far is in {out_dir}; rerun with --resume "
-                        "to continue."):
+                        "to continue."), ExitStack() as held:
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
         _check_strategy(strategy, templates=templates, store=store, attacker=attacker)
         check_judge_spec(judge)
         if attacker is not None:
             check_judge_spec(attacker)
+        held.enter_context(hold_output(out_dir, folder=True))  # one process at a time on it
         app = make_target(target, timeout=timeout)
         common: dict[str, Any] = {
             "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +25,7 @@ from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
+from ..records import hold_output
 from ..redteam import (
     BUILTIN,
     injected_attacks,
@@ -139,11 +141,12 @@ def simulate_cmd(
     name = "builtin" if seeds == BUILTIN else Path(seeds).stem
     path = out or Path("assay-out") / f"simulate-{name}{'-injected' if inject else ''}.jsonl"
     with exit_on_errors(f"\ninterrupted: conversations so far are in {path}; rerun with "
-                        "--resume to continue."):
+                        "--resume to continue."), ExitStack() as held:
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
         if templates and not inject:
             raise AssayError("--templates needs --inject. Add --inject, or drop --templates.")
+        held.enter_context(hold_output(path))  # one process at a time on the file
         if path.exists() and not (resume or overwrite):
             raise AssayError(f"{path} already holds conversations. assay does not overwrite "
                              "them silently. Fix: --resume to continue, --overwrite to replace "

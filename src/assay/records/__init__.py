@@ -25,7 +25,7 @@ from ._interval import (
 )
 from ._load import RunData, load_run, load_run_dir, stored_run_ref
 from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
-from ._outdir import OutputClaim, lock_output
+from ._outdir import OutputClaim, hold_output, lock_output
 from ._progress import RowProgress
 from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
 from ._results import (
@@ -67,6 +67,7 @@ __all__ = [
     "call_failures",
     "check_resume_files",
     "file_sha256",
+    "hold_output",
     "is_call_failure",
     "judge_spec_of",
     "kept_results",

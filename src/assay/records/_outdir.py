@@ -10,6 +10,9 @@
   metrics or judge differ is refused, naming each difference.
 * A folder that already holds a run is never overwritten silently: a new run there needs
   ``resume`` (continue it) or ``overwrite`` (replace it).
+* The commands that make data (``assay generate``, ``simulate``, ``jailbreak``) hold their
+  output with the same lock for as long as they write it (:func:`hold_output`): a folder by its
+  ``.assay.lock``, a file ``FILE.jsonl`` by ``.FILE.jsonl.lock`` beside it.
 
 Example:
     >>> import tempfile, pathlib
@@ -33,7 +36,8 @@ import json
 import os
 import socket
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
@@ -48,7 +52,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no advisory locks, the manifest still guards
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK_NAME", "OutputClaim", "claim_output", "lock_output"]
+__all__ = ["LOCK_NAME", "OutputClaim", "claim_output", "hold_output", "lock_output"]
 
 LOCK_NAME = ".assay.lock"
 #: Files a run writes into its folder: any of them means the folder holds a run.
@@ -147,22 +151,75 @@ def lock_output(folder: str | Path) -> OutputClaim:
     """
     folder = Path(folder)
     created = not folder.exists()
+    return OutputClaim(folder, _take(folder, folder / LOCK_NAME, created=created, held=folder),
+                       created=created)
+
+
+@contextmanager
+def hold_output(out: str | Path, *, folder: bool = False) -> Iterator[Path]:
+    """Hold a command's output for the ``with`` block, without waiting: the lock of
+    :func:`lock_output` (a folder's ``.assay.lock``), or for a file ``FILE.jsonl`` (and the
+    side files beside it) ``.FILE.jsonl.lock`` in its folder. Yields the lock file's path.
+    A lock file of a file output that was never written is removed at the end.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "sim.jsonl"
+        >>> with hold_output(out) as lock:
+        ...     try:
+        ...         with hold_output(out):
+        ...             pass
+        ...     except ConfigError as e:
+        ...         print(lock.name, "named:", lock.name in str(e))
+        .sim.jsonl.lock named: True
+
+    Raises:
+        ConfigError: another live process holds it (its PID, host and start are named, with
+            the fix), or it cannot be created or written. The CLI exits 2 on it.
+        OutputError: its disk is full.
+    """
+    if folder:
+        claim = lock_output(out)
+        try:
+            yield Path(out) / LOCK_NAME
+        finally:
+            claim.release()
+        return
+    out = Path(out)
+    lock_path = out.with_name(f".{out.name}.lock")
+    created = not out.parent.exists()
+    lock_file = _take(out.parent, lock_path, created=created, held=out, noun="file")
+    try:
+        yield lock_path
+    finally:
+        if lock_file is not None:
+            if not out.exists():  # nothing written: leave no lock file (or folder) behind
+                with suppress(OSError):
+                    lock_path.unlink()
+                    if created:
+                        out.parent.rmdir()
+            lock_file.close()  # closing the descriptor drops the flock
+
+
+def _take(folder: Path, lock_path: Path, *, created: bool, held: Path, noun: str = "folder"
+          ) -> IO[str] | None:
+    """Create ``folder`` and take the lock ``lock_path`` in it of the output ``held`` (a
+    ``noun``)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        lock_file = _lock(folder)
+        return _lock(lock_path, held=held, noun=noun)
     except PermissionError as e:
         raise ConfigError(f"Cannot write to the output folder {folder}: {e.strerror}. "
                           f"Fix: choose a writable {option('out')} folder.") from None
     except OSError as e:
         if created:  # leave no empty folder behind
             with suppress(OSError):
-                (folder / LOCK_NAME).unlink(missing_ok=True)
+                lock_path.unlink(missing_ok=True)
                 folder.rmdir()
         if e.errno in DISK_FULL:
-            raise write_error(e, "the output folder's lock file", folder / LOCK_NAME) from None
+            raise write_error(e, f"the output {noun}'s lock file", lock_path) from None
         raise ConfigError(f"Cannot use the output folder {folder}: {e}. "
                           f"Fix: choose another {option('out')} folder.") from None
-    return OutputClaim(folder, lock_file, created=created)
 
 
 def claim_output(folder: str | Path, manifest: RunManifest, *, resume: bool,
@@ -222,11 +279,11 @@ def _owner() -> dict[str, Any]:
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
-def _lock(folder: Path) -> IO[str] | None:
-    """Take the folder's lock without waiting; a ConfigError names its holder."""
+def _lock(path: Path, *, held: Path, noun: str) -> IO[str] | None:
+    """Take the lock file ``path`` of the output ``held`` (a folder or a file) without
+    waiting; a ConfigError names its holder."""
     if fcntl is None:  # pragma: no cover
         return None
-    path = folder / LOCK_NAME
     f = path.open("a+", encoding="utf-8")
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -240,9 +297,9 @@ def _lock(folder: Path) -> IO[str] | None:
         except ValueError:
             owner = "another process"
         raise ConfigError(
-            f"{folder} is in use by another assay run ({owner}; lock file {path}). Two runs "
-            "writing one folder would mix their rows. Fix: wait for it to finish, or use "
-            f"{option('out', 'NEW_DIR')}.") from None
+            f"{held} is in use by another assay run ({owner}; lock file {path}). Two runs "
+            f"writing one {noun} would mix their rows. Fix: wait for it to finish, or use "
+            f"{option('out', 'NEW_DIR' if noun == 'folder' else 'NEW_FILE')}.") from None
     f.seek(0)
     f.truncate()
     f.write(json.dumps(_owner()))

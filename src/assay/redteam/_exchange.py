@@ -106,12 +106,13 @@ def conversation(exchanges: list[Exchange]) -> list[dict[str, str]]:
 
 async def ask_app(target: ChatTarget, messages: list[dict[str, str]], *, turn: int,
                   attempts: int = 4) -> str | Failure:
-    """The app's reply to ``messages``, retried on retryable errors; a :class:`Failure` when
-    the call keeps failing (an app's own exception is reported with its type, secrets
-    masked)."""
+    """The app's reply to ``messages`` masked of secrets (the attacker and the scorer are
+    third parties, and the transcript is shared), retried on retryable errors; a
+    :class:`Failure` when the call keeps failing (an app's own exception is reported with
+    its type, secrets masked)."""
     retry = RetryPolicy(max_attempts=attempts)
     try:
-        return await retry.call(lambda: target.reply([dict(m) for m in messages]))
+        return mask_secrets(await retry.call(lambda: target.reply([dict(m) for m in messages])))
     except JudgeError as e:
         return Failure(f"app call failed on turn {turn}: {e}")
     except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why

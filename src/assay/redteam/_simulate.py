@@ -14,6 +14,7 @@ Output rows (JSON Lines, ready for ``assay run``)::
 
 A row whose app call kept failing has ``error`` set and the messages up to the failed turn; the
 safety metrics leave it unscored ("no assistant turn to rate") when it has no reply at all.
+The app's replies are masked of secrets (``***``), as its errors are.
 
 Example:
     >>> from assay.redteam import load_seeds, load_templates
@@ -123,7 +124,8 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                     error = mask_secrets(f"app call failed on turn {turn}: "
                                          f"{type(e).__name__}: {e}")
                     break
-                messages.append({"role": "assistant", "content": reply})
+                # the transcript is shared and rated by a judge: no key the app echoed
+                messages.append({"role": "assistant", "content": mask_secrets(reply)})
                 if turn < turns:
                     messages.append({"role": "user", "content": _follow_up(reply, turn)})
         row = {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,

@@ -11,9 +11,11 @@ the app is stuck, the turns run out, or one side keeps failing.
    conversation as ``max_turns`` instead (the user is asked after the app's last turn all the
    same, so a goal met on the last turn counts as met).
 
-An app call that keeps failing ends it as ``app_failed``, a user-model answer that cannot be
-read twice (or a failed call) as ``user_failed``; both keep the transcript so far and set
-``error`` (masked of secrets).
+An app call that keeps failing, or whose reply assay cannot read (``None``, a number, messages
+of the wrong shape), ends it as ``app_failed``, a user-model answer that cannot be read twice
+(or a failed call) as ``user_failed``; both keep the transcript so far and set ``error``
+(masked of secrets). The app's messages are masked of secrets too before they go into the
+transcript or to the user model (a third party): an app that echoes a key shows ``***``.
 
 Example:
     >>> from assay.scenarios import PERSONAS
@@ -34,6 +36,7 @@ from typing import Any
 from .._secrets import mask_secrets
 from ..agents import AgentRunner
 from ..data import Row, rows_from_records
+from ..errors import ConfigError
 from ..metrics import MetricResult, ScoreContext
 from ..metrics.judge import ask_until_parsed
 from ._personas import pick_persona
@@ -73,7 +76,6 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
     ``max_turns``: the run's, for a scenario that sets none.
 
     Raises:
-        ConfigError: the app returned messages of a shape assay cannot read.
         JudgeStoppedError: the user model failed the same hard way too often in a row.
     """
     started = time.monotonic()
@@ -96,12 +98,12 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             messages.append({"role": "user", "content": move.message})
             user_turns = 1
     while stop is None:
-        entry = await runner.complete(_app_row(scenario, messages))
+        entry = await _app_turn(runner, _app_row(scenario, messages))
         if "failure" in entry:
             error = str(entry["failure"])
             stop = ("app_failed", error)
             break
-        messages += entry["messages"]
+        messages += [_masked_message(m) for m in entry["messages"]]
         if entry.get("note"):
             notes.append(f"user turn {user_turns}: {entry['note']}")
         move = await _ask_user(ctx, scenario, persona, messages)
@@ -143,6 +145,42 @@ def output_row(scenario: Scenario, *, persona: str, max_turns: int,
     row.update(messages=messages, stop_reason=stop[0], stop_detail=stop[1],
                simulation=dict(simulation), error=error)
     return row
+
+
+async def _app_turn(runner: AgentRunner, row: Row) -> dict[str, Any]:
+    """The app's turn on ``row``, or its failure: a reply assay cannot read fails this
+    conversation (as a failed call does), not the whole simulation."""
+    try:
+        return await runner.complete(row)
+    except ConfigError as e:
+        runner.stats.failed += 1
+        return {"target": runner.id, "failure": mask_secrets(f"target call failed: {e}")}
+
+
+def _masked_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An app's message with secrets masked in its text and its tool calls' arguments.
+
+    Example:
+        >>> _masked_message({"role": "assistant", "content": "Your key: sk-proj-a1b2c3d4e5f6",
+        ...                 "tool_calls": [{"id": "c1", "type": "function", "function": {
+        ...                     "name": "f", "arguments": '{"key": "sk-proj-a1b2c3d4e5f6"}'}}]})
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'role': 'assistant', 'content': 'Your key: ***', 'tool_calls': [{'id': 'c1',
+         'type': 'function', 'function': {'name': 'f', 'arguments': '{"key": "***"}'}}]}
+    """
+    out = dict(message)
+    if isinstance(out.get("content"), str):
+        out["content"] = mask_secrets(out["content"])
+    if isinstance(out.get("tool_calls"), list):
+        out["tool_calls"] = [_masked_call(c) for c in out["tool_calls"]]
+    return out
+
+
+def _masked_call(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+        return call
+    return {**call, "function": {**function, "arguments": mask_secrets(function["arguments"])}}
 
 
 def _app_row(scenario: Scenario, messages: list[dict[str, Any]]) -> Row:

@@ -1,27 +1,66 @@
 """``python:package.module:function``: the app under test as a Python callable (sync or async),
 run under its deadline (a plain function in a daemon thread, abandoned at the deadline).
 
+An app that does not give its reply as text (returns ``None``, a number, bytes) or ends the
+call itself (``sys.exit()``, any ``BaseException`` but Ctrl-C) failed that call: a
+:class:`~assay.errors.JudgeError` says why, and the command records the conversation as an
+app failure, as it does for an ``http:`` app that answers HTTP 500.
+
 Example:
     >>> import asyncio
     >>> target = PythonTarget("examples.apps:echo_first_passage")
     >>> asyncio.run(target.answer("Where?", ["Paris is in France."], "en"))
     'Paris is in France.'
+    >>> reply_or_failure(None, "python:m:f")
+    Traceback (most recent call last):
+    ...
+    assay.errors.JudgeError: the app python:m:f returned None, not its reply as text (a str). Fix: return the reply's text.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import os
+import reprlib
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
-from ..errors import ConfigError, option
+from ..errors import ConfigError, JudgeError, option
 from ._kinds import Messages
 
-__all__ = ["PythonTarget", "reply_text", "takes_tools"]
+__all__ = ["PythonTarget", "reply_or_failure", "reply_text", "takes_tools"]
+
+
+def reply_or_failure(value: Any, target: str) -> str:
+    """``value`` if the app returned text, else a JudgeError naming what it returned.
+
+    Example:
+        >>> reply_or_failure("Hi.", "python:m:f")
+        'Hi.'
+        >>> try:
+        ...     reply_or_failure(b"Hi.", "python:m:f")
+        ... except JudgeError as e:
+        ...     print(e)
+        the app python:m:f returned bytes (b'Hi.'), not its reply as text (a str). Fix: return the reply's text.
+    """
+    if isinstance(value, str):
+        return value
+    what = "None" if value is None else f"{type(value).__name__} ({reprlib.repr(value)})"
+    raise JudgeError(f"the app {target} returned {what}, not its reply as text (a str). Fix: "
+                     "return the reply's text.")
+
+
+def _ended(error: BaseException, target: str) -> JudgeError:
+    """The failure of an app that ended the call with ``error`` (not an Exception)."""
+    if isinstance(error, SystemExit):
+        return JudgeError(f"the app {target} called sys.exit({error.code!r}) (SystemExit) "
+                          "instead of returning its reply. Fix: return the reply; an app "
+                          "under test must not end the process.")
+    return JudgeError(f"the app {target} raised {type(error).__name__}: {error}")
 
 
 def reply_text(result: Any) -> str:
@@ -100,14 +139,17 @@ class PythonTarget:
         self.takes_tools = takes_tools(self._fn)
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
-        return str(await self._call(question, passages))
+        return reply_or_failure(await self._call(question, passages), self.id)
 
     async def reply(self, messages: Messages) -> str:
         """The function's reply to ``messages``; an agent (``fn(messages, tools)``) is called
-        with no tools, and the text of its last assistant message is the reply."""
+        with no tools, and the text of its last assistant message is the reply. A reply that
+        is not text is a JudgeError (see :func:`reply_or_failure`)."""
         if not self.takes_tools:
-            return str(await self._call(messages))
-        return reply_text(await self._call(messages, None))
+            return reply_or_failure(await self._call(messages), self.id)
+        result = await self._call(messages, None)
+        return (reply_text(result) if isinstance(result, (dict, list))
+                else reply_or_failure(result, self.id))
 
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> Any:
@@ -120,13 +162,22 @@ class PythonTarget:
 
     async def _call(self, *args: Any) -> Any:
         """``fn(*args)``, awaited when it is async or returns an awaitable, within the
-        deadline; a plain function in a daemon thread."""
+        deadline; a plain function in a daemon thread. An app that ends the call with a
+        ``BaseException`` (``sys.exit()``; Ctrl-C and cancellation excepted) failed it: a
+        JudgeError says so (caught here, before it could end the event loop)."""
         async def call() -> Any:
-            if inspect.iscoroutinefunction(self._fn):
-                result = await self._fn(*args)
-            else:
-                result = await in_daemon_thread(self._fn, *args)
-            return await result if inspect.isawaitable(result) else result
+            try:
+                if inspect.iscoroutinefunction(self._fn):
+                    result = await self._fn(*args)
+                else:
+                    result = await in_daemon_thread(self._fn, *args)
+                return await result if inspect.isawaitable(result) else result
+            except (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit):
+                raise
+            except Exception:
+                raise
+            except BaseException as e:  # noqa: BLE001 - sys.exit() in the app: its failure
+                raise _ended(e, self.id) from None
 
         return await within(self.timeout, call())
 
