@@ -117,25 +117,9 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
         if length.isdigit() and int(length) > intake.max_body:
             intake.rejected("body too large")
             return _error(413, f"the body is over {intake.max_body:,} bytes")
-        claim = budget.claim(int(length) if length.isdigit() else 0)
-        if claim is None:
-            return _busy()
-        received = bytearray()
-        try:
-            async for chunk in request.stream():
-                received += chunk
-                if len(received) > intake.max_body:
-                    intake.rejected("body too large")
-                    return _error(413, f"the body is over {intake.max_body:,} bytes")
-                if not claim.cover(len(received)):
-                    return _busy()
-        except ClientDisconnect:
-            gone(request, len(received))
-            return Response(status_code=400)  # nobody reads it
-        finally:
-            claim.release()  # what is left is decoded before the next await: one at a time
-        body = bytes(received)
-        del received
+        body = await read_body(request, int(length) if length.isdigit() else 0)
+        if isinstance(body, Response):
+            return body
         try:
             if encoding == "gzip":
                 body = gunzip(body, intake.max_body)
@@ -154,12 +138,33 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
                           headers={"Retry-After": str(RETRY_AFTER_S)})
         return _ok(content_type, len(bad), bad[0] if bad else "")
 
+    async def read_body(request: Request, length: int) -> bytes | Response:
+        """The body, held within the budget while it comes; or the answer refusing it."""
+        claim = budget.claim(length)
+        if claim is None:
+            return busy()
+        received = bytearray()
+        try:
+            async for chunk in request.stream():
+                received += chunk
+                if len(received) > intake.max_body:
+                    intake.rejected("body too large")
+                    return _error(413, f"the body is over {intake.max_body:,} bytes")
+                if not claim.cover(len(received)):
+                    return busy()
+        except ClientDisconnect:
+            gone(request, len(received))
+            return Response(status_code=400)  # nobody reads it
+        finally:
+            claim.release()  # the body is decoded before the next await: one at a time
+        return bytes(received)
+
     async def status(request: Request) -> Response:
         if not authorized(request):
             return _error(401, "a valid Authorization: Bearer token is required")
         return JSONResponse({**intake.status(), "receiver": {**budget.status(), **slow}})
 
-    def _busy() -> Response:
+    def busy() -> Response:
         intake.rejected("busy")
         return _error(503, f"{budget.max_bodies} request bodies or {budget.max_bytes:,} bytes "
                            "are being read already; retry later",
