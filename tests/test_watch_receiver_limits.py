@@ -82,7 +82,7 @@ def running_watch(tmp_path: Path, listen: str = "127.0.0.1", **options: Any
     thread.start()
     assert started.wait(30) and "watcher" in held, "the watch did not start"
     lines = Lines()
-    loggers = [logging.getLogger(n) for n in ("assay.watch", "uvicorn.error", "uvicorn")]
+    loggers = [logging.getLogger(n) for n in ("assay.watch", "uvicorn")]  # uvicorn.error: too
     for logger in loggers:
         logger.addHandler(lines)
     try:
