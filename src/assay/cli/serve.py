@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from typing import Annotated
 
@@ -20,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from .._http_host import allowed_host_names, is_loopback
 from ..errors import ConfigError
 from ._errors import exit_on_errors
 from ._options import StoreOption
@@ -27,19 +27,6 @@ from ._options import StoreOption
 __all__ = ["serve"]
 
 err = Console(stderr=True)
-
-#: Host names that reach a server bound to a loopback address.
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
 
 def _url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -75,9 +62,8 @@ def serve(
         except ModuleNotFoundError as e:
             raise ConfigError(f"`assay serve` needs starlette and uvicorn ({e}). Fix: pip "
                               "install 'starlette>=0.37' 'uvicorn>=0.29'.") from None
-        loopback = _is_loopback(host)
-        allowed = list(dict.fromkeys([*LOOPBACK_NAMES, host])) if loopback else None
-        app = create_app(store, allowed_hosts=allowed)
+        loopback = is_loopback(host)
+        app = create_app(store, allowed_hosts=allowed_host_names(host))
         _check_free(host, port)
         typer.echo(f"assay serve: {_url(host, port)} (store {app.state.store.url}); "
                    "Ctrl-C stops it.")

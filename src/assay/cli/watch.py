@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +28,24 @@ __all__ = ["watch_cmd"]
 
 err = Console(stderr=True)
 _SCORING = ScoringOptions()
+
+
+def finite_seconds(value: float) -> float:
+    """A number of seconds as given when it is finite, else a usage error (exit 2): a trace
+    idle for ``nan`` or ``inf`` seconds would stay open for ever.
+
+    Example:
+        >>> finite_seconds(10.0)
+        10.0
+        >>> try:
+        ...     finite_seconds(float("nan"))
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got nan. Must be a finite number of seconds, such as 10.
+    """
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"Got {value}. Must be a finite number of seconds, such as 10.")
+    return value
 
 
 def watch_cmd(
@@ -54,9 +73,11 @@ def watch_cmd(
                          "or a span attribute; resource.KEY / attr.KEY say which; name is "
                          "a span name.")] = None,
     idle: Annotated[float, typer.Option(
+        callback=finite_seconds,
         help="Seconds without a new span after which a trace whose root span never came is "
              "finished.")] = 10.0,
     grace: Annotated[float, typer.Option(
+        callback=finite_seconds,
         help="Seconds after a trace's root span to wait for its late spans.")] = 1.0,
     spool: Annotated[Path, typer.Option(
         help="Spool folder: every accepted span, durably, and the run to resume. One watch "

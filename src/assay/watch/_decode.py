@@ -79,6 +79,8 @@ def decode_export(body: bytes, content_type: str) -> dict[str, Any]:
         export = json.loads(body)
     except (ValueError, UnicodeDecodeError) as e:
         raise DataError([f"the body is not OTLP JSON: {e}"]) from None
+    except RecursionError:
+        raise DataError(["the body is not OTLP JSON: it is nested too deeply"]) from None
     if not isinstance(export, dict) or not isinstance(export.get("resourceSpans", []), list):
         raise DataError([("the body is not an OTLP trace export: expected an object with a "
                           "resourceSpans list")])

@@ -13,12 +13,13 @@ Example:
 
 from __future__ import annotations
 
-import ipaddress
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._http_host import is_loopback
 from ..errors import ConfigError, option
 from ..run import JudgeOptions, ScoringOptions
 
@@ -50,6 +51,14 @@ class WatchOptions:
         token: required as ``Authorization: Bearer TOKEN`` on every request, when set.
         max_backlog: spans waiting to be scored from which the receiver answers 429.
         max_body: the largest request body (bytes, inflated).
+        max_bodies: request bodies read and decoded at once; the receiver answers 503 with
+            ``Retry-After`` to more.
+        max_buffered: bytes of request bodies held at once (as received and inflated); 503
+            with ``Retry-After`` beyond.
+        header_timeout: seconds a client has to send a request's headers (from its first
+            byte, or from connecting); the connection is closed after.
+        body_timeout: seconds a client has to send a request's body once its headers came
+            (the OTLP exporters give a request up after 10 s); the connection is closed after.
         name, tags: the stored run's name and tags.
         alerts, alert_command: alert rules (``"groundedness<3.5 over 50"``) and a command
             run when one fires.
@@ -74,6 +83,10 @@ class WatchOptions:
     token: str | None = field(default=None, repr=False)  # never shown
     max_backlog: int = 10_000
     max_body: int = 64 << 20  # the OTLP exporters' own limit
+    max_bodies: int = 16
+    max_buffered: int = 256 << 20
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
     name: str | None = None
     tags: Sequence[str] = ()
     alerts: Sequence[str] = ()
@@ -86,10 +99,14 @@ class WatchOptions:
         if not 0.0 <= self.sample <= 1.0:
             raise ConfigError(f"Got {option('sample', self.sample)}. Must be between 0 and 1 "
                               "(the share of traces scored).")
-        if self.idle <= 0 or self.grace < 0:
+        if not (0 < self.idle < math.inf and 0 <= self.grace < math.inf):
             raise ConfigError(f"Got {option('idle', self.idle)} and "
                               f"{option('grace', self.grace)}. Idle must be positive and "
-                              "grace at least 0 (seconds).")
+                              "grace at least 0, both finite (seconds), e.g. 10 and 1.")
+        if not 0 <= self.status_every < math.inf:
+            raise ConfigError(f"Got {option('status_every', self.status_every)}. Must be a "
+                              "finite number of seconds, at least 0 (0: no status lines).")
+        self._check_receiver_limits()
         if self.max_backlog < 1:
             raise ConfigError(f"Got {option('max_backlog', self.max_backlog)}. Must be at "
                               "least 1 (spans).")
@@ -98,6 +115,19 @@ class WatchOptions:
                               f"address) or {option('follow')} (files), or both.")
         if self.listen is not None:
             check_listen(self.listen, token=self.token)
+
+    def _check_receiver_limits(self) -> None:
+        problems = [f"Got {option(name, getattr(self, name))}. Must be a positive finite "
+                    "number of seconds." for name in ("header_timeout", "body_timeout")
+                    if not 0 < getattr(self, name) < math.inf]
+        problems += [f"Got {option(name, getattr(self, name))}. Must be at least 1."
+                     for name in ("max_body", "max_bodies") if getattr(self, name) < 1]
+        if self.max_buffered < self.max_body:
+            problems.append(f"Got {option('max_buffered', self.max_buffered)} with "
+                            f"{option('max_body', self.max_body)}. Must be at least max_body "
+                            "(else a body of the largest size could never be read).")
+        if problems:
+            raise ConfigError(" ".join(problems))
 
 
 def check_listen(listen: str, *, token: str | None) -> tuple[str, int]:
@@ -111,18 +141,9 @@ def check_listen(listen: str, *, token: str | None) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ConfigError(f"Got {option('listen', listen)}. Must be HOST:PORT, e.g. "
                           "127.0.0.1:4318.")
-    if not _loopback(host) and not token:
+    if not is_loopback(host) and not token:
         raise ConfigError(f"Got {option('listen', listen)} without a token: anyone who can "
                           "reach this machine could send traces to be scored (with your "
                           f"judge). Fix: listen on 127.0.0.1, or set {option('token')} and "
                           "send it as Authorization: Bearer TOKEN.")
     return host, int(port)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

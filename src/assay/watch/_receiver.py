@@ -5,9 +5,12 @@ Spans are written to the spool (durably) before the answer, which is what an OTL
 exporter expects: ``200`` with an empty ``ExportTraceServiceResponse`` in the request's
 encoding (``partialSuccess`` counts spans left out, e.g. without a trace id); ``400`` with
 the reason for a body that does not decode; ``415`` for another content type (or protobuf
-without the ``watch`` extra); ``429`` with ``Retry-After`` while the spool's backlog is full,
-``503`` when the spool cannot be written (the exporters retry both); ``401`` without the
-token, when one is set (``Authorization: Bearer TOKEN``, compared in constant time).
+without the ``watch`` extra) or another content encoding than gzip; ``429`` with
+``Retry-After`` while the spool's backlog is full, ``503`` with ``Retry-After`` when the spool
+cannot be written or too many bodies (or bytes) are held already (the exporters retry both:
+see :mod:`._body_budget`); ``401`` without the token, when one is set (``Authorization:
+Bearer TOKEN``, compared in constant time). A client that goes away mid-body is logged in one
+line and counted, as is a body that does not decode (``400``), never a traceback.
 
 Example:
     >>> from starlette.testclient import TestClient
@@ -21,8 +24,8 @@ Example:
     >>> client = TestClient(receiver_app(intake))
     >>> body = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "AA", "spanId": "01"}]}]}]}
     >>> answer = client.post("/v1/traces", json=body)
-    >>> answer.status_code, answer.json(), client.get("/v1/status").json()
-    (200, {}, {'spans': 1})
+    >>> answer.status_code, answer.json(), client.get("/v1/status").json()["spans"]
+    (200, {}, 1)
     >>> answer = client.post("/v1/traces", content=b"nope",
     ...                      headers={"content-type": "application/json"})
     >>> answer.status_code, answer.json()["message"][:26]
@@ -38,11 +41,13 @@ import sqlite3
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..errors import DataError
+from ._body_budget import BodyBudget
+from ._deadlines import CUT_KEY
 from ._decode import PROTOBUF_MISSING, decode_export, gunzip, spans_of
 
 __all__ = ["RETRY_AFTER_S", "Intake", "receiver_app"]
@@ -70,8 +75,16 @@ class Intake(Protocol):
     def status(self) -> dict[str, Any]: ...
 
 
-def receiver_app(intake: Intake) -> Starlette:
-    """The receiver's ASGI app over ``intake``."""
+#: ``Content-Encoding`` values a body may have (none is identity).
+ENCODINGS = ("gzip", "identity")
+
+
+def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlette:
+    """The receiver's ASGI app over ``intake``; ``budget`` bounds the bodies held at once
+    (default: 16 bodies, ``4 * intake.max_body`` bytes). ``app.state.cut(phase, client)``
+    logs and counts a connection closed for being slow (see :mod:`._deadlines`)."""
+    budget = budget or BodyBudget(16, 4 * intake.max_body)
+    slow = {"header_timeouts": 0, "body_timeouts": 0, "disconnects": 0}
 
     def authorized(request: Request) -> bool:
         if not intake.token:
@@ -91,23 +104,30 @@ def receiver_app(intake: Intake) -> Starlette:
         if content_type == "application/x-protobuf" and PROTOBUF_MISSING is not None:
             intake.rejected("protobuf without the watch extra")
             return _error(415, f"{PROTOBUF_MISSING}; or send OTLP JSON")
+        encoding = request.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ENCODINGS:
+            intake.rejected("unsupported content encoding")
+            return _error(415, f"unsupported content encoding {encoding!r}: send the body "
+                               "gzipped (Content-Encoding: gzip) or as it is (no header)")
         if intake.backlog_full():
             intake.rejected("backlog full")
             return _error(429, "the backlog of traces to score is full; retry later",
                           headers={"Retry-After": str(RETRY_AFTER_S)})
-        received = bytearray()
-        async for chunk in request.stream():
-            received += chunk
-            if len(received) > intake.max_body:
-                intake.rejected("body too large")
-                return _error(413, f"the body is over {intake.max_body:,} bytes")
-        body = bytes(received)
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > intake.max_body:
+            intake.rejected("body too large")
+            return _error(413, f"the body is over {intake.max_body:,} bytes")
+        body = await read_body(request, int(length) if length.isdigit() else 0)
+        if isinstance(body, Response):
+            return body
         try:
-            if request.headers.get("content-encoding", "").lower() == "gzip":
+            if encoding == "gzip":
                 body = gunzip(body, intake.max_body)
             export = decode_export(body, content_type)
         except DataError as e:
             intake.rejected("bad body")
+            log.warning("refused a request from %s (400): %s", _client(request),
+                        "; ".join(e.problems)[:300])
             return _error(400, "; ".join(e.problems))
         spans, bad = spans_of(export)
         try:
@@ -118,14 +138,62 @@ def receiver_app(intake: Intake) -> Starlette:
                           headers={"Retry-After": str(RETRY_AFTER_S)})
         return _ok(content_type, len(bad), bad[0] if bad else "")
 
+    async def read_body(request: Request, length: int) -> bytes | Response:
+        """The body, held within the budget while it comes; or the answer refusing it."""
+        claim = budget.claim(length)
+        if claim is None:
+            return busy()
+        received = bytearray()
+        try:
+            async for chunk in request.stream():
+                received += chunk
+                if len(received) > intake.max_body:
+                    intake.rejected("body too large")
+                    return _error(413, f"the body is over {intake.max_body:,} bytes")
+                if not claim.cover(len(received)):
+                    return busy()
+        except ClientDisconnect:
+            gone(request, len(received))
+            return Response(status_code=400)  # nobody reads it
+        finally:
+            claim.release()  # the body is decoded before the next await: one at a time
+        return bytes(received)
+
     async def status(request: Request) -> Response:
         if not authorized(request):
             return _error(401, "a valid Authorization: Bearer token is required")
-        return JSONResponse(intake.status())
+        return JSONResponse({**intake.status(), "receiver": {**budget.status(), **slow}})
 
-    return Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]),
+    def busy() -> Response:
+        intake.rejected("busy")
+        return _error(503, f"{budget.max_bodies} request bodies or {budget.max_bytes:,} bytes "
+                           "are being read already; retry later",
+                      headers={"Retry-After": str(RETRY_AFTER_S)})
+
+    def gone(request: Request, received: int) -> None:
+        if request.scope.get(CUT_KEY):  # closed by the body deadline: said and counted there
+            return
+        slow["disconnects"] += 1
+        intake.rejected("client disconnected")
+        log.warning("a client (%s) went away before its request body was complete (%s bytes "
+                    "came); nothing of it was kept", _client(request), f"{received:,}")
+
+    def cut(phase: str, client: str) -> None:
+        slow["header_timeouts" if phase == "headers" else "body_timeouts"] += 1
+        intake.rejected(f"{phase} timeout")
+        log.warning("closed the connection of %s: its request %s did not arrive in time",
+                    client, phase)
+
+    app = Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]),
                              Route("/v1/status", status, methods=["GET"]),
                              Route("/status", status, methods=["GET"])])
+    app.state.cut = cut
+    return app
+
+
+def _client(request: Request) -> str:
+    """``HOST:PORT`` of the client, for a log line."""
+    return f"{request.client.host}:{request.client.port}" if request.client else "a client"
 
 
 def _error(code: int, message: str, headers: dict[str, str] | None = None) -> Response:

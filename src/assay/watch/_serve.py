@@ -1,6 +1,7 @@
-"""Running a watch: the receiver on its address (uvicorn), the watcher's tasks, and a clean
-stop on SIGINT / SIGTERM (the rows being scored finish and are committed; the run gets its
-summary).
+"""Running a watch: the receiver on its address (uvicorn, with deadlines for slow clients,
+bounded bodies and, on a loopback address, loopback ``Host`` names only), the watcher's
+tasks, and a clean stop on SIGINT / SIGTERM (the rows being scored finish and are committed;
+the run gets its summary).
 
 Example:
     >>> import asyncio, tempfile
@@ -28,7 +29,11 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from .._http_host import allowed_host_names
 from ..errors import ConfigError, option
+from ._body_budget import BodyBudget
 from ._options import WatchOptions, check_listen
 from ._receiver import receiver_app
 from ._watch import Watcher
@@ -54,9 +59,15 @@ async def watch_async(options: WatchOptions, *, stop_after: float | None = None,
         if options.listen is not None:
             import uvicorn
 
+            from ._deadlines import deadline_protocol
+
             host, port = check_listen(options.listen, token=options.token)
-            config = uvicorn.Config(receiver_app(watcher), host=host, port=port,
-                                    log_level="warning", access_log=False, lifespan="off")
+            app = receiver_app(watcher, budget=BodyBudget(options.max_bodies,
+                                                          options.max_buffered))
+            config = uvicorn.Config(_host_checked(app, host), host=host, port=port,
+                                    log_level="warning", access_log=False, lifespan="off",
+                                    http=deadline_protocol(options.header_timeout,
+                                                           options.body_timeout, app.state.cut))
             server = _Server(config)
             serving = asyncio.create_task(server.serve())
             while not server.started:
@@ -75,6 +86,14 @@ async def watch_async(options: WatchOptions, *, stop_after: float | None = None,
             server.should_exit = True
             with contextlib.suppress(BaseException):
                 await serving
+
+
+def _host_checked(app: Any, host: str) -> Any:
+    """``app`` answering, on a loopback address, only requests addressed to a loopback name,
+    as ``assay serve`` does: a web page that rebinds its own name to 127.0.0.1 can neither
+    post traces (and spend judge calls) nor read the status. Elsewhere the token guards it."""
+    allowed = allowed_host_names(host)
+    return app if allowed is None else TrustedHostMiddleware(app, allowed_hosts=allowed)
 
 
 def _check_free(host: str, port: int) -> None:

@@ -115,7 +115,7 @@ class Watcher:
     def rejected(self, why: str) -> None:
         """Count a request the receiver refused (``why``: what was wrong with it)."""
         self.counts["rejected"] += 1
-        if why in ("bad body", "unsupported content type"):
+        if why in ("bad body", "unsupported content type", "unsupported content encoding"):
             self.counts["bad_requests"] += 1
 
     def status(self) -> dict[str, Any]:
