@@ -6,9 +6,9 @@ may repeat the key it refused, so nothing that could be a credential is ever wri
 rules:
 
 - a mapping key whose name contains ``key``, ``secret``, ``token``, ``password``, ``auth`` or
-  ``credential`` (any case) is dropped with its value. One exception: an integer under a name whose only
-  sensitive word is ``token`` (``max_tokens``, ``tpm_tokens``) is a count, not a credential,
-  and is kept;
+  ``credential`` (any case) is dropped with its value. One exception: an integer under a name
+  whose only sensitive word is ``token`` (``max_tokens``, ``tpm_tokens``) is a count, not a
+  credential, and is kept;
 - every string left is masked where it looks like a credential: a known key prefix (``sk-``,
   ``ghp_``, ``hf_``, ``AKIA``, ``xoxb-``, ``eyJ`` for JWTs, ...), a ``Bearer`` credential, the
   value of a secret-named setting written out (``api_key: ...``, ``X-Api-Key=...``), the
@@ -75,11 +75,10 @@ _NAMED_VALUE = re.compile(
     r"(?i)((?<![A-Za-z0-9])[\w.\-]{0,40}(?:key|secret|token|password|passwd|credential)[\"']?"
     r"[ \t]*[:=][ \t]*[\"']?)([A-Za-z0-9][A-Za-z0-9_\-.+/=~]{7,})")
 _NAMED_WORDS = ("key", "secret", "token", "passw", "credential")
-# Candidates for the random-looking rule: a standalone word of 24+ letters and digits. Not a
-# part of a path, a dotted name or a prefixed id (``call_...``, ``chatcmpl-...``): nothing
-# word-like, ``-``, ``.``, ``/``, ``\`` or ``+`` on either side (a sentence's full stop may
-# follow).
-_CANDIDATE = re.compile(r"(?<![\w\-./\\+])[A-Za-z0-9]{24,}(?![\w\-/\\+]|\.\w)")
+# Candidates for the random-looking rule: runs of word, path and id characters. Only a run of
+# letters and digits alone (a sentence's full stop may follow) is looked at: not a path, a
+# dotted name or a prefixed id (``call_...``, ``chatcmpl-...``).
+_CANDIDATE = re.compile(r"[A-Za-z0-9_\-./\\+]{24,}")
 
 #: The environment variables holding keys assay sends; their values are masked by value.
 SECRET_ENV = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
@@ -213,10 +212,16 @@ def _has_digit_or_both_cases(text: str) -> bool:
 
 
 def _random_looking(token: str) -> bool:
-    """Upper case, lower case and digits mixed with high entropy: how generated keys (base62)
-    look. Hex (trace ids, digests) has one case only and passes."""
-    return (any(c.isupper() for c in token) and any(c.islower() for c in token)
+    """24+ letters and digits alone, upper case, lower case and digits mixed with high entropy:
+    how generated keys (base62) look. Hex (trace ids, digests) has one case only and passes."""
+    return (len(token) >= 24 and token.isascii() and token.isalnum()
+            and any(c.isupper() for c in token) and any(c.islower() for c in token)
             and any(c.isdigit() for c in token) and _entropy(token) >= 3.0)
+
+
+def _mask_random_looking(m: re.Match[str]) -> str:
+    token = m.group(0).rstrip(".")
+    return MASK + m.group(0)[len(token):] if _random_looking(token) else m.group(0)
 
 
 def _credential_like(value: str) -> bool:
@@ -261,7 +266,7 @@ def mask_secrets(text: str) -> str:
                                 if _credential_like(m.group(2)) else m.group(0), text)
     text = _PREFIXED.sub(lambda m: MASK if _has_digit_or_both_cases(m.group(1)) else m.group(0),
                          text)
-    return _CANDIDATE.sub(lambda m: MASK if _random_looking(m.group(0)) else m.group(0), text)
+    return _CANDIDATE.sub(_mask_random_looking, text)
 
 
 def sanitize(value: Any, *, drop_secret_names: bool = True) -> Any:
