@@ -19,7 +19,10 @@ import pytest
 
 from assay import _secrets
 from assay._secrets import mask_secrets, remember_secret, sanitize
+from assay.judges import FakeJudge
 from assay.store import open_store
+from test_watch_flow import options, run_until
+from test_watch_receiver import chat_span, export
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -34,6 +37,8 @@ HASHED = (hashlib.sha256(b"qa").hexdigest(), hashlib.sha1(b"qa").hexdigest(),
           "Zx81Qw72Er63Ty54Ui45aBcDeF")
 QUESTION = (f"My key {SK_KEY} and {ODD_KEY} fail at https://bob:{PASSWORD}@h.example/v1; "
             f"request {uuid.UUID(int=7)} in trace {TRACE_ID}?")
+MASKED_QUESTION = ("My key *** and *** fail at https://bob:***@h.example/v1; "
+                   f"request {uuid.UUID(int=7)} in trace {TRACE_ID}?")
 PARAMS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 TOOL = {"type": "function", "name": "get_weather", "description": "Weather of a city",
         "parameters": PARAMS}
@@ -98,13 +103,26 @@ def test_a_run_keeps_its_dataset_path_and_trace_ids_and_masks_the_keys(tmp_path:
     assert summary["dataset"] == info.summary["dataset"] == str(data)
     # the row's stored inputs: ids whole, the secrets in its text masked
     assert inputs["extra"]["trace_id"] == TRACE_ID
-    assert inputs["messages"][0]["content"] == (
-        "My key *** and *** fail at https://bob:***@h.example/v1; "
-        f"request {uuid.UUID(int=7)} in trace {TRACE_ID}?")
+    assert inputs["messages"][0]["content"] == MASKED_QUESTION
     secrets = (SK_KEY, ODD_KEY, PASSWORD)
     assert not [s for s in secrets if s in proc.stdout + proc.stderr]
     written = [f for f in tmp_path.rglob("*") if f.is_file() and f != data]
     assert not [(f, s) for f in written for s in secrets if s.encode() in f.read_bytes()]
+
+
+def test_a_watched_trace_keeps_its_ids_in_the_stored_inputs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", ODD_KEY)
+    path = tmp_path / "traces.jsonl"
+    span = chat_span(TRACE_ID, SPAN_IDS[1], question=QUESTION)
+    path.write_text(json.dumps(export(span)) + "\n", encoding="utf-8")
+    summary = run_until(options(tmp_path, path, FakeJudge()), lambda w: w.counts["scored"] >= 1)
+    with open_store(tmp_path / "runs.sqlite") as store:
+        (record,) = store.rows(summary["run_id"])
+        inputs = store.inputs(summary["run_id"], [TRACE_ID])[TRACE_ID]
+    assert record["id"] == record["watch"]["trace_id"] == TRACE_ID
+    assert inputs["extra"]["trace_id"] == TRACE_ID
+    assert inputs["messages"][0]["content"] == MASKED_QUESTION
 
 
 @pytest.mark.parametrize("data", [
