@@ -86,14 +86,14 @@ def test_a_run_keeps_its_dataset_path_and_trace_ids_and_masks_the_keys(tmp_path:
                XDG_DATA_HOME=str(tmp_path / "xdg-data"))
     out = tmp_path / "out"
     proc = subprocess.run([*ASSAY, "run", str(data), "--judge", "fake", "--metrics",
-                           "tool_schema_validity", "--out", str(out)], check=False, env=env,
+                           "fluency", "--out", str(out)], check=False, env=env,
                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     # the warning about the unreadable span names its trace and span as they are
     assert f"trace {TRACE_ID} span {BAD_SPAN}" in proc.stderr, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     [result] = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert result["id"] == TRACE_ID
+    assert result["id"] == TRACE_ID and result["fluency"]["value"] is not None
     (store_path,) = (tmp_path / "xdg-data").rglob("runs.sqlite")
     with open_store(store_path) as store:
         info = store.get(summary["run_id"])
