@@ -125,6 +125,18 @@ def test_a_watched_trace_keeps_its_ids_in_the_stored_inputs(
     assert inputs["messages"][0]["content"] == MASKED_QUESTION
 
 
+def test_the_store_keeps_digests_and_commit_tags_and_masks_keys_in_tags(tmp_path: Path) -> None:
+    digest, commit = HASHED[0], HASHED[1]
+    with open_store(tmp_path / "runs.sqlite") as store:
+        run_id = store.create_run(tags=[f"commit={commit}", f"key={SK_KEY}"],
+                                  prompt_sha256={"coherence/v1/en": digest},
+                                  dataset=str(tmp_path / HASHED[2] / "qa.jsonl"))
+        info = store.get(run_id)
+    assert info.tags == [f"commit={commit}", "key=***"]
+    assert info.prompt_sha256 == {"coherence/v1/en": digest}
+    assert info.dataset == str(tmp_path / HASHED[2] / "qa.jsonl")
+
+
 @pytest.mark.parametrize("data", [
     TRACE_ID, SPAN_IDS[0], str(uuid.UUID(int=2**127 + 12345)), HASHED[0], HASHED[1],
     f"/home/me/.cache/assay/{HASHED[0]}/qa.jsonl",
