@@ -5,14 +5,19 @@ A run record is meant to be shared (exported, compared, shown in a UI), and a pr
 may repeat the key it refused, so nothing that could be a credential is ever written. Three
 rules:
 
-- a mapping key whose name contains ``key``, ``secret``, ``token``, ``password`` or ``auth``
-  (any case) is dropped with its value. One exception: an integer under a name whose only
-  sensitive word is ``token`` (``max_tokens``, ``tpm_tokens``) is a count, not a credential,
-  and is kept;
+- a mapping key whose name contains ``key``, ``secret``, ``token``, ``password``, ``auth`` or
+  ``credential`` (any case) is dropped with its value. One exception: an integer under a name
+  whose only sensitive word is ``token`` (``max_tokens``, ``tpm_tokens``) is a count, not a
+  credential, and is kept;
 - every string left is masked where it looks like a credential: a known key prefix (``sk-``,
-  ``ghp_``, ``hf_``, ``AKIA``, ``xoxb-``, ``eyJ`` for JWTs, ...), a ``Bearer`` credential, a long
-  random-looking token (24+ characters, a 16+ character run of mixed letters and digits), the
-  password of a URL (``scheme://user:password@host``) or a secret-named query parameter;
+  ``ghp_``, ``hf_``, ``AKIA``, ``xoxb-``, ``eyJ`` for JWTs, ...), a ``Bearer`` credential, the
+  value of a secret-named setting written out (``api_key: ...``, ``X-Api-Key=...``), the
+  password of a URL (``scheme://user:password@host``), a secret-named query parameter, or a
+  standalone random-looking word (24+ letters and digits, mixing upper case, lower case and
+  digits, as generated keys are). Ids and paths are data, not secrets, and stay whole: hex
+  (trace and span ids, sha256 digests, git commits), uuids, ids with a word prefix
+  (``call_...``, ``chatcmpl-...``) and every part of a path (a folder named by a hash). A key
+  of one of those shapes (an Azure key is 32 hex digits) is masked by its value, below;
 - the actual values of the keys assay uses (``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``, read
   when masking) and of those it was handed (a key passed in code, the credentials of a judge or
   target URL: :func:`remember_secret`) are masked wherever they occur, whatever their shape.
@@ -27,6 +32,8 @@ Example:
      'note': 'use ***'}
     >>> mask_secrets("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf")
     'Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf'
+    >>> mask_secrets("/home/me/.cache/assay/3f9a1c0e8b7d4a6f9e2c1b0a8d7e6f5c/qa.jsonl")
+    '/home/me/.cache/assay/3f9a1c0e8b7d4a6f9e2c1b0a8d7e6f5c/qa.jsonl'
 """
 
 from __future__ import annotations
@@ -48,21 +55,30 @@ __all__ = ["MASK", "SECRET_ENV", "is_secret_name", "mask_log_output", "mask_secr
 #: What a masked secret reads as.
 MASK = "***"
 
-_SECRET_WORDS = ("key", "secret", "token", "password", "auth")
+_SECRET_WORDS = ("key", "secret", "token", "password", "auth", "credential")
 _COUNT_WORD = "token"
 
 # Well-known credential prefixes (OpenAI/Anthropic, GitHub, GitLab, Hugging Face, Slack, AWS,
-# Google, Stripe, JWTs), followed by the credential's body.
+# Google, Stripe, JWTs), followed by the credential's body: 8+ characters, no path separator
+# (``/data/hf_cache/x`` is a path), with a digit or both cases (``sk-learn`` is a word).
 _PREFIXED = re.compile(  # the lookahead (every prefix's first letter) skips most positions fast
     r"(?<![A-Za-z0-9])(?=[sprghxAe])(?:sk-|rk-|pk_live_|sk_live_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|"
-    r"hf_|xox[abposr]-|AKIA|ASIA|AIza|eyJ)[A-Za-z0-9_\-.+/=]{4,}")
+    r"hf_|xox[abposr]-|AKIA|ASIA|AIza|eyJ)([A-Za-z0-9_\-.+=]{8,})")
 # "Bearer <credential>": the credential has a digit somewhere (plain words are left alone).
 _BEARER = re.compile(r"(?i)\b(bearer|basic|token)(\s+)([A-Za-z0-9_\-.+/=~]{8,})")
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@\s/]+)(@)")
 _SECRET_PARAM = re.compile(
     r"(?i)([?&;][^=&#\s]*(?:key|secret|token|password|auth|sig)[^=&#\s]*=)([^&#\s]+)")
-# Candidate tokens for the entropy rule: runs of characters that credentials are made of.
-_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=]{24,}")
+# A secret-named setting written out, ``name: value`` or ``name=value`` (quotes allowed, as in
+# JSON or a .env file): the value, 8+ credential characters starting with a letter or digit.
+_NAMED_VALUE = re.compile(
+    r"(?i)((?<![A-Za-z0-9])[\w.\-]{0,40}(?:key|secret|token|password|passwd|credential)[\"']?"
+    r"[ \t]*[:=][ \t]*[\"']?)([A-Za-z0-9][A-Za-z0-9_\-.+/=~]{7,})")
+_NAMED_WORDS = ("key", "secret", "token", "passw", "credential")
+# Candidates for the random-looking rule: runs of word, path and id characters. Only a run of
+# letters and digits alone (a sentence's full stop may follow) is looked at: not a path, a
+# dotted name or a prefixed id (``call_...``, ``chatcmpl-...``).
+_CANDIDATE = re.compile(r"[A-Za-z0-9_\-./\\+]{24,}")
 
 #: The environment variables holding keys assay sends; their values are masked by value.
 SECRET_ENV = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
@@ -190,17 +206,27 @@ def _entropy(text: str) -> float:
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
+def _has_digit_or_both_cases(text: str) -> bool:
+    return (any(c.isdigit() for c in text)
+            or (any(c.isupper() for c in text) and any(c.islower() for c in text)))
+
+
 def _random_looking(token: str) -> bool:
-    """A long run of mixed letters and digits with high entropy: how generated keys look.
-    Words joined by dashes or underscores (model names, slugs) have short segments and pass."""
-    if token.startswith("/"):
-        return False  # an absolute path
-    longest = max(re.split(r"[_\-]", token), key=len)
-    if len(longest) < 16:
-        return False
-    has_letter = any(c.isalpha() for c in longest)
-    has_digit = any(c.isdigit() for c in longest)
-    return has_letter and has_digit and _entropy(longest) >= 3.0
+    """24+ letters and digits alone, upper case, lower case and digits mixed with high entropy:
+    how generated keys (base62) look. Hex (trace ids, digests) has one case only and passes."""
+    return (len(token) >= 24 and token.isascii() and token.isalnum()
+            and any(c.isupper() for c in token) and any(c.islower() for c in token)
+            and any(c.isdigit() for c in token) and _entropy(token) >= 3.0)
+
+
+def _mask_random_looking(m: re.Match[str]) -> str:
+    token = m.group(0).rstrip(".")
+    return MASK + m.group(0)[len(token):] if _random_looking(token) else m.group(0)
+
+
+def _credential_like(value: str) -> bool:
+    """A value with letters and digits (``hunter2x``), not a word (``required``)."""
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
 def mask_secrets(text: str) -> str:
@@ -213,8 +239,14 @@ def mask_secrets(text: str) -> str:
         'postgresql://assay:***@db:5432/runs'
         >>> mask_secrets("https://x.example/v1?api-key=0123abcd&deployment=gpt")
         'https://x.example/v1?api-key=***&deployment=gpt'
-        >>> mask_secrets("3f9a1c0e8b7d4a6f9e2c1b0a8d7e6f5c"), mask_secrets("/data/qa_2024_v2.jsonl")
-        ('***', '/data/qa_2024_v2.jsonl')
+        >>> mask_secrets("refused: xK9mQ2vL7pR4tY8wZ3nB6cF1hJ5d (the app's key)")
+        "refused: *** (the app's key)"
+        >>> mask_secrets('{"x-api-key": "a1b2c3d4e5f6a7b8"}')
+        '{"x-api-key": "***"}'
+        >>> mask_secrets("trace 4bf92f3577b34da6a3ce929d0e0e4736 span 00f067aa0ba902b7")
+        'trace 4bf92f3577b34da6a3ce929d0e0e4736 span 00f067aa0ba902b7'
+        >>> mask_secrets("/data/qa_2024_v2.jsonl")
+        '/data/qa_2024_v2.jsonl'
     """
     for value in _known_values():
         if value in text:
@@ -229,8 +261,12 @@ def mask_secrets(text: str) -> str:
     if "bearer" in low or "basic" in low or "token" in low:
         text = _BEARER.sub(lambda m: m.group(1) + m.group(2) + MASK
                            if any(c.isdigit() for c in m.group(3)) else m.group(0), text)
-    text = _PREFIXED.sub(MASK, text)
-    return _CANDIDATE.sub(lambda m: MASK if _random_looking(m.group(0)) else m.group(0), text)
+    if (":" in text or "=" in text) and any(w in low for w in _NAMED_WORDS):
+        text = _NAMED_VALUE.sub(lambda m: m.group(1) + MASK
+                                if _credential_like(m.group(2)) else m.group(0), text)
+    text = _PREFIXED.sub(lambda m: MASK if _has_digit_or_both_cases(m.group(1)) else m.group(0),
+                         text)
+    return _CANDIDATE.sub(_mask_random_looking, text)
 
 
 def sanitize(value: Any, *, drop_secret_names: bool = True) -> Any:
