@@ -10,6 +10,9 @@ committed write survives a crash or ``kill -9`` (and a power cut). Tables:
 - ``traces``: one row per trace with its state: ``open`` (spans arriving), ``scored`` (its row
   is committed to the store), ``skipped`` (no row, with the reason: sampled out, filtered
   out, not a conversation); these small rows stay, so a trace is never scored twice;
+- ``logs``: the GenAI event log records of the open traces (a record sent twice is kept
+  once), read with the trace's spans and deleted with them; a record opens its trace like a
+  span (it may come first), but only spans finish it;
 - ``offsets``: how far each followed file was read;
 - ``meta``: the watch's run id in the store (a restart resumes it).
 
@@ -34,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -58,6 +62,9 @@ CREATE TABLE IF NOT EXISTS traces (
     last_received REAL NOT NULL, root_received REAL, root_span_id TEXT, ended_ns INTEGER,
     reason TEXT, done REAL);
 CREATE INDEX IF NOT EXISTS traces_state ON traces (state);
+CREATE TABLE IF NOT EXISTS logs (
+    trace_id TEXT NOT NULL, digest TEXT NOT NULL, record TEXT NOT NULL, resource TEXT NOT NULL,
+    PRIMARY KEY (trace_id, digest));
 CREATE TABLE IF NOT EXISTS offsets (path TEXT PRIMARY KEY, offset INTEGER NOT NULL,
     inode INTEGER);
 """
@@ -150,6 +157,43 @@ class Spool:
                 trace.ended_ns = max(trace.ended_ns or 0, ended)
         return new
 
+    def add_logs(self, records: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> int:
+        """Write ``(log record, resource)`` pairs of GenAI events (hex ids) durably; the
+        number new to the spool (a record of a trace already done is left out: late)."""
+        now = time.time()
+        new: dict[str, int] = {}
+        with self._transaction():
+            done = self._done({str(r["traceId"]) for r, _ in records})
+            for record, resource in records:
+                tid = str(record["traceId"])
+                if tid in done:
+                    continue
+                text = json.dumps(record, separators=(",", ":"), sort_keys=True)
+                cur = self.db.execute("INSERT OR IGNORE INTO logs VALUES (?, ?, ?, ?)", (
+                    tid, hashlib.sha256(text.encode()).hexdigest(), text,
+                    json.dumps(resource, separators=(",", ":"))))
+                new[tid] = new.get(tid, 0) + cur.rowcount
+            for tid in new:
+                self.db.execute(
+                    "INSERT INTO traces (trace_id, state, first_received, last_received) "
+                    "VALUES (?, 'open', ?, ?) ON CONFLICT (trace_id) DO UPDATE SET "
+                    "last_received = excluded.last_received", (tid, now, now))
+        for tid, count in new.items():
+            trace = self._open.setdefault(tid, OpenTrace(tid, 0, now, None, None, None))
+            trace.spans += count
+            trace.last_received = now
+        return sum(new.values())
+
+    def logs_of(self, trace_id: str) -> dict[str, Any] | None:
+        """The trace's log records as one OTLP JSON logs export, or None when it has none."""
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for record, resource in self.db.execute(
+                "SELECT record, resource FROM logs WHERE trace_id = ? ORDER BY rowid",
+                (trace_id,)):
+            groups.setdefault(resource, []).append(json.loads(record))
+        return {"resourceLogs": [{"resource": json.loads(res), "scopeLogs": [{
+            "logRecords": records}]} for res, records in groups.items()]} if groups else None
+
     def _done(self, trace_ids: set[str]) -> set[str]:
         """Those of ``trace_ids`` that are scored or skipped."""
         done: set[str] = set()
@@ -186,6 +230,7 @@ class Spool:
             self.db.executemany("UPDATE traces SET state = ?, reason = ?, done = ? "
                                 "WHERE trace_id = ?", [(state, reason, now, t) for t in ids])
             self.db.executemany("DELETE FROM spans WHERE trace_id = ?", [(t,) for t in ids])
+            self.db.executemany("DELETE FROM logs WHERE trace_id = ?", [(t,) for t in ids])
         for tid in ids:
             self._open.pop(tid, None)
 
@@ -215,15 +260,18 @@ class Spool:
 
     def add_followed(self, path: str, spans: Sequence[tuple[Mapping[str, Any],
                                                             Mapping[str, Any]]],
-                     offset: int, inode: int | None) -> int:
-        """:meth:`add_spans` and the file's new offset, in one transaction (a restart neither
-        loses nor repeats a line)."""
+                     offset: int, inode: int | None,
+                     logs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] = ()) -> int:
+        """:meth:`add_spans` (and :meth:`add_logs`) and the file's new offset, in one
+        transaction (a restart neither loses nor repeats a line)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute("INSERT OR REPLACE INTO offsets VALUES (?, ?, ?)",
                             (path, offset, inode))
             self._nested = True
             new = self.add_spans(spans)
+            if logs:
+                self.add_logs(logs)
         except BaseException:
             self._nested = False
             self.db.execute("ROLLBACK")
