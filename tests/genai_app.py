@@ -4,7 +4,10 @@ loopback (started here, in a thread) three times in one trace: a tool call, the 
 the tool's result, and a call the server refuses with 400. Spans (and, for the libraries that
 send them, log records and metrics) go through the standard OTLP/HTTP exporters to ENDPOINT.
 
-Usage: python tests/genai_app.py LIBRARY ENDPOINT [--logs] [--metrics]
+Usage: python tests/genai_app.py LIBRARY ENDPOINT [--logs] [--metrics] [--slash]
+
+(``--slash``: the signal endpoints end in ``/``, as ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` often
+does.)
 
 LIBRARY: ``openai-v2`` (opentelemetry-instrumentation-openai-v2), ``openllmetry``
 (opentelemetry-instrumentation-openai), ``openinference`` (openinference-instrumentation-openai)
@@ -69,7 +72,8 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         pass
 
 
-def providers(endpoint: str, *, logs: bool, metrics: bool) -> tuple[Any, Any, Any]:
+def providers(endpoint: str, *, logs: bool, metrics: bool, slash: str = ""
+              ) -> tuple[Any, Any, Any]:
     """Tracer, logger and meter providers exporting over OTLP/HTTP to ``endpoint``."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
@@ -79,7 +83,7 @@ def providers(endpoint: str, *, logs: bool, metrics: bool) -> tuple[Any, Any, An
     resource = Resource.create({"service.name": "travel"})
     tracer = TracerProvider(resource=resource)
     tracer.add_span_processor(BatchSpanProcessor(
-        OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces"), schedule_delay_millis=100))
+        OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces{slash}"), schedule_delay_millis=100))
     logger = meter = None
     if logs:
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -88,14 +92,14 @@ def providers(endpoint: str, *, logs: bool, metrics: bool) -> tuple[Any, Any, An
 
         logger = LoggerProvider(resource=resource)
         logger.add_log_record_processor(BatchLogRecordProcessor(
-            OTLPLogExporter(endpoint=f"{endpoint}/v1/logs"), schedule_delay_millis=100))
+            OTLPLogExporter(endpoint=f"{endpoint}/v1/logs{slash}"), schedule_delay_millis=100))
     if metrics:
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.sdk.metrics import MeterProvider
         from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
         meter = MeterProvider(resource=resource, metric_readers=[PeriodicExportingMetricReader(
-            OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics"),
+            OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics{slash}"),
             export_interval_millis=200)])
     return tracer, logger, meter
 
@@ -184,11 +188,13 @@ def main() -> None:
     parser.add_argument("endpoint")
     parser.add_argument("--logs", action="store_true")
     parser.add_argument("--metrics", action="store_true")
+    parser.add_argument("--slash", action="store_true")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    tracer, logger, meter = providers(args.endpoint, logs=args.logs, metrics=args.metrics)
+    tracer, logger, meter = providers(args.endpoint, logs=args.logs, metrics=args.metrics,
+                                      slash="/" if args.slash else "")
     instrument(args.library, tracer, logger, meter)
     (run_langchain if args.library == "langchain" else run_openai)(base_url, tracer)
     ok = tracer.force_flush(30_000)

@@ -33,7 +33,11 @@ from ..data import Row, rows_from_records, traces_as_records
 from ..errors import DataError
 from ._spool import OpenTrace
 
-__all__ = ["is_finished", "trace_row"]
+__all__ = ["AWAITS_CONTENT", "is_finished", "trace_row"]
+
+#: How the reason of a trace whose model-call spans carry no messages begins: their content
+#: may still come as log records (a logs exporter sends apart from the spans' exporter).
+AWAITS_CONTENT = "no user message in the trace's chat spans"
 
 
 def is_finished(trace: OpenTrace, now: float, *, idle: float, grace: float) -> bool:

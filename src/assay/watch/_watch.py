@@ -30,7 +30,7 @@ from .._secrets import remember_secret
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
-from ._assemble import is_finished, trace_row
+from ._assemble import AWAITS_CONTENT, is_finished, trace_row
 from ._entry import call_failed, iso, short_id, status_line
 from ._follow import FileFollower
 from ._hooks import Hooks
@@ -221,19 +221,25 @@ class Watcher:
                 continue
             if not is_finished(trace, now, idle=opts.idle, grace=opts.grace):
                 continue
-            self.counts["traces"] += 1
             if self.recording.holds(tid):  # scored and stored before a crash: not again
+                self.counts["traces"] += 1
                 self.spool.mark_done([tid], "scored")
                 continue
             if not sampled(tid, opts.sample):
+                self.counts["traces"] += 1
                 self._skip(tid, "sampled out (sample)")
                 continue
             export = self.spool.export_of(tid)
             if not self.filter.keeps(export):
+                self.counts["traces"] += 1
                 self._skip(tid, "filtered out (filter)")
                 continue
             row, why = trace_row(export, tid, max_field_chars=opts.max_field_chars,
                                  logs=self.spool.logs_of(tid))
+            if row is None and (why or "").startswith(AWAITS_CONTENT) and \
+                    now - trace.last_received < opts.idle:
+                continue  # its messages may be log records, exported apart: wait until idle
+            self.counts["traces"] += 1
             if row is None:
                 self._skip(tid, why or "no row")
                 continue
