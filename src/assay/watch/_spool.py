@@ -37,7 +37,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -48,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ._spool_logs import SpoolLogs
 
 __all__ = ["OpenTrace", "Spool"]
 
@@ -82,7 +82,7 @@ class OpenTrace:
     ended_ns: int | None
 
 
-class Spool:
+class Spool(SpoolLogs):
     """The durable spool in folder ``path`` (created if needed). All calls come from one
     caller at a time (the watch's event loop)."""
 
@@ -156,43 +156,6 @@ class Spool:
             if ended is not None:
                 trace.ended_ns = max(trace.ended_ns or 0, ended)
         return new
-
-    def add_logs(self, records: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> int:
-        """Write ``(log record, resource)`` pairs of GenAI events (hex ids) durably; the
-        number new to the spool (a record of a trace already done is left out: late)."""
-        now = time.time()
-        new: dict[str, int] = {}
-        with self._transaction():
-            done = self._done({str(r["traceId"]) for r, _ in records})
-            for record, resource in records:
-                tid = str(record["traceId"])
-                if tid in done:
-                    continue
-                text = json.dumps(record, separators=(",", ":"), sort_keys=True)
-                cur = self.db.execute("INSERT OR IGNORE INTO logs VALUES (?, ?, ?, ?)", (
-                    tid, hashlib.sha256(text.encode()).hexdigest(), text,
-                    json.dumps(resource, separators=(",", ":"))))
-                new[tid] = new.get(tid, 0) + cur.rowcount
-            for tid in new:
-                self.db.execute(
-                    "INSERT INTO traces (trace_id, state, first_received, last_received) "
-                    "VALUES (?, 'open', ?, ?) ON CONFLICT (trace_id) DO UPDATE SET "
-                    "last_received = excluded.last_received", (tid, now, now))
-        for tid, count in new.items():
-            trace = self._open.setdefault(tid, OpenTrace(tid, 0, now, None, None, None))
-            trace.spans += count
-            trace.last_received = now
-        return sum(new.values())
-
-    def logs_of(self, trace_id: str) -> dict[str, Any] | None:
-        """The trace's log records as one OTLP JSON logs export, or None when it has none."""
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for record, resource in self.db.execute(
-                "SELECT record, resource FROM logs WHERE trace_id = ? ORDER BY rowid",
-                (trace_id,)):
-            groups.setdefault(resource, []).append(json.loads(record))
-        return {"resourceLogs": [{"resource": json.loads(res), "scopeLogs": [{
-            "logRecords": records}]} for res, records in groups.items()]} if groups else None
 
     def _done(self, trace_ids: set[str]) -> set[str]:
         """Those of ``trace_ids`` that are scored or skipped."""
