@@ -28,7 +28,10 @@ Memory stays bounded by what the conversations hold: an export is read as soon a
 gives it and only each span's decoded reading (a :class:`~._otlp_step.Step`) is kept, never
 the raw spans. Spans that cannot be read (no trace id, content that is not JSON) are left out
 and counted in one warning, as are model-call spans of a detected convention without content;
-a trace with no user message is a problem (file, line, trace id, conventions seen, fix).
+a trace with no user message is a problem (file, line, trace id, conventions seen, fix: the
+way of the instrumentation scope that wrote the spans, see ``_otlp_fixes``, else of the
+convention). A model-call span whose status is ERROR gives no answer; when none follows, the
+record's ``app_failed`` says why, and its row is left unscored with it (see ``_otlp_trace``).
 
 Example:
     >>> attrs = [{"key": "n", "value": {"intValue": "3"}}]
