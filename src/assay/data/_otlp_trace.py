@@ -93,15 +93,34 @@ class Trace:
 
 
 def _call_key(step: Step) -> str:
-    """What tells one model call from another: its user messages, its answer and whether it
-    failed (a framework's span and its client library's span of the same call agree on
-    these, though one may lack the system prompt or tool definitions)."""
+    """What tells one model call from another: its user messages, how many tool results it
+    was given, its answer (tool calls with their arguments) and whether it failed (a
+    framework's span and its client library's span of the same call agree on these, though
+    one may lack the system prompt or the tool definitions).
+
+    Example:
+        >>> ask = {"role": "user", "content": "Weather?"}
+        >>> def call(city): return Step(0, "s", "x", "inference", [ask], [{"role": "assistant",
+        ...     "tool_calls": [{"function": {"name": "w", "arguments": f'{{"c": "{city}"}}'}}]}])
+        >>> _call_key(call("Paris")) == _call_key(call("Paris")), _call_key(call("Lyon")) == _call_key(call("Paris"))
+        (True, False)
+    """
     def said(m: dict[str, Any]) -> list[Any]:
-        calls = [(c.get("function") or {}).get("name") for c in m.get("tool_calls") or []
-                 if isinstance(c, dict)]
+        calls = [[(c.get("function") or {}).get("name"),
+                  _canonical((c.get("function") or {}).get("arguments"))]
+                 for c in m.get("tool_calls") or [] if isinstance(c, dict)]
         return [m.get("role"), str(m.get("content") or ""), calls]
     return json.dumps([[said(m) for m in step.inputs if m.get("role") == "user"],
-                       [said(m) for m in step.outputs], bool(step.error)])
+                       sum(m.get("role") == "tool" for m in step.inputs),
+                       [said(m) for m in step.outputs], bool(step.error)], sort_keys=True)
+
+
+def _canonical(arguments: Any) -> Any:
+    """Tool call arguments as one form (JSON text may differ in spacing between spans)."""
+    try:
+        return json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return arguments
 
 
 class _Assembly:
