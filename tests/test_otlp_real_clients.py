@@ -152,6 +152,16 @@ def test_the_receiver_joins_log_records_to_their_spans_in_either_order(
     watcher.spool.close()
 
 
+def test_the_receiver_joins_the_older_message_events_of_openai_v2_2_1b0(tmp_path: Path) -> None:
+    """2.1b0 sends gen_ai.user.message, ..., gen_ai.choice log records (the Events API)."""
+    watcher = make_watcher(tmp_path, grace=0.5, idle=5.0)
+    client = TestClient(receiver_app(watcher))
+    post_all(client, list(reversed(lines(FIXTURES / "openai_v2_2.1b0.jsonl"))))
+    row = scored_row(watcher, time.time() + 1)
+    assert row["messages"] == CONVERSATION[:-1] and "app_failed" not in row["extra"]
+    watcher.spool.close()
+
+
 def test_a_trace_whose_content_never_comes_is_skipped_with_the_fix_after_idle(
         tmp_path: Path) -> None:
     watcher = make_watcher(tmp_path, grace=0.5, idle=5.0)

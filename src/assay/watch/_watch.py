@@ -118,6 +118,9 @@ class Watcher:
         self.counts["requests"] += 1
         new = self.spool.add_logs(records)
         self.counts["log_records"] += new
+        if others and not self.counts["other_log_records"]:
+            log.warning("log records that are not GenAI events are left out (%d in the first "
+                        "request with any; the status counts them)", others)
         self.counts["other_log_records"] += others
         return new
 
