@@ -21,6 +21,18 @@ OpenTelemetry versions); OpenAI is answered by a canned ``httpx.MockTransport``,
 
 (``openai-v2`` 2.1b0 sends the messages as log records: the file has a traces line and a logs
 line.) Trace and span ids come out base64-encoded, as protobuf's JSON mapping writes them.
+
+``record`` runs tests/genai_app.py (the real libraries, the real ``openai`` client against a
+fake OpenAI server on loopback, one call refused with 400) and writes what its standard OTLP/HTTP
+exporters post, one export a line, traces and logs (metrics are left out); the libraries of the
+project's dev extra, in its environment:
+
+    python benchmarks/otlp_fixtures.py record openai-v2 tests/data/otlp/openai_v2_2.4b0_events.jsonl \
+        OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental \
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=EVENT_ONLY
+    python benchmarks/otlp_fixtures.py record openai-v2 tests/data/otlp/openai_v2_2.4b0_true.jsonl \
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true
+    python benchmarks/otlp_fixtures.py record langchain tests/data/otlp/langchain_openinference_0.1.80.jsonl
 """
 # mypy: ignore-errors
 # (the libraries are not in the project's environment)
@@ -152,9 +164,51 @@ def openai_app(out: Path, library: str) -> None:
                    encoding="utf-8")
 
 
+def record(library: str, out: Path, settings: list[str]) -> None:
+    """What tests/genai_app.py's exporters post (traces and logs), one export a line."""
+    import subprocess
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+    kinds = {"/v1/traces": trace_service_pb2.ExportTraceServiceRequest,
+             "/v1/logs": logs_service_pb2.ExportLogsServiceRequest}
+    lines: list[str] = []
+
+    class Sink(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            if self.path in kinds:
+                message = kinds[self.path]()
+                message.ParseFromString(body)
+                lines.append(json.dumps(MessageToDict(message)))
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    app = Path(__file__).resolve().parents[1] / "tests" / "genai_app.py"
+    env = {**os.environ, **dict(s.split("=", 1) for s in settings)}
+    subprocess.run([sys.executable, str(app), library,
+                    f"http://127.0.0.1:{server.server_address[1]}", "--logs"],
+                   check=True, env=env, timeout=120)
+    server.shutdown()
+    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
 if __name__ == "__main__":
     which, path = sys.argv[1], Path(sys.argv[2])
-    if which == "openinference":
+    if which == "record":
+        record(sys.argv[2], Path(sys.argv[3]), sys.argv[4:])
+        path = Path(sys.argv[3])
+    elif which == "openinference":
         openinference(path)
     else:
         openai_app(path, which)

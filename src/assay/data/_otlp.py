@@ -28,7 +28,10 @@ Memory stays bounded by what the conversations hold: an export is read as soon a
 gives it and only each span's decoded reading (a :class:`~._otlp_step.Step`) is kept, never
 the raw spans. Spans that cannot be read (no trace id, content that is not JSON) are left out
 and counted in one warning, as are model-call spans of a detected convention without content;
-a trace with no user message is a problem (file, line, trace id, conventions seen, fix).
+a trace with no user message is a problem (file, line, trace id, conventions seen, fix: the
+way of the instrumentation scope that wrote the spans, see ``_otlp_fixes``, else of the
+convention). A model-call span whose status is ERROR gives no answer; when none follows, the
+record's ``app_failed`` says why, and its row is left unscored with it (see ``_otlp_trace``).
 
 Example:
     >>> attrs = [{"key": "n", "value": {"intValue": "3"}}]
@@ -46,8 +49,9 @@ from typing import Any
 from ._otlp_events import FIX as EVENTS_FIX
 from ._otlp_events import NAME as EVENTS
 from ._otlp_events import read as read_events
+from ._otlp_fixes import scope_fix
 from ._otlp_index import CONVERSATION_KEYS, TraceIndex, export_spans
-from ._otlp_logs import is_log_export, log_events
+from ._otlp_logs import DETAILS, is_log_export, log_events
 from ._otlp_openinference import FIX as OPENINFERENCE_FIX
 from ._otlp_openinference import NAME as OPENINFERENCE
 from ._otlp_openinference import read as read_openinference
@@ -192,8 +196,13 @@ def _read_logged(trace: Trace, skipped: list[str]) -> None:
     for sid, events in trace.logged.items():
         events.sort(key=lambda e: _nanos(e.get("timeUnixNano")))
         read = Step(_nanos(events[0].get("timeUnixNano")), sid, "")
+        details = [e for e in events if e.get("name") == DETAILS]
         try:
-            read_events({}, events, read)
+            if details:  # the 1.37 event: the call's attributes, as on a span
+                read_semconv({"gen_ai.operation.name": "chat",
+                              **attributes(details[-1].get("attributes"))}, [], read)
+            else:
+                read_events({}, events, read)
         except (ValueError, TypeError, AttributeError) as e:
             skipped.append(f"trace {trace.trace_id} span {sid} ({EVENTS}, as logs): {e}")
             continue
@@ -225,10 +234,28 @@ def _read_span(span: dict[str, Any], trace: Trace, skipped: list[str]) -> None:
     step = Step(_nanos(span.get("startTimeUnixNano")), span_id, "")
     try:
         if any(read(attrs, events, step) for read in _READERS) and step.kind != "other":
+            step.error = _failure(span) if step.kind == "inference" else ""
+            if step.error:  # a failed call's empty "answer" (LangChain's) is no answer
+                step.outputs = [m for m in step.outputs if m.get("content") or
+                                m.get("tool_calls")]
             trace.steps.append(step)
+            scope = span.get("scope")
+            if isinstance(scope, dict) and isinstance(scope.get("name"), str):
+                trace.scopes.setdefault(scope["name"], scope.get("version"))
     except (ValueError, TypeError, AttributeError) as e:
         what = f" ({step.convention})" if step.convention else ""
         skipped.append(f"trace {trace.trace_id} span {span_id}{what}: {e}")
+
+
+def _failure(span: dict[str, Any]) -> str:
+    """Why the span's call failed (its status is ERROR: code 2), first line of the status
+    message, or "" when it did not."""
+    status = span.get("status")
+    if not isinstance(status, dict) or status.get("code") not in (2, "2", "STATUS_CODE_ERROR"):
+        return ""
+    message = str(status.get("message") or "").split("Traceback (most recent call last)")[0]
+    message = message.strip().split("\n", 1)[0][:300]
+    return message or "status ERROR"
 
 
 def _refs(value: Any) -> Any:
@@ -250,7 +277,9 @@ def _no_user_problem(source: str, trace: Trace) -> str:
         return (f"{where}: no user message in the trace's model-call spans (read as "
                 f"{', '.join(seen)}; they hold only assistant, system or tool messages). Fix: "
                 "record the model calls' input (the user's message) in the traces.")
-    fixes = list(dict.fromkeys(_FIXES[c] for c in seen if c in _FIXES)) or [SEMCONV_FIX]
+    by_scope = [f for f in (scope_fix(n, v) for n, v in trace.scopes.items()) if f]
+    fixes = list(dict.fromkeys(by_scope or [_FIXES[c] for c in seen if c in _FIXES])) or [
+        SEMCONV_FIX]
     detail = "; ".join(trace.missing()) or f"{', '.join(seen)}: no model-call span"
     return (f"{where}: no user message in the trace's chat spans. Fix: {'; or '.join(fixes)}. "
             f"(Found {detail}.)")

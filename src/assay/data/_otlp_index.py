@@ -41,15 +41,20 @@ class TraceIndex:
 
 
 def export_spans(rec: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]:
-    """(resource attributes block, span) for every span of one export, its ids in hex (spans
-    that are not objects included: the caller reports them)."""
+    """(resource attributes block, span) for every span of one export, its ids in hex and its
+    instrumentation ``scope`` (``{name, version}``) with it (spans that are not objects
+    included: the caller reports them)."""
     for rs in rec["resourceSpans"]:
         rs = rs if isinstance(rs, dict) else {}
         res = rs.get("resource")
         resource = res if isinstance(res, dict) else {}
         for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
+            scope = ss.get("scope") if isinstance(ss, dict) else None
             for span in (ss.get("spans") if isinstance(ss, dict) else None) or []:
-                yield resource, hex_ids(span)
+                span = hex_ids(span)
+                if isinstance(scope, dict) and isinstance(span, dict) and "scope" not in span:
+                    span = {**span, "scope": scope}  # which library wrote it
+                yield resource, span
 
 
 def index_traces(records: Iterable[tuple[int, dict[str, Any]]]) -> TraceIndex | None:

@@ -1,7 +1,10 @@
 """GenAI events sent as OTLP log records (``resourceLogs``), as the instrumentations of the
 semantic conventions 1.28 to 1.36 do (the Events API): the same ``gen_ai.*.message`` and
 ``gen_ai.choice`` events as on spans, with their fields in the record's ``body``, tied to a
-model-call span by ``traceId`` and ``spanId``.
+model-call span by ``traceId`` and ``spanId``; and the newer
+``gen_ai.client.inference.operation.details`` event (the conventions 1.37 and later, e.g.
+opentelemetry-instrumentation-openai-v2 with ``..._CAPTURE_MESSAGE_CONTENT=EVENT_ONLY``), whose
+attributes are the model call's (``gen_ai.input.messages``, ... as structured values).
 
 A Collector writing traces and logs to one file gives lines of both; the events of a span fill
 its content when the span itself carries none (see ``_otlp_trace``).
@@ -22,11 +25,16 @@ from typing import Any
 from ._otlp_ids import hex_ids
 from ._otlp_step import attributes, value
 
-__all__ = ["EVENT_NAMES", "is_log_export", "log_events", "log_records"]
+__all__ = ["DETAILS", "EVENT_NAMES", "is_log_export", "log_events", "log_records"]
+
+#: The event of the conventions 1.37 and later that holds a whole model call
+#: (``gen_ai.input.messages``, ``gen_ai.output.messages``, ... as its attributes).
+DETAILS = "gen_ai.client.inference.operation.details"
 
 #: The GenAI events read from log records.
 EVENT_NAMES = frozenset({"gen_ai.system.message", "gen_ai.user.message",
-                         "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice"})
+                         "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice",
+                         DETAILS})
 
 
 def is_log_export(rec: dict[str, Any]) -> bool:

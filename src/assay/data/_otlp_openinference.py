@@ -57,9 +57,13 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
     elif kind == "TOOL":
         step.kind = "tool"
         if attrs.get("output.value") is not None:
-            call_id = attrs.get("tool_call.id")
+            call_id, result = attrs.get("tool_call.id"), attrs["output.value"]
+            message = _tool_message(result)
+            if message is not None:  # LangChain's ToolMessage, as JSON
+                result, call_id = message.get("content"), call_id or message.get("tool_call_id")
             step.tool_result = (None if call_id is None else str(call_id),
-                                attrs.get("tool.name"), text(attrs["output.value"]))
+                                attrs.get("tool.name"), message_text(result)
+                                if message is not None else text(result))
     elif kind == "RETRIEVER":
         step.kind = "retrieval"
         for doc in indexed(attrs, "retrieval.documents."):
@@ -70,6 +74,18 @@ def read(attrs: dict[str, Any], events: list[dict[str, Any]], step: Step) -> boo
         if not step.documents:
             step.missing = "no retrieval.documents.N.document.content attributes"
     return True
+
+
+def _tool_message(value: Any) -> dict[str, Any] | None:
+    """The fields of a LangChain ``ToolMessage`` serialised as ``output.value``
+    (``{"type": "tool", "data": {"content", "tool_call_id", ...}}``), else None."""
+    if not isinstance(value, str) or not value.startswith("{"):
+        return None
+    found = json_value(value, loose=True)
+    if isinstance(found, dict) and found.get("type") == "tool" and \
+            isinstance(found.get("data"), dict):
+        return found["data"]
+    return None
 
 
 def _messages(items: list[dict[str, Any]], role: str, span_id: str) -> list[dict[str, Any]]:

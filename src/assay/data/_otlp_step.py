@@ -35,7 +35,8 @@ class Step:
     was given, system prompt included; ``outputs`` its answer), ``tool`` (``tool_result`` =
     (call id or None, tool name or None, result text)), ``retrieval`` (``documents``, each
     ``{"content", "id"?, "score"?}``) or ``other``. ``missing`` says what an inference span of
-    a detected convention lacked (no message content, usually)."""
+    a detected convention lacked (no message content, usually); ``error``, why an inference
+    span whose status is ERROR failed (it then has no output)."""
 
     start: int
     span_id: str
@@ -47,6 +48,7 @@ class Step:
     tool_result: tuple[str | None, str | None, str] | None = None
     documents: list[dict[str, Any]] = field(default_factory=list)
     missing: str = ""
+    error: str = ""  # the span's status message when the call failed (status ERROR)
 
 
 def value(v: Any) -> Any:

@@ -10,7 +10,12 @@ Steps are taken in span start order:
   the tool);
 - a retrieval step's documents become the row's ``contexts`` and the citations of the next
   assistant turn with text, so that groundedness can judge that turn;
-- the first tools defined are the row's ``tools``.
+- the first tools defined are the row's ``tools``;
+- a model call recorded twice in a row (a framework's span around its client library's, as
+  LangChain with OpenInference's OpenAI instrumentation gives) is read once;
+- a model call that failed (span status ERROR, no output) and was not answered after gives
+  the record an ``app_failed`` reason (``target call failed: ...``): the row is left unscored
+  with it, never scored as an empty answer.
 
 A tool result is kept only when it answers a call not answered yet (once), so that the same
 result read from a tool span and from the next model call's input is not repeated.
@@ -27,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -45,6 +51,7 @@ class Trace:
         self.conversation_id: str | None = None
         self.refs: Any = None
         self.logged: dict[str, list[dict[str, Any]]] = {}  # span id: its GenAI log events
+        self.scopes: dict[str, str | None] = {}  # instrumentation scope name: version
 
     def conventions(self) -> list[str]:
         """The conventions its spans were read in, in first-seen order."""
@@ -80,7 +87,40 @@ class Trace:
             rec["contexts"] = assembly.contexts
         if self.refs is not None:
             rec["reference_tool_calls"] = self.refs
+        if assembly.failure:
+            rec["app_failed"] = assembly.failure
         return {**rec, "messages": assembly.messages}
+
+
+def _call_key(step: Step) -> str:
+    """What tells one model call from another: its user messages, how many tool results it
+    was given, its answer (tool calls with their arguments) and whether it failed (a
+    framework's span and its client library's span of the same call agree on these, though
+    one may lack the system prompt or the tool definitions).
+
+    Example:
+        >>> ask = {"role": "user", "content": "Weather?"}
+        >>> def call(city): return Step(0, "s", "x", "inference", [ask], [{"role": "assistant",
+        ...     "tool_calls": [{"function": {"name": "w", "arguments": f'{{"c": "{city}"}}'}}]}])
+        >>> _call_key(call("Paris")) == _call_key(call("Paris")), _call_key(call("Lyon")) == _call_key(call("Paris"))
+        (True, False)
+    """
+    def said(m: dict[str, Any]) -> list[Any]:
+        calls = [[(c.get("function") or {}).get("name"),
+                  _canonical((c.get("function") or {}).get("arguments"))]
+                 for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+        return [m.get("role"), str(m.get("content") or ""), calls]
+    return json.dumps([[said(m) for m in step.inputs if m.get("role") == "user"],
+                       sum(m.get("role") == "tool" for m in step.inputs),
+                       [said(m) for m in step.outputs], bool(step.error)], sort_keys=True)
+
+
+def _canonical(arguments: Any) -> Any:
+    """Tool call arguments as one form (JSON text may differ in spacing between spans)."""
+    try:
+        return json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return arguments
 
 
 class _Assembly:
@@ -94,10 +134,21 @@ class _Assembly:
         self.tools: Any = None
         self.started = False
         self.asked: Counter[str] = Counter()  # the user messages so far, by content
+        self.last_call: str | None = None  # the last model call read (see _call_key)
+        self.failure: str | None = None  # why the last model call gave no answer
 
     def inference(self, step: Step) -> None:
         if self.tools is None and step.tools is not None:
             self.tools = step.tools
+        key = _call_key(step)
+        if key == self.last_call:
+            return  # one call on two spans (LangChain's and its OpenAI client's): read once
+        self.last_call = key
+        if step.error and not step.outputs:
+            self.failure = (f"target call failed: the app's model call failed: {step.error} "
+                            f"(span {step.span_id})")
+        elif step.outputs:
+            self.failure = None  # answered after all (a retry)
         if not step.inputs and not step.outputs:
             return  # nothing recorded: it neither opens nor replays the conversation
         if not self.started:

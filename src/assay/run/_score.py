@@ -192,6 +192,8 @@ async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
     judge metric asked of each judge of ``panel``, when there is one."""
     if metric.name in previous:
         return MetricResult.model_validate(previous[metric.name])
+    if row.extra.get("app_failed"):  # a traced app call that failed: no answer to score
+        return MetricResult.unscored(str(row.extra["app_failed"]))
     why = metric.applies(row)
     if why:
         return MetricResult.unscored(f"does not apply: {why}")

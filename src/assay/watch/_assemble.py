@@ -33,7 +33,11 @@ from ..data import Row, rows_from_records, traces_as_records
 from ..errors import DataError
 from ._spool import OpenTrace
 
-__all__ = ["is_finished", "trace_row"]
+__all__ = ["AWAITS_CONTENT", "is_finished", "trace_row"]
+
+#: How the reason of a trace whose model-call spans carry no messages begins: their content
+#: may still come as log records (a logs exporter sends apart from the spans' exporter).
+AWAITS_CONTENT = "no user message in the trace's chat spans"
 
 
 def is_finished(trace: OpenTrace, now: float, *, idle: float, grace: float) -> bool:
@@ -44,12 +48,14 @@ def is_finished(trace: OpenTrace, now: float, *, idle: float, grace: float) -> b
 
 
 def trace_row(export: Mapping[str, Any], trace_id: str, *, max_field_chars: int = 100_000,
-              ) -> tuple[Row | None, str | None]:
+              logs: Mapping[str, Any] | None = None) -> tuple[Row | None, str | None]:
     """``(row, None)`` for a trace that gives a conversation row (its id: the trace id), else
-    ``(None, why not)``. Never raises for what a trace holds."""
+    ``(None, why not)``; ``logs``: the GenAI event log records of the trace (one OTLP logs
+    export), read into the spans they name. Never raises for what a trace holds."""
     problems: list[str] = []
+    records = [(0, dict(export))] + ([(0, dict(logs))] if logs else [])
     try:
-        found = list(traces_as_records([(0, dict(export))], "watch", problems))
+        found = list(traces_as_records(records, "watch", problems))
     except Exception as e:  # noqa: BLE001 - a trace that trips the reader is skipped, said why
         return None, f"the trace could not be read: {type(e).__name__}: {e}"
     if not found:

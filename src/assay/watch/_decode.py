@@ -127,6 +127,7 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
         found = rs.get("resource")
         resource: dict[str, Any] = found if isinstance(found, dict) else {}
         for ss in _items(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans")):
+            scope = ss.get("scope") if isinstance(ss, dict) else None
             for span in _items(ss.get("spans") if isinstance(ss, dict) else None):
                 n += 1
                 tid = span.get("traceId") if isinstance(span, dict) else None
@@ -138,6 +139,9 @@ def spans_of(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any], dict
                 for key in _ID_KEYS:
                     if isinstance(clean.get(key), str):
                         clean[key] = otlp_id(clean[key])  # hex, also from base64
+                if isinstance(scope, dict):  # which library wrote it, kept with the span
+                    clean.setdefault("scope", {k: scope[k] for k in ("name", "version")
+                                               if k in scope})
                 spans.append((clean, resource))
     return spans, bad
 

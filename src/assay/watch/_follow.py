@@ -1,5 +1,6 @@
 """Following growing OTLP JSON files: the OpenTelemetry Collector's file exporter writes one
-export per line (``.jsonl``); so does an app appending its exports.
+export per line (``.jsonl``); so does an app appending its exports. Lines of logs exports
+(``resourceLogs``) give the GenAI events that join their spans (see ``_logs``).
 
 Each complete line is read once: its spans and the file's new offset are written to the spool
 in one transaction, so a restart goes on from where it stopped, neither losing nor repeating a
@@ -30,8 +31,10 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 from ._decode import spans_of
+from ._logs import genai_records
 from ._spool import Spool
 
 __all__ = ["FileFollower"]
@@ -50,7 +53,7 @@ class FileFollower:
         self.key = str(self.path.resolve())
         self.spool = spool
         self.bad_lines = 0
-        self.log_lines = 0  # OTLP log exports passed over (said once)
+        self.log_lines = 0  # OTLP logs exports read (their GenAI events join their spans)
         self.bad_spans = 0
         self.spans = 0
 
@@ -72,6 +75,7 @@ class FileFollower:
         if end < 0:
             return 0  # a partial line: wait for the rest
         spans = []
+        logs: list[tuple[dict[str, Any], dict[str, Any]]] = []
         at = offset  # the byte where each line starts
         for line in data[:end].split(b"\n"):
             start, at = at, at + len(line) + 1
@@ -82,9 +86,8 @@ class FileFollower:
             except ValueError as e:
                 export = f"not JSON ({e})"
             if isinstance(export, dict) and isinstance(export.get("resourceLogs"), list):
-                if not self.log_lines:
-                    log.warning("%s: OTLP log records are left out (assay watch reads traces; "
-                                "`assay run FILE` reads GenAI events sent as logs)", self.path)
+                records, _ = genai_records(export)  # GenAI events: read with their spans
+                logs.extend(records)
                 self.log_lines += 1
                 continue
             if not isinstance(export, dict) or not isinstance(export.get("resourceSpans"), list):
@@ -96,6 +99,6 @@ class FileFollower:
             found, bad = spans_of(export)
             spans.extend(found)
             self.bad_spans += len(bad)
-        new = self.spool.add_followed(self.key, spans, offset + end + 1, stat.st_ino)
+        new = self.spool.add_followed(self.key, spans, offset + end + 1, stat.st_ino, logs)
         self.spans += new
         return new

@@ -1,5 +1,9 @@
-"""The OTLP/HTTP receiver: ``POST /v1/traces`` (JSON or protobuf, maybe gzipped) and
-``GET /v1/status``.
+"""The OTLP/HTTP receiver: ``POST /v1/traces`` and ``/v1/logs`` (JSON or protobuf, maybe
+gzipped; an endpoint ending in ``/`` too), ``POST /v1/metrics`` (answered, not read: see
+``_logs``) and ``GET /v1/status``.
+
+The GenAI event log records of ``/v1/logs`` are spooled with their trace, and read with its
+spans (they arrive before or after them).
 
 Spans are written to the spool (durably) before the answer, which is what an OTLP/HTTP
 exporter expects: ``200`` with an empty ``ExportTraceServiceResponse`` in the request's
@@ -19,6 +23,7 @@ Example:
     ...     def backlog_full(self): return False
     ...     def accept(self, spans, bad): self.got += spans; return len(spans)
     ...     def rejected(self, why): pass
+    ...     def metrics_posted(self): pass
     ...     def status(self): return {"spans": len(self.got)}
     >>> intake = Intake()
     >>> client = TestClient(receiver_app(intake))
@@ -26,6 +31,10 @@ Example:
     >>> answer = client.post("/v1/traces", json=body)
     >>> answer.status_code, answer.json(), client.get("/v1/status").json()["spans"]
     (200, {}, 1)
+    >>> client.post("/v1/traces/", json=body, follow_redirects=False).status_code
+    200
+    >>> client.post("/v1/metrics", json={}).json()["partialSuccess"]["errorMessage"][:36]
+    'assay watch does not read metrics: o'
     >>> answer = client.post("/v1/traces", content=b"nope",
     ...                      headers={"content-type": "application/json"})
     >>> answer.status_code, answer.json()["message"][:26]
@@ -38,6 +47,7 @@ import hmac
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from starlette.applications import Starlette
@@ -49,6 +59,7 @@ from ..errors import DataError
 from ._body_budget import BodyBudget
 from ._deadlines import CUT_KEY
 from ._decode import PROTOBUF_MISSING, decode_export, gunzip, spans_of
+from ._logs import decode_logs, genai_records, metrics_answer
 
 __all__ = ["RETRY_AFTER_S", "Intake", "receiver_app"]
 
@@ -69,6 +80,11 @@ class Intake(Protocol):
 
     def accept(self, spans: list[tuple[dict[str, Any], dict[str, Any]]],
                bad: list[str]) -> int: ...
+
+    def accept_logs(self, records: list[tuple[dict[str, Any], dict[str, Any]]],
+                    others: int) -> int: ...
+
+    def metrics_posted(self) -> None: ...
 
     def rejected(self, why: str) -> None: ...
 
@@ -92,7 +108,10 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
         given = request.headers.get("authorization", "").encode()
         return hmac.compare_digest(given, f"Bearer {intake.token}".encode())
 
-    async def traces(request: Request) -> Response:
+    async def receive(request: Request) -> tuple[bytes, str] | Response:
+        """The body of an export (inflated) and its content type, or the answer refusing it:
+        the checks traces and logs share (token, content type and encoding, backlog, size,
+        the body budget, gzip)."""
         if not authorized(request):
             intake.rejected("unauthorized")
             return _error(401, "a valid Authorization: Bearer token is required")
@@ -120,23 +139,53 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
         body = await read_body(request, int(length) if length.isdigit() else 0)
         if isinstance(body, Response):
             return body
-        try:
-            if encoding == "gzip":
+        if encoding == "gzip":
+            try:
                 body = gunzip(body, intake.max_body)
+            except DataError as e:
+                return refused(request, e)
+        return body, content_type
+
+    async def traces(request: Request) -> Response:
+        got = await receive(request)
+        if isinstance(got, Response):
+            return got
+        body, content_type = got
+        try:
             export = decode_export(body, content_type)
         except DataError as e:
-            intake.rejected("bad body")
-            log.warning("refused a request from %s (400): %s", _client(request),
-                        "; ".join(e.problems)[:300])
-            return _error(400, "; ".join(e.problems))
+            return refused(request, e)
         spans, bad = spans_of(export)
+        return _spooled(lambda: intake.accept(spans, bad), content_type, len(bad),
+                        bad[0] if bad else "")
+
+    async def logs(request: Request) -> Response:
+        got = await receive(request)
+        if isinstance(got, Response):
+            return got
+        body, content_type = got
         try:
-            intake.accept(spans, bad)
-        except (sqlite3.Error, OSError) as e:
-            log.error("the spool could not be written (%s): answering 503", e)
-            return _error(503, "the spool could not be written; retry later",
-                          headers={"Retry-After": str(RETRY_AFTER_S)})
-        return _ok(content_type, len(bad), bad[0] if bad else "")
+            export = decode_logs(body, content_type)
+        except DataError as e:
+            return refused(request, e)
+        records, others = genai_records(export)
+        return _spooled(lambda: intake.accept_logs(records, others), content_type, 0, "",
+                        kind="logs")
+
+    async def metrics(request: Request) -> Response:
+        if not authorized(request):
+            intake.rejected("unauthorized")
+            return _error(401, "a valid Authorization: Bearer token is required")
+        intake.metrics_posted()
+        body, media_type = metrics_answer(request.headers.get("content-type", "").lower())
+        return Response(body, media_type=media_type)
+
+    def refused(request: Request, e: DataError) -> Response:
+        """400 for a body that does not decode: one log line and a count."""
+        intake.rejected("bad body")
+        log.warning("refused a request from %s (400): %s", _client(request),
+                    "; ".join(e.problems)[:300])
+        return _error(400, "; ".join(e.problems))
 
     async def read_body(request: Request, length: int) -> bytes | Response:
         """The body, held within the budget while it comes; or the answer refusing it."""
@@ -184,9 +233,13 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
         log.warning("closed the connection of %s: its request %s did not arrive in time",
                     client, phase)
 
-    app = Starlette(routes=[Route("/v1/traces", traces, methods=["POST"]),
-                             Route("/v1/status", status, methods=["GET"]),
-                             Route("/status", status, methods=["GET"])])
+    # an exporter's endpoint may end in a slash: a redirect would be taken as delivered
+    app = Starlette(routes=[*(Route(f"/v1/{kind}{slash}", handler, methods=["POST"])
+                              for kind, handler in (("traces", traces), ("logs", logs),
+                                                    ("metrics", metrics))
+                              for slash in ("", "/")),
+                            Route("/v1/status", status, methods=["GET"]),
+                            Route("/status", status, methods=["GET"])])
     app.state.cut = cut
     return app
 
@@ -196,14 +249,29 @@ def _client(request: Request) -> str:
     return f"{request.client.host}:{request.client.port}" if request.client else "a client"
 
 
+def _spooled(write: Callable[[], object], content_type: str, rejected: int, why: str, *,
+             kind: str = "traces") -> Response:
+    """Write to the spool, then answer: 200, or 503 when the spool cannot be written."""
+    try:
+        write()
+    except (sqlite3.Error, OSError) as e:
+        log.error("the spool could not be written (%s): answering 503", e)
+        return _error(503, "the spool could not be written; retry later",
+                      headers={"Retry-After": str(RETRY_AFTER_S)})
+    return _ok(content_type, rejected, why, kind)
+
+
 def _error(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
     """An error answer: a JSON ``Status`` (``{"code", "message"}``), as OTLP/HTTP sends."""
     return JSONResponse({"code": code, "message": message}, status_code=code, headers=headers)
 
 
-def _ok(content_type: str, rejected: int, why: str) -> Response:
+def _ok(content_type: str, rejected: int, why: str, kind: str = "traces") -> Response:
     """200 with an ``ExportTraceServiceResponse`` in the request's encoding (its
-    ``partialSuccess`` set when spans were left out)."""
+    ``partialSuccess`` set when spans were left out); for logs, an empty
+    ``ExportLogsServiceResponse`` (both are empty messages: no bytes in protobuf)."""
+    if content_type == "application/x-protobuf" and kind == "logs":
+        return Response(b"", media_type="application/x-protobuf")
     if content_type == "application/x-protobuf":
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 

@@ -11,6 +11,9 @@ committed write survives a crash or ``kill -9`` (and a power cut). Tables:
   is committed to the store), ``skipped`` (no row, with the reason: sampled out, filtered
   out, not a conversation, and the run it was skipped in); these small rows stay, so a trace
   is never scored twice;
+- ``logs``: the GenAI event log records of the open traces (a record sent twice is kept
+  once), read with the trace's spans and deleted with them; a record opens its trace like a
+  span (it may come first), but only spans finish it;
 - ``offsets``: how far each followed file was read;
 - ``meta``: the watch's run id in the store (a restart resumes it).
 
@@ -45,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ._spool_logs import SpoolLogs
 
 __all__ = ["OpenTrace", "Spool"]
 
@@ -59,6 +63,9 @@ CREATE TABLE IF NOT EXISTS traces (
     last_received REAL NOT NULL, root_received REAL, root_span_id TEXT, ended_ns INTEGER,
     reason TEXT, done REAL);
 CREATE INDEX IF NOT EXISTS traces_state ON traces (state);
+CREATE TABLE IF NOT EXISTS logs (
+    trace_id TEXT NOT NULL, digest TEXT NOT NULL, record TEXT NOT NULL, resource TEXT NOT NULL,
+    PRIMARY KEY (trace_id, digest));
 CREATE TABLE IF NOT EXISTS offsets (path TEXT PRIMARY KEY, offset INTEGER NOT NULL,
     inode INTEGER);
 """
@@ -76,7 +83,7 @@ class OpenTrace:
     ended_ns: int | None
 
 
-class Spool:
+class Spool(SpoolLogs):
     """The durable spool in folder ``path`` (created if needed). All calls come from one
     caller at a time (the watch's event loop)."""
 
@@ -191,6 +198,7 @@ class Spool:
                                 "WHERE trace_id = ?",
                                 [(state, reason, now, run_id, t) for t in ids])
             self.db.executemany("DELETE FROM spans WHERE trace_id = ?", [(t,) for t in ids])
+            self.db.executemany("DELETE FROM logs WHERE trace_id = ?", [(t,) for t in ids])
         for tid in ids:
             self._open.pop(tid, None)
 
@@ -233,15 +241,18 @@ class Spool:
 
     def add_followed(self, path: str, spans: Sequence[tuple[Mapping[str, Any],
                                                             Mapping[str, Any]]],
-                     offset: int, inode: int | None) -> int:
-        """:meth:`add_spans` and the file's new offset, in one transaction (a restart neither
-        loses nor repeats a line)."""
+                     offset: int, inode: int | None,
+                     logs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]] = ()) -> int:
+        """:meth:`add_spans` (and :meth:`add_logs`) and the file's new offset, in one
+        transaction (a restart neither loses nor repeats a line)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute("INSERT OR REPLACE INTO offsets VALUES (?, ?, ?)",
                             (path, offset, inode))
             self._nested = True
             new = self.add_spans(spans)
+            if logs:
+                self.add_logs(logs)
         except BaseException:
             self._nested = False
             self.db.execute("ROLLBACK")

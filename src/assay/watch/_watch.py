@@ -30,10 +30,11 @@ from .._secrets import mask_secrets, remember_secret
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
-from ._assemble import is_finished, trace_row
+from ._assemble import AWAITS_CONTENT, is_finished, trace_row
 from ._entry import call_failed, iso, short_id, status_line
 from ._follow import FileFollower
 from ._hooks import Hooks
+from ._logs import METRICS_NOT_READ
 from ._options import WatchOptions
 from ._recording import WatchRecording
 from ._select import parse_filter, sampled
@@ -81,7 +82,8 @@ class Watcher:
         self.followers = [FileFollower(p, self.spool) for p in options.follow]
         self.counts: dict[str, int] = dict.fromkeys(
             ("requests", "spans", "duplicate_spans", "late_spans", "bad_spans", "bad_requests",
-             "rejected", "traces", "scored", "skipped", "failed_rows", "judge_stops"), 0)
+             "rejected", "traces", "scored", "skipped", "failed_rows", "judge_stops",
+             "log_records", "other_log_records", "metrics_requests"), 0)
         self.started = time.time()
         self._live_at, self._live_dirty = 0.0, False  # the live summary: when written, stale
         self._queue: asyncio.Queue[tuple[str, Row, dict[str, Any]] | None] = asyncio.Queue()
@@ -111,6 +113,24 @@ class Watcher:
         self.counts["duplicate_spans"] += len(spans) - new - late
         self.counts["late_spans"] += late
         return new
+
+    def accept_logs(self, records: list[tuple[dict[str, Any], dict[str, Any]]],
+                    others: int) -> int:
+        """Spool the GenAI event records of one logs request (durably); the number new."""
+        self.counts["requests"] += 1
+        new = self.spool.add_logs(records)
+        self.counts["log_records"] += new
+        if others and not self.counts["other_log_records"]:
+            log.warning("log records that are not GenAI events are left out (%d in the first "
+                        "request with any; the status counts them)", others)
+        self.counts["other_log_records"] += others
+        return new
+
+    def metrics_posted(self) -> None:
+        """Count a metrics export (answered, not read); said once."""
+        if not self.counts["metrics_requests"]:
+            log.warning("%s; the metrics sent are answered and dropped", METRICS_NOT_READ)
+        self.counts["metrics_requests"] += 1
 
     def rejected(self, why: str) -> None:
         """Count a request the receiver refused (``why``: what was wrong with it)."""
@@ -207,18 +227,25 @@ class Watcher:
                 continue
             if not is_finished(trace, now, idle=opts.idle, grace=opts.grace):
                 continue
-            self.counts["traces"] += 1
             if self.recording.holds(tid):  # scored and stored before a crash: not again
+                self.counts["traces"] += 1
                 self.spool.mark_done([tid], "scored")
                 continue
             if not sampled(tid, opts.sample):
+                self.counts["traces"] += 1
                 self._skip(tid, "sampled out (sample)")
                 continue
             export = self.spool.export_of(tid)
             if not self.filter.keeps(export):
+                self.counts["traces"] += 1
                 self._skip(tid, "filtered out (filter)")
                 continue
-            row, why = trace_row(export, tid, max_field_chars=opts.max_field_chars)
+            row, why = trace_row(export, tid, max_field_chars=opts.max_field_chars,
+                                 logs=self.spool.logs_of(tid))
+            if row is None and (why or "").startswith(AWAITS_CONTENT) and \
+                    now - trace.last_received < opts.idle:
+                continue  # its messages may be log records, exported apart: wait until idle
+            self.counts["traces"] += 1
             if row is None:
                 self._skip(tid, why or "no row")
                 continue
