@@ -271,3 +271,18 @@ def test_malformed_lines_in_a_followed_file_are_left_out_and_the_rest_is_scored(
     assert not any("resourceLogs" in m for m in said)  # logs lines are read, not bad lines
     assert not any(r.exc_info for r in caplog.records)  # no traceback
     assert not any("failed" in m for m in said)
+
+
+def test_a_followed_line_nested_too_deeply_is_left_out_not_a_crash(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "traces.jsonl"
+    deep = '{"resourceSpans": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text("\n".join([deep, json.dumps(export(chat_span(tid(1), "1" * 16)))]) + "\n")
+    with caplog.at_level("WARNING", logger="assay.watch"):
+        summary = run_until(options(tmp_path, path, FakeJudge()),
+                            lambda w: w.counts["scored"] >= 1)
+    assert [r["id"] for r in stored(tmp_path)] == [tid(1)]
+    assert summary["watch"]["scored"] == 1
+    said = [r.getMessage() for r in caplog.records]
+    assert any("the line at byte 0 is not an OTLP JSON export (not JSON" in m for m in said)
+    assert not any(r.exc_info for r in caplog.records)

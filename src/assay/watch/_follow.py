@@ -83,8 +83,8 @@ class FileFollower:
                 continue
             try:
                 export = json.loads(line)
-            except ValueError as e:
-                export = f"not JSON ({e})"
+            except (ValueError, RecursionError) as e:  # nested too deeply for the parser
+                export = f"not JSON ({e or 'nested too deeply'})"
             if isinstance(export, dict) and isinstance(export.get("resourceLogs"), list):
                 records, _ = genai_records(export)  # GenAI events: read with their spans
                 logs.extend(records)
