@@ -33,7 +33,7 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..agents import AgentRunner
-from ..data import Row, rows_from_records
+from ..data import FieldLimits, Row, rows_from_records
 from ..metrics import MetricResult, ScoreContext
 from ..metrics.judge import ask_until_parsed
 from ._personas import pick_persona
@@ -82,6 +82,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
     messages: list[dict[str, Any]] = ([{"role": "system", "content": scenario.system}]
                                       if scenario.system else [])
     notes: list[str] = []
+    cuts: list[dict[str, Any]] = []
     user_turns = 0
     stop: tuple[str, str] | None = None
     error: str | None = None
@@ -96,11 +97,16 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             messages.append({"role": "user", "content": move.message})
             user_turns = 1
     while stop is None:
-        entry = await runner.complete(_app_row(scenario, messages))
+        entry = await runner.complete(_app_row(scenario, messages, runner))
         if "failure" in entry:
             error = str(entry["failure"])
             stop = ("app_failed", error)
             break
+        for cut in entry.get("truncated", []):  # the field counts from the first new message
+            at = len(messages) + int(cut["field"].removeprefix("messages[").split("]")[0])
+            cuts.append({**cut, "field": f"messages[{at}].content"})
+            notes.append(f"user turn {user_turns}: the app's message {at} was cut from "
+                         f"{cut['chars']:,} to {cut['kept']:,} characters")
         messages += entry["messages"]
         if entry.get("note"):
             notes.append(f"user turn {user_turns}: {entry['note']}")
@@ -120,6 +126,8 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
         "persona": picked, "prompt": prompt_id(scenario.lang), "user_turns": user_turns}
     if notes:
         simulation["notes"] = notes
+    if cuts:
+        simulation["truncated"] = cuts
     row = output_row(scenario, persona=persona, max_turns=turns_allowed, messages=messages,
                      stop=stop, simulation=simulation, error=error)
     return Conversation(row, round(time.monotonic() - started, 3))
@@ -145,11 +153,16 @@ def output_row(scenario: Scenario, *, persona: str, max_turns: int,
     return row
 
 
-def _app_row(scenario: Scenario, messages: list[dict[str, Any]]) -> Row:
+def _app_row(scenario: Scenario, messages: list[dict[str, Any]], runner: AgentRunner) -> Row:
+    """The conversation so far as the row the app is asked with, read under the runner's
+    long-text rule (its messages were cut to it already)."""
     record: dict[str, Any] = {"id": scenario.id, "messages": messages}
     if scenario.tools is not None:
         record["tools"] = list(scenario.tools)
-    return rows_from_records([record], source=f"scenario {scenario.id!r}")[0]
+    limits = runner.limits or FieldLimits()
+    return rows_from_records([record], source=f"scenario {scenario.id!r}",
+                             max_field_chars=limits.max_field_chars,
+                             long_fields=limits.long_fields)[0]
 
 
 async def _ask_user(ctx: ScoreContext, scenario: Scenario, persona: str,
