@@ -131,3 +131,81 @@ async def test_a_retry_after_within_max_wait_is_waited_as_asked() -> None:
         limited.stop()
         ok.stop()
     assert 2.0 <= calls[1] - calls[0] < 3.0
+
+
+# --- every command that calls a model takes --max-wait, from one definition -----------------
+
+MODEL_COMMANDS = ("run", "generate", "simulate", "jailbreak", "robustness", "watch")
+
+
+def _cli(args: list[str], **env: str) -> Any:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200", "NO_COLOR": "1", **env})
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+@pytest.mark.parametrize("command", MODEL_COMMANDS)
+def test_every_model_command_offers_max_wait_and_refuses_a_bad_one(command: str) -> None:
+    shown = " ".join(_cli([command, "--help"]).output.split())
+    assert "--max-wait" in shown and "Retry-After" in shown
+    for bad in ("-1", "nan", "inf"):
+        result = _cli([command, "--max-wait", bad])
+        assert result.exit_code == 2, (bad, result.output)
+        assert "--max-wait" in result.output
+
+
+@pytest.mark.parametrize("command", ["run", "simulate", "jailbreak"])
+def test_the_long_text_options_are_the_same_everywhere(command: str) -> None:
+    shown = " ".join(_cli([command, "--help"]).output.split())
+    assert "--max-field-chars" in shown and "--long-fields" in shown
+    result = _cli([command, "--long-fields", "cut"])
+    assert result.exit_code == 2 and "Must be one of: refuse, truncate" in result.output
+
+
+def _doc(tmp_path: Any) -> str:
+    path = tmp_path / "doc.txt"
+    path.write_text("Tents are waterproof shelters. A red tent weighs two kilograms and sleeps "
+                    "two people.\n\nThe blue tent sleeps four and weighs five kilograms.\n")
+    return str(path)
+
+
+def _scenario(tmp_path: Any) -> str:
+    path = tmp_path / "scenarios.jsonl"
+    path.write_text('{"id": "s1", "goal": "Find out whether order A1 shipped."}\n')
+    return str(path)
+
+
+@pytest.mark.parametrize("command", ["generate", "simulate", "jailbreak", "run"])
+def test_max_wait_reaches_the_calls_of_every_command(command: str, tmp_path: Any) -> None:
+    """A server asking for 30 s against --max-wait 5: each command's model calls fail on the
+    first 429, quickly, with the asked wait and the flag in what the command prints."""
+    server = Always429("30")
+    spec = f"openai:m@{server.base_url}"
+    out = tmp_path / "out"
+    args = {
+        "generate": ["generate", _doc(tmp_path), "--out", str(out) + ".jsonl", "--n", "1",
+                     "--max-candidates", "1", "--judge", spec, "--embeddings", "none",
+                     "--no-cache", "--no-progress"],
+        "simulate": ["simulate", "--scenarios", _scenario(tmp_path), "--target",
+                     "python:examples.apps:toy_app", "--user-model", spec, "--out",
+                     str(out) + ".jsonl", "--no-cache"],
+        "jailbreak": ["jailbreak", "--target", "python:examples.apps:toy_app", "--n", "1",
+                      "--judge", spec, "--no-refusal", "--out", str(out), "--no-store",
+                      "--cache", str(tmp_path / "c.sqlite")],
+        "run": ["run", "examples/qa.jsonl", "--metrics", "groundedness", "--judge", spec,
+                "--out", str(out), "--no-store", "--no-cache", "--no-progress"],
+    }[command]
+    started = time.monotonic()
+    try:
+        result = _cli([*args, "--max-wait", "5"], OPENAI_API_KEY="sk-test-waits")
+    finally:
+        server.stop()
+    assert time.monotonic() - started < 30
+    assert result.exit_code == 3, result.output
+    text = " ".join(result.output.split())
+    if command == "run":  # its summary groups causes by their head; each row has it whole
+        text = (out / "results.jsonl").read_text()
+    assert "asks to wait 30 s" in text and "--max-wait 5" in text, text
