@@ -158,3 +158,26 @@ def test_simulate_seed_mode_records_the_cut_in_the_row(tmp_path: Path, huge_app:
         row = json.loads(line)
         assert len(row["messages"][1]["content"]) == LIMIT
         assert row["truncated"][0]["chars"] == MEGABYTE
+
+
+def test_run_with_a_target_cuts_a_1mb_answer_before_the_judge(
+        tmp_path: Path, huge_app: str, judge_calls: list[JudgeRequest]) -> None:
+    data = tmp_path / "qa.jsonl"
+    data.write_text(json.dumps({"id": "q1", "question": "Is order A1 shipped?",
+                                "context": "Order A1 shipped on Monday."}) + "\n")
+    out = tmp_path / "out"
+    result = _invoke(["run", str(data), "--target", huge_app, "--judge", "fake",
+                      "--metrics", "groundedness", "--out", str(out), "--no-store",
+                      "--no-cache", "--no-progress", "--max-field-chars", str(LIMIT),
+                      "--long-fields", "truncate"])
+    assert result.exit_code == 0, result.output
+    assert judge_calls and _longest_prompt(judge_calls) < PROMPT_BOUND
+    record = json.loads((out / "results.jsonl").read_text(encoding="utf-8"))
+    assert record["agent"]["truncated"] == [{"field": "messages[0].content", "chars": MEGABYTE,
+                                             "kept": LIMIT}]
+    refused = _invoke(["run", str(data), "--target", huge_app, "--judge", "fake",
+                       "--metrics", "groundedness", "--out", str(tmp_path / "out2"),
+                       "--no-store", "--no-cache", "--no-progress"])
+    assert refused.exit_code == 3, refused.output
+    error = json.loads((tmp_path / "out2" / "results.jsonl").read_text())["groundedness"]["error"]
+    assert "over the limit of 100,000" in error and "--long-fields truncate" in error
