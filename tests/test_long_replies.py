@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from simulated_user_judge import scripted_user
 from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.safety import CATEGORIES
+from simulated_user_judge import scripted_user
 
 MEGABYTE = 1_000_000
 LIMIT = 5_000

@@ -13,11 +13,11 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
-from support import LoopbackServer, send_json
 
 from assay.calls import ManagedJudge, RetryPolicy
 from assay.errors import JudgeError
 from assay.judges import JudgeRequest, make_judge
+from support import LoopbackServer, send_json
 
 
 class Always429(LoopbackServer):
