@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
-from ..data import parse_mapping
+from ..data import FieldLimits, parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars
 from ..metrics import Metric, Plan
@@ -206,7 +206,8 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         judges = judge or ["local"]
-        agent = agent_from_flags(target, tools, max_steps, timeout)
+        agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
+                                 limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,
