@@ -135,7 +135,7 @@ async def test_a_retry_after_within_max_wait_is_waited_as_asked() -> None:
 
 # --- every command that calls a model takes --max-wait, from one definition -----------------
 
-MODEL_COMMANDS = ("run", "generate", "simulate", "jailbreak", "robustness", "watch")
+MODEL_COMMANDS = ("run", "generate", "simulate", "jailbreak", "robustness", "watch", "explain")
 
 
 def _cli(args: list[str], **env: str) -> Any:
