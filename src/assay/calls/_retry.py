@@ -8,7 +8,7 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..errors import CallTimeoutError, JudgeError, RetryableJudgeError, option
@@ -26,7 +26,6 @@ class RetryPolicy:
     - Every retry waits at least the exponential backoff (``base_delay`` doubled per try, at
       most ``max_delay``, with jitter): a ``Retry-After`` of 0, negative, missing or not a
       number never makes a call spin. A longer ``Retry-After`` is waited as asked.
-
     - ``max_attempts`` bounds the tries of a call that fails in a way worth retrying (5xx,
       timeouts, resets, a body that is not JSON).
     - Rate limiting (429) does not use up tries: the time spent waiting on 429s for one call
@@ -59,6 +58,8 @@ class RetryPolicy:
     max_wait: float = 600.0
     connect_attempts: int = 3
     timeout_attempts: int = 2
+    #: The warnings logged already (each is logged once per policy, i.e. per judge).
+    _said: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before try ``attempt + 1``: the backoff with jitter, or the server's
@@ -130,10 +131,9 @@ class RetryPolicy:
 
     def _say_once(self, what: str) -> bool:
         """Whether ``what`` is to be logged now: the first time for this policy only."""
-        said: set[str] = self.__dict__.setdefault("_said", set())
-        if what in said:
+        if what in self._said:
             return False
-        said.add(what)
+        self._said.add(what)
         return True
 
     def _over_max_wait(self, error: RetryableJudgeError, asked: float, waited: float
