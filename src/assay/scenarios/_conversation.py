@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ STOP_REASONS = ("goal_met", "stuck", "max_turns", "app_failed", "user_failed")
 #: again).
 FINISHED = ("goal_met", "stuck", "max_turns")
 _RAW_CHARS = 300
+#: The field of a cut the agent made to one of its new messages (see AgentRunner).
+_NEW_MESSAGE = re.compile(r"messages\[(\d+)\]\.content")
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,8 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             error = str(entry["failure"])
             stop = ("app_failed", error)
             break
-        for cut in entry.get("truncated", []):  # the field counts from the first new message
-            at = len(messages) + int(cut["field"].removeprefix("messages[").split("]")[0])
+        for cut in entry.get("truncated", []):  # its field counts from the first new message
+            at = len(messages) + int(_NEW_MESSAGE.fullmatch(cut["field"]).group(1))  # type: ignore[union-attr]
             cuts.append({**cut, "field": f"messages[{at}].content"})
             notes.append(f"user turn {user_turns}: the app's message {at} was cut from "
                          f"{cut['chars']:,} to {cut['kept']:,} characters")
