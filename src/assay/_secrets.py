@@ -206,9 +206,17 @@ def _entropy(text: str) -> float:
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
-def _has_digit_or_both_cases(text: str) -> bool:
+def _key_body(text: str) -> bool:
+    """Whether what follows a known key prefix is a key's body: a digit or both cases, or a run
+    of 20+ letters and digits (no word is that long); ``sk-learn-models`` is words.
+
+    Example:
+        >>> [_key_body(t) for t in ("learn-models", "proj-a1b2c3d4", "abcdefghijklmnopqrstuvwx")]
+        [False, True, True]
+    """
     return (any(c.isdigit() for c in text)
-            or (any(c.isupper() for c in text) and any(c.islower() for c in text)))
+            or (any(c.isupper() for c in text) and any(c.islower() for c in text))
+            or any(len(run) >= 20 for run in re.split(r"[^A-Za-z0-9]", text)))
 
 
 def _random_looking(token: str) -> bool:
@@ -264,8 +272,7 @@ def mask_secrets(text: str) -> str:
     if (":" in text or "=" in text) and any(w in low for w in _NAMED_WORDS):
         text = _NAMED_VALUE.sub(lambda m: m.group(1) + MASK
                                 if _credential_like(m.group(2)) else m.group(0), text)
-    text = _PREFIXED.sub(lambda m: MASK if _has_digit_or_both_cases(m.group(1)) else m.group(0),
-                         text)
+    text = _PREFIXED.sub(lambda m: MASK if _key_body(m.group(1)) else m.group(0), text)
     return _CANDIDATE.sub(_mask_random_looking, text)
 
 

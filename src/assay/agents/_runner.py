@@ -10,6 +10,9 @@ The loop, per row whose last message is a user turn:
 3. the run ends when no call is left unanswered, or after ``max_steps`` target turns (the
    conversation is kept as it is and the entry's ``note`` says the limit was hit: a finding,
    not an error).
+4. with ``limits`` (``--max-field-chars``, ``--long-fields``), a message of the target longer
+   than the limit fails the row (``refuse``) or is cut to it (``truncate``), the cut recorded
+   in the entry's ``truncated`` list, before any judge or simulated user reads it.
 
 A target that fails (after retries for rate limits, server errors and calls past their
 ``timeout``) leaves the row with a ``failure`` (``target call failed: ...``), never a made-up
@@ -38,8 +41,8 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
-from ..data import Row
-from ..errors import ConfigError, JudgeError, option
+from ..data import FieldLimits, Row
+from ..errors import ConfigError, DataError, JudgeError, option
 from ..targets import AgentTarget, ChatTarget, close_target, make_target
 from ._messages import (
     final_answer,
@@ -76,12 +79,15 @@ class AgentRunner:
     within ``tool_timeout`` seconds (the target's own calls have the target's deadline).
 
     A target without agent turns (``http:``, ``local``: a :class:`~assay.targets.ChatTarget`)
-    is asked for a chat reply, without the row's tools."""
+    is asked for a chat reply, without the row's tools. ``max_wait``: seconds one target call
+    may wait on rate limits (429) in all; ``limits``: the long-text rule for the target's
+    messages (``None``: none, they are kept as they are)."""
 
     def __init__(self, target: AgentTarget | ChatTarget, *,
                  tools: Mapping[str, Callable[..., Any]] | None = None, max_steps: int = 8,
                  concurrency: int = 4, max_attempts: int = 4,
-                 tool_timeout: float = DEFAULT_TIMEOUT) -> None:
+                 tool_timeout: float = DEFAULT_TIMEOUT, max_wait: float = RetryPolicy.max_wait,
+                 limits: FieldLimits | None = None) -> None:
         if max_steps < 1:
             raise ConfigError(f"Got {option('max_steps', max_steps)}. Must be at least 1.")
         self.target, self.tools, self.max_steps = target, tools, max_steps
@@ -89,7 +95,8 @@ class AgentRunner:
         self.id = target.id
         self.concurrency = concurrency
         self.stats = AgentStats()
-        self._retry = RetryPolicy(max_attempts=max_attempts)
+        self._retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)
+        self.limits = limits
 
     @property
     def takes_tools(self) -> bool:
@@ -139,6 +146,10 @@ class AgentRunner:
             raise
         except Exception as e:  # noqa: BLE001 - the agent's own bug: the row says why
             return self._failed(f"target call failed: {type(e).__name__}: {e}")
+        try:
+            new, cuts = self._fit(new)
+        except DataError as e:
+            return self._failed(e.problems[0])
         # a ConfigError when assay cannot read the messages
         with_messages(question_row(row) if qa else row, new, target=self.id)
         self.stats.rows += 1
@@ -152,12 +163,35 @@ class AgentRunner:
         else:
             entry["messages"] = new
         entry.update(steps=steps, seconds=round(time.monotonic() - started, 3))
+        if cuts:
+            entry["truncated"] = cuts
         if row.tools and tools is None:
             entry["note"] = "asked without the row's tools: the target takes no tool definitions"
         if note:
             self.stats.step_limit += 1
             entry["note"] = note
         return entry
+
+    def _fit(self, new: list[dict[str, Any]]
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The target's messages within :attr:`limits` (as they are without limits) and the
+        cuts made (``field`` counts from the first new message).
+
+        Raises:
+            DataError: a message is longer than the limit and long texts are refused.
+        """
+        if self.limits is None:
+            return new, []
+        fitted, cuts = [], []
+        for i, message in enumerate(new):
+            content = message.get("content")
+            if isinstance(content, str):
+                text, cut = self.limits.fit(content, f"the app's {message.get('role')} message")
+                if cut is not None:
+                    message = {**message, "content": text}
+                    cuts.append({**cut, "field": f"messages[{i}].content"})
+            fitted.append(message)
+        return fitted, cuts
 
     async def _turn(self, conversation: list[dict[str, Any]],
                     tools: list[dict[str, Any]] | None) -> Any:
@@ -192,11 +226,13 @@ class AgentRunner:
 
 
 def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
-               concurrency: int = 4, timeout: float = DEFAULT_TIMEOUT) -> AgentRunner:
+               concurrency: int = 4, timeout: float = DEFAULT_TIMEOUT,
+               max_wait: float = RetryPolicy.max_wait,
+               limits: FieldLimits | None = None) -> AgentRunner:
     """An :class:`AgentRunner` from a target spec (any of ``assay.targets.TARGET_SPECS``)
     and, optionally, a tools spec (``python:package.module:TOOLS``), which needs a target
     that takes tool definitions (:data:`AGENT_TARGETS`); ``timeout``: seconds one target call
-    or tool call may take in all.
+    or tool call may take in all; ``max_wait`` and ``limits``: as :class:`AgentRunner`'s.
 
     Example:
         >>> make_agent("local", tools="python:examples.agent_app:TOOLS")
@@ -211,4 +247,5 @@ def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
     functions = load_tools(tools) if tools else None
     made = make_target(target, timeout=timeout)
     return AgentRunner(made, tools=functions, max_steps=max_steps,
-                       concurrency=concurrency, tool_timeout=timeout)
+                       concurrency=concurrency, tool_timeout=timeout, max_wait=max_wait,
+                       limits=limits)

@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..agents import AgentRunner, make_agent
-from ..calls import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT, RetryPolicy
+from ..data import FieldLimits
 from ..errors import AssayError
 from ._format import percent
 
@@ -47,15 +48,18 @@ MaxStepsOption = Annotated[int, typer.Option(
 
 
 def agent_from_flags(target: str | None, tools: str | None, max_steps: int,
-                     timeout: float = DEFAULT_TIMEOUT) -> AgentRunner | None:
+                     timeout: float = DEFAULT_TIMEOUT, *, max_wait: float = RetryPolicy.max_wait,
+                     limits: FieldLimits | None = None) -> AgentRunner | None:
     """The agent of ``--target`` (None without it), its calls and tools bounded by
-    ``--timeout``; ``--tools`` alone is refused."""
+    ``--timeout`` and ``--max-wait``, its messages by ``limits`` (``--max-field-chars``,
+    ``--long-fields``); ``--tools`` alone is refused."""
     if target is None:
         if tools:
             raise AssayError("--tools needs --target: the agent whose calls the tools answer. "
                              "Add --target python:package.module:function or openai:MODEL.")
         return None
-    return make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout)
+    return make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout,
+                      max_wait=max_wait, limits=limits)
 
 
 async def owning_agent(agent: AgentRunner | None, work: Awaitable[T]) -> T:

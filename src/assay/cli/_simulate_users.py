@@ -44,7 +44,8 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
                   user_model: str, max_turns: int | None, seed: int | None,
                   tpm: int | None = None, rpm: int | None = None, resume: bool,
                   overwrite: bool, concurrency: int, cache: Path | None, no_cache: bool,
-                  timeout: float, max_failed_share: float) -> None:
+                  timeout: float, max_failed_share: float, max_wait: float,
+                  max_field_chars: int, long_fields: str) -> None:
     """Simulate the users of ``scenarios``, print the table and the hint; exit 3 when more
     than ``max_failed_share`` of the conversations failed."""
     path = out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl"
@@ -58,7 +59,8 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,
             overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
             cache=False if no_cache else (cache or True), timeout=timeout,
-            progress=sys.stderr.isatty())
+            progress=sys.stderr.isatty(), max_wait=max_wait, max_field_chars=max_field_chars,
+            long_fields=long_fields)
     summary = result.summary
     print_simulation(summary, title=f"assay simulate: {summary['scenarios']} scenarios")
     for r in result.failed[:10]:  # ids and errors may hold brackets: no markup

@@ -27,7 +27,14 @@ from ..calls import DEFAULT_TIMEOUT
 from ..errors import JudgeError
 from ..run import Explanation, explain_async
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg
+from ._options import (
+    DEFAULT_MAX_WAIT,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    store_arg,
+)
 
 __all__ = ["explain_cmd", "explanation_table"]
 
@@ -66,6 +73,7 @@ def explain_cmd(
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Do not read or write the cache.")] = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     json_: Annotated[bool, typer.Option(
         "--json", help="Print JSON (a list of {metric, score, reason, asked, explained_score, "
                        "note}) instead of a table.")] = False,
@@ -90,7 +98,8 @@ def explain_cmd(
         try:
             found = asyncio.run(explain_async(
                 run, row, metric, judge=judge, store=store_arg(store, no_store),
-                cache=False if no_cache else (cache or True), timeout=timeout))
+                cache=False if no_cache else (cache or True), timeout=timeout,
+                max_wait=max_wait))
         except JudgeError as e:
             err.print(f"[red]judge failed:[/red] {escape(str(e))}", highlight=False,
                       soft_wrap=True)

@@ -19,7 +19,7 @@ from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
 from ..records import hold_output
 from ._errors import exit_on_errors
-from ._options import TimeoutOption
+from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption
 
 __all__ = ["generate_cmd", "print_generation"]
 
@@ -65,6 +65,7 @@ def generate_cmd(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")
                         ] = False,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -84,7 +85,7 @@ def generate_cmd(
             overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
             cache=False if no_cache else (cache or True), timeout=timeout,
             embeddings=None if embeddings == "none" else embeddings,
-            max_candidates=max_candidates, progress=progress,
+            max_candidates=max_candidates, progress=progress, max_wait=max_wait,
             on_stage=lambda line: err.print(line, highlight=False, markup=False))
     print_generation(result.summary)
     files = result.files

@@ -39,7 +39,17 @@ from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._attack_table import print_attack_report, print_successes
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
-from ._options import NoStoreOption, StoreOption, TimeoutOption, store_arg
+from ._options import (
+    DEFAULT_MAX_FIELD_CHARS,
+    DEFAULT_MAX_WAIT,
+    LongFieldsOption,
+    MaxFieldCharsOption,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    store_arg,
+)
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -114,6 +124,9 @@ def jailbreak_cmd(
     no_store: NoStoreOption = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
+    long_fields: LongFieldsOption = "refuse",
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate); or attack each seed over
@@ -136,7 +149,9 @@ def jailbreak_cmd(
             "judge": judge, "timeout": timeout, "cache": cache if cache is not None else True,
             "safety_threshold": safety_threshold, "safety_mode": safety_mode,
             "refusal": refusal, "resume": resume, "overwrite": overwrite,
-            "concurrency": concurrency, "progress": sys.stderr.isatty()}
+            "concurrency": concurrency, "progress": sys.stderr.isatty(),
+            "max_wait": max_wait, "max_field_chars": max_field_chars,
+            "long_fields": long_fields}
         if strategy == "template":
             report = asyncio.run(owning(app, jailbreak(
                 app, templates=templates, turns=turns or 1, top=top,

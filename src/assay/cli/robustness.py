@@ -29,7 +29,15 @@ from ..run import ScoringOptions
 from ..store import Store
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_numbers, store_arg
+from ._options import (
+    DEFAULT_MAX_WAIT,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    comma_numbers,
+    store_arg,
+)
 from ._redteam_common import MaxFailedShare, exit_if_failed
 
 __all__ = ["robustness"]
@@ -67,6 +75,7 @@ def robustness(
     no_store: NoStoreOption = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
 ) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
@@ -93,7 +102,7 @@ def robustness(
             records, managed = asyncio.run(_ask(
                 instances, suite, app, judge, cache=cache, out=out_dir, k=passages,
                 ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed,
-                timeout=timeout))
+                timeout=timeout, max_wait=max_wait))
         except BaseException:
             if recording is not None:
                 recording.close()
@@ -120,18 +129,19 @@ def robustness(
 
 
 async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | None, *,
-               cache: Path | None, concurrency: int, timeout: float, **options: Any
+               cache: Path | None, concurrency: int, timeout: float, max_wait: float,
+               **options: Any
                ) -> tuple[list[dict[str, Any]], ManagedJudge | None]:
     """Run the suite with the judge (when given) and the app, opened here and closed here,
     once, whatever happens; the records and the managed judge (for its stats)."""
     judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
     backend = make_judge(judge, timeout=timeout) if judge else None
     managed = (ManagedJudge(backend, cache=judge_cache, concurrency=concurrency,
-                            retry=RetryPolicy(), timeout=timeout)
+                            retry=RetryPolicy(max_wait=max_wait), timeout=timeout)
                if backend is not None else None)
     try:
         records = await run_suite(instances, suite, app, judge=managed, concurrency=concurrency,
-                                  progress=sys.stderr.isatty(), **options)
+                                  progress=sys.stderr.isatty(), max_wait=max_wait, **options)
     finally:
         try:
             await close_target(app)

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
-from ..data import parse_mapping
+from ..data import FieldLimits, parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars
 from ..metrics import Metric, Plan
@@ -35,7 +35,18 @@ from ._agent import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._format import percent
-from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_names, store_arg
+from ._options import (
+    DEFAULT_MAX_FIELD_CHARS,
+    DEFAULT_MAX_WAIT,
+    LongFieldsOption,
+    MaxFieldCharsOption,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    comma_names,
+    store_arg,
+)
 from ._summary import print_summary
 
 __all__ = ["choose_metrics", "print_summary", "run"]
@@ -96,9 +107,7 @@ def run(
     max_attempts: Annotated[int, typer.Option(
         min=1, help="Tries per judge call for errors worth retrying (5xx, resets; a call past "
                     "--timeout gets two at most); 429s do not count: see --max-wait.")] = 6,
-    max_wait: Annotated[float, typer.Option(
-        min=0, help="Seconds one judge call may wait on rate limits (429) before its row is "
-                    "left unscored.")] = 600.0,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed or the judge's answers could "
@@ -124,11 +133,8 @@ def run(
              "datamark (spotlight, and every space of each text written as a mark; see "
              "docs/benchmarks.md for what each does on the embedded judge).")
     ] = _SCORING.fence,
-    max_field_chars: Annotated[int, typer.Option(
-        min=1, help="Longest text a field may hold (characters).")] = 100_000,
-    long_fields: Annotated[str, typer.Option(
-        help="refuse (a longer field is an error) or truncate (cut it to --max-field-chars, "
-             "with one warning counting the cuts).")] = "refuse",
+    max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
+    long_fields: LongFieldsOption = "refuse",
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
@@ -187,8 +193,6 @@ def run(
     if piped:  # a pipe cannot be read again: the same rows are piped in again
         resume_hint = "pipe the same data in again and " + resume_hint
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
-        if long_fields not in ("refuse", "truncate"):
-            raise AssayError(f"Got --long-fields {long_fields!r}. Must be refuse or truncate.")
         under = parse_bars(fail_under or [], "fail_under")
         over = parse_bars(fail_over or [], "fail_over")
 
@@ -202,7 +206,8 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         cache_arg: Path | bool = False if no_cache else (cache or True)
         judges = judge or ["local"]
-        agent = agent_from_flags(target, tools, max_steps, timeout)
+        agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
+                                 limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
+from ..data import FieldLimits
 from ..errors import AssayError
 from ..records import hold_output
 from ..redteam import (
@@ -37,7 +38,14 @@ from ..redteam import (
 )
 from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._errors import exit_on_errors
-from ._options import TimeoutOption
+from ._options import (
+    DEFAULT_MAX_FIELD_CHARS,
+    DEFAULT_MAX_WAIT,
+    LongFieldsOption,
+    MaxFieldCharsOption,
+    MaxWaitOption,
+    TimeoutOption,
+)
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -111,6 +119,9 @@ def simulate_cmd(
         help="Print the requests and replies (they may be harmful).")] = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
+    long_fields: LongFieldsOption = "refuse",
 ) -> None:
     """Ask the app under test harmful seed requests, or (--scenarios) let simulated users talk
     to it, and save the conversations as a dataset.
@@ -134,7 +145,9 @@ def simulate_cmd(
                       user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
                       tpm=tpm, rpm=rpm,
                       resume=resume, overwrite=overwrite, concurrency=concurrency, cache=cache,
-                      no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share)
+                      no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share,
+                      max_wait=max_wait, max_field_chars=max_field_chars,
+                      long_fields=long_fields)
         return
     seeds = seeds or BUILTIN
     turns = turns or 1
@@ -157,7 +170,8 @@ def simulate_cmd(
         app = make_target(target, timeout=timeout)
         rows = asyncio.run(owning(app, simulate(
             attacks, app, path, turns=turns, resume=resume, concurrency=concurrency,
-            progress=sys.stderr.isatty())))
+            progress=sys.stderr.isatty(), max_wait=max_wait,
+            limits=FieldLimits(max_field_chars, long_fields))))  # type: ignore[arg-type]
     failed = [r for r in rows if r.get("error")]
     table = Table(title=f"assay simulate: {len(rows)} conversations, {app.id}")
     for col in ("category", "conversations", "app failures"):

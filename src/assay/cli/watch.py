@@ -21,7 +21,7 @@ from .._secrets import mask_log_output, remember_secret
 from ..calls import DEFAULT_TIMEOUT
 from ..run import JudgeOptions, ScoringOptions
 from ._errors import exit_on_errors, print_failures
-from ._options import StoreOption, TimeoutOption, comma_names
+from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, StoreOption, TimeoutOption, comma_names
 from ._summary import print_summary
 
 __all__ = ["watch_cmd"]
@@ -116,6 +116,7 @@ def watch_cmd(
     on_injection: Annotated[str, typer.Option(
         help="mask, flag, unscored or fail, as for assay run.")] = _SCORING.on_injection,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     status_every: Annotated[float, typer.Option(
         min=0, help="Seconds between status lines on stderr (0: none).")] = 5.0,
 ) -> None:
@@ -144,7 +145,8 @@ def watch_cmd(
             scoring=ScoringOptions(lang=lang, on_injection=on_injection),
             judging=JudgeOptions(concurrency=concurrency, tpm=tpm, rpm=rpm,
                                  cache=False if no_cache else (cache or True),
-                                 max_attempts=max_attempts, timeout=timeout),
+                                 max_attempts=max_attempts, max_wait=max_wait,
+                                 timeout=timeout),
             listen=None if listen == "off" else listen, follow=list(follow or []),
             sample=sample, filter=filter_, store=store or True,
             spool=spool, idle=idle, grace=grace, token=token, max_backlog=max_backlog,

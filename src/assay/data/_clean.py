@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from ..errors import ConfigError, option
+from ..errors import ConfigError, DataError, option
 
 __all__ = ["MAX_DEPTH", "FieldLimits", "LongFields", "TooLongInt", "clean_record",
            "lone_surrogates", "parse_int"]
@@ -84,6 +84,35 @@ class FieldLimits:
                 or self.max_field_chars < 1:
             raise ConfigError(f"Got max_field_chars={self.max_field_chars!r}. Must be a whole "
                               "number of characters, at least 1 (default 100,000).")
+
+    def fit(self, text: str, where: str) -> tuple[str, dict[str, Any] | None]:
+        """One text made during a run (an app's reply on its way to a judge or a simulated
+        user) under the same rule as a dataset's fields: as it is when within the limit; cut
+        to ``max_field_chars`` under ``truncate`` (counted, and the cut returned as a record
+        ``{"field", "chars", "kept"}`` for the row to keep); under ``refuse``, a DataError
+        naming ``where``, the length, the limit and both options.
+
+        Example:
+            >>> FieldLimits(max_field_chars=3, long_fields="truncate").fit("abcdef", "reply")
+            ('abc', {'field': 'reply', 'chars': 6, 'kept': 3})
+            >>> FieldLimits(max_field_chars=3).fit("abcdef", "reply")
+            Traceback (most recent call last):
+            ...
+            assay.errors.DataError: 1 problem found; the text was not used.
+              - reply: 6 characters, over the limit of 3. Fix: raise the limit (max_field_chars), or cut long texts to the limit (long_fields='truncate').
+        """
+        limit = self.max_field_chars
+        if len(text) <= limit:
+            return text, None
+        if self.long_fields == "refuse":
+            problem = (f"{where}: {len(text):,} characters, over the limit of {limit:,}. Fix: "
+                       f"raise the limit ({option('max_field_chars')}), or cut long texts to "
+                       f"the limit ({option('long_fields', 'truncate')}).")
+            raise DataError([problem], outcome="the text was not used")
+        if not self.truncated:
+            self.first_truncated = f"{where}, {len(text):,} chars"
+        self.truncated += 1
+        return text[:limit], {"field": where, "chars": len(text), "kept": limit}
 
     def report(self, source: str) -> None:
         """Log one warning with how many fields of ``source`` were truncated, if any."""

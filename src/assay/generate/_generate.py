@@ -91,6 +91,7 @@ async def generate_async(
     cache: str | Path | bool = True, timeout: float = DEFAULT_TIMEOUT,
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
     progress: bool = False, on_stage: Callable[[str], None] | None = None,
+    max_wait: float = RetryPolicy.max_wait,
 ) -> GenerationResult:
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
 
@@ -108,6 +109,7 @@ async def generate_async(
         embeddings: the embedder for English near-duplicates (``None``: character n-grams).
         max_candidates: the most candidates planned (default ``3 * n``).
         progress: show progress on stderr. on_stage: called with a line per round.
+        max_wait: seconds one judge or embedder call may wait on rate limits (429) in all.
 
     Raises:
         DataError: a document cannot be read (every problem listed).
@@ -136,8 +138,9 @@ async def generate_async(
     cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                           concurrency=concurrency, retry=RetryPolicy(), timeout=timeout)
-    embedder, dedup_note = _embedder(embeddings, cache_path, timeout)
+                           concurrency=concurrency, retry=RetryPolicy(max_wait=max_wait),
+                           timeout=timeout)
+    embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
     say = on_stage or (lambda _line: None)
     outcomes: dict[str, Outcome] = {}
     try:
@@ -177,7 +180,8 @@ async def generate_async(
 
 
 def _embedder(spec: str | Embedder | None, cache_path: Path | None,
-              timeout: float) -> tuple[ManagedEmbedder | None, dict[str, Any]]:
+              timeout: float, max_wait: float
+              ) -> tuple[ManagedEmbedder | None, dict[str, Any]]:
     note: dict[str, Any] = {"ngram_threshold": NGRAM_THRESHOLD}
     if spec is None:
         note["method"] = "character n-grams (no embedder was asked for)"
@@ -189,7 +193,8 @@ def _embedder(spec: str | Embedder | None, cache_path: Path | None,
     note.update(method="embeddings for English questions, character n-grams for others",
                 embedder=backend.id, cosine_threshold=COSINE_THRESHOLD)
     cache = EmbeddingCache(cache_path) if cache_path else None
-    return ManagedEmbedder(backend, cache=cache, timeout=timeout), note
+    return ManagedEmbedder(backend, cache=cache, timeout=timeout,
+                           retry=RetryPolicy(max_wait=max_wait)), note
 
 
 class _Rounds:

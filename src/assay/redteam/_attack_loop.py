@@ -44,6 +44,7 @@ from typing import Any
 
 from .._files import atomic_write
 from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
+from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
@@ -54,7 +55,7 @@ from ..targets import ChatTarget
 from ._attack_report import attack_report
 from ._attacker import Attacker
 from ._crescendo import crescendo
-from ._exchange import Conversation
+from ._exchange import AppCalls, Conversation
 from ._folder import check_folder, check_settings
 from ._pair import ask_plain, pair
 from ._scorer import ReplyScorer
@@ -90,7 +91,10 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                  safety_threshold: str = _SCORING.safety_threshold,
                  safety_mode: str = _SCORING.safety_mode, refusal: bool = True,
                  resume: bool = False, overwrite: bool = False, concurrency: int = 4,
-                 progress: bool = False, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                 progress: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                 max_wait: float = RetryPolicy.max_wait,
+                 max_field_chars: int = FieldLimits.max_field_chars,
+                 long_fields: LongFields = "refuse") -> dict[str, Any]:
     """Ask every seed plain, attack it with ``strategy``, rate every reply; returns the report
     also written to ``out/attack.json`` (see :func:`attack_report` for its ``categories``).
 
@@ -105,6 +109,10 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
             phrase match :func:`looks_like_refusal` decides when to backtrack.
         cache: the judge cache for both models (True: the default file; a path; False: none).
         resume / overwrite: continue the attack in ``out`` (same settings), or replace it.
+        max_wait: seconds one model or app call may wait on rate limits (429) in all.
+        max_field_chars / long_fields: a reply longer than ``max_field_chars`` fails its
+            conversation (``"refuse"``) or is cut to it (``"truncate"``, the cut recorded in
+            its exchange) before the scorer and the attacker read it.
 
     Raises:
         DataError: a seed file has problems (all listed).
@@ -113,6 +121,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
             finished transcripts are kept).
     """
     _check(strategy, turns, backtracks)
+    calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=max_wait),
+                     FieldLimits(max_field_chars, long_fields))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
@@ -134,7 +144,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
         path = cache_file(cache)
         judge_cache = JudgeCache(path) if path else None
         scorer_judge, attacker_judge = (
-            ManagedJudge(backend, cache=judge_cache, retry=RetryPolicy(), timeout=timeout)
+            ManagedJudge(backend, cache=judge_cache, retry=RetryPolicy(max_wait=max_wait),
+                         timeout=timeout)
             for backend in (scorer_backend, attacker_backend))
         scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
                              threshold=safety_threshold, judged_refusal=refusal)
@@ -143,11 +154,11 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
         async def attack_one(seed: Seed) -> Conversation:
             if strategy == "crescendo":
                 return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
-                                       max_backtracks=backtracks)
-            return await pair(seed.prompt, target, bot, scorer, max_attempts=turns)
+                                       max_backtracks=backtracks, calls=calls)
+            return await pair(seed.prompt, target, bot, scorer, max_attempts=turns, calls=calls)
 
         async def plain_one(seed: Seed) -> Conversation:
-            return await ask_plain(seed.prompt, target, scorer)
+            return await ask_plain(seed.prompt, target, scorer, calls)
 
         started = time.monotonic()
         plain_rows, _ = await _run_side("plain", chosen, plain_one, out, attacker=None,

@@ -37,14 +37,15 @@ from __future__ import annotations
 
 from ..targets import ChatTarget
 from ._attacker import Attacker
-from ._exchange import Conversation, Exchange, Failure, ask_app, conversation
+from ._exchange import AppCalls, Conversation, Exchange, Failure, ask_app, conversation
 from ._scorer import ReplyScorer
 
 __all__ = ["crescendo"]
 
 
 async def crescendo(goal: str, target: ChatTarget, attacker: Attacker, scorer: ReplyScorer, *,
-                    max_turns: int, max_backtracks: int) -> Conversation:
+                    max_turns: int, max_backtracks: int, calls: AppCalls | None = None
+                    ) -> Conversation:
     """Run one crescendo attack toward ``goal`` (see the module's docstring)."""
     kept: list[Exchange] = []  # the conversation the app is sent
     sent: list[Exchange] = []  # every exchange, backtracked ones too
@@ -58,12 +59,14 @@ async def crescendo(goal: str, target: ChatTarget, attacker: Attacker, scorer: R
             return Conversation(sent, kept, len(kept), None, backtracks,
                                 f"attacker failed on turn {turn}: {move.why}")
         reply = await ask_app(target, [*conversation(kept),
-                                       {"role": "user", "content": move.message}], turn=turn)
+                                       {"role": "user", "content": move.message}], turn=turn,
+                              calls=calls)
         if isinstance(reply, Failure):
             return Conversation(sent, kept, len(kept), None, backtracks, reply.why)
-        score = await scorer.rate(move.message, reply)
+        score = await scorer.rate(move.message, reply.text)
         back = (not score.success and bool(score.refused) and backtracks < max_backtracks)
-        exchange = Exchange(turn, move.message, reply, score, move.note, backtracked=back)
+        exchange = Exchange(turn, move.message, reply.text, score, move.note, backtracked=back,
+                            cut=reply.cut)
         sent.append(exchange)
         if back:
             backtracks += 1

@@ -1,5 +1,6 @@
 """One exchange of an attack: a message sent to the app, its reply and the reply's rating, and
-asking the app (with retries; a call that keeps failing is a :class:`Failure`, with the reason).
+asking the app (with retries; a call that keeps failing is a :class:`Failure`, with the reason;
+a reply longer than ``--max-field-chars`` is cut or refused, as a dataset's field would be).
 
 Example:
     >>> import asyncio
@@ -7,25 +8,50 @@ Example:
     >>> async def app(messages):
     ...     return f"reply to {len(messages)} messages"
     >>> asyncio.run(ask_app(FunctionTarget(app), [{"role": "user", "content": "hi"}], turn=1))
-    'reply to 1 messages'
+    Reply(text='reply to 1 messages', cut=None)
+    >>> short = AppCalls(limits=FieldLimits(max_field_chars=5, long_fields="truncate"))
+    >>> asyncio.run(ask_app(FunctionTarget(app), [], turn=1, calls=short))
+    Reply(text='reply', cut={'field': 'assistant', 'chars': 19, 'kept': 5})
     >>> async def broken(messages):
     ...     raise RuntimeError("down")
-    >>> asyncio.run(ask_app(FunctionTarget(broken), [], turn=2, attempts=1))
+    >>> once = AppCalls(retry=RetryPolicy(max_attempts=1))
+    >>> asyncio.run(ask_app(FunctionTarget(broken), [], turn=2, calls=once))
     Failure(why='app call failed on turn 2: RuntimeError: down')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
-from ..errors import JudgeError
+from ..data import FieldLimits
+from ..errors import DataError, JudgeError
 from ..targets import ChatTarget
 from ._scorer import ReplyScore
 
-__all__ = ["Conversation", "Exchange", "Failure", "ask_app", "conversation"]
+__all__ = ["AppCalls", "Conversation", "Exchange", "Failure", "Reply", "ask_app",
+           "conversation"]
+
+
+@dataclass(frozen=True)
+class AppCalls:
+    """How the app under test is asked: ``retry``, its tries and the bound on waiting out its
+    rate limits (``max_wait``); ``limits``, the rule for a long reply (``--max-field-chars``,
+    ``--long-fields``: refused by default, as a dataset's long field is)."""
+
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=4))
+    limits: FieldLimits = field(default_factory=FieldLimits)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The app's reply as the judge and the attacker see it, and the cut made to it
+    (``{"field", "chars", "kept"}``), if any."""
+
+    text: str
+    cut: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -48,13 +74,15 @@ class Exchange:
     score: ReplyScore
     note: str | None = None
     backtracked: bool = False
+    cut: dict[str, Any] | None = None
 
     def record(self, message: int | None) -> dict[str, Any]:
         """The exchange as a transcript keeps it; ``message``: the index of its reply in the
-        row's ``messages``, or ``None`` when the reply is not there."""
+        row's ``messages``, or ``None`` when the reply is not there; ``cut``: how the reply
+        was cut to the limit, when it was."""
         return {"turn": self.turn, "backtracked": self.backtracked, "message": message,
                 "user": self.user, "assistant": self.assistant, "note": self.note,
-                **self.score.record()}
+                **({"cut": self.cut} if self.cut else {}), **self.score.record()}
 
 
 @dataclass(frozen=True)
@@ -105,15 +133,20 @@ def conversation(exchanges: list[Exchange]) -> list[dict[str, str]]:
 
 
 async def ask_app(target: ChatTarget, messages: list[dict[str, str]], *, turn: int,
-                  attempts: int = 4) -> str | Failure:
+                  calls: AppCalls | None = None) -> Reply | Failure:
     """The app's reply to ``messages`` masked of secrets (the attacker and the scorer are
-    third parties, and the transcript is shared), retried on retryable errors; a
-    :class:`Failure` when the call keeps failing (an app's own exception is reported with
-    its type, secrets masked)."""
-    retry = RetryPolicy(max_attempts=attempts)
+    third parties, and the transcript is shared), retried on retryable errors, within the
+    long-text rule of ``calls``; a :class:`Failure` when the call keeps failing (an app's own exception
+    is reported with its type, secrets masked) or the reply is too long to use."""
+    calls = calls or AppCalls()
     try:
-        return mask_secrets(await retry.call(lambda: target.reply([dict(m) for m in messages])))
+        text = await calls.retry.call(lambda: target.reply([dict(m) for m in messages]))
     except JudgeError as e:
         return Failure(f"app call failed on turn {turn}: {e}")
     except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
         return Failure(mask_secrets(f"app call failed on turn {turn}: {type(e).__name__}: {e}"))
+    try:
+        text, cut = calls.limits.fit(text, f"app reply on turn {turn}")
+    except DataError as e:
+        return Failure(e.problems[0])
+    return Reply(mask_secrets(text), cut and {**cut, "field": "assistant"})

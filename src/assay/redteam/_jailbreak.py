@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
-from ..calls import DEFAULT_TIMEOUT
+from ..calls import DEFAULT_TIMEOUT, RetryPolicy
+from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..run import ScoringOptions, evaluate_async, group_options
@@ -96,7 +97,10 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     refusal: bool = True, resume: bool = False, overwrite: bool = False,
                     concurrency: int = 4,
                     top: int = 5, progress: bool = False, timeout: float = DEFAULT_TIMEOUT,
-                    store: str | Path | Store | bool | None = None) -> dict[str, Any]:
+                    store: str | Path | Store | bool | None = None,
+                    max_wait: float = RetryPolicy.max_wait,
+                    max_field_chars: int = FieldLimits.max_field_chars,
+                    long_fields: LongFields = "refuse") -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
 
     Args:
@@ -116,6 +120,10 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             when it was made).
         store: record both evaluations in the run store (kind ``jailbreak``, tagged ``plain``
             or ``injected``); see :func:`assay.evaluate`.
+        max_wait: seconds one judge or app call may wait on rate limits (429) in all.
+        max_field_chars / long_fields: a reply longer than ``max_field_chars`` fails its row
+            (``"refuse"``) or is cut to it before the judge reads it (``"truncate"``, the cut
+            recorded in the row's ``truncated``), the rule ``assay run`` applies to fields.
 
     The report's ``failures`` counts the rows (of both sides) the app or the judge left
     unscored, with the top causes; the command exits 3 when their share is too high.
@@ -132,13 +140,14 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
     attacks = {"plain": plain_attacks(chosen),
                "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
     metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
+    limits = FieldLimits(max_field_chars, long_fields)
     backend = make_judge(judge, timeout=timeout)
     try:
         sides = await _ask_and_rate(
             attacks, target, _Lent(backend), out=out, metrics=metrics, turns=turns,
             resume=resume, concurrency=concurrency, progress=progress, cache=cache,
             safety_threshold=safety_threshold, safety_mode=safety_mode, store=store,
-            timeout=timeout)
+            timeout=timeout, max_wait=max_wait, limits=limits)
     finally:
         if isinstance(judge, str):  # made here: closed here, once
             await backend.aclose()
@@ -174,7 +183,8 @@ class _Sides:
 
 async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, judge: Judge, *,
                         out: Path, metrics: list[str], turns: int, resume: bool,
-                        concurrency: int, progress: bool, **rate: Any) -> _Sides:
+                        concurrency: int, progress: bool, limits: FieldLimits,
+                        **rate: Any) -> _Sides:
     """Each side in turn: ask the app (``out/<side>.jsonl``), then rate the conversations
     (``out/<side>/``) with ``judge``; ``rate`` holds the other options of the evaluation."""
     sides = _Sides()
@@ -183,7 +193,8 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
         kept = answered(out / f"{side}.jsonl") if resume else set()
         rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
                               resume=resume, concurrency=concurrency, progress=progress,
-                              description=f"asking the app ({side})")
+                              description=f"asking the app ({side})",
+                              max_wait=rate["max_wait"], limits=limits)
         sides.timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
         sides.app_failures[side] = sum(1 for r in rows if r.get("error"))
         if resume:  # conversations asked again must be rated again
@@ -196,7 +207,9 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
                                           concurrency=concurrency, progress=progress,
                                           kind="jailbreak",
                                           run_name=f"jailbreak {side} {target.id}",
-                                          tags=["jailbreak", side], **rate))
+                                          tags=["jailbreak", side],
+                                          max_field_chars=limits.max_field_chars,
+                                          long_fields=limits.long_fields, **rate))
         sides.timings[f"rate_{side}_s"] = round(time.monotonic() - started, 1)
         sides.summaries[side] = result.summary
         sides.records[side] = result.rows

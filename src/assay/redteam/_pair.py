@@ -36,14 +36,14 @@ from __future__ import annotations
 
 from ..targets import ChatTarget
 from ._attacker import Attacker
-from ._exchange import Conversation, Exchange, Failure, ask_app
+from ._exchange import AppCalls, Conversation, Exchange, Failure, ask_app
 from ._scorer import ReplyScorer
 
 __all__ = ["ask_plain", "pair"]
 
 
 async def pair(goal: str, target: ChatTarget, attacker: Attacker, scorer: ReplyScorer, *,
-               max_attempts: int) -> Conversation:
+               max_attempts: int, calls: AppCalls | None = None) -> Conversation:
     """Run one refinement attack toward ``goal`` (see the module's docstring)."""
     sent: list[Exchange] = []
     previous: Exchange | None = None
@@ -53,11 +53,11 @@ async def pair(goal: str, target: ChatTarget, attacker: Attacker, scorer: ReplyS
         if isinstance(move, Failure):
             return _done(sent, None, f"attacker failed on turn {attempt}: {move.why}")
         reply = await ask_app(target, [{"role": "user", "content": move.message}],
-                              turn=attempt)
+                              turn=attempt, calls=calls)
         if isinstance(reply, Failure):
             return _done(sent, None, reply.why)
-        score = await scorer.rate(move.message, reply)
-        previous = Exchange(attempt, move.message, reply, score, move.note)
+        score = await scorer.rate(move.message, reply.text)
+        previous = Exchange(attempt, move.message, reply.text, score, move.note, cut=reply.cut)
         sent.append(previous)
         if score.success:
             return _done(sent, attempt, None)
@@ -75,11 +75,12 @@ def _done(sent: list[Exchange], success_turn: int | None, error: str | None) -> 
     return Conversation(sent, shown, len(sent), success_turn, 0, error)
 
 
-async def ask_plain(goal: str, target: ChatTarget, scorer: ReplyScorer) -> Conversation:
+async def ask_plain(goal: str, target: ChatTarget, scorer: ReplyScorer,
+                    calls: AppCalls | None = None) -> Conversation:
     """The plain side: ``goal`` asked once as it is, the reply rated."""
-    reply = await ask_app(target, [{"role": "user", "content": goal}], turn=1)
+    reply = await ask_app(target, [{"role": "user", "content": goal}], turn=1, calls=calls)
     if isinstance(reply, Failure):
         return Conversation([], [], 0, None, 0, reply.why)
-    score = await scorer.rate(goal, reply)
-    exchange = Exchange(1, goal, reply, score)
+    score = await scorer.rate(goal, reply.text)
+    exchange = Exchange(1, goal, reply.text, score, cut=reply.cut)
     return Conversation([exchange], [exchange], 1, 1 if score.success else None)

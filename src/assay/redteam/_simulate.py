@@ -14,6 +14,9 @@ Output rows (JSON Lines, ready for ``assay run``)::
 
 A row whose app call kept failing has ``error`` set and the messages up to the failed turn; the
 safety metrics leave it unscored ("no assistant turn to rate") when it has no reply at all.
+A reply longer than ``limits`` allows (``--max-field-chars``) ends its row with ``error`` set
+(``long_fields="refuse"``, the default) or is cut to the limit (``"truncate"``), the cut
+recorded in the row's ``truncated`` list (``{"field", "chars", "kept"}``).
 The app's replies are masked of secrets (``***``), as its errors are.
 
 Example:
@@ -40,7 +43,8 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
-from ..errors import ConfigError, JudgeError, option
+from ..data import FieldLimits
+from ..errors import ConfigError, DataError, JudgeError, option
 from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
 from ..targets import ChatTarget
 from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
@@ -93,7 +97,9 @@ def _follow_up(reply: str, turn: int) -> str:
 
 async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, turns: int = 1,
                    resume: bool = False, concurrency: int = 4, max_attempts: int = 4,
-                   progress: bool = False, description: str = "asking the app") -> list[dict[str, Any]]:
+                   progress: bool = False, description: str = "asking the app",
+                   max_wait: float = RetryPolicy.max_wait, limits: FieldLimits | None = None
+                   ) -> list[dict[str, Any]]:
     """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
 
     Returns the rows in attack order. An app call that keeps failing (after retries on
@@ -104,7 +110,8 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     done = {k: v for k, v in load_finished(out).items() if not v.get("error")} if resume else {}
     rows: dict[str, dict[str, Any]] = {a.id: done[a.id] for a in attacks if a.id in done}
     pending = [a for a in attacks if a.id not in rows]
-    retry = RetryPolicy(max_attempts=max_attempts)
+    retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)
+    limits = limits or FieldLimits()
     sem = asyncio.Semaphore(concurrency)
     # appended rows may repeat a failed row's id; the final rewrite keeps one row per attack
     writer = ResultsWriter(out, append=resume)
@@ -112,6 +119,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     async def one(attack: Attack) -> None:
         messages: list[dict[str, str]] = [{"role": "user", "content": attack.first_turn}]
         error = None
+        cuts: list[dict[str, Any]] = []
         started = time.monotonic()
         async with sem:
             for turn in range(1, turns + 1):
@@ -124,13 +132,21 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                     error = mask_secrets(f"app call failed on turn {turn}: "
                                          f"{type(e).__name__}: {e}")
                     break
+                try:
+                    reply, cut = limits.fit(reply, f"app reply on turn {turn}")
+                except DataError as e:
+                    error = e.problems[0]
+                    break
+                if cut is not None:
+                    cuts.append({**cut, "field": f"messages[{len(messages)}].content"})
                 # the transcript is shared and rated by a judge: no key the app echoed
                 messages.append({"role": "assistant", "content": mask_secrets(reply)})
                 if turn < turns:
                     messages.append({"role": "user", "content": _follow_up(reply, turn)})
         row = {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,
                "template": attack.template, "target": target.id, "messages": messages,
-               "error": error, "seconds": round(time.monotonic() - started, 3)}
+               "error": error, "seconds": round(time.monotonic() - started, 3),
+               **({"truncated": cuts} if cuts else {})}
         rows[attack.id] = row
         writer.write(row)
         bar.advance()

@@ -87,7 +87,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                     resume: bool = False, lang: str = ScoringOptions().lang,
                     concurrency: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
-                    progress: bool = False) -> list[dict[str, Any]]:
+                    progress: bool = False, max_wait: float = RetryPolicy.max_wait
+                    ) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
@@ -109,7 +110,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     use_judge = judge is not None and suite == "rejection"
     unjudged = [r for r in records.values() if use_judge and r.get("error") is None
                 and "rejected_judge" not in r]
-    retry = RetryPolicy(max_attempts=max_attempts)
+    retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)  # the app's calls
     sem = asyncio.Semaphore(concurrency)
     writer = ResultsWriter(path, append=bool(done))
 

@@ -73,7 +73,7 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
                         judge: str | Judge | None = None,
                         store: str | Path | Store | bool | None = True,
                         cache: str | Path | bool | None = True,
-                        timeout: float = 120.0) -> list[Explanation]:
+                        timeout: float = 120.0, max_wait: float = 600.0) -> list[Explanation]:
     """The reasons of one stored row, asked of the judge where the run left them out.
 
     Args:
@@ -84,7 +84,8 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
         store: the run store to find the run in and to update (``True``: ``ASSAY_STORE`` or
             the default one; ``False``: the folder only).
         cache: the judge cache (``True``: the user cache dir; a path; ``False``: none).
-        timeout: seconds per judge call.
+        timeout: seconds per judge call. max_wait: seconds one judge call may wait on rate
+            limits (429) in all.
 
     Raises:
         ConfigError: no such run, row or metric; a metric that uses no judge; a judge or
@@ -94,7 +95,8 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
     """
     row = StoredRow.find(run, str(row_id), store=store)
     try:
-        return await _explain_row(row, metric, judge=judge, cache=cache, timeout=timeout)
+        return await _explain_row(row, metric, judge=judge, cache=cache, timeout=timeout,
+                                  max_wait=max_wait)
     finally:
         if not isinstance(store, Store):
             row.close()
@@ -103,7 +105,7 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
 def explain(run: str | Path, row_id: str, metric: str | None = None, *,
             judge: str | Judge | None = None, store: str | Path | Store | bool | None = True,
             cache: str | Path | bool | None = True,
-            timeout: float = 120.0) -> list[Explanation]:
+            timeout: float = 120.0, max_wait: float = 600.0) -> list[Explanation]:
     """:func:`explain_async` from synchronous code (also inside a running event loop).
 
     Example:
@@ -124,11 +126,12 @@ def explain(run: str | Path, row_id: str, metric: str | None = None, *,
         False
     """
     return run_sync(lambda: explain_async(run, row_id, metric, judge=judge, store=store,
-                                          cache=cache, timeout=timeout))
+                                          cache=cache, timeout=timeout, max_wait=max_wait))
 
 
 async def _explain_row(row: StoredRow, metric: str | None, *, judge: str | Judge | None,
-                       cache: str | Path | bool | None, timeout: float) -> list[Explanation]:
+                       cache: str | Path | bool | None, timeout: float,
+                       max_wait: float) -> list[Explanation]:
     names = _judge_metrics(row, metric)
     out: dict[str, Explanation] = {}
     ask = []
@@ -143,7 +146,8 @@ async def _explain_row(row: StoredRow, metric: str | None, *, judge: str | Judge
         else:
             ask.append(name)
     if ask:
-        out.update(await _ask(row, ask, judge=judge, cache=cache, timeout=timeout))
+        out.update(await _ask(row, ask, judge=judge, cache=cache, timeout=timeout,
+                              max_wait=max_wait))
     return [out[name] for name in names]
 
 
@@ -176,7 +180,8 @@ def _uses_judge(name: str) -> bool:
 
 
 async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
-               cache: str | Path | bool | None, timeout: float) -> dict[str, Explanation]:
+               cache: str | Path | bool | None, timeout: float,
+               max_wait: float) -> dict[str, Explanation]:
     """Score the row again with ``reasons="always"``; write the reasons it gives."""
     spec = judge if judge is not None else judge_spec_of(row.judge)
     if spec is None:
@@ -199,7 +204,8 @@ async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
         scoring = dataclasses.replace(scoring, on_injection="mask")
     result = await evaluate_async(
         [row.row_data()], metrics=list(names), judge=spec, scoring=scoring,
-        judging=JudgeOptions(cache=cache, timeout=timeout), run=RunOptions(store=None))
+        judging=JudgeOptions(cache=cache, timeout=timeout, max_wait=max_wait),
+        run=RunOptions(store=None))
     fresh = result.rows[0] if result.rows else {}
     judge_id = (result.summary.get("judge") or {}).get("id")
     out: dict[str, Explanation] = {}

@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..agents import AgentRunner
-from ..data import Row, rows_from_records
+from ..data import FieldLimits, Row, rows_from_records
 from ..errors import ConfigError
 from ..metrics import MetricResult, ScoreContext
 from ..metrics.judge import ask_until_parsed
@@ -51,6 +52,8 @@ STOP_REASONS = ("goal_met", "stuck", "max_turns", "app_failed", "user_failed")
 #: again).
 FINISHED = ("goal_met", "stuck", "max_turns")
 _RAW_CHARS = 300
+#: The field of a cut the agent made to one of its new messages (see AgentRunner).
+_NEW_MESSAGE = re.compile(r"messages\[(\d+)\]\.content")
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
     messages: list[dict[str, Any]] = ([{"role": "system", "content": scenario.system}]
                                       if scenario.system else [])
     notes: list[str] = []
+    cuts: list[dict[str, Any]] = []
     user_turns = 0
     stop: tuple[str, str] | None = None
     error: str | None = None
@@ -98,11 +102,16 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             messages.append({"role": "user", "content": move.message})
             user_turns = 1
     while stop is None:
-        entry = await _app_turn(runner, _app_row(scenario, messages))
+        entry = await _app_turn(runner, _app_row(scenario, messages, runner))
         if "failure" in entry:
             error = str(entry["failure"])
             stop = ("app_failed", error)
             break
+        for cut in entry.get("truncated", []):  # its field counts from the first new message
+            at = len(messages) + int(_NEW_MESSAGE.fullmatch(cut["field"]).group(1))  # type: ignore[union-attr]
+            cuts.append({**cut, "field": f"messages[{at}].content"})
+            notes.append(f"user turn {user_turns}: the app's message {at} was cut from "
+                         f"{cut['chars']:,} to {cut['kept']:,} characters")
         messages += [_masked_message(m) for m in entry["messages"]]
         if entry.get("note"):
             notes.append(f"user turn {user_turns}: {entry['note']}")
@@ -122,6 +131,8 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
         "persona": picked, "prompt": prompt_id(scenario.lang), "user_turns": user_turns}
     if notes:
         simulation["notes"] = notes
+    if cuts:
+        simulation["truncated"] = cuts
     row = output_row(scenario, persona=persona, max_turns=turns_allowed, messages=messages,
                      stop=stop, simulation=simulation, error=error)
     return Conversation(row, round(time.monotonic() - started, 3))
@@ -183,11 +194,16 @@ def _masked_call(call: Any) -> Any:
     return {**call, "function": {**function, "arguments": mask_secrets(function["arguments"])}}
 
 
-def _app_row(scenario: Scenario, messages: list[dict[str, Any]]) -> Row:
+def _app_row(scenario: Scenario, messages: list[dict[str, Any]], runner: AgentRunner) -> Row:
+    """The conversation so far as the row the app is asked with, read under the runner's
+    long-text rule (its messages were cut to it already)."""
     record: dict[str, Any] = {"id": scenario.id, "messages": messages}
     if scenario.tools is not None:
         record["tools"] = list(scenario.tools)
-    return rows_from_records([record], source=f"scenario {scenario.id!r}")[0]
+    limits = runner.limits or FieldLimits()
+    return rows_from_records([record], source=f"scenario {scenario.id!r}",
+                             max_field_chars=limits.max_field_chars,
+                             long_fields=limits.long_fields)[0]
 
 
 async def _ask_user(ctx: ScoreContext, scenario: Scenario, persona: str,

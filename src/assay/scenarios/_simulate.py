@@ -37,6 +37,7 @@ from typing import Any
 from .._files import write_json
 from ..agents import AgentRunner, make_agent
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy, all_or_none
+from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
@@ -88,6 +89,8 @@ async def simulate_users_async(
     overwrite: bool = False, concurrency: int = 4, judge_concurrency: int | None = None,
     tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool = True,
     timeout: float = DEFAULT_TIMEOUT, max_steps: int = 8, progress: bool = False,
+    max_wait: float = RetryPolicy.max_wait, max_field_chars: int = FieldLimits.max_field_chars,
+    long_fields: LongFields = "refuse",
 ) -> SimulationResult:
     """Play each scenario against ``target`` with a simulated user and write the conversations
     to ``out`` (JSON Lines, one row per scenario, in order).
@@ -107,6 +110,10 @@ async def simulate_users_async(
         cache: the judge cache (True: the default file; a path; False: none).
         timeout: seconds one model, app or tool call may take. max_steps: agent turns per app
             turn (with tools). progress: show progress on stderr.
+        max_wait: seconds one user-model or app call may wait on rate limits (429) in all.
+        max_field_chars / long_fields: an app message longer than ``max_field_chars`` ends
+            its conversation as ``app_failed`` (``"refuse"``) or is cut to it before the user
+            model reads it (``"truncate"``, the cut recorded in the row's ``simulation``).
 
     Raises:
         DataError: the scenarios are not valid (every problem listed).
@@ -118,9 +125,11 @@ async def simulate_users_async(
     if isinstance(target, AgentRunner) and tools:
         raise ConfigError(f"Got {option('tools', tools)} with a ready agent: give the tool "
                           f"functions to the agent, or {option('target')} as a spec.")
+    limits = FieldLimits(max_field_chars, long_fields)
     chosen = _scenarios(scenarios)
     runner = (target if isinstance(target, AgentRunner) else
-              make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout))
+              make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout,
+                         max_wait=max_wait, limits=limits))
     backend: Judge | None = None
     try:
         backend = make_judge(user_model, timeout=timeout)
@@ -136,7 +145,8 @@ async def simulate_users_async(
     cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                           concurrency=judge_concurrency, retry=RetryPolicy(), timeout=timeout)
+                           concurrency=judge_concurrency, retry=RetryPolicy(max_wait=max_wait),
+                           timeout=timeout)
     ctx = ScoreContext(judge=managed)
     seconds: dict[str, float] = {}
     try:
