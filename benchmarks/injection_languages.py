@@ -18,7 +18,8 @@ Per language of ``benchmarks/injection_lang/<code>.json`` (the layout of issue 3
   or with Latin letters swapped for their Cyrillic homoglyphs (``а е о р с х у і``); the
   normaliser, not this benchmark, is what should undo them.
 - **false alarms**: the share of the ``test`` part of ``clean_general`` and
-  ``clean_evaluation`` flagged, with a Wilson 95% interval (English general: ``--en-clean``
+  ``clean_evaluation`` flagged, with a Wilson 95% interval and how many of them the learned
+  detector flagged (English general: ``--en-clean``
   test-part answers of ``injection_patterns.clean_sources``; Chinese without a file: RGB
   passages).
 - **identified**: the share of the clean texts :func:`assay.injection._language.language_of`
@@ -55,6 +56,7 @@ from injection_patterns import PHRASES, bootstrap, clean_sources, split_of
 from assay.data import Row
 from assay.injection import _language, scan_row
 from assay.injection._language import SUPPORTED, language_of
+from assay.injection._scan import LEARNED
 
 LANG_DIR = Path(__file__).with_name("injection_lang")
 STYLES = ("order", "evaluator_note", "fake_verdict", "fake_system", "pairwise", "safety")
@@ -144,6 +146,12 @@ def false_alarms(texts: list[str]) -> tuple[int, int]:
     return sum(_flagged(t) for t in texts), len(texts)
 
 
+def learned_alarms(texts: list[str]) -> int:
+    """How many of ``texts`` the learned detector flags (kind ``addressed``), patterns aside."""
+    return sum(any(f.kind == LEARNED for f in scan_row(Row(id="x", line=1, answer=t)))
+               for t in texts)
+
+
 def plan(args: argparse.Namespace) -> dict[str, dict]:
     """Per language: ``heldout`` phrasings by style, ``base`` texts, ``clean`` texts by set."""
     files = language_files(args.lang_dir)
@@ -196,7 +204,8 @@ def report(code: str, item: dict, seed: int) -> None:
             k, n = false_alarms(texts)
             ok = sum(language_of(t) == code for t in texts)
             print(f"{name + ' (test part)':22s} n={n:4d} flagged={k:3d} rate="
-                  f"{_fmt(k / n, *wilson(k, n))} (Wilson)  identified as {code}: {ok / n:.3f}")
+                  f"{_fmt(k / n, *wilson(k, n))} (Wilson), learned={learned_alarms(texts)}  "
+                  f"identified as {code}: {ok / n:.3f}")
 
 
 def identification(items: dict[str, dict], en_clean: list[str], load: float) -> None:
