@@ -44,8 +44,9 @@ from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
-from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
+from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD
 from ._documents import DETECT, read_documents
+from ._duplicates import NearDuplicateIndex
 from ._output import (
     OutputFiles,
     add_spent,
@@ -202,6 +203,9 @@ class _Rounds:
         self.plan, self.judge, self.earlier, self.files = plan, judge, earlier, files
         self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
         self.embedder, self.note = embedder, note
+        #: The questions kept so far, and the near-duplicate outcomes found, by id.
+        self.dedup = NearDuplicateIndex(embedder)
+        self.duplicates: dict[str, Outcome] = {}
         self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
@@ -213,6 +217,7 @@ class _Rounds:
     async def run(self) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
         outcomes: dict[str, Outcome] = {}
         duplicates: dict[str, Outcome] = {}
+        order: list[str] = []
         planned, round_no = 0, 0
         passed = ResultsWriter(self.files.rows, append=self.resume)
         rejected = ResultsWriter(self.files.rejected, append=self.resume)
@@ -238,9 +243,10 @@ class _Rounds:
                                  description=f"generating (round {round_no})") as bar:
                     await all_or_none([self._one(c, outcomes, (passed, rejected), bar)
                                 for c in todo])
-                ordered = [outcomes[c.id] for c in self.plan.candidates(0, planned)]
+                order.extend(c.id for c in batch)  # plan order (a round extends the plan)
+                ordered = [outcomes[i] for i in order]
                 outcomes = {o.id: o for o in ordered}
-                duplicates = await self._duplicates(ordered)
+                duplicates = await self._duplicates(ordered, [outcomes[c.id] for c in batch])
         finally:
             passed.close()
             rejected.close()
@@ -265,18 +271,28 @@ class _Rounds:
             writers[1].write(outcome.record())
         bar.advance()
 
-    async def _duplicates(self, ordered: list[Outcome]) -> dict[str, Outcome]:
-        """Near-duplicate outcomes by id, decided in plan order over the passed ones."""
-        questions = [(o.id, o.lang, o.question or "") for o in ordered if o.reason is None]
+    async def _duplicates(self, ordered: list[Outcome],
+                          batch: list[Outcome]) -> dict[str, Outcome]:
+        """The near-duplicate outcomes so far by id: this round's passed ones (``batch``) are
+        compared, in plan order, with the index of those kept before; when the embedder
+        fails, all of ``ordered`` is decided again by n-grams."""
         try:
-            found = await find_duplicates(questions, self.embedder)
+            found = await self.dedup.add(_questions(batch))
         except JudgeError as e:  # the embedder failed: n-grams for the rest of the run
             self.note["method"] = f"character n-grams (the embedder failed: {e})"
             self.embedder = None
-            found = await find_duplicates(questions, None)
+            self.dedup, self.duplicates = NearDuplicateIndex(None), {}
+            found = await self.dedup.add(_questions(ordered))
         by_id = {o.id: o for o in ordered}
-        return {i: Outcome(i, by_id[i].kind, by_id[i].lang, row=by_id[i].row,
-                           reason="near-duplicate",
-                           detail=f"like {d.of} ({d.method} similarity {d.similarity})",
-                           question=by_id[i].question)
-                for i, d in found.items()}
+        self.duplicates.update({
+            i: Outcome(i, by_id[i].kind, by_id[i].lang, row=by_id[i].row,
+                       reason="near-duplicate",
+                       detail=f"like {d.of} ({d.method} similarity {d.similarity})",
+                       question=by_id[i].question)
+            for i, d in found.items()})
+        return self.duplicates
+
+
+def _questions(outcomes: list[Outcome]) -> list[tuple[str, str, str]]:
+    """``(id, lang, question)`` of the passed outcomes, in their order."""
+    return [(o.id, o.lang, o.question or "") for o in outcomes if o.reason is None]
