@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -105,10 +105,13 @@ def check_kinds(kinds: str | Sequence[str] | None) -> list[str]:
 
 class Plan:
     """The candidates for ``documents`` (see the module's docstring); ``lang`` overrides each
-    document's language when not ``None``."""
+    document's language when not ``None``; ``on_index`` is told the chunks indexed so far."""
 
     def __init__(self, documents: Sequence[Document], kinds: Sequence[str], *, seed: int,
-                 lang: str | None = None, max_chars: int | None = None) -> None:
+                 lang: str | None = None, max_chars: int | None = None,
+                 on_index: Callable[[int], None] | None = None) -> None:
+        #: Told how many chunks the TF-IDF index holds so far, as it is built (progress).
+        self.on_index = on_index
         self.documents = {d.id: d for d in documents}
         self.kinds = list(kinds)
         self.seed = seed
@@ -125,7 +128,7 @@ class Plan:
     @cached_property
     def index(self) -> TfidfIndex:
         """TF-IDF over every chunk (pairs for ``multi``, retrieval for ``unanswerable``)."""
-        return TfidfIndex([c.text for c in self.chunks])
+        return TfidfIndex([c.text for c in self.chunks], on_batch=self.on_index)
 
     def candidates(self, start: int, stop: int) -> list[Candidate]:
         """Candidates ``start`` .. ``stop - 1``."""

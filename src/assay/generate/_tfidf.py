@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._grams import gram_counts
+from ._grams import FEATURES, gram_counts
 
 __all__ = ["BATCH", "TfidfIndex"]
 
@@ -36,17 +36,29 @@ class TfidfIndex:
 
     def __init__(self, texts: Sequence[str], *,
                  on_batch: Callable[[int], None] | None = None) -> None:
-        from scipy import sparse
-        from sklearn.feature_extraction.text import TfidfTransformer
-
-        parts = []
+        #: The TF-IDF rows, a batch of texts each (never stacked into one matrix: that would
+        #: hold every row twice for a moment).
+        self.parts: list[Any] = []
+        df = np.zeros(FEATURES, dtype=np.int64)
         for start in range(0, len(texts), BATCH):
-            parts.append(gram_counts(texts[start:start + BATCH]))
+            counts = gram_counts(texts[start:start + BATCH])
+            df += np.bincount(counts.indices, minlength=FEATURES)
+            self.parts.append(counts)
             if on_batch is not None:
                 on_batch(min(len(texts), start + BATCH))
-        counts = sparse.vstack(parts, format="csr") if parts else gram_counts([])
-        self.weights = TfidfTransformer(sublinear_tf=True)
-        self.matrix: Any = self.weights.fit(counts).transform(counts, copy=False)
+        #: scikit-learn's smooth idf: ln((1 + n) / (1 + df)) + 1.
+        self.idf = (np.log((1 + len(texts)) / (1 + df)) + 1).astype(np.float32)
+        for part in self.parts:
+            self._weigh(part)
+
+    def _weigh(self, counts: Any) -> Any:
+        """``counts`` made TF-IDF rows in place (sublinear tf, idf, unit length)."""
+        from sklearn.preprocessing import normalize
+
+        np.log(counts.data, out=counts.data)
+        counts.data += 1
+        counts.data *= self.idf[counts.indices]
+        return normalize(counts, copy=False)
 
     def _ranked(self, scores: Any, k: int, skip: int | None = None,
                 among: Collection[int] | None = None) -> list[int]:
@@ -61,14 +73,19 @@ class TfidfIndex:
         return [int(i) for i in ranked[:k]]
 
     def _scores(self, vector: Any) -> Any:
-        return self.matrix @ np.asarray(vector.todense()).ravel()
+        dense = np.asarray(vector.todense()).ravel()
+        if not self.parts:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate([part @ dense for part in self.parts])
 
     def nearest(self, i: int, k: int, among: Collection[int] | None = None) -> list[int]:
         """The ``k`` texts most like text ``i`` (not ``i`` itself; only those ``among`` when
         given), most alike first (ties by position)."""
-        return self._ranked(self._scores(self.matrix[i]), k, skip=i, among=among)
+        row = self.parts[i // BATCH][i % BATCH]
+        return self._ranked(self._scores(row), k, skip=i, among=among)
 
     def search(self, query: str, k: int) -> list[int]:
         """The ``k`` texts most like ``query``, most alike first."""
-        vector = self.weights.transform(gram_counts([query]))
+        vector = self._weigh(gram_counts([query]))
         return self._ranked(self._scores(vector), k)
+
