@@ -34,7 +34,7 @@ from ._agent import (
     owning_agent,
 )
 from ._errors import exit_on_errors, print_failures
-from ._format import percent
+from ._format import percent, printable
 from ._options import NoStoreOption, StoreOption, TimeoutOption, comma_names, store_arg
 from ._summary import print_summary
 
@@ -221,7 +221,8 @@ def run(
                 engine=engine, ray_address=ray_address, ray_workers=ray_workers,
                 keep_rows=False))))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
-    err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}",
+    err.print(f"results: {printable(out_dir / 'results.jsonl')}  "
+              f"summary: {printable(out_dir / 'summary.json')}",
               highlight=False, markup=False)
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "

@@ -108,7 +108,8 @@ async def generate_async(
         cache: the judge cache (True: the default file; a path; False: none).
         embeddings: the embedder for English near-duplicates (``None``: character n-grams).
         max_candidates: the most candidates planned (default ``3 * n``).
-        progress: show progress on stderr. on_stage: called with a line per round.
+        progress: show progress on stderr. on_stage: called with a line per round, per long
+            phase (large documents) and per folder entry skipped for a bad link.
 
     Raises:
         DataError: a document cannot be read (every problem listed).
@@ -123,8 +124,14 @@ async def generate_async(
         raise ConfigError(f"Got {option('max_candidates', cap)}. Must be at least "
                           f"{option('n', n)}.")
     wanted_kinds = check_kinds(kinds)
-    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang)
+    OutputFiles.check(out)
     files = OutputFiles.beside(out)
+    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
+                          own=files.own())
+    say = on_stage or (lambda _line: None)
+    for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
+        if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
+            say(f"warning: skipped {path}: {why}")
     backend = make_judge(judge, timeout=timeout)
     manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
                             judge=backend.id, lang=lang)
@@ -133,7 +140,6 @@ async def generate_async(
     spent = spent_before(files) if resume else None  # what the runs before this one used
     manifest["spent"] = spent or new_spent()
     write_json(files.manifest, manifest, "the generation run's manifest")
-    say = on_stage or (lambda _line: None)
     plan = _planned(docs.documents, wanted_kinds, seed, progress=progress, say=say)
     cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
