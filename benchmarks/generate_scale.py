@@ -53,9 +53,8 @@ def make_text(chars: int, seed: int = 0) -> str:
 
 def _child_generate(n: int, folder: Path) -> dict[str, object]:
     sys.path.insert(0, str(ROOT / "tests"))
-    from generation_judge import generation_judge
-
     from assay.generate import generate
+    from generation_judge import generation_judge
 
     started = time.perf_counter()
     result = generate([folder / "docs"], out=folder / "qa.jsonl", n=n,

@@ -107,7 +107,7 @@ def test_tfidf_ngrams_are_those_of_the_char_wb_analyzer() -> None:
 
 def test_large_documents_say_their_long_phases(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("assay.generate._generate.LARGE", 1000)
+    monkeypatch.setattr("assay.generate._plan.LARGE", 1000)
     said: list[str] = []
     generate([EXAMPLES], out=tmp_path / "qa.jsonl", n=2, kinds="single,multi",
              judge=generation_judge(), embeddings=None, cache=False, on_stage=said.append)

@@ -1,7 +1,8 @@
 """The checks a candidate passes before it is kept that need no judge: a question that points
 at a text the reader does not have, a question in another language than its document's, and
 near-duplicates of a question kept before it (compared in :mod:`._duplicates`), and a
-"question" that is a sentence of the document copied (a small judge sometimes writes the passage back instead of asking).
+"question" that is a sentence of the document copied (a small judge sometimes writes the
+passage back instead of asking).
 
 Near-duplicates: English questions are compared by the cosine of their sentence embeddings
 (the offline MiniLM embedder: at :data:`COSINE_THRESHOLD` or more, a paraphrase asking the same

@@ -45,7 +45,7 @@ from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD
-from ._documents import DETECT, Document, read_documents
+from ._documents import DETECT, read_documents
 from ._duplicates import NearDuplicateIndex
 from ._output import (
     OutputFiles,
@@ -57,7 +57,7 @@ from ._output import (
     spent_before,
     summary_of,
 )
-from ._plan import Candidate, Plan, check_kinds
+from ._plan import Candidate, Plan, check_kinds, indexed_plan
 
 __all__ = ["GenerationResult", "generate", "generate_async"]
 
@@ -140,7 +140,7 @@ async def generate_async(
     spent = spent_before(files) if resume else None  # what the runs before this one used
     manifest["spent"] = spent or new_spent()
     write_json(files.manifest, manifest, "the generation run's manifest")
-    plan = _planned(docs.documents, wanted_kinds, seed, progress=progress, say=say)
+    plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
     cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
@@ -181,37 +181,6 @@ async def generate_async(
         o.reason == "judge call failed" for o in final)
     write_json(files.summary, summary, "the generation summary")
     return GenerationResult(rows, rejected, summary, files)
-
-
-#: Documents of this many characters in all (or more) have their chunking and indexing said
-#: as they happen (a few seconds each).
-LARGE = 2_000_000
-
-
-def _planned(documents: Sequence[Document], kinds: list[str], seed: int, *, progress: bool,
-             say: Callable[[str], None]) -> Plan:
-    """The plan, with its TF-IDF index built now (when a kind needs it) and, for large
-    documents, each phase said and the indexing shown as it goes."""
-    chars = sum(len(d.text) for d in documents)
-    large = chars >= LARGE
-    if large:
-        say(f"cutting {len(documents)} documents ({chars:,} characters) into chunks")
-    plan = Plan(documents, kinds, seed=seed)
-    if not {"multi", "unanswerable"} & set(plan.kinds):
-        return plan
-    if large:
-        say(f"indexing {len(plan.chunks):,} chunks (TF-IDF, for multi and unanswerable)")
-    with RowProgress(len(plan.chunks), enabled=progress and large,
-                     description="indexing chunks") as bar:
-        done = [0]
-
-        def advance(total: int) -> None:
-            bar.advance(total - done[0])
-            done[0] = total
-
-        plan.on_index = advance
-        _ = plan.index
-    return plan
 
 
 def _embedder(spec: str | Embedder | None, cache_path: Path | None,

@@ -38,13 +38,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ConfigError, option
+from ..records import RowProgress
 from ._chunks import Chunk, chunk_document
 from ._documents import UNDETERMINED, Document
 from ._headings import PATH_SEPARATOR
 from ._tfidf import TfidfIndex
 
-__all__ = ["KINDS", "SECTION_CHARS", "SECTION_CHUNKS", "Candidate", "Passage", "Plan",
-           "check_kinds"]
+__all__ = ["KINDS", "LARGE", "SECTION_CHARS", "SECTION_CHUNKS", "Candidate", "Passage", "Plan",
+           "check_kinds", "indexed_plan"]
 
 #: The kinds of test rows, in the order a plan takes them.
 KINDS = ("single", "multi", "abstract", "unanswerable", "conversation")
@@ -228,3 +229,34 @@ def _part(chunk: Chunk, *, parts: int, which: int) -> Passage:
     a, b = group[0], following
     text = chunk.text[a:b].rstrip()
     return Passage(chunk.doc, chunk.start + a, chunk.start + a + len(text), text)
+
+
+#: Documents of this many characters in all (or more) have their chunking and indexing said
+#: as they happen (a few seconds each).
+LARGE = 2_000_000
+
+
+def indexed_plan(documents: Sequence[Document], kinds: list[str], seed: int, *, progress: bool,
+                 say: Callable[[str], None]) -> Plan:
+    """The plan, with its TF-IDF index built now (when a kind needs it) and, for large
+    documents, each phase said and the indexing shown as it goes."""
+    chars = sum(len(d.text) for d in documents)
+    large = chars >= LARGE
+    if large:
+        say(f"cutting {len(documents)} documents ({chars:,} characters) into chunks")
+    plan = Plan(documents, kinds, seed=seed)
+    if not {"multi", "unanswerable"} & set(plan.kinds):
+        return plan
+    if large:
+        say(f"indexing {len(plan.chunks):,} chunks (TF-IDF, for multi and unanswerable)")
+    with RowProgress(len(plan.chunks), enabled=progress and large,
+                     description="indexing chunks") as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.advance(total - done[0])
+            done[0] = total
+
+        plan.on_index = advance
+        _ = plan.index
+    return plan
