@@ -149,14 +149,32 @@ class Plan:
         return Candidate(i, f"{kind}-{i + 1:04d}", kind, passages, lang, turns, j)
 
     def _sources(self, kind: str) -> list[tuple[Chunk, ...]]:
+        """A kind's sources (made once: a candidate is planned in constant time)."""
         if kind == "abstract":
             return self._sections
-        spread = self._spread(kind)
-        if kind == "multi":  # chunks with another chunk in their language, when there are any
-            langs = Counter(self.documents[c.doc].lang for c in self.chunks)
-            paired = [c for c in spread if langs[self.documents[c.doc].lang] > 1]
-            spread = paired or spread
-        return [(c,) for c in spread]
+        cached = self.__dict__.setdefault("_sources_cache", {})
+        if kind not in cached:
+            spread = self._spread(kind)
+            if kind == "multi":  # chunks with another chunk in their language, if there are
+                langs = Counter(self.documents[c.doc].lang for c in self.chunks)
+                paired = [c for c in spread if langs[self.documents[c.doc].lang] > 1]
+                spread = paired or spread
+            cached[kind] = [(c,) for c in spread]
+        sources: list[tuple[Chunk, ...]] = cached[kind]
+        return sources
+
+    @cached_property
+    def _positions(self) -> dict[tuple[str, int], int]:
+        """Each chunk's position in :attr:`chunks`, by document and index."""
+        return {(c.doc, c.index): k for k, c in enumerate(self.chunks)}
+
+    @cached_property
+    def _by_lang(self) -> dict[str, list[int]]:
+        """The positions of the chunks of each language."""
+        found: dict[str, list[int]] = {}
+        for k, c in enumerate(self.chunks):
+            found.setdefault(self.documents[c.doc].lang, []).append(k)
+        return found
 
     def _spread(self, kind: str) -> list[Chunk]:
         """Every chunk once: each document's chunks in a seeded order, documents in turn."""
@@ -193,11 +211,9 @@ class Plan:
 
     def _passages(self, kind: str, chunks: tuple[Chunk, ...], lap: int) -> tuple[Passage, ...]:
         if kind == "multi":
-            first = self.chunks.index(chunks[0])
-            lang = self.documents[chunks[0].doc].lang
-            same = {k for k, c in enumerate(self.chunks)
-                    if self.documents[c.doc].lang == lang and k != first}
-            others = self.index.nearest(first, lap + 1, among=same or None)
+            first = self._positions[(chunks[0].doc, chunks[0].index)]
+            same = self._by_lang[self.documents[chunks[0].doc].lang]  # ``first`` is skipped
+            others = self.index.nearest(first, lap + 1, among=same if len(same) > 1 else None)
             partner = self.chunks[others[-1]] if others else chunks[0]
             return (_passage(chunks[0]), _passage(partner))
         if kind == "abstract" or lap == 0:
