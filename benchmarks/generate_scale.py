@@ -1,9 +1,10 @@
 """How ``assay generate`` scales: the wall time of a run asking for ``--n`` rows from many
 documents (the near-duplicate check, the rounds), and the wall time and peak memory of reading,
-chunking and planning one large document.
+chunking, indexing and generating 20 rows from one large document (with the longest time
+nothing was said on stderr; a progress bar also runs during the indexing).
 
-Both use the scripted generation judge of the tests (``tests/generation_judge.py``: in
-process, no model) and character n-grams for near-duplicates (``embeddings=None``: the
+Both run ``generate`` with the scripted generation judge of the tests
+(``tests/generation_judge.py``: in process, no model) and character n-grams for near-duplicates (``embeddings=None``: the
 slowest check, the one every non-English question takes). The documents are made up here from
 a seeded vocabulary (every sentence different), so nothing is downloaded. Each measurement runs
 in its own process, so its peak memory (``ru_maxrss``) is its own.
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,14 +66,21 @@ def _child_generate(n: int, folder: Path) -> dict[str, object]:
 
 
 def _child_read(folder: Path) -> dict[str, object]:
-    from assay.generate import read_documents
-    from assay.generate._plan import Plan
+    sys.path.insert(0, str(ROOT / "tests"))
+    from assay.generate import generate
+    from generation_judge import generation_judge
 
+    said: list[tuple[float, str]] = []
     started = time.perf_counter()
-    docs = read_documents([folder / "big.txt"])
-    plan = Plan(docs.documents, ["single", "multi"], seed=0)
-    plan.candidates(0, 4)  # the TF-IDF index of every chunk, for multi
-    return {"chunks": len(plan.chunks), "seconds": round(time.perf_counter() - started, 1)}
+    result = generate([folder / "big.txt"], out=folder / "big.jsonl", n=20,
+                      judge=generation_judge(), embeddings=None, cache=False, overwrite=True,
+                      on_stage=lambda line: said.append((time.perf_counter(), line)))
+    ended = time.perf_counter()
+    marks = [started, *(t for t, _ in said), ended]
+    return {"chunks": result.summary["documents"]["chunks"], "kept": result.summary["kept"],
+            "seconds": round(ended - started, 1),
+            "longest_silence_s": round(max(b - a for a, b in pairwise(marks)), 1),
+            "said": [line for _, line in said]}
 
 
 def _child(args: argparse.Namespace) -> None:
@@ -112,7 +121,7 @@ def main() -> None:
             print(f"generate --n {args.n}: {_measure('generate', folder, args.n)}", flush=True)
         if args.doc_mb:
             (folder / "big.txt").write_text(make_text(int(args.doc_mb * 1_000_000)))
-            print(f"read + chunk + plan a {args.doc_mb:g} MB document: "
+            print(f"generate --n 20 from a {args.doc_mb:g} MB document: "
                   f"{_measure('read', folder, 0)}", flush=True)
 
 

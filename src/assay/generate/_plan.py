@@ -259,7 +259,8 @@ def indexed_plan(documents: Sequence[Document], kinds: list[str], seed: int, *, 
     chars = sum(len(d.text) for d in documents)
     large = chars >= LARGE
     if large:
-        say(f"cutting {len(documents)} documents ({chars:,} characters) into chunks")
+        what = f"{len(documents)} documents" if len(documents) != 1 else "the document"
+        say(f"cutting {what} ({chars:,} characters) into chunks")
     plan = Plan(documents, kinds, seed=seed)
     if not {"multi", "unanswerable"} & set(plan.kinds):
         return plan
