@@ -32,13 +32,14 @@ BATCH = 500
 
 class TfidfIndex:
     """TF-IDF vectors of ``texts`` (character 2-4-grams inside word boundaries, hashed into
-    2**20 columns, sublinear tf)."""
+    :data:`~._grams.FEATURES` columns, sublinear tf)."""
 
     def __init__(self, texts: Sequence[str], *,
                  on_batch: Callable[[int], None] | None = None) -> None:
         #: The TF-IDF rows, a batch of texts each (never stacked into one matrix: that would
         #: hold every row twice for a moment).
         self.parts: list[Any] = []
+        self._dense: Any = None
         df = np.zeros(FEATURES, dtype=np.int64)
         for start in range(0, len(texts), BATCH):
             counts = gram_counts(texts[start:start + BATCH])
@@ -73,10 +74,17 @@ class TfidfIndex:
         return [int(i) for i in ranked[:k]]
 
     def _scores(self, vector: Any) -> Any:
-        dense = np.asarray(vector.todense()).ravel()
+        """Every text's cosine with the one-row TF-IDF ``vector``: the rows times the vector
+        spread into a dense buffer (set and cleared at its columns only)."""
         if not self.parts:
             return np.zeros(0, dtype=np.float32)
-        return np.concatenate([part @ dense for part in self.parts])
+        if self._dense is None:
+            self._dense = np.zeros(FEATURES, dtype=np.float32)
+        self._dense[vector.indices] = vector.data
+        try:
+            return np.concatenate([part @ self._dense for part in self.parts])
+        finally:
+            self._dense[vector.indices] = 0
 
     def nearest(self, i: int, k: int, among: Collection[int] | None = None) -> list[int]:
         """The ``k`` texts most like text ``i`` (not ``i`` itself; only those ``among`` when
