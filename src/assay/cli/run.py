@@ -183,7 +183,7 @@ def run(
     piped = str(data) == "-" or (data.exists() and not data.is_file() and not data.is_dir())
     out_dir = out or Path("assay-out") / ("stdin" if str(data) == "-" else data.stem)
     resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "
-                   f"{out_dir / 'results.jsonl'}).")
+                   f"{printable(out_dir / 'results.jsonl')}).")
     if piped:  # a pipe cannot be read again: the same rows are piped in again
         resume_hint = "pipe the same data in again and " + resume_hint
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
