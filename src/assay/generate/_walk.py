@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,8 +56,12 @@ def link_problem(path: Path) -> str | None:
         path.resolve(strict=True)
     except FileNotFoundError:
         return f"a symbolic link to nothing ({path.name} -> {os.readlink(path)})"
-    except (RuntimeError, OSError):  # 3.11 raises RuntimeError for a loop; 3.13 OSError ELOOP
+    except RuntimeError:  # a loop (Python 3.11 and 3.12)
         return f"a loop of symbolic links: {_chain(path)}"
+    except OSError as e:  # a loop (ELOOP, Python 3.13), or a folder on the way not readable
+        if e.errno == errno.ELOOP:
+            return f"a loop of symbolic links: {_chain(path)}"
+        return f"a symbolic link that cannot be followed ({e.strerror})"
     return None
 
 
