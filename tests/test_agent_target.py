@@ -357,7 +357,7 @@ def test_a_wrong_shape_exits_2_and_a_failing_target_exits_3(
     result = _cli("run", data, "--target", f"python:{shape}:agent", "--metrics",
                   "tool_call_accuracy", "--out", tmp_path / "a", "--no-store", "--quiet")
     assert result.exit_code == 2, result.output
-    assert "Row 'oslo'" in result.output and "returned a int" in result.output
+    assert "Row 'oslo'" in result.output and "returned an int" in result.output
     crash = module("def agent(messages, tools):\n    raise KeyError('config')\n")
     result = _cli("run", data, "--target", f"python:{crash}:agent", "--metrics",
                   "tool_call_accuracy", "--out", tmp_path / "b", "--no-store", "--quiet")

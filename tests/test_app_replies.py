@@ -36,8 +36,8 @@ BAD = {
     "exit": ("sys.exit(0)", "called sys.exit(0) (SystemExit) instead of returning its reply"),
 }
 #: The same in --scenarios mode, where the app's reply is read as messages.
-BAD_MESSAGES = {"none": "returned a NoneType, not a list of the NEW messages",
-                "int": "returned a int, not a list of the NEW messages",
+BAD_MESSAGES = {"none": "returned None, not a list of the NEW messages",
+                "int": "returned an int, not a list of the NEW messages",
                 "bytes": "returned a bytes, not a list of the NEW messages",
                 "exit": BAD["exit"][1]}
 
@@ -53,7 +53,7 @@ import sys
     if "BREAK" in said:
         {BAD[bad][0]}
     if "KEY" in said:
-        return "Here it is: {KEY} (keep it safe). " + "{REFUSAL}"
+        return "Here it is: {KEY} (the key you asked for). " + "{REFUSAL}"
     return "{REFUSAL}"
 '''
 
@@ -222,7 +222,7 @@ def test_simulate_masks_an_echoed_key_in_the_transcript(
                      "--seeds", _seeds(tmp_path, "KEY please"), "--out", out, "--turns", "2")
     assert result.exit_code == 0, result.output
     text = out.read_text()
-    assert KEY[:12] not in text and "Here it is: *** (keep it safe)." in text
+    assert KEY[:12] not in text and "Here it is: *** (the key you asked for)." in text
 
 
 def test_simulate_scenarios_masks_the_key_in_the_transcript_and_for_the_user_model(
@@ -236,9 +236,9 @@ def test_simulate_scenarios_masks_the_key_in_the_transcript_and_for_the_user_mod
     result = _invoke("simulate", "--scenarios", scenarios, "--target",
                      f"python:{module(_app_source('none'))}:app", "--out", out, "--no-cache")
     assert result.exit_code == 0, result.output
-    assert user.requests and "Here it is: *** (keep it safe)." in _said(user.requests)
+    assert user.requests and "Here it is: *** (the key you asked for)." in _said(user.requests)
     assert KEY[:12] not in _said(user.requests)
-    assert KEY[:12] not in out.read_text() and "Here it is: *** (keep it safe)." in out.read_text()
+    assert KEY[:12] not in out.read_text() and "Here it is: *** (the key you asked for)." in out.read_text()
 
 
 @pytest.mark.parametrize("strategy", ["template", "pair"])
@@ -250,7 +250,7 @@ def test_jailbreak_masks_the_key_in_the_transcripts_and_for_the_judge_and_attack
                      _seeds(tmp_path, "KEY please"), "--judge", "fake", "--out", out)
     assert result.exit_code == 0, result.output
     said = _said(judge.requests)
-    assert "Here it is: *** (keep it safe)." in said and KEY[:12] not in said
+    assert "Here it is: *** (the key you asked for)." in said and KEY[:12] not in said
     for path in out.rglob("*.json*"):
         assert KEY[:12] not in path.read_text(), path
 

@@ -62,12 +62,12 @@ def reply_messages(raw: Any, *, row_id: str, target: str) -> list[dict[str, Any]
     if isinstance(raw, str):
         return [{"role": "assistant", "content": raw}]
     if not isinstance(raw, (list, tuple)):
-        raise refuse(f"a {type(raw).__name__}")
+        raise refuse(_a_value(raw))
     if not raw:
         raise refuse("no messages")
     for i, message in enumerate(raw):
         if not isinstance(message, dict):
-            raise refuse(f"a {type(message).__name__} as message {i}")
+            raise refuse(f"{_a_value(message)} as message {i}")
         if message.get("role") not in ("assistant", "tool"):
             raise refuse(f"a message {i} with role {message.get('role')!r} (only assistant "
                          "and tool messages are new)")
@@ -127,3 +127,16 @@ def final_answer(new: Sequence[dict[str, Any]]) -> str:
     """
     texts = [m.get("content") for m in new if m.get("role") == "assistant"]
     return next((str(t) for t in reversed(texts) if isinstance(t, str) and t.strip()), "")
+
+
+def _a_value(value: object) -> str:
+    """What a value is, in words: ``None``, ``an int``, ``a dict``.
+
+    Example:
+        >>> [_a_value(v) for v in (None, 3, {}, b"x")]
+        ['None', 'an int', 'a dict', 'a bytes']
+    """
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

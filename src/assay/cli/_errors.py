@@ -26,6 +26,7 @@ from rich.markup import escape
 
 from .._files import is_write_failure, write_error
 from ..errors import AssayError, JudgeStoppedError, OutputError
+from ._format import printable
 
 __all__ = ["exit_on_errors", "print_failures"]
 
@@ -39,7 +40,8 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
     failing the same hard way) with ``stopped`` and exit 3; an OutputError, or an ``OSError``
     of a full or read-only disk that no writer named, in one line and exit 3 (never 1, which
     is a failed gate, and never a traceback); print ``interrupted`` and exit 130 on Ctrl-C.
-    Messages are printed as text: a ``[tag]`` in a value is shown, not read as markup.
+    Messages are printed as text: a ``[tag]`` in a value is shown, not read as markup, and a
+    control character in a file name is shown escaped (:func:`~._format.printable`).
 
     Example:
         >>> import errno
@@ -53,26 +55,31 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
     try:
         yield
     except JudgeStoppedError as e:
-        err.print(f"[red]judge failed:[/red] {escape(str(e))}\n{escape(stopped)}",
+        err.print(f"[red]judge failed:[/red] {_shown(e)}\n{escape(printable(stopped, lines=True))}",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(3) from None
     except OutputError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
+        err.print(f"[red]error:[/red] {_shown(e)}", highlight=False, soft_wrap=True,
                   emoji=False)
         raise typer.Exit(3) from None
     except AssayError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True,
+        err.print(f"[red]error:[/red] {_shown(e)}", highlight=False, soft_wrap=True,
                   emoji=False)  # "--target nope:x: ..." is not an emoji
         raise typer.Exit(2) from None
     except OSError as e:
         if not is_write_failure(e):
             raise
-        err.print(f"[red]error:[/red] {escape(str(write_error(e, 'a file', None)))}",
+        err.print(f"[red]error:[/red] {_shown(write_error(e, 'a file', None))}",
                   highlight=False, soft_wrap=True, emoji=False)
         raise typer.Exit(3) from None
     except KeyboardInterrupt:
-        err.print(escape(interrupted), highlight=False)
+        err.print(escape(printable(interrupted, lines=True)), highlight=False)
         raise typer.Exit(130) from None
+
+
+def _shown(e: BaseException) -> str:
+    """An error's message as rich text: markup escaped, control characters too."""
+    return escape(printable(str(e), lines=True))
 
 
 def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,

@@ -1,5 +1,6 @@
-"""How the terminal writes a rate (the one rule of :func:`assay._text.percent`) and a judge's
-prompt tokens.
+"""How the terminal writes a rate (the one rule of :func:`assay._text.percent`), a file name
+or a message naming files (:func:`assay._text.printable`: control characters escaped) and a
+judge's prompt tokens.
 
 Example:
     >>> percent(0.2308), percent(-0.05, signed=True), percent(None)
@@ -11,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._text import percent
+from .._text import percent, printable
 
-__all__ = ["percent", "prompt_tokens_text"]
+__all__ = ["percent", "printable", "prompt_tokens_text"]
 
 
 def prompt_tokens_text(judge: Mapping[str, Any]) -> str:

@@ -19,6 +19,7 @@ from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
 from ..records import hold_output
 from ._errors import exit_on_errors
+from ._format import printable
 from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption
 
 __all__ = ["generate_cmd", "print_generation"]
@@ -30,7 +31,7 @@ def generate_cmd(
     docs: Annotated[list[Path], typer.Argument(
         help="Documents: .txt, .md, .html, .pdf (pip install 'assay[pdf]') or .jsonl files "
              "(one document per line: text, optional id and title), and folders of them.")],
-    out: Annotated[Path, typer.Option(
+    out: Annotated[str, typer.Option(
         help="The rows' JSONL file; FILE.rejected.jsonl, FILE.run.json and FILE.summary.json "
              "are written beside it.")],
     n: Annotated[int, typer.Option(min=1, help="Rows wanted.")] = 20,
@@ -78,7 +79,8 @@ def generate_cmd(
     options; 3 the judge failed (every call, or the same hard way three times), no row was
     kept at all, or a file could not be written; 130 interrupted. What was written is kept: --resume continues.
     """
-    hint = f"rerun the same command with --resume to continue (rows so far are in {out})."
+    hint = ("rerun the same command with --resume to continue (rows so far are in "
+            f"{printable(out)}).")
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), hold_output(out):
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
@@ -86,10 +88,11 @@ def generate_cmd(
             cache=False if no_cache else (cache or True), timeout=timeout,
             embeddings=None if embeddings == "none" else embeddings,
             max_candidates=max_candidates, progress=progress, max_wait=max_wait,
-            on_stage=lambda line: err.print(line, highlight=False, markup=False))
+            on_stage=lambda line: err.print(printable(line), highlight=False, markup=False))
     print_generation(result.summary)
     files = result.files
-    err.print(f"rows: {files.rows}  rejected: {files.rejected}  summary: {files.summary}",
+    err.print(f"rows: {printable(files.rows)}  rejected: {printable(files.rejected)}  "
+              f"summary: {printable(files.summary)}",
               highlight=False, markup=False)
     if result.judge_failed:
         causes = {r["detail"] for r in result.rejected if r.get("detail")}
@@ -102,7 +105,8 @@ def generate_cmd(
                             .items())
         err.print(f"nothing kept: all {result.summary['generated']} candidates were rejected "
                   f"({reasons}); exit 3. A stronger --judge, more documents or a larger "
-                  f"--max-candidates give rows; {files.rejected} says why each was rejected.",
+                  f"--max-candidates give rows; {printable(files.rejected)} says why each was "
+                  "rejected.",
                   highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(3)
 

@@ -34,7 +34,7 @@ from ._agent import (
     owning_agent,
 )
 from ._errors import exit_on_errors, print_failures
-from ._format import percent
+from ._format import percent, printable
 from ._options import (
     DEFAULT_MAX_FIELD_CHARS,
     DEFAULT_MAX_WAIT,
@@ -189,7 +189,7 @@ def run(
     piped = str(data) == "-" or (data.exists() and not data.is_file() and not data.is_dir())
     out_dir = out or Path("assay-out") / ("stdin" if str(data) == "-" else data.stem)
     resume_hint = ("rerun the same command with --resume to continue (finished rows are kept in "
-                   f"{out_dir / 'results.jsonl'}).")
+                   f"{printable(out_dir / 'results.jsonl')}).")
     if piped:  # a pipe cannot be read again: the same rows are piped in again
         resume_hint = "pipe the same data in again and " + resume_hint
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
@@ -226,7 +226,8 @@ def run(
                 engine=engine, ray_address=ray_address, ray_workers=ray_workers,
                 keep_rows=False))))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
-    err.print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}",
+    err.print(f"results: {printable(out_dir / 'results.jsonl')}  "
+              f"summary: {printable(out_dir / 'summary.json')}",
               highlight=False, markup=False)
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "

@@ -1,7 +1,8 @@
 """The checks a candidate passes before it is kept that need no judge: a question that points
 at a text the reader does not have, a question in another language than its document's, and
-near-duplicates of a question kept before it, and a "question" that is a sentence of the
-document copied (a small judge sometimes writes the passage back instead of asking).
+near-duplicates of a question kept before it (compared in :mod:`._duplicates`), and a
+"question" that is a sentence of the document copied (a small judge sometimes writes the
+passage back instead of asking).
 
 Near-duplicates: English questions are compared by the cosine of their sentence embeddings
 (the offline MiniLM embedder: at :data:`COSINE_THRESHOLD` or more, a paraphrase asking the same
@@ -30,15 +31,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..calls import ManagedEmbedder
-from ..embeddings import cosine
 from ._documents import UNDETERMINED
 from ._spans import resembling
 
 __all__ = ["COPY_OVERLAP", "COSINE_THRESHOLD", "NGRAM_THRESHOLD", "POINTING_PHRASES",
-           "QUESTION_MARKS", "Duplicate", "copied_sentence", "find_duplicates", "ngram_similarity", "pointing_phrase", "wrong_language"]
+           "QUESTION_MARKS", "copied_sentence", "grams", "ngram_similarity", "pointing_phrase",
+           "wrong_language"]
 
 #: Two English questions this alike by embedding cosine (or more) are near-duplicates.
 COSINE_THRESHOLD = 0.88
@@ -125,7 +124,9 @@ def wrong_language(text: str, lang: str) -> str | None:
     return got if got is not None and got != lang.split("-")[0].lower() else None
 
 
-def _grams(text: str) -> set[str]:
+def grams(text: str) -> set[str]:
+    """The character n-grams of ``text`` (3-grams; 2-grams for Chinese, Japanese and Korean),
+    case, punctuation and spacing aside."""
     flat = " ".join(_KEEP.findall(unicodedata.normalize("NFKC", text).casefold()))
     n = 2 if _CJK.search(flat) else 3
     return {flat[i:i + n] for i in range(max(1, len(flat) - n + 1))}
@@ -134,53 +135,5 @@ def _grams(text: str) -> set[str]:
 def ngram_similarity(a: str, b: str) -> float:
     """Jaccard overlap of the character n-grams of two texts (case, punctuation and spacing
     aside)."""
-    ga, gb = _grams(a), _grams(b)
+    ga, gb = grams(a), grams(b)
     return len(ga & gb) / len(ga | gb) if ga or gb else 1.0
-
-
-@dataclass(frozen=True)
-class Duplicate:
-    """A question found too like an earlier one: that one's id, how alike, and by what."""
-
-    of: str
-    similarity: float
-    method: str
-
-
-async def find_duplicates(questions: Sequence[tuple[str, str, str]],
-                          embedder: ManagedEmbedder | None) -> dict[str, Duplicate]:
-    """Of ``(id, lang, question)`` in plan order, those too like an earlier one of the same
-    language that is not itself a duplicate (see the module's docstring).
-
-    Example:
-        >>> import asyncio
-        >>> qs = [("a", "es", "¿Cuánto tarda el reembolso?"),
-        ...       ("b", "es", "¿Cuánto tarda el reembolso?"), ("c", "es", "¿Dónde envían?")]
-        >>> asyncio.run(find_duplicates(qs, None))
-        {'b': Duplicate(of='a', similarity=1.0, method='ngrams')}
-    """
-    english = [q for _, lang, q in questions if lang.split("-")[0] == "en"]
-    vectors: dict[str, list[float]] = {}
-    if embedder is not None and english:
-        unique = list(dict.fromkeys(english))
-        vectors = dict(zip(unique, await embedder.embed(unique), strict=True))
-    kept: list[tuple[str, str, str]] = []
-    found: dict[str, Duplicate] = {}
-    for row_id, lang, question in questions:
-        best: Duplicate | None = None
-        for other_id, other_lang, other in kept:
-            if other_lang != lang:
-                continue
-            if question in vectors and other in vectors:
-                similarity, method, bar = (cosine(vectors[question], vectors[other]),
-                                           "embeddings", COSINE_THRESHOLD)
-            else:
-                similarity, method, bar = ngram_similarity(question, other), "ngrams", \
-                    NGRAM_THRESHOLD
-            if similarity >= bar and (best is None or similarity > best.similarity):
-                best = Duplicate(other_id, round(similarity, 4), method)
-        if best is None:
-            kept.append((row_id, lang, question))
-        else:
-            found[row_id] = best
-    return found

@@ -17,9 +17,8 @@ Example:
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from ._headings import Heading, markdown_headings
 from ._html import extract_html
 from ._jsonl import jsonl_records
 from ._pdf import extract_pdf
+from ._walk import link_problem, walk_folder
 
 __all__ = ["DETECT", "FORMATS", "MAX_LISTED", "UNDETERMINED", "Document", "DocumentSet",
            "read_documents"]
@@ -98,7 +98,8 @@ class _File:
     format: str
 
 
-def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT) -> DocumentSet:
+def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT,
+                   own: Mapping[Path, str] | None = None) -> DocumentSet:
     """Read the documents in ``paths`` (files, and folders walked in sorted order with hidden
     files and folders left out).
 
@@ -107,6 +108,8 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT) -> Docume
             path).
         lang: ``"auto"`` to detect each document's language, or a language code given to
             every document (``"zh"``).
+        own: files never read as documents (a run's own output, by resolved path), each
+            with what it is: skipped in a folder, a problem when named.
 
     Raises:
         DataError: listing every problem: a missing path, an empty or binary file, a file
@@ -126,6 +129,13 @@ def read_documents(paths: Sequence[str | Path], *, lang: str = DETECT) -> Docume
         for file in _files(Path(given), problems, skipped):
             if (key := file.path.resolve()) in seen:
                 continue  # a file named and in a folder named, or named twice
+            if own and key in own:
+                if Path(given).is_dir():
+                    skipped.append((file.label, own[key]))
+                else:
+                    problems.append(f"{file.label}: {own[key]}, not a document. Fix: leave it "
+                                    "out, or write the output elsewhere.")
+                continue
             seen.add(key)
             try:
                 documents.extend(_read(file))
@@ -165,6 +175,10 @@ def _files(path: Path, problems: list[str], skipped: list[tuple[str, str]]) -> l
     """The files to read for the path given (one, or a folder's); problems and skipped files
     are appended."""
     label = path.as_posix()
+    if (why := link_problem(path)) is not None:
+        problems.append(f"{label}: {why}. Fix: point the link at a file or folder of "
+                        "documents, or give another path.")
+        return []
     if path.is_dir():
         return _folder_files(path, label, problems, skipped)
     if path.is_file():
@@ -189,10 +203,12 @@ def _folder_files(folder: Path, label: str, problems: list[str],
     """The readable files under ``folder``, sorted, hidden ones left out."""
     found: list[_File] = []
     others: list[str] = []
-    for path in _walk(folder, problems):
+    for path, unreadable in walk_folder(folder, problems):
         rel = path.relative_to(folder).as_posix()
         fmt = FORMATS.get(path.suffix.lower())
-        if fmt is None:
+        if unreadable is not None:
+            skipped.append((f"{label}/{rel}" if label != "." else rel, unreadable))
+        elif fmt is None:
             why = f"unsupported suffix {path.suffix}" if path.suffix else "no suffix"
             skipped.append((f"{label}/{rel}" if label != "." else rel, why))
             others.append(path.suffix.lower() or "no suffix")
@@ -205,24 +221,6 @@ def _folder_files(folder: Path, label: str, problems: list[str],
                         f"are left out). Fix: put {_SUFFIX_LIST} files in it (export other "
                         "documents to one of them).")
     return found
-
-
-def _walk(folder: Path, problems: list[str]) -> Iterator[Path]:
-    """The files under ``folder``, depth first in name order, without hidden files or folders
-    (nor links to folders, which could loop)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as e:
-        problems.append(f"{folder.as_posix()}: cannot list the folder ({e.strerror}). Fix: "
-                        "make it readable, or leave it out.")
-        return
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path), problems)
-        elif entry.is_file():
-            yield Path(entry.path)
 
 
 def _read(file: _File) -> list[Document]:

@@ -44,8 +44,9 @@ from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
-from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD, find_duplicates
+from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD
 from ._documents import DETECT, read_documents
+from ._duplicates import NearDuplicateIndex
 from ._output import (
     OutputFiles,
     add_spent,
@@ -56,7 +57,7 @@ from ._output import (
     spent_before,
     summary_of,
 )
-from ._plan import Candidate, Plan, check_kinds
+from ._plan import Candidate, Plan, check_kinds, indexed_plan
 
 __all__ = ["GenerationResult", "generate", "generate_async"]
 
@@ -108,7 +109,8 @@ async def generate_async(
         cache: the judge cache (True: the default file; a path; False: none).
         embeddings: the embedder for English near-duplicates (``None``: character n-grams).
         max_candidates: the most candidates planned (default ``3 * n``).
-        progress: show progress on stderr. on_stage: called with a line per round.
+        progress: show progress on stderr. on_stage: called with a line per round, per long
+            phase (large documents) and per folder entry skipped for a bad link.
         max_wait: seconds one judge or embedder call may wait on rate limits (429) in all.
 
     Raises:
@@ -124,8 +126,14 @@ async def generate_async(
         raise ConfigError(f"Got {option('max_candidates', cap)}. Must be at least "
                           f"{option('n', n)}.")
     wanted_kinds = check_kinds(kinds)
-    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang)
+    OutputFiles.check(out)
     files = OutputFiles.beside(out)
+    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
+                          own=files.own())
+    say = on_stage or (lambda _line: None)
+    for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
+        if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
+            say(f"warning: skipped {path}: {why}")
     backend = make_judge(judge, timeout=timeout)
     manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
                             judge=backend.id, lang=lang)
@@ -134,14 +142,13 @@ async def generate_async(
     spent = spent_before(files) if resume else None  # what the runs before this one used
     manifest["spent"] = spent or new_spent()
     write_json(files.manifest, manifest, "the generation run's manifest")
-    plan = Plan(docs.documents, wanted_kinds, seed=seed)
+    plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
     cache_path = cache_file(cache)
     judge_cache = JudgeCache(cache_path) if cache_path else None
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
                            concurrency=concurrency, retry=RetryPolicy(max_wait=max_wait),
                            timeout=timeout)
     embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
-    say = on_stage or (lambda _line: None)
     outcomes: dict[str, Outcome] = {}
     try:
         rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
@@ -207,6 +214,9 @@ class _Rounds:
         self.plan, self.judge, self.earlier, self.files = plan, judge, earlier, files
         self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
         self.embedder, self.note = embedder, note
+        #: The questions kept so far, and the near-duplicate outcomes found, by id.
+        self.dedup = NearDuplicateIndex(embedder)
+        self.duplicates: dict[str, Outcome] = {}
         self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
@@ -218,6 +228,7 @@ class _Rounds:
     async def run(self) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
         outcomes: dict[str, Outcome] = {}
         duplicates: dict[str, Outcome] = {}
+        order: list[str] = []
         planned, round_no = 0, 0
         passed = ResultsWriter(self.files.rows, append=self.resume)
         rejected = ResultsWriter(self.files.rejected, append=self.resume)
@@ -243,9 +254,10 @@ class _Rounds:
                                  description=f"generating (round {round_no})") as bar:
                     await all_or_none([self._one(c, outcomes, (passed, rejected), bar)
                                 for c in todo])
-                ordered = [outcomes[c.id] for c in self.plan.candidates(0, planned)]
+                order.extend(c.id for c in batch)  # plan order (a round extends the plan)
+                ordered = [outcomes[i] for i in order]
                 outcomes = {o.id: o for o in ordered}
-                duplicates = await self._duplicates(ordered)
+                duplicates = await self._duplicates(ordered, [outcomes[c.id] for c in batch])
         finally:
             passed.close()
             rejected.close()
@@ -270,18 +282,28 @@ class _Rounds:
             writers[1].write(outcome.record())
         bar.advance()
 
-    async def _duplicates(self, ordered: list[Outcome]) -> dict[str, Outcome]:
-        """Near-duplicate outcomes by id, decided in plan order over the passed ones."""
-        questions = [(o.id, o.lang, o.question or "") for o in ordered if o.reason is None]
+    async def _duplicates(self, ordered: list[Outcome],
+                          batch: list[Outcome]) -> dict[str, Outcome]:
+        """The near-duplicate outcomes so far by id: this round's passed ones (``batch``) are
+        compared, in plan order, with the index of those kept before; when the embedder
+        fails, all of ``ordered`` is decided again by n-grams."""
         try:
-            found = await find_duplicates(questions, self.embedder)
+            found = await self.dedup.add(_questions(batch))
         except JudgeError as e:  # the embedder failed: n-grams for the rest of the run
             self.note["method"] = f"character n-grams (the embedder failed: {e})"
             self.embedder = None
-            found = await find_duplicates(questions, None)
+            self.dedup, self.duplicates = NearDuplicateIndex(None), {}
+            found = await self.dedup.add(_questions(ordered))
         by_id = {o.id: o for o in ordered}
-        return {i: Outcome(i, by_id[i].kind, by_id[i].lang, row=by_id[i].row,
-                           reason="near-duplicate",
-                           detail=f"like {d.of} ({d.method} similarity {d.similarity})",
-                           question=by_id[i].question)
-                for i, d in found.items()}
+        self.duplicates.update({
+            i: Outcome(i, by_id[i].kind, by_id[i].lang, row=by_id[i].row,
+                       reason="near-duplicate",
+                       detail=f"like {d.of} ({d.method} similarity {d.similarity})",
+                       question=by_id[i].question)
+            for i, d in found.items()})
+        return self.duplicates
+
+
+def _questions(outcomes: list[Outcome]) -> list[tuple[str, str, str]]:
+    """``(id, lang, question)`` of the passed outcomes, in their order."""
+    return [(o.id, o.lang, o.question or "") for o in outcomes if o.reason is None]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import beside
+from ..errors import ConfigError, option
 from ..records import ResumeWords, check_resume_files, load_finished, plain_difference
 from ._candidate import REASONS, Outcome
 from ._documents import Document
@@ -44,6 +46,28 @@ class OutputFiles:
         """The files of a run writing ``out`` (``FILE.jsonl``)."""
         return cls(Path(out), beside(out, ".rejected.jsonl"), beside(out, ".run.json"),
                    beside(out, ".summary.json"))
+
+    @staticmethod
+    def check(out: str | Path) -> None:
+        """Refuse an ``out`` that names a folder (one that exists, or a path ending in
+        ``/``): it names the rows' file.
+
+        Raises:
+            ConfigError: naming a file in that folder as the fix.
+        """
+        text = os.fspath(out)
+        if Path(text).is_dir() or text.endswith(("/", os.sep)):
+            example = (Path(text) / "qa.jsonl").as_posix()
+            raise ConfigError(f"Got {option('out', text)}, a folder. It names the rows' JSONL "
+                              "file (the rejected candidates, manifest and summary are "
+                              f"written beside it). Fix: name a file, e.g. "
+                              f"{option('out', example)}.")
+
+    def own(self) -> dict[Path, str]:
+        """The run's files by resolved path, with what each is (never read as documents)."""
+        what = {self.rows: "this run's output", self.rejected: "this run's rejected file",
+                self.manifest: "this run's manifest", self.summary: "this run's summary"}
+        return {path.resolve(): name for path, name in what.items()}
 
     def existing(self) -> list[Path]:
         """The run's files that exist already."""

@@ -33,18 +33,19 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ConfigError, option
+from ..records import RowProgress
 from ._chunks import Chunk, chunk_document
 from ._documents import UNDETERMINED, Document
 from ._headings import PATH_SEPARATOR
 from ._tfidf import TfidfIndex
 
-__all__ = ["KINDS", "SECTION_CHARS", "SECTION_CHUNKS", "Candidate", "Passage", "Plan",
-           "check_kinds"]
+__all__ = ["KINDS", "LARGE", "SECTION_CHARS", "SECTION_CHUNKS", "Candidate", "Passage", "Plan",
+           "check_kinds", "indexed_plan"]
 
 #: The kinds of test rows, in the order a plan takes them.
 KINDS = ("single", "multi", "abstract", "unanswerable", "conversation")
@@ -105,10 +106,13 @@ def check_kinds(kinds: str | Sequence[str] | None) -> list[str]:
 
 class Plan:
     """The candidates for ``documents`` (see the module's docstring); ``lang`` overrides each
-    document's language when not ``None``."""
+    document's language when not ``None``; ``on_index`` is told the chunks indexed so far."""
 
     def __init__(self, documents: Sequence[Document], kinds: Sequence[str], *, seed: int,
-                 lang: str | None = None, max_chars: int | None = None) -> None:
+                 lang: str | None = None, max_chars: int | None = None,
+                 on_index: Callable[[int], None] | None = None) -> None:
+        #: Told how many chunks the TF-IDF index holds so far, as it is built (progress).
+        self.on_index = on_index
         self.documents = {d.id: d for d in documents}
         self.kinds = list(kinds)
         self.seed = seed
@@ -125,7 +129,7 @@ class Plan:
     @cached_property
     def index(self) -> TfidfIndex:
         """TF-IDF over every chunk (pairs for ``multi``, retrieval for ``unanswerable``)."""
-        return TfidfIndex([c.text for c in self.chunks])
+        return TfidfIndex([c.text for c in self.chunks], on_batch=self.on_index)
 
     def candidates(self, start: int, stop: int) -> list[Candidate]:
         """Candidates ``start`` .. ``stop - 1``."""
@@ -145,14 +149,32 @@ class Plan:
         return Candidate(i, f"{kind}-{i + 1:04d}", kind, passages, lang, turns, j)
 
     def _sources(self, kind: str) -> list[tuple[Chunk, ...]]:
+        """A kind's sources (made once: a candidate is planned in constant time)."""
         if kind == "abstract":
             return self._sections
-        spread = self._spread(kind)
-        if kind == "multi":  # chunks with another chunk in their language, when there are any
-            langs = Counter(self.documents[c.doc].lang for c in self.chunks)
-            paired = [c for c in spread if langs[self.documents[c.doc].lang] > 1]
-            spread = paired or spread
-        return [(c,) for c in spread]
+        cached = self.__dict__.setdefault("_sources_cache", {})
+        if kind not in cached:
+            spread = self._spread(kind)
+            if kind == "multi":  # chunks with another chunk in their language, if there are
+                langs = Counter(self.documents[c.doc].lang for c in self.chunks)
+                paired = [c for c in spread if langs[self.documents[c.doc].lang] > 1]
+                spread = paired or spread
+            cached[kind] = [(c,) for c in spread]
+        sources: list[tuple[Chunk, ...]] = cached[kind]
+        return sources
+
+    @cached_property
+    def _positions(self) -> dict[tuple[str, int], int]:
+        """Each chunk's position in :attr:`chunks`, by document and index."""
+        return {(c.doc, c.index): k for k, c in enumerate(self.chunks)}
+
+    @cached_property
+    def _by_lang(self) -> dict[str, list[int]]:
+        """The positions of the chunks of each language."""
+        found: dict[str, list[int]] = {}
+        for k, c in enumerate(self.chunks):
+            found.setdefault(self.documents[c.doc].lang, []).append(k)
+        return found
 
     def _spread(self, kind: str) -> list[Chunk]:
         """Every chunk once: each document's chunks in a seeded order, documents in turn."""
@@ -189,11 +211,9 @@ class Plan:
 
     def _passages(self, kind: str, chunks: tuple[Chunk, ...], lap: int) -> tuple[Passage, ...]:
         if kind == "multi":
-            first = self.chunks.index(chunks[0])
-            lang = self.documents[chunks[0].doc].lang
-            same = {k for k, c in enumerate(self.chunks)
-                    if self.documents[c.doc].lang == lang and k != first}
-            others = self.index.nearest(first, lap + 1, among=same or None)
+            first = self._positions[(chunks[0].doc, chunks[0].index)]
+            same = self._by_lang[self.documents[chunks[0].doc].lang]  # ``first`` is skipped
+            others = self.index.nearest(first, lap + 1, among=same if len(same) > 1 else None)
             partner = self.chunks[others[-1]] if others else chunks[0]
             return (_passage(chunks[0]), _passage(partner))
         if kind == "abstract" or lap == 0:
@@ -225,3 +245,35 @@ def _part(chunk: Chunk, *, parts: int, which: int) -> Passage:
     a, b = group[0], following
     text = chunk.text[a:b].rstrip()
     return Passage(chunk.doc, chunk.start + a, chunk.start + a + len(text), text)
+
+
+#: Documents of this many characters in all (or more) have their chunking and indexing said
+#: as they happen (a few seconds each).
+LARGE = 2_000_000
+
+
+def indexed_plan(documents: Sequence[Document], kinds: list[str], seed: int, *, progress: bool,
+                 say: Callable[[str], None]) -> Plan:
+    """The plan, with its TF-IDF index built now (when a kind needs it) and, for large
+    documents, each phase said and the indexing shown as it goes."""
+    chars = sum(len(d.text) for d in documents)
+    large = chars >= LARGE
+    if large:
+        what = f"{len(documents)} documents" if len(documents) != 1 else "the document"
+        say(f"cutting {what} ({chars:,} characters) into chunks")
+    plan = Plan(documents, kinds, seed=seed)
+    if not {"multi", "unanswerable"} & set(plan.kinds):
+        return plan
+    if large:
+        say(f"indexing {len(plan.chunks):,} chunks (TF-IDF, for multi and unanswerable)")
+    with RowProgress(len(plan.chunks), enabled=progress and large,
+                     description="indexing chunks") as bar:
+        done = [0]
+
+        def advance(total: int) -> None:
+            bar.advance(total - done[0])
+            done[0] = total
+
+        plan.on_index = advance
+        _ = plan.index
+    return plan

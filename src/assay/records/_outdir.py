@@ -193,7 +193,7 @@ def hold_output(out: str | Path, *, folder: bool = False) -> Iterator[Path]:
         yield lock_path
     finally:
         if lock_file is not None:
-            if not out.exists():  # nothing written: leave no lock file (or folder) behind
+            if not out.is_file():  # nothing written: leave no lock file (or folder) behind
                 with suppress(OSError):
                     lock_path.unlink()
                     if created:
