@@ -314,3 +314,28 @@ def test_seconds_must_be_finite(times: dict[str, float]) -> None:
     if value != 0:
         with pytest.raises(typer.BadParameter, match="finite"):
             finite_seconds(value)
+
+
+def test_a_logs_body_nested_too_deeply_is_a_400_too() -> None:
+    """/v1/logs reads its body as /v1/traces does: deep JSON is a 400 with the reason."""
+    from starlette.testclient import TestClient
+
+    from assay.watch._receiver import receiver_app
+
+    class Intake:
+        token, max_body = None, 1 << 20
+
+        def backlog_full(self) -> bool:
+            return False
+
+        def rejected(self, why: str) -> None:
+            pass
+
+        def status(self) -> dict[str, int]:
+            return {}
+
+    client = TestClient(receiver_app(Intake()), raise_server_exceptions=False)  # type: ignore[arg-type]
+    answer = client.post("/v1/logs", content=b'{"resourceLogs": ' + b"[" * 100_000,
+                         headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert answer.json()["message"] == "the body is not OTLP JSON: it is nested too deeply"

@@ -67,38 +67,51 @@ def gunzip(body: bytes, limit: int) -> bytes:
     return data
 
 
-def decode_export(body: bytes, content_type: str) -> dict[str, Any]:
-    """An ``ExportTraceServiceRequest`` as OTLP JSON (ids in hex).
+def decode_export(body: bytes, content_type: str, *, kind: str = "trace") -> dict[str, Any]:
+    """An ``ExportTraceServiceRequest`` (or with ``kind="logs"`` an
+    ``ExportLogsServiceRequest``) as OTLP JSON, trace and span ids in hex.
+
+    Example:
+        >>> decode_export(b'{"resourceLogs": []}', "application/json", kind="logs")
+        {'resourceLogs': []}
+        >>> try:
+        ...     decode_export(b"[" * 100_000, "application/json", kind="logs")
+        ... except DataError as e:
+        ...     print(e.problems[0])
+        the body is not OTLP JSON: it is nested too deeply
 
     Raises:
         DataError: the body does not decode (the message says why).
     """
+    key = "resourceLogs" if kind == "logs" else "resourceSpans"
     if "protobuf" in content_type:
-        return _from_protobuf(body)
+        return _from_protobuf(body, kind)
     try:
         export = json.loads(body)
     except (ValueError, UnicodeDecodeError) as e:
         raise DataError([f"the body is not OTLP JSON: {e}"]) from None
     except RecursionError:
         raise DataError(["the body is not OTLP JSON: it is nested too deeply"]) from None
-    if not isinstance(export, dict) or not isinstance(export.get("resourceSpans", []), list):
-        raise DataError([("the body is not an OTLP trace export: expected an object with a "
-                          "resourceSpans list")])
+    if not isinstance(export, dict) or not isinstance(export.get(key, []), list):
+        raise DataError([(f"the body is not an OTLP {kind} export: expected an object with a "
+                          f"{key} list")])
     return export
 
 
-def _from_protobuf(body: bytes) -> dict[str, Any]:
+def _from_protobuf(body: bytes, kind: str) -> dict[str, Any]:
     if PROTOBUF_MISSING is not None:
         raise DataError([PROTOBUF_MISSING])
     from google.protobuf import json_format
     from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
     from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
-    request = trace_service_pb2.ExportTraceServiceRequest()
+    request: Any = (logs_service_pb2.ExportLogsServiceRequest() if kind == "logs"
+                    else trace_service_pb2.ExportTraceServiceRequest())
     try:
         request.ParseFromString(body)
     except DecodeError as e:
-        raise DataError([f"the body is not an OTLP protobuf trace export: {e}"]) from None
+        raise DataError([f"the body is not an OTLP protobuf {kind} export: {e}"]) from None
     export = json_format.MessageToDict(request)
     for rs in export.get("resourceSpans") or []:
         for ss in rs.get("scopeSpans") or []:

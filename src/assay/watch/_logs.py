@@ -10,10 +10,11 @@ Metrics are not read: an export is answered ``200`` with a ``partialSuccess`` th
 which the OTLP exporters take as delivered (a ``404`` is logged as an error on every export).
 
 Example:
+    >>> from assay.watch._decode import decode_export
     >>> body = (b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "5b8efff798038103'
     ...         b'd269b633813fc60c", "spanId": "eee19b7ec3c1b174", "eventName": '
     ...         b'"gen_ai.user.message"}, {"body": {"stringValue": "GET /"}}]}]}]}')
-    >>> records, other = genai_records(decode_logs(body, "application/json"))
+    >>> records, other = genai_records(decode_export(body, "application/json", kind="logs"))
     >>> [r["eventName"] for r, _ in records], other
     (['gen_ai.user.message'], 1)
 """
@@ -25,10 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..data import otlp_id
-from ..errors import DataError
 from ._decode import PROTOBUF_MISSING
 
-__all__ = ["METRICS_NOT_READ", "decode_logs", "genai_records", "metrics_answer"]
+__all__ = ["METRICS_NOT_READ", "genai_records", "metrics_answer"]
 
 #: What an exporter of metrics is told (once in the watch's log too).
 METRICS_NOT_READ = ("assay watch does not read metrics: only traces (/v1/traces) and the "
@@ -36,35 +36,6 @@ METRICS_NOT_READ = ("assay watch does not read metrics: only traces (/v1/traces)
 _EVENTS = frozenset({"gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message",
                      "gen_ai.tool.message", "gen_ai.choice",
                      "gen_ai.client.inference.operation.details"})
-
-
-def decode_logs(body: bytes, content_type: str) -> dict[str, Any]:
-    """An ``ExportLogsServiceRequest`` as OTLP JSON.
-
-    Raises:
-        DataError: the body does not decode (the message says why).
-    """
-    if "protobuf" in content_type:
-        if PROTOBUF_MISSING is not None:
-            raise DataError([PROTOBUF_MISSING])
-        from google.protobuf import json_format
-        from google.protobuf.message import DecodeError
-        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
-
-        request = logs_service_pb2.ExportLogsServiceRequest()
-        try:
-            request.ParseFromString(body)
-        except DecodeError as e:
-            raise DataError([f"the body is not an OTLP protobuf logs export: {e}"]) from None
-        return json_format.MessageToDict(request)
-    try:
-        export = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise DataError([f"the body is not OTLP JSON: {e}"]) from None
-    if not isinstance(export, dict) or not isinstance(export.get("resourceLogs", []), list):
-        raise DataError([("the body is not an OTLP logs export: expected an object with a "
-                          "resourceLogs list")])
-    return export
 
 
 def genai_records(export: Mapping[str, Any]) -> tuple[list[tuple[dict[str, Any],

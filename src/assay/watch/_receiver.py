@@ -59,7 +59,7 @@ from ..errors import DataError
 from ._body_budget import BodyBudget
 from ._deadlines import CUT_KEY
 from ._decode import PROTOBUF_MISSING, decode_export, gunzip, spans_of
-from ._logs import decode_logs, genai_records, metrics_answer
+from ._logs import genai_records, metrics_answer
 
 __all__ = ["RETRY_AFTER_S", "Intake", "receiver_app"]
 
@@ -165,7 +165,7 @@ def receiver_app(intake: Intake, *, budget: BodyBudget | None = None) -> Starlet
             return got
         body, content_type = got
         try:
-            export = decode_logs(body, content_type)
+            export = decode_export(body, content_type, kind="logs")
         except DataError as e:
             return refused(request, e)
         records, others = genai_records(export)
