@@ -267,3 +267,21 @@ def test_an_agent_that_calls_sys_exit_leaves_the_row_with_a_failure(
     row = rows_from_records([{"id": "r", "messages": [{"role": "user", "content": "BREAK"}]}])[0]
     entry = asyncio.run(make_agent(target).complete(row))
     assert entry["failure"].startswith(f"target call failed: the app {target} called sys.exit(0)")
+
+
+def test_run_with_a_target_masks_a_key_the_app_echoes(
+        tmp_path: Path, module: Callable[[str], str]) -> None:
+    """`assay run --target`: the app's answer is recorded (results, store) and judged with the
+    key masked, as its errors are."""
+    data = tmp_path / "qa.jsonl"
+    data.write_text(json.dumps({"id": "q1", "question": "KEY please"}) + "\n")
+    store = tmp_path / "runs.sqlite"
+    out = tmp_path / "run"
+    result = _invoke("run", data, "--target", f"python:{module(_app_source('none'))}:app",
+                     "--metrics", "fluency", "--judge", "fake", "--out", out, "--store", store)
+    assert result.exit_code == 0, result.output
+    written = (out / "results.jsonl").read_text()
+    assert "Here it is: *** (the key you asked for)." in written
+    assert KEY[:12] not in written
+    for path in tmp_path.glob("runs.sqlite*"):  # the database and its write-ahead log
+        assert KEY[:12].encode() not in path.read_bytes(), path

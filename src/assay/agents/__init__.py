@@ -15,6 +15,7 @@ Example:
 from ._messages import (
     REPLY_SHAPE,
     final_answer,
+    masked_message,
     openai_messages,
     pending_calls,
     question_row,
@@ -25,5 +26,5 @@ from ._runner import AGENT_TARGETS, AgentRunner, AgentStats, make_agent
 from ._tools import load_tools, run_tool_call
 
 __all__ = ["AGENT_TARGETS", "REPLY_SHAPE", "AgentRunner", "AgentStats", "final_answer",
-           "load_tools", "make_agent", "openai_messages", "pending_calls", "question_row",
-           "reply_messages", "run_tool_call", "with_messages"]
+           "load_tools", "make_agent", "masked_message", "openai_messages", "pending_calls",
+           "question_row", "reply_messages", "run_tool_call", "with_messages"]

@@ -13,14 +13,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._secrets import mask_secrets
 from ..data import Row, Turn, rows_from_records
 from ..errors import ConfigError, DataError
 
-__all__ = ["REPLY_SHAPE", "final_answer", "openai_messages", "pending_calls", "question_row",
-           "reply_messages", "with_messages"]
+__all__ = ["REPLY_SHAPE", "final_answer", "masked_message", "openai_messages", "pending_calls",
+           "question_row", "reply_messages", "with_messages"]
 
 #: What an agent returns, for error messages.
 REPLY_SHAPE = ('a list of the NEW messages, OpenAI-style dicts: {"role": "assistant", "content": '
@@ -140,3 +141,30 @@ def _a_value(value: object) -> str:
         return "None"
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def masked_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """An app's message with secrets masked in its text and its tool calls' arguments (ids
+    are kept, so calls still match their results).
+
+    Example:
+        >>> masked_message({"role": "assistant", "content": "Your key: sk-proj-a1b2c3d4e5f6",
+        ...                 "tool_calls": [{"id": "c1", "type": "function", "function": {
+        ...                     "name": "f", "arguments": '{"key": "sk-proj-a1b2c3d4e5f6"}'}}]})
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'role': 'assistant', 'content': 'Your key: ***', 'tool_calls': [{'id': 'c1',
+         'type': 'function', 'function': {'name': 'f', 'arguments': '{"key": "***"}'}}]}
+    """
+    out = dict(message)
+    if isinstance(out.get("content"), str):
+        out["content"] = mask_secrets(out["content"])
+    if isinstance(out.get("tool_calls"), list):
+        out["tool_calls"] = [_masked_call(c) for c in out["tool_calls"]]
+    return out
+
+
+def _masked_call(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+        return call
+    return {**call, "function": {**function, "arguments": mask_secrets(function["arguments"])}}

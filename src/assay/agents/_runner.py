@@ -46,6 +46,7 @@ from ..errors import ConfigError, DataError, JudgeError, option
 from ..targets import AgentTarget, ChatTarget, close_target, make_target
 from ._messages import (
     final_answer,
+    masked_message,
     openai_messages,
     pending_calls,
     question_row,
@@ -150,6 +151,8 @@ class AgentRunner:
             new, cuts = self._fit(new)
         except DataError as e:
             return self._failed(e.problems[0])
+        # what the app said is recorded and read by a judge: no key it echoed (as its errors)
+        new = [masked_message(m) for m in new]
         # a ConfigError when assay cannot read the messages
         with_messages(question_row(row) if qa else row, new, target=self.id)
         self.stats.rows += 1

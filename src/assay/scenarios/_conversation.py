@@ -112,7 +112,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             cuts.append({**cut, "field": f"messages[{at}].content"})
             notes.append(f"user turn {user_turns}: the app's message {at} was cut from "
                          f"{cut['chars']:,} to {cut['kept']:,} characters")
-        messages += [_masked_message(m) for m in entry["messages"]]
+        messages += entry["messages"]  # masked of secrets by the runner
         if entry.get("note"):
             notes.append(f"user turn {user_turns}: {entry['note']}")
         move = await _ask_user(ctx, scenario, persona, messages)
@@ -166,32 +166,6 @@ async def _app_turn(runner: AgentRunner, row: Row) -> dict[str, Any]:
     except ConfigError as e:
         runner.stats.failed += 1
         return {"target": runner.id, "failure": mask_secrets(f"target call failed: {e}")}
-
-
-def _masked_message(message: Mapping[str, Any]) -> dict[str, Any]:
-    """An app's message with secrets masked in its text and its tool calls' arguments.
-
-    Example:
-        >>> _masked_message({"role": "assistant", "content": "Your key: sk-proj-a1b2c3d4e5f6",
-        ...                 "tool_calls": [{"id": "c1", "type": "function", "function": {
-        ...                     "name": "f", "arguments": '{"key": "sk-proj-a1b2c3d4e5f6"}'}}]})
-        ... # doctest: +NORMALIZE_WHITESPACE
-        {'role': 'assistant', 'content': 'Your key: ***', 'tool_calls': [{'id': 'c1',
-         'type': 'function', 'function': {'name': 'f', 'arguments': '{"key": "***"}'}}]}
-    """
-    out = dict(message)
-    if isinstance(out.get("content"), str):
-        out["content"] = mask_secrets(out["content"])
-    if isinstance(out.get("tool_calls"), list):
-        out["tool_calls"] = [_masked_call(c) for c in out["tool_calls"]]
-    return out
-
-
-def _masked_call(call: Any) -> Any:
-    function = call.get("function") if isinstance(call, dict) else None
-    if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
-        return call
-    return {**call, "function": {**function, "arguments": mask_secrets(function["arguments"])}}
 
 
 def _app_row(scenario: Scenario, messages: list[dict[str, Any]], runner: AgentRunner) -> Row:
