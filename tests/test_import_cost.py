@@ -49,3 +49,29 @@ def test_public_api_loads_heavy_libraries_only_when_used(code: str) -> None:
 def test_the_probe_sees_a_library_that_was_imported() -> None:
     """The check above can fail: ``sys.modules`` shows a library once something imports it."""
     assert "openai" in _loaded_after("import assay, openai")
+
+
+#: What a command's help or a usage error must not import: the other commands, the runner,
+#: the store, the injection patterns, numpy and the SDKs (issue 18, item 6).
+SLOW = ("assay.cli.align", "assay.cli.generate", "assay.calibration", "assay.run",
+        "assay.injection", "assay.store", "sqlalchemy", "numpy", "scipy", "openai", "httpx")
+
+
+def _loaded_by_cli(*args: str) -> list[str]:
+    """The :data:`SLOW` modules in ``sys.modules`` after ``assay ARGS`` ran in a new Python."""
+    probe = ("import sys, json\nfrom assay.cli.main import main\n"
+             f"sys.argv = ['assay', *{list(args)!r}]\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             f"print(json.dumps(sorted(m for m in sys.modules if m in {set(SLOW)!r})))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, timeout=120, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_root_help_imports_no_command() -> None:
+    """``assay --help`` lists every command from a table, importing none of them."""
+    assert _loaded_by_cli("--help") == []
+    assert _loaded_by_cli() == []  # no arguments: the same help
+    assert _loaded_by_cli("no-such-command") == []
