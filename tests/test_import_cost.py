@@ -81,6 +81,7 @@ def test_run_help_imports_no_runner() -> None:
     """``assay run -h`` needs the option objects' defaults, not the runner under them."""
     assert _loaded_by_cli("run", "-h") == []
     assert _loaded_by_cli("run", "--no-such-flag") == []  # a usage error
+    assert _loaded_by_cli("run", "no-such-file.jsonl") == []  # told before the runner loads
 
 
 def test_importing_the_injection_package_compiles_no_pattern() -> None:
