@@ -97,3 +97,14 @@ def test_importing_the_injection_package_compiles_no_pattern() -> None:
                          env=env, timeout=120, check=True)
     on_import, after_a_scan = map(int, out.stdout.split())
     assert on_import < 100 and after_a_scan - on_import >= 200, (on_import, after_a_scan)
+
+
+def test_the_records_package_imports_its_names_on_first_use() -> None:
+    """``from assay.records import RunManifest`` needs neither the store nor numpy."""
+    probe = ("import sys, json\nfrom assay.records import RunManifest, read_manifest\n"
+             "print(json.dumps(sorted({'sqlalchemy', 'numpy', 'assay.store'} & set(sys.modules))))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
