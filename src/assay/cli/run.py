@@ -19,12 +19,12 @@ from rich.markup import escape
 
 from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
-from ..data import FieldLimits, parse_mapping
+from ..data import FieldLimits, open_source, parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars
 from ..metrics import Metric, Plan
 from ..metrics.custom import check_file_metric_names, load_metric_file
-from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async
+from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._agent import (
     MaxStepsOption,
     TargetOption,
@@ -208,6 +208,10 @@ def run(
         judges = judge or ["local"]
         agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
+        if not piped and str(data) != "-":
+            open_source(data)  # a missing or unreadable file: told before the runner loads
+        from ..run import evaluate_async  # the runner: not imported for --help
+
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,

@@ -25,11 +25,11 @@ from ._readers import (
     register_reader,
     registered_readers,
 )
-from ._source import Source
+from ._source import Source, open_source
 from ._stream import DatasetStream
 
 __all__ = ["ALIASES", "FORMATS", "MAX_DEPTH", "READERS", "READERS_GROUP", "Citation",
            "DatasetStream", "FieldLimits", "LongFields", "Reader", "ReaderRegistry",
            "ReferenceCall", "Row", "Source", "ToolCall", "ToolSpec", "Turn", "is_export",
-           "otlp_id", "parse_mapping", "read_dataset", "read_records", "reader_for", "register_reader",
+           "open_source", "otlp_id", "parse_mapping", "read_dataset", "read_records", "reader_for", "register_reader",
            "registered_readers", "row_inputs", "rows_from_records", "traces_as_records"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from assay.data import Row
 
@@ -31,8 +32,8 @@ from ._quoted import JSON_VERDICT_PATTERNS, quoted_as_data
 from ._russian import RUSSIAN
 from ._spanish import SPANISH
 
-__all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "judged_texts",
-           "scan_row", "scan_text"]
+__all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "compiled_patterns",
+           "judged_texts", "scan_row", "scan_text"]
 
 BASELINE = "baseline_model_response"
 """The column of a pairwise row's other response (kept in ``Row.extra``)."""
@@ -46,10 +47,34 @@ question, so text addressed to it, a ready-made verdict or a forged fence is fla
 """
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
-PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    (pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in (
-        *ENGLISH, *CHINESE, *SPANISH, *FRENCH, *GERMAN, *PORTUGUESE, *JAPANESE, *KOREAN,
-        *RUSSIAN))
+_SOURCES: tuple[tuple[str, str, str], ...] = (
+    *ENGLISH, *CHINESE, *SPANISH, *FRENCH, *GERMAN, *PORTUGUESE, *JAPANESE, *KOREAN, *RUSSIAN)
+
+if TYPE_CHECKING:
+    PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...]
+    """Every language's patterns, compiled: ``(id, kind, pattern)`` (:func:`compiled_patterns`)."""
+
+
+@cache
+def compiled_patterns() -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """Every language's patterns, ``(id, kind, pattern)``, compiled on first use and kept for
+    the process: compiling them all takes about 0.3 s, which ``assay --help``, a usage error
+    or a run without a judge metric never pays.
+
+    Example:
+        >>> compiled_patterns() is compiled_patterns(), compiled_patterns()[0][0]
+        (True, 'en.order.ignore-instructions')
+    """
+    return tuple((pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in _SOURCES)
+
+
+def __getattr__(name: str) -> Any:
+    """``PATTERNS``: :func:`compiled_patterns`, compiled on first access."""
+    if name == "PATTERNS":
+        return compiled_patterns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 LEARNED = "addressed"
 """The kind the learned detector flags (the others come from :data:`PATTERNS`)."""
 PATTERN_KINDS = tuple(k for k in KINDS if k != LEARNED)
@@ -58,7 +83,7 @@ JSON_TOOL_RESULT_KINDS = tuple(k for k in PATTERN_KINDS if k != "fake_verdict")
 """The kinds flagged in a tool result that is a JSON document: structured output routinely
 holds ``{"result": 3}`` or ``{"rating": 4.5}``, which would read as a forged verdict; orders,
 notes to the evaluator, fences and role markers are still looked for."""
-assert {kind for _, kind, _ in PATTERNS} | {LEARNED} == set(KINDS)
+assert {kind for _, kind, _ in _SOURCES} | {LEARNED} == set(KINDS)
 
 
 def scan_text(text: str, *, field: str, learned: bool = True) -> list[InjectionFlag]:
@@ -104,7 +129,7 @@ def _scan_reading(text: str, field: str,
                   kinds: Collection[str]) -> list[tuple[str, int, InjectionFlag]]:
     found: list[tuple[str, int, InjectionFlag]] = []
     matched: list[tuple[int, int]] = []  # every pattern match, for the learned detector
-    for pid, kind, pattern in PATTERNS:
+    for pid, kind, pattern in compiled_patterns():
         if kind not in kinds:
             continue
         spans = [m.span() for m in pattern.finditer(text)

@@ -3,8 +3,12 @@
 schema, the run store's recording, bootstrap and Wilson intervals, the failed-call tally and the
 progress bar. The report, compare, the web UI and the CI gate read runs through here.
 
+Each public name is imported on first use (PEP 562): a command that needs one of them does
+not import the run store (SQLAlchemy) or numpy unless that name needs them.
+
 Example:
     >>> import json, pathlib, tempfile
+    >>> from assay.records import ResultsWriter, load_finished, mean_interval
     >>> out = pathlib.Path(tempfile.mkdtemp())
     >>> with ResultsWriter(out / "results.jsonl") as writer:
     ...     writer.write({"id": "r1", "results": {"f1": {"value": 1.0}}})
@@ -14,36 +18,98 @@ Example:
     0.75
 """
 
-from ._failures import call_failures, over_failed_share
-from ._interval import (
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    MeanInterval,
-    bootstrap_mean_ci,
-    mean_interval,
-    with_interval,
-)
-from ._load import RunData, load_run, load_run_dir, stored_run_ref
-from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
-from ._outdir import OutputClaim, hold_output, lock_output
-from ._progress import RowProgress
-from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
-from ._results import (
-    EvalResult,
-    ResultsWriter,
-    attempt,
-    is_call_failure,
-    kept_results,
-    load_finished,
-    reorder_results,
-    result_value,
-    rewrite_in_order,
-    write_summary,
-)
-from ._side_run import ResumeWords, check_resume_files, plain_difference
-from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
-from ._summary import SCHEMA_VERSION, MetricSummary, RunSummary, summary_json_schema, typed_summary
-from ._wilson import wilson_interval
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
+    from ._failures import call_failures, over_failed_share
+    from ._interval import (
+        BOOTSTRAP_RESAMPLES,
+        BOOTSTRAP_SEED,
+        MeanInterval,
+        bootstrap_mean_ci,
+        mean_interval,
+        with_interval,
+    )
+    from ._load import RunData, load_run, load_run_dir, stored_run_ref
+    from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
+    from ._outdir import OutputClaim, hold_output, lock_output
+    from ._progress import RowProgress
+    from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
+    from ._results import (
+        EvalResult,
+        ResultsWriter,
+        attempt,
+        is_call_failure,
+        kept_results,
+        load_finished,
+        reorder_results,
+        result_value,
+        rewrite_in_order,
+        write_summary,
+    )
+    from ._side_run import ResumeWords, check_resume_files, plain_difference
+    from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
+    from ._summary import (
+        SCHEMA_VERSION,
+        MetricSummary,
+        RunSummary,
+        summary_json_schema,
+        typed_summary,
+    )
+    from ._wilson import wilson_interval
+
+#: Each public name and the module it lives in.
+_LAZY: dict[str, str] = {
+    "call_failures": "._failures",
+    "over_failed_share": "._failures",
+    "BOOTSTRAP_RESAMPLES": "._interval",
+    "BOOTSTRAP_SEED": "._interval",
+    "MeanInterval": "._interval",
+    "bootstrap_mean_ci": "._interval",
+    "mean_interval": "._interval",
+    "with_interval": "._interval",
+    "RunData": "._load",
+    "load_run": "._load",
+    "load_run_dir": "._load",
+    "stored_run_ref": "._load",
+    "MANIFEST_NAME": "._manifest",
+    "RunManifest": "._manifest",
+    "read_manifest": "._manifest",
+    "OutputClaim": "._outdir",
+    "hold_output": "._outdir",
+    "lock_output": "._outdir",
+    "RowProgress": "._progress",
+    "RunRecorder": "._recording",
+    "file_sha256": "._recording",
+    "open_run_store": "._recording",
+    "start_recording": "._recording",
+    "EvalResult": "._results",
+    "ResultsWriter": "._results",
+    "attempt": "._results",
+    "is_call_failure": "._results",
+    "kept_results": "._results",
+    "load_finished": "._results",
+    "reorder_results": "._results",
+    "result_value": "._results",
+    "rewrite_in_order": "._results",
+    "write_summary": "._results",
+    "ResumeWords": "._side_run",
+    "check_resume_files": "._side_run",
+    "plain_difference": "._side_run",
+    "StoredRow": "._stored_row",
+    "judge_spec_of": "._stored_row",
+    "store_reasons": "._stored_row",
+    "write_reasons": "._stored_row",
+    "SCHEMA_VERSION": "._summary",
+    "MetricSummary": "._summary",
+    "RunSummary": "._summary",
+    "summary_json_schema": "._summary",
+    "typed_summary": "._summary",
+    "wilson_interval": "._wilson",
+}
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
@@ -93,3 +159,17 @@ __all__ = [
     "write_reasons",
     "write_summary",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first access and keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -3,21 +3,45 @@ rows (local asyncio workers, or Ray), the scoring of each row, judge panels and 
 becomes the summary; :class:`StreamScorer` scores rows that keep arriving (``assay watch``). Model calls go through :mod:`assay.calls`; what a run writes and reads
 back lives in :mod:`assay.records`.
 
+Each public name is imported on first use (PEP 562), so a command that only needs the option
+objects (``ScoringOptions()``'s defaults for its flags) does not import the runner, the
+injection patterns, the store or numpy.
+
 Example:
     >>> from assay.run import evaluate
     >>> evaluate([{"answer": "a", "ground_truth": "a"}], metrics="exact_match").summary["rows"]
     1
 """
 
-from ..records import EvalResult
-from ._complete import AGENT_KEY, AgentStage, RowAgent
-from ._evaluate import evaluate, evaluate_async
-from ._explain import Explanation, explain, explain_async
-from ._folding import group_options
-from ._injection import DETECTORS, INJECTION_MODES
-from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
-from ._setup import StreamScorer
-from ._sync import run_sync
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
+    from ..records import EvalResult
+    from ._complete import AGENT_KEY, AgentStage, RowAgent
+    from ._evaluate import evaluate, evaluate_async
+    from ._explain import Explanation, explain, explain_async
+    from ._folding import group_options
+    from ._injection import DETECTORS, INJECTION_MODES
+    from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
+    from ._setup import StreamScorer
+    from ._sync import run_sync
+
+#: Each public name and the module it lives in.
+_LAZY: dict[str, str] = {
+    "EvalResult": "..records",
+    "AGENT_KEY": "._complete", "AgentStage": "._complete", "RowAgent": "._complete",
+    "evaluate": "._evaluate", "evaluate_async": "._evaluate",
+    "Explanation": "._explain", "explain": "._explain", "explain_async": "._explain",
+    "group_options": "._folding",
+    "DETECTORS": "._injection", "INJECTION_MODES": "._injection",
+    "JudgeOptions": "._options", "ReadOptions": "._options", "RunOptions": "._options",
+    "ScoringOptions": "._options",
+    "StreamScorer": "._setup",
+    "run_sync": "._sync",
+}
 
 __all__ = [
     "AGENT_KEY",
@@ -39,3 +63,17 @@ __all__ = [
     "group_options",
     "run_sync",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first access and keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
