@@ -120,8 +120,9 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
             error = None
             response = ""
             try:
-                response = await retry.call(
-                    lambda: target.answer(job["question"], job["passages"], lang))
+                # recorded and read by a judge: no key the app echoed (as its errors)
+                response = mask_secrets(await retry.call(
+                    lambda: target.answer(job["question"], job["passages"], lang)))
             except JudgeError as e:
                 error = str(e)
             except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
