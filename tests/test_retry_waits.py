@@ -135,7 +135,8 @@ async def test_a_retry_after_within_max_wait_is_waited_as_asked() -> None:
 
 # --- every command that calls a model takes --max-wait, from one definition -----------------
 
-MODEL_COMMANDS = ("run", "generate", "simulate", "jailbreak", "robustness", "watch", "explain")
+MODEL_COMMANDS = ("run", "generate", "simulate", "jailbreak", "robustness", "watch", "explain",
+                  "calibrate", "align")
 
 
 def _cli(args: list[str], **env: str) -> Any:
@@ -178,7 +179,7 @@ def _scenario(tmp_path: Any) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("command", ["generate", "simulate", "jailbreak", "run"])
+@pytest.mark.parametrize("command", ["generate", "simulate", "jailbreak", "run", "calibrate"])
 def test_max_wait_reaches_the_calls_of_every_command(command: str, tmp_path: Any) -> None:
     """A server asking for 30 s against --max-wait 5: each command's model calls fail on the
     first 429, quickly, with the asked wait and the flag in what the command prints."""
@@ -197,6 +198,9 @@ def test_max_wait_reaches_the_calls_of_every_command(command: str, tmp_path: Any
                       "--cache", str(tmp_path / "c.sqlite")],
         "run": ["run", "examples/qa.jsonl", "--metrics", "groundedness", "--judge", spec,
                 "--out", str(out), "--no-store", "--no-cache", "--no-progress"],
+        "calibrate": ["calibrate", "examples/rated.jsonl", "--metric-file",
+                      "examples/metrics/helpfulness.md",
+                      "--judge", spec, "--out", str(out), "--no-store", "--no-cache"],
     }[command]
     started = time.monotonic()
     try:
@@ -208,4 +212,6 @@ def test_max_wait_reaches_the_calls_of_every_command(command: str, tmp_path: Any
     text = " ".join(result.output.split())
     if command == "run":  # its summary groups causes by their head; each row has it whole
         text = (out / "results.jsonl").read_text()
+    if command == "calibrate":  # the judge's results are kept under its own folder
+        text = "".join(p.read_text() for p in out.rglob("results.jsonl"))
     assert "asks to wait 30 s" in text and "--max-wait 5" in text, text

@@ -40,7 +40,7 @@ from ..errors import ConfigError, DataError
 from ..judges import Judge, make_judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import PairwiseMetric, PointwiseMetric
-from ..run import ScoringOptions
+from ..run import JudgeOptions, ScoringOptions
 from ._candidates import pick_examples, rebuild, with_examples
 from ._figures import compare_figures
 from ._judging import Judged, judge_rows
@@ -110,7 +110,8 @@ async def align_async(
     shots: Sequence[int] = (1, 2), heldout: float = 0.3, seed: int = 0,
     mapping: Mapping[str, str] | None = None, cache: str | Path | bool | None = True,
     concurrency: int | None = None, lang: str = ScoringOptions().lang, progress: bool = False,
-    on_stage: Callable[[str], None] | None = None,
+    on_stage: Callable[[str], None] | None = None, max_wait: float = JudgeOptions().max_wait,
+    timeout: float = JudgeOptions().timeout,
 ) -> AlignmentResult:
     """Align ``metric`` to the human ratings in ``data`` (``{metric}/human_rating``) and
     write ``out/<metric>-aligned.md`` and ``out/alignment.json``.
@@ -126,6 +127,8 @@ async def align_async(
         seed: drives the split, the example picks, the map's folds and the bootstrap.
         mapping, cache, concurrency, lang, progress: as for :func:`assay.evaluate`.
         on_stage: called with a line saying what is judged next.
+        max_wait, timeout: as :class:`assay.run.JudgeOptions` takes them (rate-limit waits and
+            the deadline of one judge call).
 
     Raises:
         ConfigError: a pairwise or built-in metric, a variant on another scale, a bad option.
@@ -169,7 +172,7 @@ async def align_async(
     own_judge = isinstance(judge, str)
     backend = make_judge(judge)
     run: dict[str, Any] = {"cache": cache, "concurrency": concurrency, "lang": lang,
-                           "progress": progress}
+                           "progress": progress, "max_wait": max_wait, "timeout": timeout}
     sel_rows = [r for r, _ in selection]
     sel_human = [lab for _, lab in selection]
     positions = [scale.labels.index(lab) for lab in sel_human]

@@ -17,12 +17,13 @@ from rich.table import Table
 
 from ..align import FIGURES
 from ..align import align as run_alignment
+from ..calls import DEFAULT_TIMEOUT
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics.custom import load_metric_file
 from ..run import ScoringOptions
 from ._errors import exit_on_errors
-from ._options import comma_numbers
+from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption, comma_numbers
 
 __all__ = ["align", "alignment_table"]
 
@@ -98,6 +99,8 @@ def align(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
     concurrency: Annotated[int | None, typer.Option(min=1, help="Judge requests in flight.")
                            ] = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
 ) -> None:
     """Try few-shot examples, a score map and wording variants on train rows; measure the
     best against the metric as given on held-out rows; write the aligned metric file."""
@@ -114,7 +117,7 @@ def align(
             data, metric=base, judge=judge, out=out, variants=variants, shots=sizes,
             heldout=heldout, seed=seed, mapping=parse_mapping(map_ or []), lang=lang,
             cache=False if no_cache else (cache or True), concurrency=concurrency,
-            progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
+            timeout=timeout, max_wait=max_wait, progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
     report = result.report
     for cand in report["candidates"]:
         Console().print(f"train ({report['selection_rows']} rows): {cand['prompt']}"

@@ -16,13 +16,21 @@ from rich.markup import escape
 
 from ..calibration import calibrate as run_calibration
 from ..calibration import comparison_table
+from ..calls import DEFAULT_TIMEOUT
 from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics import Metric
 from ..metrics.custom import load_metric_file
 from ..run import ScoringOptions
 from ._errors import exit_on_errors
-from ._options import NoStoreOption, StoreOption, store_arg
+from ._options import (
+    DEFAULT_MAX_WAIT,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    store_arg,
+)
 
 __all__ = ["calibrate"]
 
@@ -60,6 +68,8 @@ def calibrate(
                                "better) and P(baseline better) differ by less than this "
                                "(default: the metric file's tie_margin, else 0).")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
 ) -> None:
@@ -78,7 +88,7 @@ def calibrate(
             data, metric=versions or metric or "", judges=judge or ["local"], out=out_dir,
             mapping=parse_mapping(map_ or []), lang=lang, style=style,
             cache=False if no_cache else (cache or True), concurrency=concurrency,
-            store=store_arg(store, no_store))
+            timeout=timeout, max_wait=max_wait, store=store_arg(store, no_store))
     Console().print(comparison_table(result.reports,
                                      title=f"assay calibrate: {result.metric} vs humans"))
     for name, report in result.reports.items():
