@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import assay.cli.run as cli_run
 import assay.metrics._family as family_module
+import assay.metrics._settings as settings_module
 import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
@@ -261,6 +262,7 @@ class ToneFamily(BaseFamily):
 @pytest.fixture
 def tone_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[ToneFamily]:
     monkeypatch.setattr(family_module, "_FAMILIES", list(family_module._FAMILIES))
+    monkeypatch.setattr(settings_module, "_FAMILY_SETTINGS", dict(settings_module._FAMILY_SETTINGS))
     yield register_family(ToneFamily())
 
 
@@ -297,6 +299,7 @@ def test_the_docs_example_of_a_family_setting_declares_it(
     doc = (SRC.parents[1] / "docs" / "metric-families.md").read_text()
     snippet = re.findall(r"```python\n(.*?)```", doc, re.DOTALL)[1]
     monkeypatch.setattr(family_module, "_FAMILIES", list(family_module._FAMILIES))
+    monkeypatch.setattr(settings_module, "_FAMILY_SETTINGS", dict(settings_module._FAMILY_SETTINGS))
     scope: dict[str, Any] = {"__name__": "docs_example"}
     exec(compile(snippet, "metric-families.md", "exec"), scope)  # noqa: S102 - the docs snippet
     register_family(scope["ToneCheck"]())

@@ -23,9 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import ConfigError
 from ._base import FamilyTally, Metric, MetricFamily, RowNote
-from ._settings import CORE_SETTINGS, Setting
+from ._settings import Setting, declare_family_settings
 from ._table import FamilyTable
 
 __all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "comparison_tables",
@@ -111,18 +110,7 @@ def register_family(family: MetricFamily) -> MetricFamily:
             declarations, or declare a setting that a core setting or another family
             declares already.
     """
-    if not all(isinstance(s, Setting) for s in family.options):
-        raise ConfigError(f"The {family.name} family's options must be Setting declarations "
-                          "(name, default, allowed values, doc), e.g. options = "
-                          "(Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),)"
-                          f"; got {family.options!r}.")
-    taken = {s.name: "assay (a core setting)" for s in CORE_SETTINGS}
-    taken.update({s.name: f"the {known.name} family" for known in _FAMILIES
-                  if known.name != family.name for s in known.options})
-    for setting in family.options:
-        if setting.name in taken:
-            raise ConfigError(f"The {family.name} family declares the setting "
-                              f"{setting.name!r}, which {taken[setting.name]} declares already.")
+    declare_family_settings(family.name, family.options)
     for i, known in enumerate(_FAMILIES):
         if known.name == family.name:
             _FAMILIES[i] = family
