@@ -10,6 +10,8 @@ import dataclasses
 import inspect
 import pickle
 import re
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from typer.testing import CliRunner
 
 import assay.cli.run as cli_run
 import assay.metrics._family as family_module
+import assay.metrics._settings as settings_module
 import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
@@ -261,6 +264,7 @@ class ToneFamily(BaseFamily):
 @pytest.fixture
 def tone_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[ToneFamily]:
     monkeypatch.setattr(family_module, "_FAMILIES", list(family_module._FAMILIES))
+    monkeypatch.setattr(settings_module, "_FAMILY_SETTINGS", dict(settings_module._FAMILY_SETTINGS))
     yield register_family(ToneFamily())
 
 
@@ -297,11 +301,35 @@ def test_the_docs_example_of_a_family_setting_declares_it(
     doc = (SRC.parents[1] / "docs" / "metric-families.md").read_text()
     snippet = re.findall(r"```python\n(.*?)```", doc, re.DOTALL)[1]
     monkeypatch.setattr(family_module, "_FAMILIES", list(family_module._FAMILIES))
+    monkeypatch.setattr(settings_module, "_FAMILY_SETTINGS", dict(settings_module._FAMILY_SETTINGS))
     scope: dict[str, Any] = {"__name__": "docs_example"}
     exec(compile(snippet, "metric-families.md", "exec"), scope)  # noqa: S102 - the docs snippet
     register_family(scope["ToneCheck"]())
     assert declared_settings()["tone"] is scope["TONE"]
     assert ScoreContext().settings.family("tone") == "plain"
+
+
+def test_the_settings_check_gives_the_same_answer_whichever_module_is_imported_first() -> None:
+    """A fresh process that imports the settings check before anything else, and one that
+    imports every metric family first (custom's too), declare the same settings and accept and
+    refuse the same values (a guard: the check must never be reachable before the built-in
+    families have declared their settings)."""
+    code = ("import sys\n"
+            "FIRST\n"
+            "from assay.errors import ConfigError\n"
+            "from assay.metrics._settings import ScoringSettings, declared_settings\n"
+            "def ok(values):\n"
+            "    try:\n"
+            "        return ScoringSettings.build(values).as_dict()\n"
+            "    except ConfigError as e:\n"
+            "        return str(e)\n"
+            "print(list(declared_settings()), ok({'safety_mode': 'separate'}),\n"
+            "      ok({'safety_mode': 'both'}), ok({'tone': 'plain'}))\n")
+    answers = [subprocess.run([sys.executable, "-c", code.replace("FIRST", first)],
+                              capture_output=True, text=True, timeout=120, check=True).stdout
+               for first in ("", "import assay.metrics.custom, assay.run, assay")]
+    assert answers[0] == answers[1]
+    assert "'safety_mode': 'separate'" in answers[0] and "no such scoring setting" in answers[0]
 
 
 # ---------------------------------------------------------------------- the Ray path

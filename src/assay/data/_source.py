@@ -1,4 +1,5 @@
-"""A dataset file as text: its reader, encoding and compression, found from its name and bytes.
+"""A dataset file as text (a :class:`Source`, defined beside the Reader protocol in ``_reader``):
+its reader, encoding and compression, found from its name and bytes.
 
 The reader is the registered one for the file name's suffix (``.gz`` after it is gzip), else
 the first whose ``sniff`` claims the file's first characters (see ``_readers``). UTF-8 (with or
@@ -20,15 +21,11 @@ Example:
 from __future__ import annotations
 
 import gzip
-import io
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from ..errors import DataError
-from ._reader import Reader
+from ._reader import Reader, Source
 from ._readers import READERS
 
 __all__ = ["Source", "no_rows_problem", "open_source"]
@@ -48,80 +45,6 @@ _MAGIC = ((b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)",
           (b"7z\xbc\xaf", "a 7-Zip archive", "extract it first"))
 _HEAD = 8192
 _CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\f\x0b\x1b")
-
-
-@dataclass(frozen=True)
-class Source:
-    """A readable dataset file, as a reader gets it: its ``path``, the ``reader`` of its
-    format, its text ``encoding`` and whether it is gzip-compressed. A reader takes the text
-    through :meth:`lines` (one at a time) or :meth:`text` (whole); both decompress and decode.
-    """
-
-    path: Path
-    reader: Reader
-    encoding: str
-    gzipped: bool = False
-
-    def lines(self, problems: list[str]) -> Iterator[tuple[int, str]]:
-        """(line number, line with its ``"\\n"``) of the file; only ``"\\n"`` ends a line.
-
-        Bytes that do not decode are added to ``problems`` (the first with its line, column and
-        what the file looks like, then a count of the others) and their lines skipped.
-        """
-        if self.encoding.startswith("utf-8"):
-            yield from self._utf8_lines(problems)
-            return
-        lineno = 0
-        try:
-            with self._open() as raw, io.TextIOWrapper(raw, encoding=self.encoding,
-                                                       errors="strict", newline="\n") as f:
-                for lineno, line in enumerate(f, start=1):
-                    yield lineno, line
-        except UnicodeDecodeError as e:
-            problems.append(f"{self.path} line {lineno + 1}: not valid {self.encoding.upper()} "
-                            f"({e.reason}). Fix: save the file again as UTF-8.")
-        except (OSError, EOFError, zlib.error) as e:
-            problems.append(self._read_failed(e, lineno + 1))
-
-    def text(self, problems: list[str]) -> str | None:
-        """The whole file as text, or ``None`` (with the problem added) when it does not decode."""
-        parts: list[str] = []
-        before = len(problems)
-        for _, line in self.lines(problems):
-            parts.append(line)
-        return None if len(problems) > before else "".join(parts)
-
-    def _utf8_lines(self, problems: list[str]) -> Iterator[tuple[int, str]]:
-        bad: list[int] = []
-        lineno = 0
-        try:
-            with self._open() as f:
-                for lineno, raw in enumerate(f, start=1):
-                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                        raw = raw[3:]
-                    try:
-                        yield lineno, raw.decode("utf-8")
-                    except UnicodeDecodeError as e:
-                        if not bad:
-                            problems.append(_not_utf8(self.path, lineno, raw, e))
-                        bad.append(lineno)
-        except (OSError, EOFError, zlib.error) as e:
-            problems.append(self._read_failed(e, lineno + 1))
-        if len(bad) > 1:
-            problems.append(f"{self.path}: {len(bad) - 1} more lines are not UTF-8 (lines "
-                            f"{', '.join(map(str, bad[1:6]))}{', ...' if len(bad) > 6 else ''}). "
-                            "Fix: convert the whole file to UTF-8 (see above).")
-
-    def _open(self) -> IO[bytes] | gzip.GzipFile:
-        if self.gzipped:
-            return gzip.open(self.path, "rb")
-        return self.path.open("rb")
-
-    def _read_failed(self, e: BaseException, line: int) -> str:
-        if self.gzipped:
-            return (f"{self.path} line {line}: the gzip data is corrupt or cut short ({e}). "
-                    f"Fix: check it with gzip -t {self.path}, or compress it again.")
-        return f"{self.path} line {line}: cannot be read ({e}). Fix: check the file and the disk."
 
 
 def open_source(path: Path) -> Source:
@@ -209,27 +132,3 @@ def _reader(path: Path, head: bytes, encoding: str) -> Reader:
 def _suffixes() -> str:
     """The suffixes read, for a message: ``.jsonl, .ndjson, ... (optionally .gz)``."""
     return f"{', '.join(READERS.suffixes())} (optionally .gz)"
-
-
-def _not_utf8(path: Path, lineno: int, raw: bytes, e: UnicodeDecodeError) -> str:
-    column = len(raw[: e.start].decode("utf-8", errors="replace")) + 1
-    looks, codec = _guess(raw)
-    sample = raw[max(0, e.start - 12): e.start + 12].decode(codec, errors="replace").strip()
-    return (f"{path} line {lineno}, column {column}: not UTF-8 (byte 0x{raw[e.start]:02X}). "
-            f"It looks like {looks} ({sample!r}). Fix: convert the file to UTF-8, e.g. "
-            f"iconv -f {codec} -t utf-8 {path} > {path.stem}.utf8{path.suffix}")
-
-
-def _guess(raw: bytes) -> tuple[str, str]:
-    """(a name for the encoding ``raw`` looks like, its iconv name)."""
-    try:
-        text = raw.decode("gb18030")
-        if sum("\u4e00" <= c <= "\u9fff" for c in text) >= 2:
-            return "GBK/GB18030 (Chinese)", "gb18030"
-    except UnicodeDecodeError:
-        pass
-    try:
-        raw.decode("cp1252")
-        return "Windows-1252 / Latin-1", "cp1252" if any(0x80 <= b < 0xA0 for b in raw) else "latin1"
-    except UnicodeDecodeError:
-        return "Latin-1", "latin1"

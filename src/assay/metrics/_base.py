@@ -1,4 +1,5 @@
-"""The Metric protocol, its per-row result and the default aggregation.
+"""The Metric protocol, its per-row result and the default aggregation; the MetricFamily
+protocol (a metric names its family, a family covers metrics: the two live here together).
 
 Example:
     >>> r = MetricResult.unscored("row has no context")
@@ -11,9 +12,8 @@ Example:
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -21,12 +21,13 @@ from .._secrets import mask_secrets
 from ..data import Row
 from ..errors import ConfigError
 from ._context import ScoreContext
+from ._settings import Setting
+from ._table import FamilyTable
+from ._unscored import call_failure_cause, unscored_reason_key
 
-if TYPE_CHECKING:
-    from ._family import MetricFamily
-
-__all__ = ["REQUIRED_MEMBERS", "UNREADABLE", "Metric", "MetricResult", "ScoreContext",
-           "Unreadable", "mean_aggregate", "unreadable_kind", "with_defaults"]
+__all__ = ["REQUIRED_MEMBERS", "UNREADABLE", "FamilyTally", "Metric", "MetricFamily",
+           "MetricResult", "RowNote", "ScoreContext", "Unreadable", "call_failure_cause",
+           "mean_aggregate", "unreadable_kind", "unscored_reason_key", "with_defaults"]
 
 #: What could not be read, for an unscored result that counts as a failure of the run (as a
 #: failed call does, unlike "does not apply"): the judge ``answer`` (empty, not JSON, the wrong
@@ -87,34 +88,6 @@ class MetricResult(BaseModel):
         return cls(value=None, error=why, details={**details, UNREADABLE: what})
 
 
-#: A conversation metric wraps a turn's reason: "assistant turn 2 could not be rated: ...".
-_TURN_PREFIX = re.compile(r"^assistant turn \d+ could not be \w+: ")
-#: How the reason of a result lost to a failed call starts.
-_CALL_FAILURES = ("judge call failed", "embedding call failed", "target call failed")
-
-
-def call_failure_cause(error: str | None) -> str | None:
-    """The cause of a result left unscored because a judge, embedding or agent target call
-    failed (its kind, up to the second colon, without the provider's message), or None for any other
-    reason ("does not apply", an unparsable answer). A conversation turn's prefix is skipped.
-
-    Example:
-        >>> call_failure_cause("judge call failed: HTTP 401: Error code: 401 - bad key")
-        'judge call failed: HTTP 401'
-        >>> call_failure_cause("assistant turn 2 could not be rated: judge call failed: "
-        ...                    "server error (500): boom (gave up after 6 attempts)")
-        'judge call failed: server error (500)'
-        >>> call_failure_cause("judge answer does not start with Yes or No (asked twice)") is None
-        True
-    """
-    if not isinstance(error, str):
-        return None
-    inner = _TURN_PREFIX.sub("", error)
-    if not inner.startswith(_CALL_FAILURES):
-        return None
-    return ":".join(inner.split(":")[:2])[:120]
-
-
 def unreadable_kind(result: MetricResult | Mapping[str, Any] | None) -> str | None:
     """What could not be read (an :data:`Unreadable`) for an unscored result marked so (a
     :class:`MetricResult` or its record), else None: a scored result, "does not apply", a
@@ -135,19 +108,6 @@ def unreadable_kind(result: MetricResult | Mapping[str, Any] | None) -> str | No
         return None
     kind = details.get(UNREADABLE) if value is None and isinstance(details, Mapping) else None
     return kind if isinstance(kind, str) else None
-
-
-def unscored_reason_key(error: str) -> str:
-    """How unscored reasons are grouped in summaries: a failed judge or embedding call by its
-    cause (:func:`call_failure_cause`), any other reason by its text; at most 120 characters.
-
-    Example:
-        >>> unscored_reason_key("judge call failed: HTTP 401: Error code: 401 - bad key")
-        'judge call failed: HTTP 401'
-        >>> unscored_reason_key("does not apply: no context")
-        'does not apply: no context'
-    """
-    return call_failure_cause(error) or error[:120]
 
 
 def mean_aggregate(results: Sequence[MetricResult]) -> dict[str, Any]:
@@ -216,6 +176,83 @@ class Metric(Protocol):
         """One problem per row of ``rows`` (read from ``source``) that lacks what the metric
         needs (none by default)."""
         return []
+
+
+class RowNote(NamedTuple):
+    """What a family says about one row: a short ``text`` (a table cell) and the ``values``
+    behind it (shown beside it, formatted by the reader).
+
+    Example:
+        >>> RowNote("retrieval", {"context_recall": 0.25}).text
+        'retrieval'
+    """
+
+    text: str
+    values: dict[str, Any]
+
+
+@runtime_checkable
+class FamilyTally(Protocol):
+    """A family's running view of one run: fed every record, then asked for its sections."""
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one row's record (``{"id", <metric>: result dict, ..., <row details>}``)."""
+        ...
+
+    def metric_sections(self, options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+        """``{metric: {key: value}}`` to add to those metrics' aggregates in the summary, with
+        the run's ``options`` (``{field of ScoringOptions: value}``)."""
+        ...
+
+    def summary_section(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Top-level keys the family adds to ``summary.json`` (may be empty)."""
+        ...
+
+
+@runtime_checkable
+class MetricFamily(Protocol):
+    """What a family of metrics contributes to a run, beyond each metric's own aggregate.
+
+    ``options``: the scoring settings the family declares and reads, each a
+    :class:`~assay.metrics.Setting` (name, default, allowed values, doc). A registered
+    family's settings are checked with the core ones when a run starts; a metric reads them
+    from its context (``ctx.settings.family(name)``), the family's tally from its ``options``
+    mapping.
+    """
+
+    name: str
+    options: Sequence[Setting[Any]]
+
+    def covers(self, metric: Metric) -> bool:
+        """Whether ``metric`` belongs to the family."""
+        ...
+
+    def row_details(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Keys to add to a row's record once its metrics are scored (may be empty)."""
+        ...
+
+    def tally(self, metrics: Sequence[Metric]) -> FamilyTally:
+        """A fresh tally for a run of ``metrics`` (all of the run's, the family's and others)."""
+        ...
+
+    def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
+        """``{heading: text}`` lines that describe the family's sections of ``summary``, for
+        the report and the web UI (empty when the summary has none)."""
+        ...
+
+    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
+        """``{heading: note}`` for one row's record, from the keys :meth:`row_details` added,
+        for the report and the web UI (empty when the record has none)."""
+        ...
+
+    def tables(self, summary: Mapping[str, Any]) -> list[FamilyTable]:
+        """The family's tables of one run's ``summary`` (e.g. defect rates)."""
+        ...
+
+    def comparison_tables(self, a: Mapping[str, Any],
+                          b: Mapping[str, Any]) -> list[FamilyTable]:
+        """The family's tables comparing the summaries of runs ``a`` and ``b``."""
+        ...
 
 
 #: The members every metric must have (a plugin's object is refused without one).

@@ -21,93 +21,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any
 
-from ..errors import ConfigError
-from ._base import Metric
-from ._settings import CORE_SETTINGS, Setting
+from ._base import FamilyTally, Metric, MetricFamily, RowNote
+from ._settings import Setting, declare_family_settings
 from ._table import FamilyTable
 
 __all__ = ["BaseFamily", "FamilyTally", "MetricFamily", "RowNote", "comparison_tables",
            "families_for", "family_options", "register_family", "registered_families",
            "row_notes", "summary_notes", "summary_tables"]
-
-
-class RowNote(NamedTuple):
-    """What a family says about one row: a short ``text`` (a table cell) and the ``values``
-    behind it (shown beside it, formatted by the reader).
-
-    Example:
-        >>> RowNote("retrieval", {"context_recall": 0.25}).text
-        'retrieval'
-    """
-
-    text: str
-    values: dict[str, Any]
-
-
-@runtime_checkable
-class FamilyTally(Protocol):
-    """A family's running view of one run: fed every record, then asked for its sections."""
-
-    def add(self, record: Mapping[str, Any]) -> None:
-        """Count one row's record (``{"id", <metric>: result dict, ..., <row details>}``)."""
-        ...
-
-    def metric_sections(self, options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-        """``{metric: {key: value}}`` to add to those metrics' aggregates in the summary, with
-        the run's ``options`` (``{field of ScoringOptions: value}``)."""
-        ...
-
-    def summary_section(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Top-level keys the family adds to ``summary.json`` (may be empty)."""
-        ...
-
-
-@runtime_checkable
-class MetricFamily(Protocol):
-    """What a family of metrics contributes to a run, beyond each metric's own aggregate.
-
-    ``options``: the scoring settings the family declares and reads, each a
-    :class:`~assay.metrics.Setting` (name, default, allowed values, doc). A registered
-    family's settings are checked with the core ones when a run starts; a metric reads them
-    from its context (``ctx.settings.family(name)``), the family's tally from its ``options``
-    mapping.
-    """
-
-    name: str
-    options: Sequence[Setting[Any]]
-
-    def covers(self, metric: Metric) -> bool:
-        """Whether ``metric`` belongs to the family."""
-        ...
-
-    def row_details(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """Keys to add to a row's record once its metrics are scored (may be empty)."""
-        ...
-
-    def tally(self, metrics: Sequence[Metric]) -> FamilyTally:
-        """A fresh tally for a run of ``metrics`` (all of the run's, the family's and others)."""
-        ...
-
-    def notes(self, summary: Mapping[str, Any]) -> dict[str, str]:
-        """``{heading: text}`` lines that describe the family's sections of ``summary``, for
-        the report and the web UI (empty when the summary has none)."""
-        ...
-
-    def row_notes(self, record: Mapping[str, Any]) -> dict[str, RowNote]:
-        """``{heading: note}`` for one row's record, from the keys :meth:`row_details` added,
-        for the report and the web UI (empty when the record has none)."""
-        ...
-
-    def tables(self, summary: Mapping[str, Any]) -> list[FamilyTable]:
-        """The family's tables of one run's ``summary`` (e.g. defect rates)."""
-        ...
-
-    def comparison_tables(self, a: Mapping[str, Any],
-                          b: Mapping[str, Any]) -> list[FamilyTable]:
-        """The family's tables comparing the summaries of runs ``a`` and ``b``."""
-        ...
 
 
 class _NoTally:
@@ -188,18 +110,7 @@ def register_family(family: MetricFamily) -> MetricFamily:
             declarations, or declare a setting that a core setting or another family
             declares already.
     """
-    if not all(isinstance(s, Setting) for s in family.options):
-        raise ConfigError(f"The {family.name} family's options must be Setting declarations "
-                          "(name, default, allowed values, doc), e.g. options = "
-                          "(Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),)"
-                          f"; got {family.options!r}.")
-    taken = {s.name: "assay (a core setting)" for s in CORE_SETTINGS}
-    taken.update({s.name: f"the {known.name} family" for known in _FAMILIES
-                  if known.name != family.name for s in known.options})
-    for setting in family.options:
-        if setting.name in taken:
-            raise ConfigError(f"The {family.name} family declares the setting "
-                              f"{setting.name!r}, which {taken[setting.name]} declares already.")
+    declare_family_settings(family.name, family.options)
     for i, known in enumerate(_FAMILIES):
         if known.name == family.name:
             _FAMILIES[i] = family

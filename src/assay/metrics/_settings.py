@@ -22,14 +22,15 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, get_args
 
 from ..errors import ConfigError, option
 
 __all__ = ["CORE_SETTINGS", "Fence", "InjectionDetector", "InjectionMode", "JudgeStyle", "Lang",
-           "Reasons", "ScoringSettings", "Setting", "declared_settings", "family_settings"]
+           "Reasons", "ScoringSettings", "Setting", "declare_family_settings",
+           "declared_settings", "family_settings"]
 
 #: The languages of the rubric templates.
 Lang = Literal["en", "zh"]
@@ -106,6 +107,42 @@ CORE_SETTINGS: tuple[Setting[Any], ...] = (LANG, STYLE, ON_INJECTION, FENCE, INJ
                                            REASONS)
 
 
+#: The settings each registered metric family declares, by family name, in registration order
+#: (:func:`~assay.metrics.register_family` declares them through
+#: :func:`declare_family_settings`): what the settings check reads, never the families.
+_FAMILY_SETTINGS: dict[str, tuple[Setting[Any], ...]] = {}
+
+
+def declare_family_settings(family: str, settings: Sequence[object]) -> None:
+    """Declare ``settings`` as the scoring settings of the metric family named ``family``
+    (replacing what it declared before); :func:`~assay.metrics.register_family` calls it.
+
+    Example:
+        >>> declare_family_settings("safety", ("safety_mode",))
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: The safety family's options must be Setting declarations (name, default, allowed values, doc), e.g. options = (Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),); got ('safety_mode',).
+
+    Raises:
+        ConfigError: ``settings`` are not :class:`Setting` declarations, or one has the name of
+            a core setting or of another family's.
+    """
+    declared = tuple(s for s in settings if isinstance(s, Setting))
+    if len(declared) != len(settings):
+        raise ConfigError(f"The {family} family's options must be Setting declarations "
+                          "(name, default, allowed values, doc), e.g. options = "
+                          "(Setting('tone', 'plain', ('plain', 'formal'), 'How answers sound.'),)"
+                          f"; got {settings!r}.")
+    taken = {s.name: "assay (a core setting)" for s in CORE_SETTINGS}
+    taken.update({s.name: f"the {other} family" for other, theirs in _FAMILY_SETTINGS.items()
+                  if other != family for s in theirs})
+    for setting in declared:
+        if setting.name in taken:
+            raise ConfigError(f"The {family} family declares the setting "
+                              f"{setting.name!r}, which {taken[setting.name]} declares already.")
+    _FAMILY_SETTINGS[family] = declared
+
+
 def family_settings() -> dict[str, Setting[Any]]:
     """Every setting a registered metric family declares in its ``options``, by name.
 
@@ -114,10 +151,8 @@ def family_settings() -> dict[str, Setting[Any]]:
         >>> s.default, s.choices
         ('medium', ('low', 'medium', 'high'))
     """
-    from ._family import registered_families  # the families register after this module loads
-
-    return {setting.name: setting for family in registered_families()
-            for setting in family.options}
+    return {setting.name: setting for settings in _FAMILY_SETTINGS.values()
+            for setting in settings}
 
 
 def declared_settings() -> dict[str, Setting[Any]]:

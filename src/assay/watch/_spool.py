@@ -43,11 +43,11 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ._spool_base import OpenTrace, Transaction
 from ._spool_logs import SpoolLogs
 
 __all__ = ["OpenTrace", "Spool"]
@@ -69,18 +69,6 @@ CREATE TABLE IF NOT EXISTS logs (
 CREATE TABLE IF NOT EXISTS offsets (path TEXT PRIMARY KEY, offset INTEGER NOT NULL,
     inode INTEGER);
 """
-
-
-@dataclass
-class OpenTrace:
-    """A trace not scored or skipped yet, as the assembler sees it (wall-clock seconds)."""
-
-    trace_id: str
-    spans: int
-    last_received: float
-    root_received: float | None
-    root_span_id: str | None
-    ended_ns: int | None
 
 
 class Spool(SpoolLogs):
@@ -267,22 +255,8 @@ class Spool(SpoolLogs):
 
     _nested = False
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self.db, nested=self._nested)
-
-
-class _Transaction:
-    def __init__(self, db: sqlite3.Connection, *, nested: bool) -> None:
-        self.db, self.nested = db, nested
-
-    def __enter__(self) -> None:
-        if not self.nested:
-            self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        if self.nested:
-            return
-        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+    def _transaction(self) -> Transaction:
+        return Transaction(self.db, nested=self._nested)
 
 
 def _int(value: Any) -> int | None:

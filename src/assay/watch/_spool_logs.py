@@ -13,10 +13,9 @@ import json
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ._spool import OpenTrace, _Transaction
+from ._spool_base import OpenTrace, Transaction
 
 __all__ = ["SpoolLogs"]
 
@@ -27,7 +26,7 @@ class SpoolLogs:
     db: sqlite3.Connection
     _open: dict[str, OpenTrace]
 
-    def _transaction(self) -> _Transaction:
+    def _transaction(self) -> Transaction:
         raise NotImplementedError
 
     def _done(self, trace_ids: set[str]) -> set[str]:
@@ -73,6 +72,4 @@ class SpoolLogs:
 
 
 def _open_trace(trace_id: str, now: float) -> OpenTrace:
-    from ._spool import OpenTrace
-
     return OpenTrace(trace_id, 0, now, None, None, None)
