@@ -123,5 +123,10 @@ __all__ = [
     "with_defaults",
 ]
 
+# The pairwise family lives with the custom metrics (its metrics are metric files); it is
+# registered here so that a run's pairwise notes do not depend on what was imported first.
+from . import custom  # noqa: F401
+
+# isort: split
 # Registered last, so that the panel's table comes after the metric families' tables.
 from . import _panel_table  # noqa: F401
