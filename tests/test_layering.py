@@ -187,7 +187,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("injection",),
     ("store",),
     ("data",),
-    ("_entry_points", "_env", "_files", "_http_host", "_sqlite_cache", "_text", "_version"),
+    ("_entry_points", "_env", "_files", "_http_host", "_lazy", "_sqlite_cache", "_text",
+     "_version"),
     ("errors",),
     ("_secrets",),
 ]

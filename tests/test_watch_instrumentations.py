@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from assay.store import open_store
+from test_otlp_real_clients import CONVERSATION
 from test_watch_kill import free_port, requires_otel, start_watch, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,14 +33,6 @@ LIBRARIES = {"openai-v2": "opentelemetry.instrumentation.openai_v2",
              "openllmetry": "opentelemetry.instrumentation.openai",
              "openinference": "openinference.instrumentation.openai",
              "langchain": "openinference.instrumentation.langchain"}
-CONVERSATION = [
-    {"role": "system", "content": "You are a travel assistant."},
-    {"role": "user", "content": "What's the weather in Paris?"},
-    {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {
-        "name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-    {"role": "tool", "content": "18 C, sunny", "tool_call_id": "call_1"},
-    {"role": "assistant", "content": "It is 18 C and sunny in Paris."},
-    {"role": "user", "content": "And in Lyon?"}]
 
 
 def installed(library: str) -> bool:
