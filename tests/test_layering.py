@@ -191,6 +191,7 @@ LAYERS: list[tuple[str, ...]] = [
      "_version"),
     ("errors",),
     ("_secrets",),
+    ("_url_userinfo",),
 ]
 #: Packages that read runs as written (records/) and must never reach into the runner.
 READERS_OF_RUNS = ("report", "compare", "serve", "gate")

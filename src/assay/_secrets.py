@@ -48,12 +48,11 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
+from ._url_userinfo import MASK, url_with_masked_userinfo, url_without_userinfo
+
 __all__ = ["MASK", "SECRET_ENV", "is_secret_name", "mask_log_output", "mask_secrets",
            "remember_secret", "remember_url_credentials", "sanitize", "url_with_masked_userinfo",
            "url_without_userinfo"]
-
-#: What a masked secret reads as.
-MASK = "***"
 
 _SECRET_WORDS = ("key", "secret", "token", "password", "auth", "credential")
 _COUNT_WORD = "token"
@@ -87,9 +86,6 @@ _MIN_SECRET = 6
 _PLACEHOLDERS = frozenset({"no-key", "ollama", "empty", "none", "null", "dummy", "unused",
                            "not-needed", "lm-studio", "sk-no-key-required"})
 _remembered: set[str] = set()
-# scheme://, then the userinfo: up to the authority's last '@' (an unescaped '@' in a password
-# belongs to it, as urllib and httpx read it), then the rest
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*://)(?:([^/?#]*)@)?(.*)$", re.DOTALL)
 
 
 def _is_secret_value(value: str) -> bool:
@@ -125,43 +121,6 @@ def _known_values() -> list[str]:
         values.update(v for v in env if v and _is_secret_value(v))
         _known = (state, sorted(values, key=len, reverse=True))
     return _known[1]
-
-
-def url_without_userinfo(url: str) -> tuple[str, str | None, str | None]:
-    """``(url without its user:password@, user, password)``; user and password are ``None``
-    when absent (percent-escapes in them are decoded).
-
-    Example:
-        >>> url_without_userinfo("https://bob:hunter2@h.example/v1")
-        ('https://h.example/v1', 'bob', 'hunter2')
-        >>> url_without_userinfo("http://127.0.0.1:8101/v1")
-        ('http://127.0.0.1:8101/v1', None, None)
-        >>> url_without_userinfo("http://bob:p@ss@h.example/v1")
-        ('http://h.example/v1', 'bob', 'p@ss')
-    """
-    from urllib.parse import unquote
-
-    m = _USERINFO.match(url)
-    if m is None or m.group(2) is None:
-        return url, None, None
-    user, colon, password = m.group(2).partition(":")
-    return m.group(1) + m.group(3), unquote(user), unquote(password) if colon else None
-
-
-def url_with_masked_userinfo(url: str) -> str:
-    """``url`` with its password (or, without one, its user: a token) shown as ``***``.
-
-    Example:
-        >>> url_with_masked_userinfo("https://bob:hunter2@h.example/v1")
-        'https://bob:***@h.example/v1'
-        >>> url_with_masked_userinfo("https://ghp_token@h.example/v1")
-        'https://***@h.example/v1'
-    """
-    m = _USERINFO.match(url)
-    if m is None or m.group(2) is None:
-        return url
-    user, colon, _ = m.group(2).partition(":")
-    return m.group(1) + (f"{user}:{MASK}@" if colon else f"{MASK}@") + m.group(3)
 
 
 def remember_url_credentials(url: str) -> None:
