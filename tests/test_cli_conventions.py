@@ -111,7 +111,7 @@ def test_compare_defects_json_dash_writes_the_comparison_alone_on_stdout(tmp_pat
 
 #: What answering ``--version`` may import of assay.
 VERSION_IMPORTS = {"assay", "assay.__main__", "assay._version", "assay.errors", "assay._secrets",
-                   "assay.cli", "assay.cli.__main__",
+                   "assay._url_userinfo", "assay.cli", "assay.cli.__main__",
                    "assay.cli.main"}
 #: Third-party packages the scoring stack (and the CLI around it) pulls in.
 SCORING_STACK = ("numpy", "openai", "httpx", "pydantic", "sqlalchemy", "jinja2", "typer",
