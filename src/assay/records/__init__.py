@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         mean_interval,
         with_interval,
     )
+    from ._job import Job, JobRows
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
     from ._outdir import OutputClaim, hold_output, lock_output
@@ -72,6 +73,8 @@ _LAZY: dict[str, str] = {
     "bootstrap_mean_ci": "._interval",
     "mean_interval": "._interval",
     "with_interval": "._interval",
+    "Job": "._job",
+    "JobRows": "._job",
     "RunData": "._load",
     "load_run": "._load",
     "load_run_dir": "._load",
@@ -118,6 +121,8 @@ __all__ = [
     "MANIFEST_NAME",
     "SCHEMA_VERSION",
     "EvalResult",
+    "Job",
+    "JobRows",
     "MeanInterval",
     "MetricSummary",
     "OutputClaim",
