@@ -44,7 +44,10 @@ from ._options import (
     LongFieldsOption,
     MaxFieldCharsOption,
     MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
     TimeoutOption,
+    store_arg,
 )
 from ._redteam_common import (
     SEEDS_HELP,
@@ -122,6 +125,8 @@ def simulate_cmd(
     max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Ask the app under test harmful seed requests, or (--scenarios) let simulated users talk
     to it, and save the conversations as a dataset.
@@ -147,7 +152,7 @@ def simulate_cmd(
                       resume=resume, overwrite=overwrite, concurrency=concurrency, cache=cache,
                       no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share,
                       max_wait=max_wait, max_field_chars=max_field_chars,
-                      long_fields=long_fields)
+                      long_fields=long_fields, store=store_arg(store, no_store))
         return
     seeds = seeds or BUILTIN
     turns = turns or 1

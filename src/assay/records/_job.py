@@ -46,7 +46,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from .._files import beside, write_json
 from ..calls import all_or_none
@@ -80,7 +80,7 @@ class JobRows:
         return [r for r in self.rows if r.get("error")]
 
 
-class Job(Generic[Item]):
+class Job:
     """One producer's run on its output ``out`` (a file ``FILE.jsonl``, or a folder with
     ``folder=True``), recorded in ``store`` (as :func:`~assay.records.open_run_store` takes
     it; None or False: not recorded) as a run of ``kind``.
@@ -127,9 +127,11 @@ class Job(Generic[Item]):
     def begin(self, manifest: Mapping[str, Any] | None = None, *, keys: Sequence[str] = (),
               words: ResumeWords = WORDS, resume: bool = False, overwrite: bool = False,
               existing: Sequence[Path] | None = None,
-              difference: Callable[[str, Any, Any], str] = plain_difference) -> None:
+              difference: Callable[[str, Any, Any], str] = plain_difference,
+              settings: Mapping[str, Any] | None = None) -> None:
         """Check that this job may write its output, write its manifest (``status``
-        ``running``) and start its stored run.
+        ``running``) and start its stored run, with ``settings`` (default: those given to
+        the constructor, else the manifest).
 
         With a ``manifest`` (a file output), the one resume rule applies: the earlier run's
         files (``existing``; default: the rows file and ``FILE.run.json``) are refused without
@@ -141,6 +143,8 @@ class Job(Generic[Item]):
             ConfigError: the output may not be written, saying why and the fix.
         """
         self._store = open_run_store(self._store_arg)  # one that cannot open stops it here
+        if settings is not None or not self.settings:
+            self.settings = dict(settings if settings is not None else manifest or {})
         if manifest is not None:
             path = beside(self.out, ".run.json")
             found = [p for p in (self.rows_path, path) if p.exists()] if existing is None \
