@@ -363,7 +363,6 @@ def test_an_app_failure_is_unrated_with_its_reason(world: World, tmp_path: Path)
     (("--strategy", "crescendo", "--turns", "0"), "--turns"),
     (("--strategy", "pair", "--backtracks", "-1"), "--backtracks"),
     (("--strategy", "crescendo", "--templates", "x.csv"), "--templates applies to"),
-    (("--strategy", "pair", "--store", "runs.sqlite"), "--store applies to --strategy template"),
     (("--strategy", "template"), "--attacker applies to --strategy crescendo or pair"),
 ])
 def test_bad_options_exit_2(world: World, tmp_path: Path, args: tuple[str, ...],
