@@ -23,10 +23,9 @@ from rich.table import Table
 from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
 from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
-from ..records import RunRecorder, open_run_store
+from ..records import Job
 from ..robustness import Instance, load_rgb, run_suite, suite_failures, summarize, write_summary
 from ..run import ScoringOptions
-from ..store import Store
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._errors import exit_on_errors
 from ._options import (
@@ -94,26 +93,26 @@ def robustness(
                 raise AssayError(f"--judge applies to the rejection suite only (got --suite "
                                  f"{suite}). Drop --judge, or use --suite rejection.")
         instances = load_rgb(data)[:limit]
-        recording = open_run_store(store_arg(store, no_store))  # a store that cannot open
-        # (--store or ASSAY_STORE) stops the command here, before the app or judge is asked
-        try:
+        with Job(out_dir, kind="robustness", folder=True, store=store_arg(store, no_store),
+                 name=f"robustness {suite}", tags=["robustness", suite], dataset=str(data),
+                 judge=judge) as job:  # the folder held, the run recorded as it goes
+            job.begin(settings={"suite": suite, "target": target, "dataset": str(data),
+                                "passages": passages, "noise_ratios": ratios})
+            # a store that cannot open (--store or ASSAY_STORE) has stopped the command here,
+            # before the app or judge is asked
             app = make_target(target, timeout=timeout)
-            out_dir.mkdir(parents=True, exist_ok=True)
             records, managed = asyncio.run(_ask(
                 instances, suite, app, judge, cache=cache, out=out_dir, k=passages,
                 ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed,
-                timeout=timeout, max_wait=max_wait))
-        except BaseException:
-            if recording is not None:
-                recording.close()
-            raise
-        table = summarize(records)
-        meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
-                "noise_ratios": ratios}
-        if managed is not None:
-            meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
-        write_summary(out_dir, table, meta)
-        run_id = _record(recording, records, table, meta, data, suite)
+                timeout=timeout, max_wait=max_wait, job=job))
+            table = summarize(records)
+            meta = {"suite": suite, "target": app.id, "dataset": str(data),
+                    "passages": passages, "noise_ratios": ratios}
+            if managed is not None:
+                meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
+            write_summary(out_dir, table, meta)
+            run_id = job.finish({"table": table, **meta, "rows": len(records),
+                                 "complete": all(r.get("error") is None for r in records)})
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
@@ -151,21 +150,3 @@ async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | Non
             if judge_cache is not None:
                 judge_cache.close()
     return records, managed
-
-
-def _record(opened: Store | None, records: list[dict[str, Any]], table: list[dict[str, Any]],
-            meta: dict[str, Any], data: Path, suite: str) -> str | None:
-    """Record the finished suite in the run store ``opened`` (closed here): each answer as a
-    row, the table as the summary; the run id, or None when recording is off."""
-    if opened is None:
-        return None
-    with opened:
-        recorder = RunRecorder.start(opened, kind="robustness", name=f"robustness {suite}",
-                                     tags=["robustness", suite], dataset=str(data), metrics={},
-                                     judge=(meta.get("judge") or {}).get("id"),
-                                     settings={k: v for k, v in meta.items() if k != "judge"})
-        recorder.add_many(records)
-        recorder.finish({"table": table, **meta, "rows": len(records),
-                         "complete": all(r.get("error") is None for r in records)},
-                        complete=True)
-        return recorder.run_id

@@ -83,7 +83,8 @@ class JobRows:
 class Job:
     """One producer's run on its output ``out`` (a file ``FILE.jsonl``, or a folder with
     ``folder=True``), recorded in ``store`` (as :func:`~assay.records.open_run_store` takes
-    it; None or False: not recorded) as a run of ``kind``.
+    it; None or False: not recorded) as a run of ``kind`` with its ``name``, ``tags``,
+    ``dataset``, ``judge`` and ``settings``.
 
     Use it as a context manager (it holds the output lock inside), call :meth:`begin` once
     the output may be written, :meth:`run` for each set of items, then :meth:`finish`.
@@ -92,9 +93,11 @@ class Job:
 
     def __init__(self, out: str | Path, *, kind: str, folder: bool = False,
                  store: str | Path | Store | bool | None = None, name: str | None = None,
-                 dataset: str | None = None, settings: Mapping[str, Any] | None = None) -> None:
+                 tags: Sequence[str] = (), dataset: str | None = None, judge: str | None = None,
+                 settings: Mapping[str, Any] | None = None) -> None:
         self.out = Path(out)
         self.kind, self.folder, self.name, self.dataset = kind, folder, name, dataset
+        self.tags, self.judge = list(tags), judge
         self.settings = dict(settings or {})
         self._store_arg = store
         self._held = ExitStack()
@@ -156,8 +159,8 @@ class Job:
             self._write_manifest("running")
         if self._store is not None:
             self._recorder = RunRecorder.start(
-                self._store, kind=self.kind, name=self.name, tags=[], dataset=self.dataset,
-                metrics={}, judge=None, settings=self.settings)
+                self._store, kind=self.kind, name=self.name, tags=self.tags,
+                dataset=self.dataset, metrics={}, judge=self.judge, settings=self.settings)
             self.run_id = self._recorder.run_id
             self._write_manifest("running")
 

@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import time
@@ -28,7 +27,7 @@ from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
 from ..metrics.rag import is_rejection
-from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..records import Job, load_finished
 from ..run import ScoringOptions
 from ..targets import FailureTally, Target
 from ._judged import judge_rejection
@@ -87,14 +86,18 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                     resume: bool = False, lang: str = ScoringOptions().lang,
                     concurrency: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
-                    progress: bool = False, max_wait: float = RetryPolicy.max_wait
-                    ) -> list[dict[str, Any]]:
+                    progress: bool = False, max_wait: float = RetryPolicy.max_wait,
+                    job: Job | None = None) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
     only the rest. A target that keeps failing leaves its item with an ``error``, never a score.
     With a ``judge`` (rejection suite), each answer also gets the judge's verdict; on resume,
     stored answers that lack it are judged without asking the app again.
+
+    The suite is a job (:class:`~assay.records.Job`): within the caller's ``job`` (which holds
+    ``out`` and records it), or on its own, holding ``out`` while it writes (a second writer
+    is refused).
     """
     if suite not in SUITES:
         raise ConfigError(f"Got {option('suite', suite)}. Must be one of {list(SUITES)}.")
@@ -103,55 +106,51 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     if not jobs:
         raise ConfigError(f"No instance in this file can run the {suite} suite "
                           "(counterfactual needs positive_wrong passages).")
-    path = out / "results.jsonl"
-    done = load_finished(path) if resume else {}
-    records = {j["id"]: done[j["id"]] for j in jobs if j["id"] in done}
-    pending = [j for j in jobs if j["id"] not in records]
+    if job is None:  # on its own: the suite holds its folder (not recorded)
+        with Job(out, kind="robustness", folder=True) as own:
+            own.begin()
+            ordered = await run_suite(instances, suite, target, out=out, k=k, ratios=ratios,
+                                      resume=resume, lang=lang, concurrency=concurrency,
+                                      seed=seed, max_attempts=max_attempts, judge=judge,
+                                      progress=progress, max_wait=max_wait, job=own)
+            own.finish({"rows": len(ordered)})
+        return ordered
     use_judge = judge is not None and suite == "rejection"
-    unjudged = [r for r in records.values() if use_judge and r.get("error") is None
-                and "rejected_judge" not in r]
+    # a stored answer that lacks the judge's verdict is judged without asking the app again
+    unjudged = {i: r for i, r in load_finished(job.rows_path).items()
+                if use_judge and r.get("error") is None and "rejected_judge" not in r
+                } if resume else {}
     retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)  # the app's calls
-    sem = asyncio.Semaphore(concurrency)
-    writer = ResultsWriter(path, append=bool(done))
 
-    async def one(job: dict[str, Any]) -> None:
-        async with sem:
-            started = time.monotonic()
-            error = None
-            response = ""
-            try:
-                # recorded and read by a judge: no key the app echoed (as its errors)
-                response = mask_secrets(await retry.call(
-                    lambda: target.answer(job["question"], job["passages"], lang)))
-            except JudgeError as e:
-                error = str(e)
-            except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
-                error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
-        rec = {**job, "target": target.id, "response": response, "error": error,
-               "seconds": round(time.monotonic() - started, 3)}
-        if error is None:
-            rec.update(_score(job, by_id[job["instance"]], response))
-            if use_judge:
-                rec.update(await judge_rejection(judge, job["question"], response, lang))
-        records[job["id"]] = rec
-        writer.write(rec)
-        bar.advance()
-
-    async def rejudge(rec: dict[str, Any]) -> None:
-        async with sem:
+    async def one(item: dict[str, Any]) -> dict[str, Any]:
+        if item["id"] in unjudged:
+            rec = unjudged[item["id"]]
             rec.pop("judge_error", None)
             rec.update(await judge_rejection(judge, rec["question"], rec["response"], lang))
-        writer.write(rec)
+            return rec
+        started = time.monotonic()
+        error = None
+        response = ""
+        try:
+            # recorded and read by a judge: no key the app echoed (as its errors)
+            response = mask_secrets(await retry.call(
+                lambda: target.answer(item["question"], item["passages"], lang)))
+        except JudgeError as e:
+            error = str(e)
+        except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
+            error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
+        rec = {**item, "target": target.id, "response": response, "error": error,
+               "seconds": round(time.monotonic() - started, 3)}
+        if error is None:
+            rec.update(_score(item, by_id[item["instance"]], response))
+            if use_judge:
+                rec.update(await judge_rejection(judge, item["question"], response, lang))
+        return rec
 
-    try:
-        with RowProgress(len(jobs), enabled=progress, done=len(records),
-                         description=f"{suite}") as bar:
-            await asyncio.gather(*(one(j) for j in pending), *(rejudge(r) for r in unjudged))
-    finally:
-        writer.close()
-    ordered = [records[j["id"]] for j in jobs if j["id"] in records]
-    rewrite_in_order(path, ordered)
-    return ordered
+    done = await job.run(jobs, one, key=lambda item: item["id"], parallel=concurrency,
+                         resume=resume, keep=lambda rec: rec["id"] not in unjudged,
+                         progress=progress, description=suite, what="the answers")
+    return done.rows
 
 
 def suite_failures(records: Sequence[dict[str, Any]]) -> FailureTally:
