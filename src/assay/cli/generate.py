@@ -17,10 +17,16 @@ from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
-from ..records import hold_output
 from ._errors import exit_on_errors
 from ._format import printable
-from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption
+from ._options import (
+    DEFAULT_MAX_WAIT,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    store_arg,
+)
 
 __all__ = ["generate_cmd", "print_generation"]
 
@@ -70,6 +76,8 @@ def generate_cmd(
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Write test rows (questions, ground truths, evidence spans) from your documents; each is
     checked before it is kept: its evidence is found in the document, its answer is supported,
@@ -81,18 +89,20 @@ def generate_cmd(
     """
     hint = ("rerun the same command with --resume to continue (rows so far are in "
             f"{printable(out)}).")
-    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), hold_output(out):
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
             overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
             cache=False if no_cache else (cache or True), timeout=timeout,
             embeddings=None if embeddings == "none" else embeddings,
             max_candidates=max_candidates, progress=progress, max_wait=max_wait,
+            store=store_arg(store, no_store),  # it holds the file while it writes
             on_stage=lambda line: err.print(printable(line), highlight=False, markup=False))
     print_generation(result.summary)
     files = result.files
     err.print(f"rows: {printable(files.rows)}  rejected: {printable(files.rejected)}  "
-              f"summary: {printable(files.summary)}",
+              f"summary: {printable(files.summary)}"
+              + (f"  stored run: {result.run_id}" if result.run_id else ""),
               highlight=False, markup=False)
     if result.judge_failed:
         causes = {r["detail"] for r in result.rejected if r.get("detail")}

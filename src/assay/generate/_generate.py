@@ -35,14 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import write_json
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy, all_or_none
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
-from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..records import Job, ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
+from ..store import Store
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD
 from ._documents import DETECT, read_documents
@@ -50,10 +50,10 @@ from ._duplicates import NearDuplicateIndex
 from ._output import (
     OutputFiles,
     add_spent,
-    check_resume,
     earlier_outcomes,
     manifest_for,
     new_spent,
+    resume_rule,
     spent_before,
     summary_of,
 )
@@ -71,6 +71,8 @@ class GenerationResult:
     rejected: list[dict[str, Any]]
     summary: dict[str, Any]
     files: OutputFiles
+    #: The run's id in the run store (None: not recorded).
+    run_id: str | None = None
 
     @property
     def judge_failed(self) -> bool:
@@ -92,7 +94,8 @@ async def generate_async(
     cache: str | Path | bool = True, timeout: float = DEFAULT_TIMEOUT,
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
     progress: bool = False, on_stage: Callable[[str], None] | None = None,
-    max_wait: float = RetryPolicy.max_wait,
+    max_wait: float = RetryPolicy.max_wait, store: str | Path | Store | bool | None = None,
+    name: str | None = None,
 ) -> GenerationResult:
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
 
@@ -112,10 +115,13 @@ async def generate_async(
         progress: show progress on stderr. on_stage: called with a line per round, per long
             phase (large documents) and per folder entry skipped for a bad link.
         max_wait: seconds one judge or embedder call may wait on rate limits (429) in all.
+        store / name: record the run in the run store (kind ``generate``: the kept rows and
+            the summary; as :func:`assay.evaluate` takes ``store``; None: not recorded).
 
     Raises:
         DataError: a document cannot be read (every problem listed).
-        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced,
+            or another process is writing it.
         JudgeStoppedError: the judge failed the same hard way three times in a row.
     """
     started = time.monotonic()
@@ -128,62 +134,72 @@ async def generate_async(
     wanted_kinds = check_kinds(kinds)
     OutputFiles.check(out)
     files = OutputFiles.beside(out)
-    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
-                          own=files.own())
-    say = on_stage or (lambda _line: None)
-    for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
-        if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
-            say(f"warning: skipped {path}: {why}")
-    backend = make_judge(judge, timeout=timeout)
-    manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
-                            judge=backend.id, lang=lang)
-    check_resume(files, manifest, resume=resume, overwrite=overwrite)
-    earlier = earlier_outcomes(files) if resume else {}
-    spent = spent_before(files) if resume else None  # what the runs before this one used
-    manifest["spent"] = spent or new_spent()
-    write_json(files.manifest, manifest, "the generation run's manifest")
-    plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
-    cache_path = cache_file(cache)
-    judge_cache = JudgeCache(cache_path) if cache_path else None
-    managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                           concurrency=concurrency, retry=RetryPolicy(max_wait=max_wait),
-                           timeout=timeout)
-    embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
-    outcomes: dict[str, Outcome] = {}
-    try:
-        rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
-                         progress=progress, say=say, embedder=embedder, note=dedup_note)
-        outcomes, duplicates = await rounds.run()
-    finally:  # this run's share goes into the manifest even on Ctrl-C or an error
-        manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
-                                      time.monotonic() - started)
-        write_json(files.manifest, manifest, "the generation run's manifest")
-        if judge_cache is not None:
-            judge_cache.close()
-        if embedder is not None:
-            if embedder.cache is not None:
-                embedder.cache.close()
-            if isinstance(embeddings, str):
-                await embedder.backend.aclose()
-        if isinstance(judge, str):  # made here: closed here (an instance is its owner's)
-            await backend.aclose()
-    final = [duplicates.get(o.id, o) for o in outcomes.values()]
-    rows = [o.row for o in final if o.reason is None and o.row is not None]
-    rejected = [o.record() for o in final if o.reason is not None]
-    rewrite_in_order(files.rejected, rejected, what="the rejected candidates")
-    rewrite_in_order(files.rows, rows, what="the generated rows")
-    summary = summary_of(
-        final, {str(r["id"]) for r in rows}, wanted=n, planned_cap=cap,
-        judge={"id": managed.id, **managed.stats.as_dict()},
-        seconds=time.monotonic() - started,
-        documents={"read": len(docs.documents), "chunks": len(plan.chunks),
-                   "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
-        near_duplicates=dedup_note, impossible=plan.impossible)
-    summary["all_runs"] = manifest["spent"]
-    summary["judge_failed"] = bool(final) and all(
-        o.reason == "judge call failed" for o in final)
-    write_json(files.summary, summary, "the generation summary")
-    return GenerationResult(rows, rejected, summary, files)
+    with Job(files.rows, kind="generate", store=store, name=name,
+             dataset=str(paths) if isinstance(paths, str | Path) else None) as job:
+        docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
+                              own=files.own())
+        say = on_stage or (lambda _line: None)
+        for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
+            if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
+                say(f"warning: skipped {path}: {why}")
+        backend = make_judge(judge, timeout=timeout)
+        manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
+                                judge=backend.id, lang=lang)
+        # what the runs before this one used (read before this run's manifest replaces theirs)
+        spent = spent_before(files) if resume else None
+        try:
+            job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
+                      settings={k: v for k, v in manifest.items() if k != "documents"})
+        except BaseException:
+            if isinstance(judge, str):
+                await backend.aclose()
+            raise
+        earlier = earlier_outcomes(files) if resume else {}
+        manifest["spent"] = spent or new_spent()
+        job.update_manifest(spent=manifest["spent"])
+        plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
+        cache_path = cache_file(cache)
+        judge_cache = JudgeCache(cache_path) if cache_path else None
+        managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
+                               concurrency=concurrency, retry=RetryPolicy(max_wait=max_wait),
+                               timeout=timeout)
+        embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
+        outcomes: dict[str, Outcome] = {}
+        try:
+            rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
+                             progress=progress, say=say, embedder=embedder, note=dedup_note)
+            outcomes, duplicates = await rounds.run()
+        finally:  # this run's share goes into the manifest even on Ctrl-C or an error
+            manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
+                                          time.monotonic() - started)
+            job.update_manifest(spent=manifest["spent"])
+            if judge_cache is not None:
+                judge_cache.close()
+            if embedder is not None:
+                if embedder.cache is not None:
+                    embedder.cache.close()
+                if isinstance(embeddings, str):
+                    await embedder.backend.aclose()
+            if isinstance(judge, str):  # made here: closed here (an instance is its owner's)
+                await backend.aclose()
+        final = [duplicates.get(o.id, o) for o in outcomes.values()]
+        rows = [o.row for o in final if o.reason is None and o.row is not None]
+        rejected = [o.record() for o in final if o.reason is not None]
+        rewrite_in_order(files.rejected, rejected, what="the rejected candidates")
+        rewrite_in_order(files.rows, rows, what="the generated rows")
+        summary = summary_of(
+            final, {str(r["id"]) for r in rows}, wanted=n, planned_cap=cap,
+            judge={"id": managed.id, **managed.stats.as_dict()},
+            seconds=time.monotonic() - started,
+            documents={"read": len(docs.documents), "chunks": len(plan.chunks),
+                       "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
+            near_duplicates=dedup_note, impossible=plan.impossible)
+        summary["all_runs"] = manifest["spent"]
+        summary["judge_failed"] = bool(final) and all(
+            o.reason == "judge call failed" for o in final)
+        job.record(rows)
+        job.finish(summary, summary_path=files.summary, what="the generation summary")
+        return GenerationResult(rows, rejected, summary, files, job.run_id)
 
 
 def _embedder(spec: str | Embedder | None, cache_path: Path | None,

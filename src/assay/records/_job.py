@@ -206,6 +206,18 @@ class Job:
         rewrite_in_order(path, ordered, what=what)
         return JobRows(ordered, len(pending))
 
+    def record(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Add ``rows`` to the stored run now: the rows a producer wrote itself, in their
+        final order (generate's, once its near-duplicates are out)."""
+        if self._recorder is not None:
+            self._recorder.add_many(rows)
+
+    def update_manifest(self, **fields: Any) -> None:
+        """Set ``fields`` in the manifest and write it (the status kept)."""
+        if self._manifest is not None:
+            self._manifest.update(fields)
+            self._write_manifest("running")
+
     def finish(self, summary: Mapping[str, Any], *, summary_path: Path | None = None,
                what: str = "the summary") -> str | None:
         """Write ``summary`` (to ``summary_path`` when given), mark the manifest and the
