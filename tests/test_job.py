@@ -140,3 +140,51 @@ def test_a_refused_job_records_nothing(tmp_path: Path) -> None:
     with Job(out, kind="generate", store=store) as job, pytest.raises(ConfigError):
         job.begin({"n": 1}, keys=("n",), words=WORDS)
     assert store.runs() == []
+
+
+async def _refusing_app(messages: list[dict[str, str]]) -> str:
+    return "I'm sorry, I can't help with that."
+
+
+class _Answers:
+    id = "answers"
+
+    async def answer(self, question: str, passages: list[str], lang: str) -> str:
+        return "Paris."
+
+
+@pytest.mark.parametrize("producer", ["generate", "simulate_users", "simulate", "jailbreak",
+                                      "attack", "run_suite"])
+async def test_every_producers_python_api_is_refused_on_an_output_another_writer_holds(
+        tmp_path: Path, producer: str) -> None:
+    """The lock is the commands' (hold_output); this test holds it on its own descriptor, as
+    a second process would. Before: the Python APIs took no lock and wrote over it."""
+    from assay.generate import generate_async
+    from assay.records import hold_output
+    from assay.redteam import FunctionTarget, attack, jailbreak, load_seeds, plain_attacks, simulate
+    from assay.robustness import Instance, run_suite
+    from assay.scenarios import simulate_users_async
+
+    folder = producer in ("jailbreak", "attack", "run_suite")
+    out = tmp_path / ("out" if folder else "out.jsonl")
+    app = FunctionTarget(_refusing_app)
+    runs = {
+        "generate": lambda: generate_async([tmp_path / "doc.md"], out=out, judge="fake", n=1,
+                                           cache=False, embeddings=None),
+        "simulate_users": lambda: simulate_users_async(
+            [{"id": "s1", "goal": "g"}], target="python:examples.agent_app:agent", out=out,
+            user_model="fake", cache=False),
+        "simulate": lambda: simulate(plain_attacks(load_seeds()[:1]), app, out),
+        "jailbreak": lambda: jailbreak(app, out=out, n=1, judge="fake", cache=False),
+        "attack": lambda: attack(app, strategy="pair", out=out, n=1, judge="fake",
+                                 cache=False),
+        "run_suite": lambda: run_suite([Instance(id="i", query="q", answer=[["Paris"]],
+                                                 positive=["Paris."], negative=["x"])],
+                                       "noise", _Answers(), out=out),  # type: ignore[arg-type]
+    }
+    (tmp_path / "doc.md").write_text("# Doc\n\nParis is the capital of France.\n")
+    with hold_output(out, folder=folder) as lock:
+        with pytest.raises(ConfigError, match="is in use by another assay run") as e:
+            await runs[producer]()
+        assert str(lock) in str(e.value)
+    assert not (out / "results.jsonl").exists() if folder else not out.exists()

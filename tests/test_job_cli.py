@@ -92,3 +92,50 @@ def test_the_python_api_is_refused_while_a_command_writes_the_same_file(
     finally:
         first.kill()
         first.communicate()
+
+
+def test_a_generate_a_simulate_and_a_crescendo_attack_each_show_in_assay_runs_with_their_kind(
+        tmp_path: Path, module: Callable[[str], str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: none of them reached the run store (a crescendo refused --store)."""
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+    from generation_judge import generation_judge
+    from simulated_user_judge import scripted_user
+    from test_multiturn_attacks import World
+
+    monkeypatch.setenv("COLUMNS", "160")
+    monkeypatch.setenv("NO_COLOR", "1")
+    store = str(tmp_path / "runs.sqlite")
+    root = Path(__file__).resolve().parents[1]
+
+    def cli(*args: str | Path) -> str:
+        got = CliRunner().invoke(app, [*map(str, args), "--store", store])
+        assert got.exit_code in (0, 3), got.output  # 3: fewer rows than asked, still a run
+        assert "stored run: " in got.output, got.output
+        return got.output
+
+    writer = generation_judge()
+    monkeypatch.setattr("assay.generate._generate.make_judge", lambda spec, timeout: writer)
+    cli("generate", root / "examples" / "docs", "--n", "2", "--embeddings", "none",
+        "--no-cache", "--no-progress", "--out", tmp_path / "qa.jsonl")
+    user = scripted_user()
+    monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: user)
+    cli("simulate", "--scenarios", root / "examples" / "scenarios.jsonl", "--target",
+        "python:examples.agent_app:agent", "--tools", "python:examples.agent_app:TOOLS",
+        "--no-cache", "--out", tmp_path / "sim.jsonl")
+    world = World(module, tmp_path, monkeypatch)
+    got = world.cli("--strategy", "crescendo", "--turns", "3", "--out", tmp_path / "attack",
+                    "--store", store)
+    assert got.exit_code == 0, got.output
+    listed = CliRunner().invoke(app, ["runs", "--store", store, "--json"])
+    assert listed.exit_code == 0, listed.output
+    runs = {run["kind"]: run for run in json.loads(listed.stdout)}
+    assert set(runs) == {"generate", "simulate", "attack"}
+    assert all(run["status"] == "complete" for run in runs.values())
+    # stored rows = the rows written: the kept test rows, the conversations, the transcripts
+    for kind, path in (("generate", tmp_path / "qa.jsonl"), ("simulate", tmp_path / "sim.jsonl"),
+                       ("attack", tmp_path / "attack" / "crescendo.jsonl")):
+        assert runs[kind]["rows"] == len(path.read_text().splitlines()) > 0, kind
+    report = json.loads((tmp_path / "attack" / "attack.json").read_text())
+    assert report["run_id"] == runs["attack"]["id"]
