@@ -188,3 +188,11 @@ async def test_every_producers_python_api_is_refused_on_an_output_another_writer
             await runs[producer]()
         assert str(lock) in str(e.value)
     assert not (out / "results.jsonl").exists() if folder else not out.exists()
+
+
+async def test_parallel_below_one_is_refused_not_a_hang(tmp_path: Path) -> None:
+    """Before: a Semaphore(0) in each loop waited for ever."""
+    with Job(tmp_path / "sq.jsonl", kind="generate") as job:
+        job.begin({"n": 1}, keys=("n",), words=WORDS)
+        with pytest.raises(ConfigError, match="parallel=0. Must be a whole number"):
+            await job.run([1], _square, key=str, parallel=0)

@@ -50,6 +50,7 @@ from typing import Any, Self, TypeVar
 
 from .._files import beside, write_json
 from ..calls import all_or_none
+from ..errors import ConfigError, option
 from ..store import Store
 from ._outdir import _owner, hold_output
 from ._progress import RowProgress
@@ -176,7 +177,13 @@ class Job:
         ``resume`` keeps the rows of the file that ``keep`` accepts (the last line of an id
         wins) and works only the rest. The first error of ``work`` cancels the rest and is
         raised; the rows written so far stay.
+
+        Raises:
+            ConfigError: ``parallel`` is not a whole number of at least 1.
         """
+        if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+            raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
+                              "items in flight, at least 1.")
         path = rows or self.rows_path
         kept = {k: v for k, v in load_finished(path).items() if keep(v)} if resume else {}
         done = {key(i): kept[key(i)] for i in items if key(i) in kept}
