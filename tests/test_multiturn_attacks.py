@@ -318,7 +318,7 @@ def test_resume_refuses_other_settings_and_another_strategy(world: World,
                                                            tmp_path: Path) -> None:
     out = tmp_path / "out"
     world.run(out, n=1)
-    with pytest.raises(ConfigError, match=r"turns: 3 then, 2 now"):
+    with pytest.raises(ConfigError, match=r"made with other settings \(turns was 3, now 2\)"):
         world.run(out, n=1, turns=2, resume=True)
     with pytest.raises(ConfigError, match=r"holds a crescendo run .*strategy='crescendo' to "
                                           r"continue it"):

@@ -132,16 +132,18 @@ class Job:
               words: ResumeWords = WORDS, resume: bool = False, overwrite: bool = False,
               existing: Sequence[Path] | None = None,
               difference: Callable[[str, Any, Any], str] = plain_difference,
-              settings: Mapping[str, Any] | None = None) -> None:
+              settings: Mapping[str, Any] | None = None,
+              manifest_path: Path | None = None) -> None:
         """Check that this job may write its output, write its manifest (``status``
         ``running``) and start its stored run, with ``settings`` (default: those given to
         the constructor, else the manifest).
 
-        With a ``manifest`` (a file output), the one resume rule applies: the earlier run's
-        files (``existing``; default: the rows file and ``FILE.run.json``) are refused without
-        ``resume`` or ``overwrite``, and a resume whose ``keys`` differ from the manifest's
-        is refused, each difference said by ``difference``. Without one, the caller has
-        checked its own output (a folder of several files).
+        With a ``manifest`` (written to ``manifest_path``; default ``FILE.run.json`` beside a
+        file output), the one resume rule applies: the earlier run's files (``existing``;
+        default: the rows file and the manifest) are refused without ``resume`` or
+        ``overwrite``, and a resume whose ``keys`` differ from the manifest's is refused, each
+        difference said by ``difference``. Without one, the caller has checked its own
+        output.
 
         Raises:
             ConfigError: the output may not be written, saying why and the fix.
@@ -150,10 +152,10 @@ class Job:
         if settings is not None or not self.settings:
             self.settings = dict(settings if settings is not None else manifest or {})
         if manifest is not None:
-            path = beside(self.out, ".run.json")
+            path = manifest_path or beside(self.out, ".run.json")
             found = [p for p in (self.rows_path, path) if p.exists()] if existing is None \
                 else list(existing)
-            check_resume_files(found, rows=self.rows_path, manifest_path=path,
+            check_resume_files(found, rows=self.out, manifest_path=path,
                                manifest=manifest, keys=keys, words=words, resume=resume,
                                overwrite=overwrite, difference=difference)
             self._manifest_path, self._manifest = path, dict(manifest)

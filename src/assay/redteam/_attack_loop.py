@@ -49,7 +49,7 @@ from ..errors import ConfigError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
 from ..metrics.judge import LANGS
-from ..records import Job, JobRows
+from ..records import Job, JobRows, ResumeWords
 from ..run import ScoringOptions
 from ..store import Store
 from ..targets import ChatTarget
@@ -57,7 +57,7 @@ from ._attack_report import attack_report
 from ._attacker import Attacker
 from ._crescendo import crescendo
 from ._exchange import AppCalls, Conversation
-from ._folder import check_folder, check_settings
+from ._folder import ATTACK_SETTINGS, check_folder
 from ._pair import ask_plain, pair
 from ._scorer import ReplyScorer
 from ._sources import Seed, load_seeds, pick_seeds
@@ -71,6 +71,8 @@ DEFAULT_TURNS = 5
 #: Refused exchanges crescendo may take back per conversation.
 DEFAULT_BACKTRACKS = 5
 _SCORING = ScoringOptions()
+_WORDS = ResumeWords(holds="an attack", contents="the attack",
+                     made="made with other settings", same="the same options as then")
 
 
 def _check(strategy: str, turns: int, backtracks: int) -> None:
@@ -148,8 +150,11 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                         "refusal": "judge" if refusal else "phrase",
                         "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
                                             for lang in LANGS}}
-            check_settings(out, settings, resume=resume)
-            job.begin(settings={k: v for k, v in settings.items() if k != "attacker_prompt"})
+            settings_file = out / ATTACK_SETTINGS  # the manifest: a resume keeps them all
+            job.begin(settings, manifest_path=settings_file, keys=tuple(settings),
+                      words=_WORDS, resume=resume, overwrite=overwrite,
+                      existing=[settings_file] if settings_file.exists() else [],
+                      settings={k: v for k, v in settings.items() if k != "attacker_prompt"})
             path = cache_file(cache)
             judge_cache = JudgeCache(path) if path else None
             scorer_judge, attacker_judge = (
