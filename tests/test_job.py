@@ -196,3 +196,24 @@ async def test_parallel_below_one_is_refused_not_a_hang(tmp_path: Path) -> None:
         job.begin({"n": 1}, keys=("n",), words=WORDS)
         with pytest.raises(ConfigError, match="parallel=0. Must be a whole number"):
             await job.run([1], _square, key=str, parallel=0)
+
+
+async def test_a_robustness_folder_is_never_written_over_unasked(tmp_path: Path) -> None:
+    """Before: a second run without --resume truncated the first's answers silently."""
+    from assay.robustness import Instance, run_suite
+
+    items = [Instance(id="i", query="q", answer=[["Paris"]], positive=["Paris."],
+                      negative=["x"])]
+    out = tmp_path / "r"
+    await run_suite(items, "noise", _Answers(), out=out, ratios=(0,))  # type: ignore[arg-type]
+    before = (out / "results.jsonl").read_bytes()
+    with pytest.raises(ConfigError, match="already holds a robustness run.*resume=True"):
+        await run_suite(items, "noise", _Answers(), out=out, ratios=(0,))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"other instances or settings \(noise_ratios was "
+                                          r"\[0\], now \[0, 0.5\]\)"):
+        await run_suite(items, "noise", _Answers(), out=out, ratios=(0, 0.5),  # type: ignore[arg-type]
+                        resume=True)
+    assert (out / "results.jsonl").read_bytes() == before
+    again = await run_suite(items, "noise", _Answers(), out=out,  # type: ignore[arg-type]
+                            ratios=(0, 0.5), overwrite=True)
+    assert len(again) == 2

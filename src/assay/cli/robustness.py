@@ -24,7 +24,15 @@ from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
 from ..errors import AssayError
 from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
 from ..records import Job
-from ..robustness import Instance, load_rgb, run_suite, suite_failures, summarize, write_summary
+from ..robustness import (
+    Instance,
+    begin_suite,
+    load_rgb,
+    run_suite,
+    suite_failures,
+    summarize,
+    write_summary,
+)
 from ..run import ScoringOptions
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._errors import exit_on_errors
@@ -63,6 +71,9 @@ def robustness(
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an earlier run in --out (without it or --resume, one is refused).")]
+        = False,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the passage sampling.")] = 0,
     judge: Annotated[str | None, typer.Option(
@@ -96,8 +107,10 @@ def robustness(
         with Job(out_dir, kind="robustness", folder=True, store=store_arg(store, no_store),
                  name=f"robustness {suite}", tags=["robustness", suite], dataset=str(data),
                  judge=judge) as job:  # the folder held, the run recorded as it goes
-            job.begin(settings={"suite": suite, "target": target, "dataset": str(data),
-                                "passages": passages, "noise_ratios": ratios})
+            begin_suite(job, instances, suite, k=passages, ratios=ratios, seed=seed,
+                        lang=lang, resume=resume, overwrite=overwrite,
+                        settings={"suite": suite, "target": target, "dataset": str(data),
+                                  "passages": passages, "noise_ratios": ratios})
             # a store that cannot open (--store or ASSAY_STORE) has stopped the command here,
             # before the app or judge is asked
             app = make_target(target, timeout=timeout)

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -27,14 +28,14 @@ from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
 from ..metrics.rag import is_rejection
-from ..records import Job, load_finished
+from ..records import Job, ResumeWords, load_finished
 from ..run import ScoringOptions
 from ..targets import FailureTally, Target
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
 
-__all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "suite_failures", "summarize",
-           "write_summary"]
+__all__ = ["SUITES", "SUITE_MANIFEST", "begin_suite", "flags_error", "is_rejection", "run_suite",
+           "suite_failures", "summarize", "write_summary"]
 
 SUITES = ("noise", "rejection", "integration", "counterfactual")
 _ERROR = ("factual error", "incorrect information", "contains errors", "is incorrect",
@@ -87,7 +88,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                     concurrency: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
                     progress: bool = False, max_wait: float = RetryPolicy.max_wait,
-                    job: Job | None = None) -> list[dict[str, Any]]:
+                    overwrite: bool = False, job: Job | None = None) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
@@ -96,8 +97,9 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     stored answers that lack it are judged without asking the app again.
 
     The suite is a job (:class:`~assay.records.Job`): within the caller's ``job`` (which holds
-    ``out`` and records it), or on its own, holding ``out`` while it writes (a second writer
-    is refused).
+    ``out``, has applied :func:`begin_suite` and records it), or on its own, holding ``out``
+    while it writes (a second writer is refused) and refusing an earlier run there without
+    ``resume`` or ``overwrite`` (see :func:`begin_suite`).
     """
     if suite not in SUITES:
         raise ConfigError(f"Got {option('suite', suite)}. Must be one of {list(SUITES)}.")
@@ -108,7 +110,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                           "(counterfactual needs positive_wrong passages).")
     if job is None:  # on its own: the suite holds its folder (not recorded)
         with Job(out, kind="robustness", folder=True) as own:
-            own.begin()
+            begin_suite(own, instances, suite, k=k, ratios=ratios, seed=seed, lang=lang,
+                        resume=resume, overwrite=overwrite)
             ordered = await run_suite(instances, suite, target, out=out, k=k, ratios=ratios,
                                       resume=resume, lang=lang, concurrency=concurrency,
                                       seed=seed, max_attempts=max_attempts, judge=judge,
@@ -151,6 +154,36 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                          resume=resume, keep=lambda rec: rec["id"] not in unjudged,
                          progress=progress, description=suite, what="the answers")
     return done.rows
+
+
+#: The manifest of a suite's folder: what a resume must keep (the app may change: a resume
+#: asks only what is missing).
+SUITE_MANIFEST = "robustness.run.json"
+_KEYS = ("suite", "instances", "passages", "noise_ratios", "seed", "lang")
+_WORDS = ResumeWords(holds="a robustness run", contents="the answers",
+                     made="made with other instances or settings",
+                     same="the same data and options")
+
+
+def begin_suite(job: Job, instances: Sequence[Instance], suite: str, *, k: int,
+                ratios: Sequence[float], seed: int, lang: str, resume: bool, overwrite: bool,
+                settings: dict[str, Any] | None = None) -> None:
+    """Begin the suite's ``job`` under the one resume rule: an earlier run in the folder is
+    refused without ``resume`` or ``overwrite``, and a resume on other instances or settings
+    names each difference (``robustness.run.json`` records them).
+
+    Raises:
+        ConfigError: saying what is wrong and the fix.
+    """
+    instances_sha = hashlib.sha256(json.dumps([i.model_dump() for i in instances],
+                                              ensure_ascii=False).encode()).hexdigest()
+    manifest = {"command": "robustness", "format": 1, "suite": suite,
+                "instances": instances_sha, "passages": k, "noise_ratios": list(ratios),
+                "seed": seed, "lang": lang}
+    path = job.out / SUITE_MANIFEST
+    job.begin(manifest, manifest_path=path, keys=_KEYS, words=_WORDS, resume=resume,
+              overwrite=overwrite, existing=[p for p in (job.rows_path, path) if p.exists()],
+              settings=settings)
 
 
 def suite_failures(records: Sequence[dict[str, Any]]) -> FailureTally:
