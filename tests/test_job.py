@@ -217,3 +217,21 @@ async def test_a_robustness_folder_is_never_written_over_unasked(tmp_path: Path)
     again = await run_suite(items, "noise", _Answers(), out=out,  # type: ignore[arg-type]
                             ratios=(0, 0.5), overwrite=True)
     assert len(again) == 2
+
+
+def test_a_watch_spool_is_held_by_the_same_lock_naming_its_holder(tmp_path: Path) -> None:
+    """Before: the spool had a lock of its own that named no holder."""
+    import os
+
+    from assay.watch._spool import Spool
+
+    first = Spool(tmp_path / "spool")
+    try:
+        with pytest.raises(ConfigError) as e:
+            Spool(tmp_path / "spool")
+        text = str(e.value)
+        assert f"PID {os.getpid()}" in text and str(tmp_path / "spool" / "spool.lock") in text
+        assert "Fix: stop it, or give this one another" in text
+    finally:
+        first.close()
+    Spool(tmp_path / "spool").close()  # released with the first
