@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -52,15 +52,22 @@ def _simulate(tmp_path: Path, module: Callable[[str], str], out: Path) -> list[s
             "--concurrency", "1", "--out", str(out), "--store", str(tmp_path / "runs.sqlite")]
 
 
-@pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils timeout")
 def test_ctrl_c_exits_130_keeps_the_rows_written_and_marks_the_run_interrupted(
         tmp_path: Path, module: Callable[[str], str]) -> None:
+    """A real SIGINT (Ctrl-C) once the first conversation is written; the second hangs."""
     out = tmp_path / "o" / "sim.jsonl"
-    got = subprocess.run(["timeout", "--preserve-status", "-k", "30", "-s", "INT", "5",
-                          *_simulate(tmp_path, module, out)], cwd=tmp_path, env=_env(tmp_path),
-                         capture_output=True, text=True, timeout=120, check=False)
-    assert got.returncode == 130, got.stderr
-    assert "interrupted: rerun the same command with --resume" in " ".join(got.stderr.split())
+    first = subprocess.Popen(_simulate(tmp_path, module, out), cwd=tmp_path, env=_env(tmp_path),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while (not out.exists() or not out.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first.send_signal(signal.SIGINT)
+        _, errors = first.communicate(timeout=60)
+    finally:
+        first.kill()
+    assert first.returncode == 130, errors
+    assert "interrupted: rerun the same command with --resume" in " ".join(errors.split())
     assert [r["id"] for r in _lines(out)] == ["s1"]  # the finished conversation is kept
     manifest = json.loads((tmp_path / "o" / "sim.run.json").read_text())
     assert manifest["status"] == "interrupted"
