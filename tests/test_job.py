@@ -235,3 +235,21 @@ def test_a_watch_spool_is_held_by_the_same_lock_naming_its_holder(tmp_path: Path
     finally:
         first.close()
     Spool(tmp_path / "spool").close()  # released with the first
+
+
+async def test_after_an_error_no_item_starts_and_the_error_is_raised(tmp_path: Path) -> None:
+    """Work that never yields to the loop: without the stop, the items let in by the freed
+    slot would all run before the cancellation lands."""
+    started: list[int] = []
+
+    async def work(n: int) -> dict[str, Any]:
+        started.append(n)
+        if n == 2:
+            raise RuntimeError("the judge stopped")
+        return {"id": str(n)}
+
+    with Job(tmp_path / "sq.jsonl", kind="generate") as job:
+        job.begin({"n": 5}, keys=("n",), words=WORDS)
+        with pytest.raises(RuntimeError, match="the judge stopped"):
+            await job.run([1, 2, 3, 4, 5], work, key=str, parallel=1)
+    assert started == [1, 2] and _ids(tmp_path / "sq.jsonl") == ["1"]

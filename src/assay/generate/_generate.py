@@ -28,19 +28,18 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy, all_or_none
+from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
-from ..records import Job, ResultsWriter, RowProgress, rewrite_in_order
+from ..records import Job, ResultsWriter, rewrite_in_order
 from ..run import run_sync
 from ..store import Store
 from ._candidate import Outcome, judge_candidate
@@ -166,7 +165,7 @@ async def generate_async(
         embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
         outcomes: dict[str, Outcome] = {}
         try:
-            rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
+            rounds = _Rounds(job, plan, managed, earlier, files, resume, n, cap, seed,
                              progress=progress, say=say, embedder=embedder, note=dedup_note)
             outcomes, duplicates = await rounds.run()
         finally:  # this run's share goes into the manifest even on Ctrl-C or an error
@@ -223,11 +222,11 @@ def _embedder(spec: str | Embedder | None, cache_path: Path | None,
 class _Rounds:
     """The rounds of one run (see the module's docstring)."""
 
-    def __init__(self, plan: Plan, judge: ManagedJudge, earlier: dict[str, Outcome],
+    def __init__(self, job: Job, plan: Plan, judge: ManagedJudge, earlier: dict[str, Outcome],
                  files: OutputFiles, resume: bool, n: int, cap: int, seed: int, *,
                  progress: bool, say: Callable[[str], None], embedder: ManagedEmbedder | None,
                  note: dict[str, Any]) -> None:
-        self.plan, self.judge, self.earlier, self.files = plan, judge, earlier, files
+        self.job, self.plan, self.judge, self.earlier, self.files = job, plan, judge, earlier, files
         self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
         self.embedder, self.note = embedder, note
         #: The questions kept so far, and the near-duplicate outcomes found, by id.
@@ -236,10 +235,9 @@ class _Rounds:
         self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
-        #: Set when a candidate raised (the judge stopped, a bug, Ctrl-C): no new one starts.
-        self.stopping = False
-        #: Candidates in flight: as many as the judge takes requests.
-        self.gate = asyncio.Semaphore(max(1, judge.max_in_flight))
+        #: Candidates in flight: as many as the judge takes requests (the first that raises,
+        #: the judge stopped, a bug, Ctrl-C, cancels the rest: no new one starts).
+        self.parallel = max(1, judge.max_in_flight)
 
     async def run(self) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
         outcomes: dict[str, Outcome] = {}
@@ -248,6 +246,15 @@ class _Rounds:
         planned, round_no = 0, 0
         passed = ResultsWriter(self.files.rows, append=self.resume)
         rejected = ResultsWriter(self.files.rejected, append=self.resume)
+
+        def write(c: Candidate, outcome: Outcome) -> None:
+            """Each outcome as it comes: a passed row, or a rejected candidate."""
+            outcomes[c.id] = outcome
+            if outcome.reason is None:
+                passed.write(outcome.row or {})
+            else:
+                rejected.write(outcome.record())
+
         try:
             while True:
                 kept = sum(1 for o in outcomes.values() if o.reason is None
@@ -266,37 +273,23 @@ class _Rounds:
                 for c in batch:
                     if c.id in self.earlier:
                         outcomes[c.id] = self.earlier[c.id]
-                with RowProgress(len(batch), enabled=self.progress, done=len(batch) - len(todo),
-                                 description=f"generating (round {round_no})") as bar:
-                    await all_or_none([self._one(c, outcomes, (passed, rejected), bar)
-                                for c in todo])
+                await self.job.each(todo, self._judge, write, parallel=self.parallel,
+                                    progress=self.progress, total=len(batch),
+                                    description=f"generating (round {round_no})")
                 order.extend(c.id for c in batch)  # plan order (a round extends the plan)
                 ordered = [outcomes[i] for i in order]
-                outcomes = {o.id: o for o in ordered}
+                outcomes.clear()
+                outcomes.update((o.id, o) for o in ordered)
                 duplicates = await self._duplicates(ordered, [outcomes[c.id] for c in batch])
         finally:
             passed.close()
             rejected.close()
         return outcomes, duplicates
 
-    async def _one(self, c: Candidate, outcomes: dict[str, Outcome],
-                   writers: tuple[ResultsWriter, ResultsWriter], bar: RowProgress) -> None:
-        """Ask for and check candidate ``c`` (when a slot is free), and write its outcome."""
-        async with self.gate:
-            if self.stopping:  # another candidate raised: start nothing new
-                return
-            try:
-                outcome = await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
-                                                generator=self.generator)
-            except BaseException:
-                self.stopping = True
-                raise
-        outcomes[c.id] = outcome
-        if outcome.reason is None:
-            writers[0].write(outcome.row or {})
-        else:
-            writers[1].write(outcome.record())
-        bar.advance()
+    async def _judge(self, c: Candidate) -> Outcome:
+        """Ask for candidate ``c`` and check it."""
+        return await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
+                                     generator=self.generator)
 
     async def _duplicates(self, ordered: list[Outcome],
                           batch: list[Outcome]) -> dict[str, Outcome]:

@@ -61,6 +61,7 @@ from ._side_run import ResumeWords, check_resume_files, plain_difference
 __all__ = ["WORDS", "Job", "JobRows"]
 
 Item = TypeVar("Item")
+Done = TypeVar("Done")
 
 #: How a refusal names a job's output when its command says nothing more specific.
 WORDS = ResumeWords(holds="an earlier run's rows", contents="the rows",
@@ -183,9 +184,7 @@ class Job:
         Raises:
             ConfigError: ``parallel`` is not a whole number of at least 1.
         """
-        if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
-            raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
-                              "items in flight, at least 1.")
+        _check_parallel(parallel)  # before the file is touched
         path = rows or self.rows_path
         kept = {k: v for k, v in load_finished(path).items() if keep(v)} if resume else {}
         done = {key(i): kept[key(i)] for i in items if key(i) in kept}
@@ -193,27 +192,57 @@ class Job:
         recorder = self._recorder if record else None
         if recorder is not None and done:
             recorder.add_many(done.values())
-        gate = asyncio.Semaphore(parallel)
         writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
 
-        async def one(item: Item) -> None:
-            async with gate:
-                row = await work(item)
+        def write(item: Item, row: dict[str, Any]) -> None:
             done[key(item)] = row
             writer.write(row)
             if recorder is not None:
                 recorder.add(row)
-            bar.advance()
 
         try:
-            with RowProgress(len(items), enabled=progress, done=len(done),
-                             description=description) as bar:
-                await all_or_none([one(i) for i in pending])
+            await self.each(pending, work, write, parallel=parallel, progress=progress,
+                            description=description, total=len(items))
         finally:
             writer.close()
         ordered = [done[key(i)] for i in items if key(i) in done]
         rewrite_in_order(path, ordered, what=what)
         return JobRows(ordered, len(pending))
+
+    async def each(self, items: Sequence[Item], work: Callable[[Item], Awaitable[Done]],
+                   write: Callable[[Item, Done], None], *, parallel: int = 4,
+                   progress: bool = False, description: str = "working",
+                   total: int | None = None) -> None:
+        """The loop under :meth:`run`, for a producer that writes its own files (generate's
+        rounds: passed and rejected candidates): ``work`` every item, ``parallel`` at a
+        time, handing each result to ``write`` as it finishes, with progress (``total``
+        items, those not in ``items`` done already). The first error cancels the rest (no
+        new item starts) and is raised.
+
+        Raises:
+            ConfigError: ``parallel`` is not a whole number of at least 1.
+        """
+        _check_parallel(parallel)
+        total = len(items) if total is None else total
+        gate = asyncio.Semaphore(parallel)
+        stopping = False  # an item raised: none starts after it, even one already let in
+
+        async def one(item: Item) -> None:
+            nonlocal stopping
+            async with gate:
+                if stopping:
+                    return
+                try:
+                    result = await work(item)
+                except BaseException:
+                    stopping = True
+                    raise
+            write(item, result)
+            bar.advance()
+
+        with RowProgress(total, enabled=progress, done=total - len(items),
+                         description=description) as bar:
+            await all_or_none([one(i) for i in items])
 
     def record(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add ``rows`` to the stored run now: the rows a producer wrote itself, in their
@@ -250,3 +279,9 @@ class Job:
         write_json(self._manifest_path, {**self._manifest, "status": status,
                                          "run_id": self.run_id, "owner": _owner()},
                    "the run's manifest")
+
+
+def _check_parallel(parallel: int) -> None:
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
+                          "items in flight, at least 1.")
