@@ -18,11 +18,11 @@ import pytest
 from typer.testing import CliRunner
 
 import assay.redteam._attack_loop as loop
+from assay.asking import load_template
 from assay.cli.main import app
 from assay.data import read_dataset
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.metrics.judge import load_template
 from assay.metrics.safety import CATEGORIES
 from assay.records import wilson_interval
 from assay.redteam import attack

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 import support
+from assay.asking import load_template
 from assay.calls._ray_budget import BudgetClient, start_budget_actor
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import MetricResult, ScoreContext, ScoringSettings, get_metric
-from assay.metrics.judge import load_template
 from assay.run._ray import IN_FLIGHT, RayEngine
 from assay.run._score import Scorer, ScoreSettings
 

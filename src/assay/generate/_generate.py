@@ -40,7 +40,6 @@ from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, Retr
 from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
-from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._candidate import Outcome, judge_candidate
@@ -217,7 +216,6 @@ class _Rounds:
         #: The questions kept so far, and the near-duplicate outcomes found, by id.
         self.dedup = NearDuplicateIndex(embedder)
         self.duplicates: dict[str, Outcome] = {}
-        self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
         #: Set when a candidate raised (the judge stopped, a bug, Ctrl-C): no new one starts.
@@ -270,7 +268,7 @@ class _Rounds:
             if self.stopping:  # another candidate raised: start nothing new
                 return
             try:
-                outcome = await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
+                outcome = await judge_candidate(c, self.judge, self.plan, reasons=self.reasons,
                                                 generator=self.generator)
             except BaseException:
                 self.stopping = True

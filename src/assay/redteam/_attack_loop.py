@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
+from ..asking import LANGS
 from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
 from ..metrics import ScoreContext
-from ..metrics.judge import LANGS
 from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
 from ..run import ScoringOptions
 from ..targets import ChatTarget

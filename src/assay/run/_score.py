@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..asking import FENCE_STYLE
 from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
 from ..data import Row
 from ..embeddings import Embedder, EmbeddingCache
@@ -44,7 +45,6 @@ from ..metrics import (
     families_for,
     with_defaults,
 )
-from ..metrics.judge import FENCE_STYLE
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage

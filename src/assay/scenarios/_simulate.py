@@ -40,7 +40,6 @@ from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy, all_or_n
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge, JudgeCache, cache_file, make_judge
-from ..metrics import ScoreContext
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._conversation import converse
@@ -147,7 +146,6 @@ async def simulate_users_async(
     managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
                            concurrency=judge_concurrency, retry=RetryPolicy(max_wait=max_wait),
                            timeout=timeout)
-    ctx = ScoreContext(judge=managed)
     seconds: dict[str, float] = {}
     try:
         write_json(files.manifest, manifest, "the simulation's manifest")
@@ -157,8 +155,8 @@ async def simulate_users_async(
 
         async def one(scenario: Scenario) -> None:
             async with gate:
-                done = await converse(scenario, runner=runner, ctx=ctx, seed=seed,
-                                      max_turns=max_turns)
+                done = await converse(scenario, runner=runner, user_model=managed,
+                                      seed=seed, max_turns=max_turns)
             rows[scenario.id] = done.row
             seconds[scenario.id] = done.seconds
             writer.write(done.row)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_until_parsed, load_template
 from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge import RubricMetric, ask_until_parsed, load_template
+from ..judge import RubricMetric
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
 
@@ -146,10 +147,11 @@ class ContextPrecision(FieldMetric):
                                      chunks=listing),
             schema_name="usefulness", json_schema=CHUNKS_SCHEMA,
             max_tokens=60 + 50 * len(chunks), logprobs=False)
-        answer = await ask_until_parsed(ctx, request, lambda t: parse_usefulness(t, len(chunks)),
-                                         {}, f"answer is not {len(chunks)} usefulness verdicts")
-        if isinstance(answer, MetricResult):
-            return answer
+        answer = await ask_until_parsed(ctx.judge, request,
+                                        lambda t: parse_usefulness(t, len(chunks)),
+                                        f"answer is not {len(chunks)} usefulness verdicts")
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer)
         verdicts = answer[0]
         useful = [u for u, _ in verdicts]
         return MetricResult(
