@@ -30,7 +30,7 @@ __all__ = ["IN_CHUNK", "KINDS", "STATUSES", "RunInfo", "clean_tags", "dumps", "l
            "select_runs", "str_map"]
 
 #: What kind of run a record is.
-KINDS = ("run", "robustness", "jailbreak", "calibration", "watch")
+KINDS = ("run", "robustness", "jailbreak", "calibration", "watch", "generate", "simulate", "attack")
 #: A run's life: ``running`` until ``finish_run`` (``complete``) or an interruption.
 STATUSES = ("running", "complete", "interrupted")
 
