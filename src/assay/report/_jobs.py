@@ -26,13 +26,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._text import percent
+from ..store import JOB_KINDS
 from ._model import fmt
 
 __all__ = ["JOB_KINDS", "JOB_TITLES", "job_exchanges", "job_headline", "job_inputs",
            "job_row_notes", "job_summary"]
 
-#: The kinds of stored run whose rows are a producer's output, not scores.
-JOB_KINDS = ("generate", "simulate", "attack")
 #: The heading of each kind's section.
 JOB_TITLES = {"generate": "Generated test set", "simulate": "Simulated conversations",
               "attack": "Attack"}
