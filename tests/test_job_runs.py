@@ -94,8 +94,8 @@ def test_runs_lists_each_kind_with_what_it_gave_and_filters_by_kind(runs: dict[s
                   "single 1 1 0", "unanswerable 1 1 0"]),
     ("simulate", ["Simulated conversations", "scenarios 2", "goal_met 1", "stuck 1",
                   "python:examples.agent_app:agent: 4 turns, 1 tool calls"]),
-    ("attack", ["Attack", "strategy crescendo", "all 4 100.0% [51.0%, 100.0%] 25.0% [4.6%, "
-                "69.9%] +75.0% 3 0/0"]),
+    ("attack", ["Attack", "strategy crescendo", ("all 4 100.0% [51.0%, 100.0%] 25.0% [4.6%, "
+                "69.9%] +75.0% 3 0/0")]),
 ])
 def test_show_prints_the_kinds_own_summary(runs: dict[str, Any], name: str,
                                            shown: list[str]) -> None:

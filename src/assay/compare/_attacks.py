@@ -114,7 +114,8 @@ def _side_pair(a_rows: Sequence[Mapping[str, Any]],
 
 def _split(run: RunData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(plain rows, attack rows) of a run, each row's category named (``?`` when missing)."""
-    plain, attack = [], []
+    plain: list[dict[str, Any]] = []
+    attack: list[dict[str, Any]] = []
     for r in run.records:
         row = {**r, "category": str(r.get("category") or "?")}
         (plain if r.get("strategy") == "plain" else attack).append(row)

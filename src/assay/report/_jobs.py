@@ -150,6 +150,11 @@ def job_exchanges(record: Mapping[str, Any]) -> list[dict[str, Any]]:
             for x in found if isinstance(x, Mapping)]
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else an empty one (a summary field may be missing)."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def _count_of(value: Any) -> int:
     """A count, or the sum of a ``{reason: count}`` mapping."""
     if isinstance(value, Mapping):
@@ -170,11 +175,11 @@ def _table(title: str, columns: Sequence[str], rows: list[list[str]]) -> dict[st
 
 
 def _generate_summary(s: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[Any]]:
-    docs = s.get("documents") if isinstance(s.get("documents"), Mapping) else {}
+    docs = _mapping(s.get("documents"))
     facts = [("kept", f"{fmt(s.get('kept'))} of {fmt(s.get('wanted'))} wanted"),
              ("generated", fmt(s.get("generated"))), ("rejected", fmt(s.get("rejected"))),
              ("documents", f"{fmt(docs.get('read'))} read, {fmt(docs.get('chunks'))} chunks")]
-    by_kind = s.get("by_kind") if isinstance(s.get("by_kind"), Mapping) else {}
+    by_kind = _mapping(s.get("by_kind"))
     tables = [_table("By kind", ("kind", "generated", "kept", "rejected"),
                      [[str(k), fmt(v.get("generated")), fmt(v.get("kept")),
                        fmt(_count_of(v.get("rejected")))]
@@ -191,9 +196,9 @@ def _simulate_summary(s: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list
              ("failed", fmt(s.get("failed")))]
     app = s.get("app")
     if isinstance(app, Mapping):
-        facts.append(("app", f"{app.get('target') or '–'}: {fmt(app.get('turns'))} turns, "
-                             f"{fmt(app.get('tool_calls'))} tool calls"))
-    reasons = s.get("stop_reasons") if isinstance(s.get("stop_reasons"), Mapping) else {}
+        facts.append(("app", (f"{app.get('target') or '–'}: {fmt(app.get('turns'))} turns, "
+                             f"{fmt(app.get('tool_calls'))} tool calls")))
+    reasons = _mapping(s.get("stop_reasons"))
     return facts, [_table("Stop reasons", ("stop reason", "conversations"),
                           [[str(r), fmt(n)] for r, n in reasons.items()])]
 
@@ -201,7 +206,7 @@ def _simulate_summary(s: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list
 def _attack_summary(s: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[Any]]:
     facts = [(k, fmt(s.get(k))) for k in ("strategy", "target", "attacker", "judge", "seeds",
                                           "turns", "threshold") if s.get(k) is not None]
-    categories = s.get("categories") if isinstance(s.get("categories"), Mapping) else {}
+    categories = _mapping(s.get("categories"))
     rows = []
     for name, c in categories.items():
         if not isinstance(c, Mapping):
@@ -210,8 +215,8 @@ def _attack_summary(s: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[A
         turns = c.get("turns_to_success") or {}
         rows.append([str(name), fmt(c.get("seeds")), _rate(attack, "success_rate"),
                      _rate(plain, "defect_rate"), percent(c.get("difference"), signed=True),
-                     fmt(turns.get("median")), f"{fmt(attack.get('unrated'))}/"
-                                               f"{fmt(plain.get('unrated'))}"])
+                     fmt(turns.get("median")), (f"{fmt(attack.get('unrated'))}/"
+                                               f"{fmt(plain.get('unrated'))}")])
     return facts, [_table(
         "Success rates (95% Wilson intervals)",
         ("category", "seeds", "attack success", "plain defect", "difference",
@@ -259,14 +264,14 @@ def job_headline(kind: str, summary: Mapping[str, Any] | None) -> list[str]:
         return [f"kept {fmt(s.get('kept'))} of {fmt(s.get('wanted'))}",
                 f"rejected {fmt(s.get('rejected'))}"]
     if kind == "simulate":
-        reasons = s.get("stop_reasons") if isinstance(s.get("stop_reasons"), Mapping) else {}
+        reasons = _mapping(s.get("stop_reasons"))
         return [f"{r} {fmt(n)}" for r, n in reasons.items() if n]
     if kind == "attack":
         categories = s.get("categories")
         every = categories.get("all") if isinstance(categories, Mapping) else None
         if not isinstance(every, Mapping):
             return []
-        return [f"{s.get('strategy') or 'attack'} success "
-                f"{percent((every.get('attack') or {}).get('success_rate'))}",
+        return [(f"{s.get('strategy') or 'attack'} success "
+                f"{percent((every.get('attack') or {}).get('success_rate'))}"),
                 f"plain defect {percent((every.get('plain') or {}).get('defect_rate'))}"]
     return []
