@@ -246,3 +246,31 @@ def test_newcombe_interval_matches_the_published_example() -> None:
     pair = compare_attack_runs(RunData("a", {}, rows(48, 80), {"kind": "attack"}),
                                RunData("b", {}, rows(56, 70), {"kind": "attack"}))
     assert pair["categories"]["all"]["attack"]["ci95"] == [0.0524, 0.3339]
+
+
+def test_report_compare_names_the_way_for_attack_runs_and_refuses_other_kinds(
+        runs: dict[str, Any], tmp_path: Path) -> None:
+    out = tmp_path / "cmp.html"
+    attacks = _cli("report", runs["hardened"], "--compare", runs["attack"], "--store",
+                   runs["store"], "-o", out)
+    assert attacks.exit_code == 2 and "`assay compare A B`" in _flat(attacks.output)
+    mixed = _cli("report", runs["generate"], "--compare", runs["attack"], "--store",
+                 runs["store"], "-o", out)
+    assert mixed.exit_code == 2 and "only runs of one kind compare" in _flat(mixed.output)
+    assert not out.exists()
+
+
+def test_a_producer_run_without_a_summary_yet_shows_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with open_store(path) as store:
+        recorder = RunRecorder.start(store, kind="simulate", name="stopped", tags=[],
+                                     dataset=None, metrics={}, judge=None, settings={})
+        recorder.add(_rows("simulate.jsonl")[0])
+        recorder.finish({}, complete=False)  # Ctrl-C: what was written is kept
+        rid = recorder.run_id
+    shown = _cli("show", rid, "--store", path)
+    assert shown.exit_code == 0 and "none yet" in shown.output
+    assert "rerun its `assay simulate` with --resume" in _flat(shown.output)
+    with open_store(path) as store:
+        page = TestClient(create_app(store)).get(f"/runs/{rid}")
+    assert page.status_code == 200 and "goal_met" in page.text
