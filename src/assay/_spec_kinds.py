@@ -39,7 +39,7 @@ class KindFactory(Protocol[Made_co]):
     """What a built-in kind's factory is: the rest of the spec (``""`` for a bare prefix) and
     the deadline of one call, in seconds."""
 
-    def __call__(self, rest: str, *, timeout: float) -> Made_co: ...
+    def __call__(self, rest: str, /, *, timeout: float) -> Made_co: ...
 
 
 @dataclass(frozen=True)
