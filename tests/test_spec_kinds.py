@@ -57,8 +57,8 @@ def _assay(tmp_path: Path, kind_module: str, *args: str) -> subprocess.Completed
              f"sys.argv = ['assay', *{list(args)!r}]\nmain()\n")
     env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": os.pathsep.join(
         [str(SRC), str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False,
-                          env=env, cwd=tmp_path, timeout=120)
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=False, env=env, cwd=tmp_path, timeout=120)
 
 
 def test_a_judge_kind_registered_in_its_module_is_taken_by_the_cli(tmp_path: Path) -> None:
