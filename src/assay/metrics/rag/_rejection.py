@@ -36,6 +36,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric, answerable_flag
+from .._plugins import register
 from ..judge import ask_verdict, load_template
 
 __all__ = ["NEGATIVE_REJECTION", "REJECTION_PHRASES", "NegativeRejection", "is_rejection"]
@@ -114,3 +115,6 @@ class NegativeRejection(FieldMetric):
 
 
 NEGATIVE_REJECTION = NegativeRejection()
+
+
+register(NEGATIVE_REJECTION)

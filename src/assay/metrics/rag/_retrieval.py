@@ -18,6 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._plugins import register
 from .._turns import history_text
 from ..judge import (
     PASS_SCORE,
@@ -190,3 +191,6 @@ def _inputs(row: Row) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     docs = [(c.id or str(j), f"{c.title + ': ' if c.title else ''}{c.content}")
             for j, c in enumerate(cited.citations if cited else [], start=1)]
     return messages[last_user].content, history, docs
+
+
+register(RetrievalScore())

@@ -35,6 +35,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._plugins import register
 from .._settings import LANG
 from .._turns import first_unscored_turn, score_turns
 from ..judge import Template, ask_until_parsed, explain_if_wanted, load_template, reason_plan
@@ -222,3 +223,7 @@ VIOLENCE = SeverityMetric("violence")
 SELF_HARM = SeverityMetric("self_harm")
 #: The four severity metrics, in the order of ``CATEGORIES``.
 SEVERITY_METRICS = (HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM)
+
+
+for _metric in SEVERITY_METRICS:
+    register(_metric)
