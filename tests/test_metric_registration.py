@@ -24,7 +24,7 @@ callers = {}
 def watch(frame, event, arg):
     code = frame.f_code
     if (event == "call" and code.co_name == "register"
-            and code.co_filename.endswith("_plugins.py") and "self" not in frame.f_locals):
+            and code.co_filename.endswith("_register.py") and "self" not in frame.f_locals):
         callers[frame.f_locals["metric"].name] = frame.f_back.f_code.co_filename
 
 sys.setprofile(watch)

@@ -153,5 +153,4 @@ class SpecKinds(Generic[Made]):
             see = f" (see {self.protocol})" if self.protocol else ""
             raise plugin.error(f"gives a {type(made).__name__}, not a {self.what}: it lacks "
                                f"{', '.join(missing)}{see}")
-        made_kind: Made = made
-        return made_kind
+        return made  # checked above: it has what a Made has

@@ -22,7 +22,7 @@ from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
 from ..errors import ConfigError
 from ._base import REQUIRED_MEMBERS, Metric, with_defaults
 
-__all__ = ["METRICS_GROUP", "REGISTRY", "MetricInfo", "MetricRegistry", "metric_kind", "register"]
+__all__ = ["METRICS_GROUP", "MetricInfo", "MetricRegistry", "metric_kind"]
 
 log = logging.getLogger("assay")
 
@@ -285,25 +285,3 @@ class MetricRegistry(Mapping[str, Metric]):
         out += [MetricInfo(name, source, "broken", error=why)
                 for name, (source, why) in self._refused.items()]
         return out
-
-
-#: Every metric by name: built-ins (each registered where it is defined, with
-#: :func:`register`), metrics registered in code, entry-point plugins.
-REGISTRY = MetricRegistry()
-
-
-def register(metric: Metric, *, replace: bool = False) -> Metric:
-    """Add a metric to the registry (a built-in calls it where the metric is defined).
-
-    A name already taken (built-in, registered or a plugin's) is a ConfigError, unless
-    ``replace`` says the replacement is on purpose.
-
-    Example:
-        >>> from assay.metrics.lexical import F1Score
-        >>> try:
-        ...     register(F1Score())
-        ... except ConfigError as e:
-        ...     str(e).split(". ")[0]
-        "Metric 'f1_score' is already registered (built-in)"
-    """
-    return REGISTRY.register(metric, replace=replace)

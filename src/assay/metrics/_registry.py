@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from ..data import Row
 from ..errors import ConfigError, DataError, option
 from ._base import Metric, with_defaults
-from ._plugins import REGISTRY, MetricInfo, register
+from ._plugins import MetricInfo
+from ._register import REGISTRY, register
 from .agent import AGENT_JUDGED, AGENT_METRICS
 
 __all__ = ["AUTO_AGENT_METRICS", "AUTO_CONVERSATION_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",

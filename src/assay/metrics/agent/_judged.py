@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._plugins import register
+from .._register import register
 from ..judge import RubricMetric
 from ._steps_text import AgentView, final_answer, is_agent_row
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ...data import Row, ToolCall
 from .._base import MetricResult, ScoreContext
-from .._plugins import register
+from .._register import register
 from ._trajectory import AgentMetric
 
 __all__ = ["ToolSchemaValidity", "jsonschema_missing"]

@@ -51,7 +51,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from ._compare import Comparison, compare_row
 
 __all__ = ["AgentMetric", "ToolArgumentAccuracy", "ToolCallAccuracy", "ToolCallF1",

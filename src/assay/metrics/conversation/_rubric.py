@@ -38,7 +38,7 @@ from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._plugins import register
+from .._register import register
 from ..judge import RubricMetric
 from ._transcript import (
     NAMED_TURN_SCHEMA,

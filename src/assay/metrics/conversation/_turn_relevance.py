@@ -35,7 +35,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from .._turns import ScoredTurn, first_unscored_turn, history_text, score_turns
 from ..judge import ask_verdict, explain_if_wanted, load_template, reason_plan
 

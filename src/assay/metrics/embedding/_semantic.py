@@ -21,7 +21,7 @@ from ...embeddings import cosine
 from ...errors import JudgeError
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 
 __all__ = ["SemanticSimilarity"]
 

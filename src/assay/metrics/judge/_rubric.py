@@ -19,7 +19,7 @@ from ...data import Row
 from ...judges import JudgeCapabilities, JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from .._turns import history_text, mean_of_turns, score_turns
 from ._ask import ask_judge, ask_until_parsed, ask_verdict, cut_reason
 from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._plugins import register
+from .._register import register
 from ._common import LexicalMetric, no_reference
 from ._normalize import token_tuple
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
-from .._plugins import register
+from .._register import register
 from .._settings import Lang
 from ._common import LexicalMetric, no_reference, run_lang
 from ._normalize import _CJK

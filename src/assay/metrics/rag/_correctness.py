@@ -22,7 +22,7 @@ from ...embeddings import cosine
 from ...errors import JudgeError
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from ._statements import StepFailed, decompose, verify
 
 __all__ = ["NO_EMBEDDER", "AnswerCorrectness"]

@@ -17,7 +17,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from ..judge import RubricMetric, ask_until_parsed, load_template
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify

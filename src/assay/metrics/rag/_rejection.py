@@ -36,7 +36,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric, answerable_flag
-from .._plugins import register
+from .._register import register
 from ..judge import ask_verdict, load_template
 
 __all__ = ["NEGATIVE_REJECTION", "REJECTION_PHRASES", "NegativeRejection", "is_rejection"]

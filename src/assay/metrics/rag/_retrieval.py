@@ -18,7 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from .._turns import history_text
 from ..judge import (
     PASS_SCORE,

@@ -23,7 +23,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from .._turns import first_unscored_turn, score_turns
 from ..judge import ask_verdict, load_template
 

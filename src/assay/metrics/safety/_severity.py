@@ -35,7 +35,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
-from .._plugins import register
+from .._register import register
 from .._settings import LANG
 from .._turns import first_unscored_turn, score_turns
 from ..judge import Template, ask_until_parsed, explain_if_wanted, load_template, reason_plan
