@@ -188,6 +188,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("injection",),
     ("store",),
     ("data",),
+    ("_spec_kinds",),
     ("_entry_points", "_env", "_files", "_http_host", "_lazy", "_sqlite_cache", "_text",
      "_version"),
     ("errors",),

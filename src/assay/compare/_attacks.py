@@ -59,13 +59,13 @@ def check_comparable(a: RunData, b: RunData) -> str:
         >>> check_comparable(gen, RunData("r1", {}, []))
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: Run A g1 is of kind generate and run B r1 of kind run: only runs of one kind compare. Fix: give two attack runs (assay runs --kind attack lists them), or two evaluation runs.
+        assay.errors.ConfigError: Run A g1 is of kind generate and run B r1 of kind run: only runs of one kind compare. Fix: give two attack runs (the runs list filters them by kind), or two evaluation runs.
     """
     ka, kb = kind_of(a), kind_of(b)
     if ka != kb and (ka in JOB_KINDS or kb in JOB_KINDS):
         raise ConfigError(
             f"Run A {a.id} is of kind {ka} and run B {b.id} of kind {kb}: only runs of one "
-            "kind compare. Fix: give two attack runs (assay runs --kind attack lists them), "
+            "kind compare. Fix: give two attack runs (the runs list filters them by kind), "
             "or two evaluation runs.")
     if ka in JOB_KINDS and ka != "attack":
         raise ConfigError(

@@ -36,6 +36,7 @@ from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import ScoredTurn, first_unscored_turn, history_text, score_turns
 from ..judge import explain_if_wanted, reason_plan
 
@@ -151,3 +152,6 @@ def share_of_turns(scored: list[ScoredTurn]) -> MetricResult:
 
 
 TURN_RELEVANCE = TurnRelevance()
+
+
+register(TURN_RELEVANCE)

@@ -31,6 +31,7 @@ from ...data import Row
 from ...judges import JudgeCapabilities, JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import history_text, mean_of_turns, score_turns
 from ._reasons import PASS_SCORE, explain_if_wanted, reason_plan
 
@@ -247,3 +248,7 @@ COHERENCE = RubricMetric("coherence", {"question", "answer"})
 FLUENCY = RubricMetric("fluency", {"answer"})
 SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False,
                           answerable_only=True)
+
+
+for _metric in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY):
+    register(_metric)

@@ -18,6 +18,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from ..judge import RubricMetric
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
@@ -161,3 +162,7 @@ class ContextPrecision(FieldMetric):
             details={"chunks": [{"rank": i, "useful": u, "reason": r}
                                 for i, (u, r) in enumerate(verdicts, start=1)],
                      "reference": "ground_truth" if row.ground_truth else "answer"})
+
+
+for _metric in (GroundednessClaims(), Faithfulness(), ContextPrecision(), ContextRecall()):
+    register(_metric)

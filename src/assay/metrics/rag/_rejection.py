@@ -37,6 +37,7 @@ from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric, answerable_flag
+from .._register import register
 
 __all__ = ["NEGATIVE_REJECTION", "REJECTION_PHRASES", "NegativeRejection", "is_rejection"]
 
@@ -116,3 +117,6 @@ class NegativeRejection(FieldMetric):
 
 
 NEGATIVE_REJECTION = NegativeRejection()
+
+
+register(NEGATIVE_REJECTION)

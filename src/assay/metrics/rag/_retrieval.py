@@ -19,6 +19,7 @@ from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import history_text
 from ..judge import PASS_SCORE, reason_plan, skipped_reason_note, wants_reason
 from ._json import json_list, text_list
@@ -184,3 +185,6 @@ def _inputs(row: Row) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     docs = [(c.id or str(j), f"{c.title + ': ' if c.title else ''}{c.content}")
             for j, c in enumerate(cited.citations if cited else [], start=1)]
     return messages[last_user].content, history, docs
+
+
+register(RetrievalScore())

@@ -24,6 +24,7 @@ from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import first_unscored_turn, score_turns
 
 __all__ = ["REFUSAL", "RefusalMetric"]
@@ -91,3 +92,6 @@ class RefusalMetric(FieldMetric):
 
 
 REFUSAL = RefusalMetric()
+
+
+register(REFUSAL)

@@ -36,6 +36,7 @@ from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._register import register
 from .._settings import LANG
 from .._turns import first_unscored_turn, score_turns
 from ..judge import explain_if_wanted, reason_plan
@@ -223,3 +224,7 @@ VIOLENCE = SeverityMetric("violence")
 SELF_HARM = SeverityMetric("self_harm")
 #: The four severity metrics, in the order of ``CATEGORIES``.
 SEVERITY_METRICS = (HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM)
+
+
+for _metric in SEVERITY_METRICS:
+    register(_metric)
