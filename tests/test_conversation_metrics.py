@@ -409,7 +409,7 @@ def test_evaluate_with_the_flag_mode_leaves_the_text_fenced_but_readable(tmp_pat
 def test_assay_run_takes_the_four_metrics_and_lists_them(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     judge = FakeJudge(runner_script)
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: judge)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["run", str(_write(tmp_path)), "--metrics", ",".join(NAMES),
                                       "--judge", "fake", "--no-cache", "--out", str(out)])

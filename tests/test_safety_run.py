@@ -65,7 +65,7 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     without ever yielding would finish each call before the next metric asks).
     """
     fake = FakeJudge(_script, latency_s=0.002)
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: fake)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: fake)
     return fake
 
 

@@ -138,8 +138,7 @@ async def evaluate_async(
             on_plan(plan)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
                               unavailable=unavailable, settings=options.score_settings(settings),
-                              engine=run.engine, timeout=judging.timeout, tpm=judging.tpm,
-                              rpm=judging.rpm, ray_address=run.ray_address,
+                              engine=run.engine, ray_address=run.ray_address,
                               ray_workers=run.ray_workers)
     except BaseException:
         if claim is not None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..judges import cache_file
 from ..metrics import ScoringSettings
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._score import ScoreSettings
@@ -51,10 +50,7 @@ class EvalOptions:
         """What the scorers need: the run's ``scoring`` settings (built by
         :meth:`ScoringOptions.settings`) and how judge calls are made (sent as they are to
         Ray workers)."""
-        j = self.judging
-        return ScoreSettings(scoring=scoring, concurrency=j.concurrency,
-                             max_attempts=j.max_attempts, max_wait=j.max_wait,
-                             cache_path=cache_file(j.cache), timeout=j.timeout)
+        return ScoreSettings(scoring=scoring, calls=self.judging.call_options())
 
     def recorded_settings(self, scoring: ScoringSettings, *, judge: object, embeddings: object,
                           out_dir: Path | None, ray_workers: int | None) -> dict[str, Any]:
