@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
 from assay.data import Row, rows_from_records

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.redteam._attack_loop as loop
 from assay.cli.main import app
 from assay.data import read_dataset
 from assay.errors import ConfigError

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
 from assay.errors import ConfigError

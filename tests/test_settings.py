@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 import assay.cli.run as cli_run
 import assay.metrics._family as family_module
 import assay.metrics._settings as settings_module
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.calls import JudgeCallOptions
 from assay.cli.main import app
