@@ -418,15 +418,15 @@ def test_ctrl_c_exits_130_and_resume_asks_only_the_unfinished_scenarios(
 
 def test_the_command_gives_the_user_model_its_tpm_and_rpm_budget(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import assay.scenarios._simulate as simulate_module
+    import assay.calls._open as opener
     budgets: list[tuple[int | None, int | None]] = []
-    real = simulate_module.Budget
+    real = opener.Budget
 
     def spy(*, tpm: int | None = None, rpm: int | None = None) -> Any:
         budgets.append((tpm, rpm))
         return real(tpm=tpm, rpm=rpm)
 
-    monkeypatch.setattr(simulate_module, "Budget", spy)
+    monkeypatch.setattr(opener, "Budget", spy)
     result = _invoke(_command(tmp_path / "sim.jsonl", "--tpm", "90000", "--rpm", "600"),
                      monkeypatch, scripted_user())
     assert result.exit_code == 0, result.output

@@ -87,7 +87,7 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                  seeds: str | Path | None = None, categories: list[str] | None = None,
                  turns: int = DEFAULT_TURNS, backtracks: int = DEFAULT_BACKTRACKS,
                  attacker: str | Judge | None = None, judge: str | Judge = "local",
-                 cache: str | Path | bool | None = True,
+                 cache: str | Path | bool | None = None,
                  safety_threshold: str = _SCORING.safety_threshold,
                  safety_mode: str = _SCORING.safety_mode, refusal: bool = True,
                  resume: bool = False, overwrite: bool = False, parallel: int = 4,

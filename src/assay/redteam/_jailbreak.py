@@ -91,7 +91,7 @@ class _Lent:
 async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     seeds: str | Path | None = None, templates: Sequence[str | Path] | None = None,
                     categories: list[str] | None = None, turns: int = 1,
-                    judge: str | Judge = "local", cache: str | Path | bool | None = True,
+                    judge: str | Judge = "local", cache: str | Path | bool | None = None,
                     safety_threshold: str = _SCORING.safety_threshold,
                     safety_mode: str = _SCORING.safety_mode,
                     refusal: bool = True, resume: bool = False, overwrite: bool = False,
