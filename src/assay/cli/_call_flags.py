@@ -45,10 +45,10 @@ DEFAULT_MAX_ATTEMPTS: int = JudgeCallOptions().attempts
 
 #: ``--concurrency``: model requests in flight.
 ConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Model requests in flight (judge, user model, attacker), fixed. Default: a "
-                "remote model runs at the endpoint's pace (64 at first, more while latency "
-                "stays flat, half as many after a 429 or 5xx, at most 128 or the model's own "
-                "cap); a local one keeps 8 slots. --tpm / --rpm cap both.")]
+    min=1, help="Model requests in flight (judge, user model, attacker), fixed. Default: an "
+                "API judge adapts to the endpoint (64 at first, more while latency stays "
+                "flat, half after a 429 or 5xx, at most 128); a local judge keeps 8. "
+                "--tpm / --rpm cap both.")]
 #: ``--tpm``: the token budget per minute.
 TpmOption = Annotated[int | None, typer.Option(
     min=1, help="Model token budget per minute (client-side; requests wait for room).")]
