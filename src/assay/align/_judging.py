@@ -8,7 +8,9 @@ Example:
     >>> from assay.metrics.custom import PointwiseMetric
     >>> m = PointwiseMetric("tone", "<a>{{ response }}</a>", scale="1-3")
     >>> rows = [Row(id="a", line=1, answer="Hi.")]
-    >>> asyncio.run(judge_rows(m, rows, FakeJudge('{"score": 2, "reason": "ok"}'), cache=None))
+    >>> from assay.run import JudgeOptions
+    >>> asyncio.run(judge_rows(m, rows, FakeJudge('{"score": 2, "reason": "ok"}'),
+    ...                        judging=JudgeOptions(cache=None)))
     [Judged(label=2, score=2.0)]
 """
 
