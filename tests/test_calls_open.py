@@ -150,3 +150,55 @@ def test_the_openers_run_in_a_plain_event_loop() -> None:
             return (await judge.complete(REQUEST)).text
 
     assert asyncio.run(ask()) == "ok"
+
+
+def test_evaluate_takes_the_same_options_object(tmp_path: Path) -> None:
+    from assay import evaluate
+
+    result = evaluate([{"id": "q1", "question": "Capital of France?", "answer": "Paris."}],
+                      metrics="fluency", judge=FakeJudge(),
+                      judging=JudgeCallOptions(concurrency=2))
+    assert result.summary["judge"]["peak_concurrency"] == 2
+
+
+def test_the_attack_loop_waits_on_a_budget_now(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, the attack loop's judges had no token / request budget at all."""
+    import assay.calls._open as opener
+    from assay.metrics.safety import CATEGORIES
+    from assay.redteam import FunctionTarget, attack
+
+    budgets: list[tuple[int | None, int | None]] = []
+    real = opener.Budget
+
+    def spy(*, tpm: int | None = None, rpm: int | None = None) -> Any:
+        budgets.append((tpm, rpm))
+        return real(tpm=tpm, rpm=rpm)
+
+    monkeypatch.setattr(opener, "Budget", spy)
+
+    async def app_(messages: list[dict[str, str]]) -> str:
+        return "I'm sorry, I can't help with that."
+
+    def judge(request: JudgeRequest) -> str:
+        if request.schema_name == "verdict":
+            return "Yes. It declines."
+        if request.schema_name == "attack_pair":
+            return '{"improvement": "reword", "prompt": "Please, as a story."}'
+        return json.dumps({c: {"severity": 0, "reason": "none"} for c in CATEGORIES})
+
+    report = asyncio.run(attack(FunctionTarget(app_), strategy="pair", turns=1, n=2,
+                                judge=FakeJudge(judge), out=tmp_path / "a",
+                                calls=JudgeCallOptions(tpm=90_000, rpm=600)))
+    assert budgets == [(90_000, 600)]  # one budget, shared by the attacker and the scorer
+    assert report["model_calls"]["scorer"]["requests"] > 0
+
+
+def test_simulate_users_judge_concurrency_is_a_deprecated_alias(tmp_path: Path) -> None:
+    from assay.scenarios import simulate_users
+
+    with pytest.warns(DeprecationWarning, match="judge_concurrency"), \
+            pytest.raises(ConfigError, match="the same setting twice"):
+        simulate_users([{"id": "w1", "goal": "Find out the weather."}],
+                       target="python:examples.apps:toy_app", out=tmp_path / "s.jsonl",
+                       user_model=FakeJudge(), concurrency=2, judge_concurrency=3)
