@@ -202,3 +202,10 @@ def test_simulate_users_judge_concurrency_is_a_deprecated_alias(tmp_path: Path) 
         simulate_users([{"id": "w1", "goal": "Find out the weather."}],
                        target="python:examples.apps:toy_app", out=tmp_path / "s.jsonl",
                        user_model=FakeJudge(), concurrency=2, judge_concurrency=3)
+
+
+def test_simulate_seed_mode_points_concurrency_users_at_parallel() -> None:
+    result = CliRunner().invoke(app, ["simulate", "--target", "python:examples.apps:toy_app",
+                                      "--concurrency", "8"])
+    assert result.exit_code == 2
+    assert "conversations at a time are --parallel N" in " ".join(result.output.split())

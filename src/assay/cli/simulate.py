@@ -220,6 +220,9 @@ def _refuse_mixing(scenarios: Path | None, seed_mode: dict[str, bool],
         return
     alone = [flag for flag, given in scenario_mode.items() if given]
     if alone:
+        items = (" (--concurrency is the user model's requests in flight; conversations at a "
+                 "time are --parallel N)" if "--concurrency" in alone else "")
         raise AssayError(f"{', '.join(alone)} need{'s' if len(alone) == 1 else ''} "
                          "--scenarios FILE (simulated users); the harmful-seed mode takes "
-                         f"none of them. Fix: add --scenarios FILE, or drop {', '.join(alone)}.")
+                         f"none of them. Fix: add --scenarios FILE, or drop {', '.join(alone)}"
+                         f"{items}.")
