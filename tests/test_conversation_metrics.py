@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.asking import SCORE_SCHEMA, load_template
 from assay.cli.main import app
@@ -409,7 +408,7 @@ def test_evaluate_with_the_flag_mode_leaves_the_text_fenced_but_readable(tmp_pat
 def test_assay_run_takes_the_four_metrics_and_lists_them(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     judge = FakeJudge(runner_script)
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: judge)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["run", str(_write(tmp_path)), "--metrics", ",".join(NAMES),
                                       "--judge", "fake", "--no-cache", "--out", str(out)])

@@ -96,13 +96,13 @@ def _follow_up(reply: str, turn: int) -> str:
 
 
 async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, turns: int = 1,
-                   resume: bool = False, concurrency: int = 4, max_attempts: int = 4,
+                   resume: bool = False, parallel: int = 4, max_attempts: int = 4,
                    progress: bool = False, description: str = "asking the app",
                    max_wait: float = RetryPolicy.max_wait, limits: FieldLimits | None = None
                    ) -> list[dict[str, Any]]:
     """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
 
-    Returns the rows in attack order. An app call that keeps failing (after retries on
+    ``parallel``: conversations at a time. Returns the rows in attack order. An app call that keeps failing (after retries on
     retryable errors) leaves its row with ``error`` set, never silently out of the file.
     """
     if turns < 1:
@@ -112,7 +112,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     pending = [a for a in attacks if a.id not in rows]
     retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)
     limits = limits or FieldLimits()
-    sem = asyncio.Semaphore(concurrency)
+    sem = asyncio.Semaphore(parallel)
     # appended rows may repeat a failed row's id; the final rewrite keeps one row per attack
     writer = ResultsWriter(out, append=resume)
 

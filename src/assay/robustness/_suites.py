@@ -85,7 +85,7 @@ def _score(job: dict[str, Any], inst: Instance, response: str) -> dict[str, Any]
 async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *,
                     out: Path, k: int = 5, ratios: Sequence[float] = (0, 0.2, 0.4, 0.6, 0.8),
                     resume: bool = False, lang: str = ScoringOptions().lang,
-                    concurrency: int = 4,
+                    parallel: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
                     progress: bool = False, max_wait: float = RetryPolicy.max_wait
                     ) -> list[dict[str, Any]]:
@@ -93,6 +93,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
     only the rest. A target that keeps failing leaves its item with an ``error``, never a score.
+    ``parallel``: test inputs asked at a time (the judge's requests in flight are its own:
+    see :func:`assay.calls.open_judge`).
     With a ``judge`` (rejection suite), each answer also gets the judge's verdict; on resume,
     stored answers that lack it are judged without asking the app again.
     """
@@ -111,7 +113,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     unjudged = [r for r in records.values() if use_judge and r.get("error") is None
                 and "rejected_judge" not in r]
     retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)  # the app's calls
-    sem = asyncio.Semaphore(concurrency)
+    sem = asyncio.Semaphore(parallel)
     writer = ResultsWriter(path, append=bool(done))
 
     async def one(job: dict[str, Any]) -> None:

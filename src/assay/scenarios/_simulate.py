@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +37,10 @@ from typing import Any
 
 from .._files import write_json
 from ..agents import AgentRunner, make_agent
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy, all_or_none
+from ..calls import JudgeCallOptions, OpenedJudge, all_or_none, open_judge
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
-from ..judges import Judge, JudgeCache, cache_file, make_judge
+from ..judges import Judge
 from ..records import ResultsWriter, RowProgress, rewrite_in_order
 from ..run import run_sync
 from ._conversation import converse
@@ -85,10 +86,11 @@ async def simulate_users_async(
     scenarios: Scenarios, *, target: str | AgentRunner, out: str | Path,
     tools: str | None = None, user_model: str | Judge = "local",
     max_turns: int = DEFAULT_MAX_TURNS, seed: int = 0, resume: bool = False,
-    overwrite: bool = False, concurrency: int = 4, judge_concurrency: int | None = None,
-    tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool = True,
-    timeout: float = DEFAULT_TIMEOUT, max_steps: int = 8, progress: bool = False,
-    max_wait: float = RetryPolicy.max_wait, max_field_chars: int = FieldLimits.max_field_chars,
+    overwrite: bool = False, parallel: int = 4, calls: JudgeCallOptions | None = None,
+    concurrency: int | None = None, judge_concurrency: int | None = None,
+    tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool | None = None,
+    timeout: float | None = None, max_steps: int = 8, progress: bool = False,
+    max_wait: float | None = None, max_field_chars: int = FieldLimits.max_field_chars,
     long_fields: LongFields = "refuse",
 ) -> SimulationResult:
     """Play each scenario against ``target`` with a simulated user and write the conversations
@@ -104,12 +106,15 @@ async def simulate_users_async(
             of each scenario that has none (see :func:`~._personas.pick_persona`).
         resume / overwrite: continue the run in ``out``, or replace it (without either, an
             existing one is refused).
-        concurrency: conversations in flight. judge_concurrency: user-model requests in
-            flight (default: the judge's). tpm / rpm: the user model's budget.
-        cache: the judge cache (True: the default file; a path; False: none).
-        timeout: seconds one model, app or tool call may take. max_steps: agent turns per app
-            turn (with tools). progress: show progress on stderr.
-        max_wait: seconds one user-model or app call may wait on rate limits (429) in all.
+        parallel: conversations in flight.
+        calls: how user-model calls are made (:class:`~assay.calls.JudgeCallOptions`; its
+            ``timeout`` and ``max_wait`` hold for the app's and tools' calls too). Or, each
+            given at most one way: concurrency: user-model requests in flight (default:
+            the judge's; ``judge_concurrency``: its deprecated name). tpm / rpm: the user
+            model's budget. cache: the judge cache (True, the default: the default file; a
+            path; False: none). timeout: seconds one model, app or tool call may take.
+            max_wait: seconds one user-model or app call may wait on rate limits (429).
+        max_steps: agent turns per app turn (with tools). progress: show progress on stderr.
         max_field_chars / long_fields: an app message longer than ``max_field_chars`` ends
             its conversation as ``app_failed`` (``"refuse"``) or is cut to it before the user
             model reads it (``"truncate"``, the cut recorded in the row's ``simulation``).
@@ -120,38 +125,46 @@ async def simulate_users_async(
         JudgeStoppedError: the user model failed the same hard way three times in a row.
     """
     started = time.monotonic()
-    _check_options(max_turns=max_turns, seed=seed, concurrency=concurrency)
+    _check_options(max_turns=max_turns, seed=seed, parallel=parallel)
+    if judge_concurrency is not None:
+        warnings.warn("simulate_users(judge_concurrency=...) is deprecated; use "
+                      "concurrency=... (user-model requests in flight).", DeprecationWarning,
+                      stacklevel=2)
+        if concurrency is not None:
+            raise ConfigError(f"Got {option('concurrency', concurrency)} and "
+                              f"{option('judge_concurrency', judge_concurrency)}: the same "
+                              "setting twice. Give concurrency only.")
+        concurrency = judge_concurrency
+    calls = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
+                                            concurrency=concurrency, tpm=tpm, rpm=rpm,
+                                            cache=cache, timeout=timeout, max_wait=max_wait)
     if isinstance(target, AgentRunner) and tools:
         raise ConfigError(f"Got {option('tools', tools)} with a ready agent: give the tool "
                           f"functions to the agent, or {option('target')} as a spec.")
     limits = FieldLimits(max_field_chars, long_fields)
     chosen = _scenarios(scenarios)
     runner = (target if isinstance(target, AgentRunner) else
-              make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout,
-                         max_wait=max_wait, limits=limits))
-    backend: Judge | None = None
+              make_agent(target, tools=tools, max_steps=max_steps, timeout=calls.timeout,
+                         max_wait=calls.max_wait, limits=limits))
+    opened: OpenedJudge | None = None
     try:
-        backend = make_judge(user_model, timeout=timeout)
+        opened = open_judge(user_model, calls)
+        managed = opened.judge
         files = SimulationFiles.beside(out)
-        manifest = manifest_for(chosen, seed=seed, user_model=backend.id, target=runner.id,
+        manifest = manifest_for(chosen, seed=seed, user_model=managed.id, target=runner.id,
                                 tools=tools, max_turns=max_turns, max_steps=runner.max_steps)
         check_resume(files, manifest, resume=resume, overwrite=overwrite)
     except BaseException:
-        await _close(target, runner, user_model, backend)
+        await _close(target, runner, opened)
         raise
     kept = finished_rows(files) if resume else {}
     rows = {s.id: kept[s.id] for s in chosen if s.id in kept}
-    cache_path = cache_file(cache)
-    judge_cache = JudgeCache(cache_path) if cache_path else None
-    managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                           concurrency=judge_concurrency, retry=RetryPolicy(max_wait=max_wait),
-                           timeout=timeout)
     seconds: dict[str, float] = {}
     try:
         write_json(files.manifest, manifest, "the simulation's manifest")
         files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
         writer = ResultsWriter(files.rows, append=resume)
-        gate = asyncio.Semaphore(concurrency)
+        gate = asyncio.Semaphore(parallel)
 
         async def one(scenario: Scenario) -> None:
             async with gate:
@@ -169,9 +182,7 @@ async def simulate_users_async(
         finally:
             writer.close()
     finally:
-        if judge_cache is not None:
-            judge_cache.close()
-        await _close(target, runner, user_model, backend)
+        await _close(target, runner, opened)
     ordered = [rows[s.id] for s in chosen]
     rewrite_in_order(files.rows, ordered, what="the simulated conversations")
     summary = summary_of(ordered, seconds={s.id: seconds[s.id] for s in chosen if s.id in seconds},
@@ -181,15 +192,15 @@ async def simulate_users_async(
     return SimulationResult(ordered, summary, files)
 
 
-def _check_options(*, max_turns: int, seed: int, concurrency: int) -> None:
+def _check_options(*, max_turns: int, seed: int, parallel: int) -> None:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not (
             1 <= max_turns <= MAX_TURNS_CAP):
         raise ConfigError(f"Got {option('max_turns', max_turns)}. Must be a whole number of "
                           f"user turns from 1 to {MAX_TURNS_CAP}.")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"Got {option('seed', seed)}. Must be a whole number.")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError(f"Got {option('concurrency', concurrency)}. Must be at least 1.")
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ConfigError(f"Got {option('parallel', parallel)}. Must be at least 1.")
 
 
 def _scenarios(scenarios: Scenarios) -> list[Scenario]:
@@ -207,10 +218,10 @@ def _scenarios(scenarios: Scenarios) -> list[Scenario]:
     return read_scenarios(scenarios)  # type: ignore[arg-type]
 
 
-async def _close(target: str | AgentRunner, runner: AgentRunner, user_model: str | Judge,
-                 backend: Judge | None) -> None:
+async def _close(target: str | AgentRunner, runner: AgentRunner,
+                 opened: OpenedJudge | None) -> None:
     """Close what this call made from specs (an instance is its owner's to close)."""
     if not isinstance(target, AgentRunner):
         await runner.aclose()
-    if isinstance(user_model, str) and backend is not None:
-        await backend.aclose()
+    if opened is not None:
+        await opened.aclose()
