@@ -69,9 +69,9 @@ from injection_fake import steerable
 from injection_patterns import DATA, PHRASES, _jsonl, bootstrap
 
 from assay import JudgeOptions, ScoringOptions, evaluate, load_metric_file
+from assay.asking import FENCES
 from assay.judges import FakeJudge
 from assay.metrics import Metric, get_metric
-from assay.metrics.judge import FENCES
 from assay.run import DETECTORS, INJECTION_MODES
 
 SEVERITIES = ("hate_unfairness", "sexual", "violence", "self_harm")

@@ -76,7 +76,7 @@ def main() -> None:
         resume = ["--resume"] if conversations.exists() else []
         seconds = run([*ASSAY, "simulate", "--scenarios", args.scenarios, *APPS[app],
                        "--judge", args.judge, "--max-turns", str(args.max_turns),
-                       "--out", str(conversations), "--concurrency", "1", *resume])
+                       "--out", str(conversations), "--parallel", "1", *resume])
         scored_dir = folder / "scored"
         rating = run([*ASSAY, "run", str(conversations), "--metrics", METRICS, "--judge",
                       args.judge, "--out", str(scored_dir), "--no-store",

@@ -95,7 +95,7 @@ def _safety(request: JudgeRequest) -> str:
 def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     """The judge of `assay jailbreak` (template and multi-turn), attacker included."""
     fake = FakeJudge(_safety)
-    for where in ("assay.redteam._jailbreak.make_judge", "assay.redteam._attack_loop.make_judge"):
+    for where in ("assay.redteam._jailbreak.make_judge", "assay.calls._open.make_judge"):
         monkeypatch.setattr(where, lambda spec, **kw: fake)
     return fake
 
@@ -135,7 +135,7 @@ def test_simulate_scenarios_ends_that_conversation_as_app_failed_and_runs_the_ot
                                              "first_message": m}) + "\n"
                                  for i, m in (("a", "hello"), ("b", "BREAK it"),
                                               ("c", "hi"))))
-    monkeypatch.setattr("assay.scenarios._simulate.make_judge",
+    monkeypatch.setattr("assay.calls._open.make_judge",
                         lambda spec, timeout: scripted_user())
     out = tmp_path / "sim.jsonl"
     result = _invoke("simulate", "--scenarios", scenarios, "--target", target, "--out", out,
@@ -228,7 +228,7 @@ def test_simulate_masks_an_echoed_key_in_the_transcript(
 def test_simulate_scenarios_masks_the_key_in_the_transcript_and_for_the_user_model(
         tmp_path: Path, module: Callable[[str], str], monkeypatch: pytest.MonkeyPatch) -> None:
     user = scripted_user()
-    monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: user)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, timeout: user)
     scenarios = tmp_path / "scenarios.jsonl"
     scenarios.write_text(json.dumps({"id": "k", "goal": "Get the key.",
                                      "first_message": "KEY please"}) + "\n")

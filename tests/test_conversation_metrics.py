@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
+from assay.asking import SCORE_SCHEMA, load_template
 from assay.cli.main import app
 from assay.data import Row, rows_from_records
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
@@ -30,7 +30,6 @@ from assay.metrics.conversation import (
     TURN_RELEVANCE,
     ConversationView,
 )
-from assay.metrics.judge import SCORE_SCHEMA, load_template
 
 NAMES = [m.name for m in CONVERSATION_JUDGED]
 RUBRICS = [GOAL_COMPLETION, KNOWLEDGE_RETENTION, ROLE_ADHERENCE]
@@ -334,7 +333,7 @@ def test_an_app_turn_addressing_the_judge_stays_inside_the_fence(metric: Any) ->
 
 
 def test_spotlight_fences_the_transcript_between_boundary_lines() -> None:
-    from assay.metrics.judge import FENCE_STYLE
+    from assay.asking import FENCE_STYLE
 
     judge = FakeJudge(rating(5))
     token = FENCE_STYLE.set("spotlight")
@@ -409,7 +408,7 @@ def test_evaluate_with_the_flag_mode_leaves_the_text_fenced_but_readable(tmp_pat
 def test_assay_run_takes_the_four_metrics_and_lists_them(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     judge = FakeJudge(runner_script)
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: judge)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["run", str(_write(tmp_path)), "--metrics", ",".join(NAMES),
                                       "--judge", "fake", "--no-cache", "--out", str(out)])

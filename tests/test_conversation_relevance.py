@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from assay import JudgeOptions, evaluate
+from assay.asking import load_template
 from assay.data import read_dataset
 from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.metrics.judge import load_template
 
 MESSAGES = [
     {"role": "user", "content": "Which tent is lightest?"},

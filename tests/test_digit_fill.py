@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from assay.asking import RATING_SCHEMA, SCORE_SCHEMA, parse_score, weighted_rating
 from assay.errors import JudgeError
 from assay.judges import JudgeRequest, _local
 from assay.judges._digit_fill import DigitScaffold, digit_scaffold, fill_digits
 from assay.judges._local import LocalJudge
 from assay.judges._prefix_slots import PrefixSlots
-from assay.metrics.judge._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_score, weighted_rating
 from assay.metrics.safety._parse import (
     CATEGORIES,
     COMBINED_ONLY_SCHEMA,

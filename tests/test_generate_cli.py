@@ -102,7 +102,7 @@ def test_a_resume_with_changed_documents_names_them(tmp_path: Path) -> None:
 def _invoke(args: list[str], monkeypatch: pytest.MonkeyPatch, judge: FakeJudge | None = None,
             cwd: Path | None = None) -> Any:
     if judge is not None:
-        monkeypatch.setattr("assay.generate._generate.make_judge",
+        monkeypatch.setattr("assay.calls._open.make_judge",
                             lambda spec, timeout: judge)
     if cwd is not None:
         monkeypatch.chdir(cwd)

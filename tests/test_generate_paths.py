@@ -27,7 +27,7 @@ OPTIONS = ["--embeddings", "none", "--no-cache", "--no-progress"]
 def _invoke(args: list[str], monkeypatch: pytest.MonkeyPatch,
             judge: FakeJudge | None = None) -> Any:
     if judge is not None:
-        monkeypatch.setattr("assay.generate._generate.make_judge",
+        monkeypatch.setattr("assay.calls._open.make_judge",
                             lambda spec, timeout: judge)
     return CliRunner().invoke(app, args, env={"COLUMNS": "200", "NO_COLOR": "1"})
 

@@ -46,6 +46,19 @@ def test_public_api_loads_heavy_libraries_only_when_used(code: str) -> None:
     assert _loaded_after(code) == []
 
 
+def test_the_judge_and_target_kind_tables_load_no_backend_library() -> None:
+    """Every kind registers where it is defined, yet reading the tables (specs, checks) and
+    making an embedded judge or a local or Python target import no model library: each
+    backend imports its library on first use."""
+    assert _loaded_after(
+        "from assay.judges import JUDGE_KINDS, check_judge_spec, make_judge\n"
+        "from assay.targets import TARGET_KINDS, make_target\n"
+        "check_judge_spec('openai:m'); check_judge_spec('azure:d'); check_judge_spec('local')\n"
+        "JUDGE_KINDS.specs(); TARGET_KINDS.specs()\n"
+        "make_judge('local'); make_judge('fake'); make_target('local')\n"
+        "make_target('python:examples.apps:toy_app')") == []
+
+
 def test_the_probe_sees_a_library_that_was_imported() -> None:
     """The check above can fail: ``sys.modules`` shows a library once something imports it."""
     assert "openai" in _loaded_after("import assay, openai")
@@ -54,7 +67,8 @@ def test_the_probe_sees_a_library_that_was_imported() -> None:
 #: What a command's help or a usage error must not import: the other commands, the runner,
 #: the store, the injection patterns, numpy and the SDKs (issue 18, item 6).
 SLOW = ("assay.cli.align", "assay.cli.generate", "assay.calibration", "assay.run._evaluate",
-        "assay.injection._scan", "assay.store", "sqlalchemy", "numpy", "scipy", "openai", "httpx")
+        "assay.injection._scan", "assay.store", "sqlalchemy", "numpy", "scipy", "openai", "httpx",
+        "xllamacpp")
 
 
 def _loaded_by_cli(*args: str) -> list[str]:

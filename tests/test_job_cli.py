@@ -49,7 +49,7 @@ def _simulate(tmp_path: Path, module: Callable[[str], str], out: Path) -> list[s
     (tmp_path / "sc.jsonl").write_text("".join(json.dumps(s) + "\n" for s in SCENARIOS))
     return [sys.executable, "-m", "assay.cli", "simulate", "--scenarios", "sc.jsonl",
             "--target", f"python:{module(SLOW_APP)}:app", "--judge", "fake", "--no-cache",
-            "--concurrency", "1", "--out", str(out), "--store", str(tmp_path / "runs.sqlite")]
+            "--parallel", "1", "--out", str(out), "--store", str(tmp_path / "runs.sqlite")]
 
 
 def test_ctrl_c_exits_130_keeps_the_rows_written_and_marks_the_run_interrupted(
@@ -123,11 +123,11 @@ def test_a_generate_a_simulate_and_a_crescendo_attack_each_show_in_assay_runs_wi
         return got.output
 
     writer = generation_judge()
-    monkeypatch.setattr("assay.generate._generate.make_judge", lambda spec, timeout: writer)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: writer)
     cli("generate", root / "examples" / "docs", "--n", "2", "--embeddings", "none",
         "--no-cache", "--no-progress", "--out", tmp_path / "qa.jsonl")
     user = scripted_user()
-    monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: user)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: user)
     cli("simulate", "--scenarios", root / "examples" / "scenarios.jsonl", "--target",
         "python:examples.agent_app:agent", "--tools", "python:examples.agent_app:TOOLS",
         "--no-cache", "--out", tmp_path / "sim.jsonl")

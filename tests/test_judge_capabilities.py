@@ -11,6 +11,7 @@ import pytest
 
 import assay
 from assay import JudgeOptions
+from assay.asking import ask_judge
 from assay.calls import ManagedJudge
 from assay.data import Row
 from assay.errors import ConfigError
@@ -20,7 +21,6 @@ from assay.judges._local import LocalJudge
 from assay.judges._openai import OpenAIJudge, azure_judge
 from assay.metrics import ScoreContext
 from assay.metrics.judge import GROUNDEDNESS
-from assay.metrics.judge._rubric import ask_judge
 from support import chat_completion, mock_openai_judge
 
 ROW = Row(id="1", line=1, question="Where?", context="It is in Paris.", answer="In Paris.")

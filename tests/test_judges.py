@@ -21,6 +21,7 @@ import openai
 import pytest
 
 from assay import JudgeOptions, RunOptions, evaluate
+from assay.asking import RATING_SCHEMA
 from assay.calls import ManagedJudge, RetryPolicy
 from assay.errors import ConfigError, JudgeError, RetryableJudgeError
 from assay.judges import (
@@ -35,7 +36,6 @@ from assay.judges import (
 )
 from assay.judges._local import PARALLEL, LocalJudge
 from assay.judges._openai import OpenAIJudge
-from assay.metrics.judge import RATING_SCHEMA
 
 AZURE_VARS = ("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION")
 

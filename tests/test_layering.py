@@ -179,14 +179,16 @@ LAYERS: list[tuple[str, ...]] = [
     ("run",),
     ("records",),
     ("targets",),
-    ("calls",),
     ("metrics",),
+    ("asking",),
+    ("calls",),
     ("prompts",),
     ("embeddings",),
     ("judges",),
     ("injection",),
     ("store",),
     ("data",),
+    ("_spec_kinds",),
     ("_entry_points", "_env", "_files", "_http_host", "_lazy", "_sqlite_cache", "_text",
      "_version"),
     ("errors",),
@@ -195,6 +197,10 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 #: Packages that read runs as written (records/) and must never reach into the runner.
 READERS_OF_RUNS = ("report", "compare", "serve", "gate")
+#: What makes data by asking a model, computing no metric: it asks through ``assay.asking``,
+#: never ``assay.metrics`` (redteam's reply scorer and its comparison compute the safety
+#: metrics, so only its attacker is held to this).
+PRODUCERS = ("assay/generate", "assay/scenarios", "assay/redteam/_attacker.py")
 
 
 def _unit(parts: Sequence[str]) -> str | None:
@@ -250,6 +256,45 @@ def test_readers_of_runs_use_records_never_the_runner() -> None:
     bad = [where for here, there, where in package_imports()
            if here in READERS_OF_RUNS and there == "run"]
     assert not bad, "report/compare/serve/gate import assay.run:\n" + "\n".join(bad)
+
+
+def producer_metric_imports() -> list[str]:
+    """``file:line: import`` for each import of ``assay.metrics`` in a :data:`PRODUCERS`
+    module (inside functions too)."""
+    found = []
+    for path in _modules():
+        where = path.relative_to(SRC).as_posix()
+        if not any(where == p or where.startswith(p + "/") for p in PRODUCERS):
+            continue
+        for line, target, names, source in _imports(path):
+            if target[:2] == ["assay", "metrics"] or (target == ["assay"] and "metrics" in names):
+                found.append(f"{where}:{line}: {' '.join(source.split())}")
+    return found
+
+
+def test_producers_ask_through_asking_never_metrics() -> None:
+    """generate/, scenarios/ and the attacker compute no metric: they import nothing from
+    ``assay.metrics`` (templates, fencing, asking until parsed, verdicts: ``assay.asking``)."""
+    found = producer_metric_imports()
+    assert not found, "a producer imports assay.metrics:\n" + "\n".join(found)
+
+
+def test_the_producer_check_finds_a_metrics_import(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "assay"
+    for folder in ("generate", "scenarios", "redteam"):
+        (pkg / folder).mkdir(parents=True)
+    (pkg / "generate" / "_a.py").write_text("from ..metrics import ScoreContext\n"
+                                            "from ..asking import load_template\n")
+    (pkg / "scenarios" / "_b.py").write_text("def f():\n    from assay.metrics.judge import x\n")
+    (pkg / "redteam" / "_attacker.py").write_text("from .. import metrics\n")
+    (pkg / "redteam" / "_scorer.py").write_text("from ..metrics.safety import REFUSAL\n")
+    monkeypatch.setitem(globals(), "SRC", tmp_path)
+    monkeypatch.setitem(globals(), "ROOT", pkg)
+    assert producer_metric_imports() == [
+        "assay/generate/_a.py:1: from ..metrics import ScoreContext",
+        "assay/redteam/_attacker.py:1: from .. import metrics",
+        "assay/scenarios/_b.py:2: from assay.metrics.judge import x"]
 
 
 def test_the_layer_check_finds_an_upward_and_a_sideways_import() -> None:

@@ -55,7 +55,7 @@ def _invoke(args: list[str]) -> Any:
 def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     """The scripted judge every jailbreak gets, whatever ``--judge`` says."""
     scripted = FakeJudge(_rating, id="fake:rater")
-    for where in ("assay.redteam._jailbreak.make_judge", "assay.redteam._attack_loop.make_judge"):
+    for where in ("assay.redteam._jailbreak.make_judge", "assay.calls._open.make_judge"):
         monkeypatch.setattr(where, lambda spec, timeout: scripted)
     return scripted
 
@@ -95,7 +95,7 @@ def test_a_pair_attack_cuts_a_1mb_reply_before_the_scorer_and_the_attacker(
         return _rating(request)
 
     scripted = FakeJudge(answer, id="fake:both")
-    monkeypatch.setattr("assay.redteam._attack_loop.make_judge", lambda spec, timeout: scripted)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, timeout: scripted)
     out = tmp_path / "pair"
     result = _invoke(["jailbreak", "--strategy", "pair", "--turns", "2", "--target", huge_app,
                       "--n", "2", "--out", str(out), "--cache", str(tmp_path / "c.sqlite"),
@@ -118,7 +118,7 @@ def _scenarios(tmp_path: Path) -> Path:
 def test_simulate_cuts_a_1mb_reply_before_the_user_model_and_records_the_cut(
         tmp_path: Path, huge_app: str, monkeypatch: pytest.MonkeyPatch) -> None:
     user = scripted_user()
-    monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: user)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, timeout: user)
     out = tmp_path / "sim.jsonl"
     result = _invoke(["simulate", "--scenarios", str(_scenarios(tmp_path)), "--target",
                       huge_app, "--out", str(out), "--no-cache",
@@ -137,7 +137,7 @@ def test_simulate_refuses_a_1mb_reply_by_default_in_its_row_not_the_whole_run(
     """Before: the conversation's next app row was read under the dataset rule and the whole
     command stopped with 'problems found', naming options simulate did not have."""
     user = scripted_user()
-    monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: user)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, timeout: user)
     out = tmp_path / "sim.jsonl"
     result = _invoke(["simulate", "--scenarios", str(_scenarios(tmp_path)), "--target",
                       huge_app, "--out", str(out), "--no-cache"])

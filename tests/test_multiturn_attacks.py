@@ -17,12 +17,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.redteam._attack_loop as loop
+from assay.asking import load_template
 from assay.cli.main import app
 from assay.data import read_dataset
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.metrics.judge import load_template
 from assay.metrics.safety import CATEGORIES
 from assay.records import wilson_interval
 from assay.redteam import attack
@@ -95,7 +94,7 @@ class World:
         self.attacker = FakeJudge(_attacker_script, id="fake:attacker")
         self.scorer = FakeJudge(_scorer_script)
         judges = {"fake": self.scorer, "fake:attacker": self.attacker}
-        monkeypatch.setattr(loop, "make_judge", lambda spec, **kw: judges[spec])
+        monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: judges[spec])
         self.cache = tmp / "cache.sqlite"
 
     @property
@@ -423,7 +422,7 @@ def test_an_attacker_that_stops_ends_the_command_with_exit_3_and_keeps_finished_
 
     world.attacker._script = down  # type: ignore[method-assign]
     out = tmp_path / "out"
-    result = world.cli("--strategy", "crescendo", "--out", out, "--concurrency", "1")
+    result = world.cli("--strategy", "crescendo", "--out", out, "--parallel", "1")
     assert result.exit_code == 3, result.output
     assert "judge failed" in _flat(result.output) and "--resume" in _flat(result.output)
     # the plain side finished and is kept; two conversations failed before the stop

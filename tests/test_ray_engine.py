@@ -7,6 +7,7 @@ installed they are skipped, unless ``ASSAY_REQUIRE_RAY=1`` (CI), where they fail
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 import time
@@ -17,17 +18,18 @@ from typing import Any
 import pytest
 
 import support
+from assay.asking import load_template
+from assay.calls import JudgeCallOptions
 from assay.calls._ray_budget import BudgetClient, start_budget_actor
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import MetricResult, ScoreContext, ScoringSettings, get_metric
-from assay.metrics.judge import load_template
 from assay.run._ray import IN_FLIGHT, RayEngine
 from assay.run._score import Scorer, ScoreSettings
 
 METRICS = ["f1_score", "exact_match", "groundedness", "relevance"]
-SETTINGS = ScoreSettings(concurrency=4, cache_path=None)
+SETTINGS = ScoreSettings(calls=JudgeCallOptions(concurrency=4))
 WORKERS, BATCH = 2, 4
 
 
@@ -79,7 +81,9 @@ async def score_locally(rows: Sequence[Row]) -> tuple[dict[str, dict[str, Any]],
 
 async def score_on_ray(rows: Sequence[Row]) -> dict[str, Any]:
     engine = RayEngine([get_metric(m) for m in METRICS], judge=FakeJudge(script), embedder=None,
-                       settings=SETTINGS, workers=WORKERS, batch_size=BATCH, tpm=10**8)
+                       settings=dataclasses.replace(
+                           SETTINGS, calls=JudgeCallOptions(concurrency=4, tpm=10**8)),
+                       workers=WORKERS, batch_size=BATCH)
     records: dict[str, dict[str, Any]] = {}
     pulled: list[int] = []
     ahead: list[int] = []
@@ -165,7 +169,7 @@ async def test_the_runs_settings_reach_the_workers(ray_instance: Any) -> None:
     """The one settings object goes to every worker as it is: the rubric language, the reasons
     plan and the safety family's own setting shape the same records as the local engine's."""
     settings = ScoreSettings(scoring=ScoringSettings.build(
-        {"lang": "zh", "reasons": "never", "safety_mode": "separate"}), cache_path=None)
+        {"lang": "zh", "reasons": "never", "safety_mode": "separate"}))
     metrics = [get_metric("fluency"), get_metric("violence")]
     rows = qa_rows(6)
     scorer = Scorer(metrics, judge=FakeJudge(severity_or_rating), embedder=None,

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from assay import JudgeOptions, ScoringOptions, evaluate
+from assay.asking import load_template
 from assay.data import Row, rows_from_records
 from assay.errors import ConfigError, JudgeError
 from assay.judges import FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import REGISTRY, ScoreContext, plan_metrics
-from assay.metrics.judge import load_template
 from assay.metrics.rag import retrieval_value
 from conftest import numbered, section, user_of
 

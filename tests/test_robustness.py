@@ -225,7 +225,7 @@ def test_cli_rejection_with_judge(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_rejection_prompt_renders_fenced_in_both_languages(lang: str) -> None:
-    from assay.metrics.judge import load_template
+    from assay.asking import load_template
 
     template = load_template("rejection", lang, variant="verdict")
     assert template.variables == {"question", "answer"}

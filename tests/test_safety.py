@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from assay.asking import LANGS, load_template
 from assay.calls import ManagedJudge
 from assay.data import Row, Turn
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCache, JudgeRequest, JudgeResponse, TokenLogprob
 from assay.metrics import MetricResult, ScoreContext
-from assay.metrics.judge import LANGS, load_template
 from assay.metrics.safety import (
     CATEGORIES,
     HATE_UNFAIRNESS,

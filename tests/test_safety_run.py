@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
 from assay.cli.main import app
 from assay.errors import ConfigError
@@ -65,7 +64,7 @@ def judge(monkeypatch: pytest.MonkeyPatch) -> FakeJudge:
     without ever yielding would finish each call before the next metric asks).
     """
     fake = FakeJudge(_script, latency_s=0.002)
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: fake)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: fake)
     return fake
 
 

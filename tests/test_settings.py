@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 import assay.cli.run as cli_run
 import assay.metrics._family as family_module
 import assay.metrics._settings as settings_module
-import assay.run._setup as setup
 from assay import JudgeOptions, ScoringOptions, evaluate
+from assay.calls import JudgeCallOptions
 from assay.cli.main import app
 from assay.data import Row
 from assay.errors import ConfigError
@@ -192,7 +192,7 @@ def test_a_bad_value_is_one_config_error_naming_it_before_any_judge_call(name: s
 def test_assay_run_with_a_bad_reasons_exits_2_with_the_allowed_values(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     judge = FakeJudge()
-    monkeypatch.setattr(setup, "make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, **kw: judge)
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "q1", "question": "Capital of France?", "answer": "Paris."}\n')
     out = tmp_path / "out"
@@ -337,7 +337,8 @@ def test_the_settings_check_gives_the_same_answer_whichever_module_is_imported_f
 
 def test_the_settings_object_pickles_for_ray_workers_as_it_is() -> None:
     settings = ScoreSettings(scoring=ScoringSettings.build(
-        {"lang": "zh", "reasons": "never", "safety_mode": "separate"}), concurrency=2)
+        {"lang": "zh", "reasons": "never", "safety_mode": "separate"}),
+        calls=JudgeCallOptions(concurrency=2, cache=Path("c.sqlite")))
     sent = pickle.loads(pickle.dumps(settings))
     assert sent == settings and sent.scoring.family("safety_mode") == "separate"
 

@@ -147,7 +147,7 @@ def test_a_failed_user_model_call_ends_one_conversation_and_a_dead_one_stops_the
                      id="fake:user")
     with pytest.raises(JudgeStoppedError):
         _simulate([{**REFUND, "id": f"r{i}"} for i in range(5)], tmp_path / "b.jsonl", dead,
-                  concurrency=1)
+                  parallel=1)
     assert (tmp_path / "b.run.json").exists()  # a resume can continue it
 
 
@@ -326,7 +326,7 @@ def test_the_shipped_examples_are_valid() -> None:
 def _invoke(args: list[str], monkeypatch: pytest.MonkeyPatch,
             judge: FakeJudge | None = None) -> Any:
     if judge is not None:
-        monkeypatch.setattr("assay.scenarios._simulate.make_judge", lambda spec, timeout: judge)
+        monkeypatch.setattr("assay.calls._open.make_judge", lambda spec, timeout: judge)
     return CliRunner().invoke(app, ["simulate", *args],
                               env={"COLUMNS": "160", "NO_COLOR": "1"})
 
@@ -398,14 +398,14 @@ def test_ctrl_c_exits_130_and_resume_asks_only_the_unfinished_scenarios(
             raise KeyboardInterrupt
         return script(request)
 
-    result = _invoke([*_command(out), "--concurrency", "1"], monkeypatch,
+    result = _invoke([*_command(out), "--parallel", "1"], monkeypatch,
                      FakeJudge(interrupted, id="fake:user"))
     assert result.exit_code == 130, result.output
     assert "rerun the same command with --resume" in " ".join(result.output.split())
     done = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert done == ["order-status", "trip-weather"]
     judge = scripted_user()
-    resumed = _invoke([*_command(out), "--concurrency", "1", "--resume"], monkeypatch, judge)
+    resumed = _invoke([*_command(out), "--parallel", "1", "--resume"], monkeypatch, judge)
     assert resumed.exit_code == 0, resumed.output
     scenarios = read_scenarios(EXAMPLES)
     asked_for = {s.id for s in scenarios for r in judge.requests
@@ -418,15 +418,15 @@ def test_ctrl_c_exits_130_and_resume_asks_only_the_unfinished_scenarios(
 
 def test_the_command_gives_the_user_model_its_tpm_and_rpm_budget(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import assay.scenarios._simulate as simulate_module
+    import assay.calls._open as opener
     budgets: list[tuple[int | None, int | None]] = []
-    real = simulate_module.Budget
+    real = opener.Budget
 
     def spy(*, tpm: int | None = None, rpm: int | None = None) -> Any:
         budgets.append((tpm, rpm))
         return real(tpm=tpm, rpm=rpm)
 
-    monkeypatch.setattr(simulate_module, "Budget", spy)
+    monkeypatch.setattr(opener, "Budget", spy)
     result = _invoke(_command(tmp_path / "sim.jsonl", "--tpm", "90000", "--rpm", "600"),
                      monkeypatch, scripted_user())
     assert result.exit_code == 0, result.output

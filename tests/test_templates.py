@@ -15,12 +15,12 @@ from importlib import resources
 
 import pytest
 
+from assay.asking import LANGS, fence, load_template, parse_rating, weighted_rating
 from assay.errors import ConfigError
 from assay.judges import TokenLogprob
 from assay.metrics import REGISTRY
 from assay.metrics.agent import AgentRubricMetric
 from assay.metrics.conversation import CONVERSATION_JUDGED
-from assay.metrics.judge import LANGS, fence, load_template, parse_rating, weighted_rating
 
 JUDGE_METRICS = sorted(name for name, m in REGISTRY.items() if m.uses_judge)
 #: Prompt folders whose plain file asks for a Yes/No answer (like a ``verdict`` variant), then

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from assay.asking import Unanswered, VerdictAnswer, ask_until_parsed, ask_verdict, cut_reason
 from assay.calls import ManagedJudge
 from assay.data import Row
 from assay.judges import (
@@ -20,8 +21,7 @@ from assay.judges import (
     LocalJudge,
     Truncated,
 )
-from assay.metrics import MetricResult, ScoreContext, get_metric
-from assay.metrics.judge import ask_until_parsed, ask_verdict, cut_reason
+from assay.metrics import ScoreContext, get_metric
 from support import mock_openai_judge
 
 ROW = Row(id="r", line=1, question="Weight?", answer="1.3 kg.", context="It weighs 1.3 kg.")
@@ -64,9 +64,10 @@ def test_a_cut_free_text_answer_is_unscored_even_when_its_start_would_parse() ->
     # a line-per-item answer cut after a few lines reads as a shorter list: never read it
     request = JudgeRequest(messages=[{"role": "user", "content": "List the claims."}],
                            schema_name="claims", json_schema=None, max_tokens=20)
-    ctx = ScoreContext(judge=FakeJudge(Truncated("The tent is red.\nThe tent weighs")))
-    got = asyncio.run(ask_until_parsed(ctx, request, lambda t: t.splitlines()[:1], {}, "no"))
-    assert isinstance(got, MetricResult) and got.error == cut_reason(20)
+    judge = FakeJudge(Truncated("The tent is red.\nThe tent weighs"))
+    got = asyncio.run(ask_until_parsed(judge, request, lambda t: t.splitlines()[:1], "no"))
+    assert isinstance(got, Unanswered) and got.reason == cut_reason(20)
+    assert got.failure == "cut" and got.raw_answer == "The tent is red.\nThe tent weighs"
 
 
 def test_a_cut_reason_keeps_its_verdict_and_says_the_reason_was_cut() -> None:
@@ -100,10 +101,9 @@ def test_a_verdict_alone_is_cut_on_purpose_and_scored() -> None:
 
 
 def test_an_uncut_verdict_with_reason_has_no_mark() -> None:
-    details: dict[str, Any] = {}
-    ctx = ScoreContext(judge=FakeJudge("No. Not in the context."))
-    got = asyncio.run(ask_verdict(ctx, [{"role": "user", "content": "?"}], details))
-    assert got == (False, "Not in the context.", None) and details == {}
+    got = asyncio.run(ask_verdict(FakeJudge("No. Not in the context."),
+                                  [{"role": "user", "content": "?"}]))
+    assert got == VerdictAnswer(False, "Not in the context.", None, reason_truncated=False)
 
 
 def test_cut_ok_is_not_part_of_the_cache_key() -> None:

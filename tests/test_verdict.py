@@ -7,9 +7,9 @@ import math
 import pytest
 
 from assay import JudgeOptions, ScoringOptions, evaluate
+from assay.asking import p_yes, parse_verdict, scale_probability
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
-from assay.metrics.judge._verdict import p_yes, parse_verdict, scale_probability
 
 ROW = {"question": "Where is it?", "context": "It is in Paris.", "answer": "In Berlin."}
 

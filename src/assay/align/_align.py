@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..calibration import agreement_stats, human_labels, human_scale
+from ..calls import JudgeCallOptions
 from ..data import read_dataset
 from ..errors import ConfigError, DataError
 from ..judges import Judge, make_judge
@@ -108,10 +109,11 @@ async def align_async(
     data: str | Path, *, metric: str | Metric, judge: str | Judge = "local",
     out: str | Path | None = None, variants: Sequence[str | Metric] = (),
     shots: Sequence[int] = (1, 2), heldout: float = 0.3, seed: int = 0,
-    mapping: Mapping[str, str] | None = None, cache: str | Path | bool | None = True,
+    mapping: Mapping[str, str] | None = None, calls: JudgeCallOptions | None = None,
+    cache: str | Path | bool | None = None,
     concurrency: int | None = None, lang: str = ScoringOptions().lang, progress: bool = False,
-    on_stage: Callable[[str], None] | None = None, max_wait: float = JudgeOptions().max_wait,
-    timeout: float = JudgeOptions().timeout,
+    on_stage: Callable[[str], None] | None = None, max_wait: float | None = None,
+    timeout: float | None = None,
 ) -> AlignmentResult:
     """Align ``metric`` to the human ratings in ``data`` (``{metric}/human_rating``) and
     write ``out/<metric>-aligned.md`` and ``out/alignment.json``.
@@ -125,16 +127,21 @@ async def align_async(
         shots: few-shot sizes to try (rated train examples per label); empty for none.
         heldout: share of the rows kept for measuring (0.3-0.8), never used for choosing.
         seed: drives the split, the example picks, the map's folds and the bootstrap.
-        mapping, cache, concurrency, lang, progress: as for :func:`assay.evaluate`.
+        mapping, lang, progress: as for :func:`assay.evaluate`.
+        calls: how judge calls are made (:class:`~assay.calls.JudgeCallOptions`). Or, each
+            given at most one way: cache (True, the default: the default file; a path;
+            False: none), concurrency, max_wait, timeout (rate-limit waits and the deadline
+            of one judge call).
         on_stage: called with a line saying what is judged next.
-        max_wait, timeout: as :class:`assay.run.JudgeOptions` takes them (rate-limit waits and
-            the deadline of one judge call).
 
     Raises:
         ConfigError: a pairwise or built-in metric, a variant on another scale, a bad option.
         DataError: no human column, labels off the scale, rows lacking a template field,
             or too few rated rows for a split (all before any judge call).
     """
+    options = JudgeCallOptions.with_overrides(calls, cache_by_default=True, cache=cache,
+                                              concurrency=concurrency, max_wait=max_wait,
+                                              timeout=timeout)
     base = _pointwise(metric)
     tried = [_variant(base, v) for v in variants]
     scale = human_scale(base)
@@ -170,9 +177,9 @@ async def align_async(
     candidates += [_Candidate(f"variant {m.source or i + 1}", m) for i, m in enumerate(tried)]
 
     own_judge = isinstance(judge, str)
-    backend = make_judge(judge)
-    run: dict[str, Any] = {"cache": cache, "concurrency": concurrency, "lang": lang,
-                           "progress": progress, "max_wait": max_wait, "timeout": timeout}
+    backend = make_judge(judge, timeout=options.timeout)
+    run: dict[str, Any] = {"judging": JudgeOptions.from_calls(options), "lang": lang,
+                           "progress": progress}
     sel_rows = [r for r, _ in selection]
     sel_human = [lab for _, lab in selection]
     positions = [scale.labels.index(lab) for lab in sel_human]

@@ -8,7 +8,9 @@ Example:
     >>> from assay.metrics.custom import PointwiseMetric
     >>> m = PointwiseMetric("tone", "<a>{{ response }}</a>", scale="1-3")
     >>> rows = [Row(id="a", line=1, answer="Hi.")]
-    >>> asyncio.run(judge_rows(m, rows, FakeJudge('{"score": 2, "reason": "ok"}'), cache=None))
+    >>> from assay.run import JudgeOptions
+    >>> asyncio.run(judge_rows(m, rows, FakeJudge('{"score": 2, "reason": "ok"}'),
+    ...                        judging=JudgeOptions(cache=None)))
     [Judged(label=2, score=2.0)]
 """
 
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..data import Row, row_inputs
@@ -46,18 +47,15 @@ def record_of(row: Row) -> dict[str, Any]:
 
 
 async def judge_rows(metric: PointwiseMetric, rows: Sequence[Row], judge: Judge, *,
-                     cache: str | Path | bool | None = True, concurrency: int | None = None,
-                     lang: str = ScoringOptions().lang, progress: bool = False,
-                     max_wait: float = JudgeOptions().max_wait,
-                     timeout: float = JudgeOptions().timeout) -> list[Judged]:
-    """The judge's verdict on each row, in order."""
+                     judging: JudgeOptions, lang: str = ScoringOptions().lang,
+                     progress: bool = False) -> list[Judged]:
+    """The judge's verdict on each row, in order (``judging``: how judge calls are made)."""
     if not rows:
         return []
     result = await evaluate_async(
         [record_of(r) for r in rows], metrics=[metric], judge=judge,
         scoring=ScoringOptions(lang=lang),
-        judging=JudgeOptions(cache=cache, concurrency=concurrency, max_wait=max_wait,
-                             timeout=timeout),
+        judging=judging,
         run=RunOptions(progress=progress))
     cells = {rec["id"]: rec.get(metric.name) or {} for rec in result.rows}
     out = []

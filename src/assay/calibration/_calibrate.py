@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import mask_secrets
+from ..calls import JudgeCallOptions
 from ..data import Row, read_dataset
 from ..errors import ConfigError, DataError
 from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import CHOICES, PairwiseMetric, PointwiseMetric
 from ..records import open_run_store
-from ..run import evaluate, group_options
+from ..run import JudgeOptions, evaluate, group_options
 from ._reliability import reliability
 from ._report import write_calibration
 from ._stats import agreement_stats
@@ -125,17 +126,23 @@ def _safe(name: str) -> str:
 
 def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
               judges: Sequence[str | Judge] = ("local",), out: str | Path | None = None,
-              mapping: Mapping[str, str] | None = None, **evaluate_kwargs: Any
-              ) -> CalibrationResult:
+              mapping: Mapping[str, str] | None = None, calls: JudgeCallOptions | None = None,
+              **evaluate_kwargs: Any) -> CalibrationResult:
     """Agreement of ``metric`` (or several versions of it, e.g. two template files) with the
-    human column of ``data``, for each judge. Keyword arguments go to :func:`assay.evaluate`
-    (``lang``, ``style``, ``cache``, ``concurrency``, ...).
+    human column of ``data``, for each judge. ``calls``: how judge calls are made
+    (:class:`~assay.calls.JudgeCallOptions`); its fields may be given as keywords instead
+    (``cache``, ``concurrency``, ``timeout``, ..., each one way at most). Other keyword
+    arguments go to :func:`assay.evaluate` (``lang``, ``style``, ...).
 
     Raises:
         DataError: no row has the human column, or some human labels are off the scale (all
             listed, with line and value), before any judge call.
         ConfigError: the metric has no discrete scale, or versions disagree on the scale.
     """
+    call_keys = {"concurrency", "timeout", "max_attempts", "max_wait", "tpm", "rpm", "cache"}
+    judging = JudgeOptions.from_calls(JudgeCallOptions.with_overrides(
+        calls, cache_by_default=True,
+        **{k: evaluate_kwargs.pop(k) for k in call_keys & set(evaluate_kwargs)}))
     versions: list[Metric] = ([get_metric(metric)] if isinstance(metric, str) else
                               [metric] if not isinstance(metric, Sequence) else
                               [m for m in metric if not isinstance(m, str)])
@@ -162,7 +169,8 @@ def calibrate(data: str | Path, *, metric: str | Metric | Sequence[Metric],
             stored = {"kind": "calibration", "run_name": f"calibrate {name}",
                       "tags": ["calibration", version.name], "overwrite": True,
                       **evaluate_kwargs}
-            result = evaluate(data, metrics=[version], judge=judge, **group_options(
+            result = evaluate(data, metrics=[version], judge=judge, judging=judging,
+                              **group_options(
                 mapping=mapping, out=out_dir / _safe(name), **stored))
             by_id = {rec["id"]: rec for rec in result.rows}
             cells = [by_id[r.id][version.name] for r in rows]

@@ -2,6 +2,10 @@
 budget, an adaptive pace, retries and one deadline per call (run, calibrate, align, explain,
 the robustness suites and the simulators all call models through here).
 
+- :class:`JudgeCallOptions`: how calls are made (requests in flight, deadline, tries, wait on
+  rate limits, budget, cache), one default per field; :func:`open_judge`, :func:`open_judges`
+  (a panel) and :func:`open_embedder` build the stack below from it and close it once (the
+  only place that does).
 - :class:`ManagedJudge` / :class:`ManagedEmbedder`: a judge or embedder with cache, budget,
   pace, retry and deadline, and their counters (:class:`JudgeStats`, :class:`EmbeddingStats`).
 - :class:`Budget`: the client-side TPM / RPM budget (``start_budget_actor`` and
@@ -25,6 +29,8 @@ from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
 from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
+from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
+from ._options import JudgeCallOptions
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._retry import RetryPolicy
 from ._together import all_or_none
@@ -35,13 +41,20 @@ __all__ = [
     "Budget",
     "BudgetClient",
     "EmbeddingStats",
+    "JudgeCallOptions",
     "JudgeStats",
     "ManagedEmbedder",
     "ManagedJudge",
+    "OpenedEmbedder",
+    "OpenedJudge",
+    "OpenedJudges",
     "RetryPolicy",
     "all_or_none",
     "check_timeout",
     "in_daemon_thread",
+    "open_embedder",
+    "open_judge",
+    "open_judges",
     "start_budget_actor",
     "within",
 ]

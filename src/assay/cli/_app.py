@@ -59,7 +59,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "it) and print its path.")),
     "explain": ("explain", "explain_cmd", ("Print the judge's reason for a stored row, asking "
                 "the judge where the run left it out.")),
-    "runs": ("runs", "runs_cmd", "List stored runs, newest first."),
+    "runs": ("runs", "runs_cmd", ("List stored runs, newest first: evaluations and every other "
+             "job (generate, simulate, attack, robustness, watch, calibration), each with its "
+             "kind.")),
     "show": ("runs", "show_cmd", "Print one stored run: its settings and its summary table."),
     "export": ("runs", "export_cmd", ("Write a stored run's per-row results to JSON Lines, CSV "
                "or Parquet.")),

@@ -24,6 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..calls import JudgeCallOptions
 from ..errors import AssayError
 from ..scenarios import DEFAULT_MAX_TURNS, STOP_REASONS, simulate_users
 from ..targets import FailureTally
@@ -39,11 +40,10 @@ SCORE_METRICS = "goal_completion,knowledge_retention,role_adherence,turn_relevan
 
 
 def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str | None,
-                  user_model: str, max_turns: int | None, seed: int | None,
-                  tpm: int | None = None, rpm: int | None = None, resume: bool,
-                  overwrite: bool, concurrency: int, cache: Path | None, no_cache: bool,
-                  timeout: float, max_failed_share: float, max_wait: float,
-                  max_field_chars: int, long_fields: str, store: str | bool = False) -> None:
+                  user_model: str, max_turns: int | None, seed: int | None, resume: bool,
+                  overwrite: bool, parallel: int, calls: JudgeCallOptions,
+                  max_failed_share: float, max_field_chars: int, long_fields: str,
+                  store: str | bool = False) -> None:
     """Simulate the users of ``scenarios``, print the table and the hint; exit 3 when more
     than ``max_failed_share`` of the conversations failed."""
     path = out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl"
@@ -54,9 +54,8 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
         result = simulate_users(
             scenarios, target=target, out=path, tools=tools, user_model=user_model,
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,
-            overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
-            cache=False if no_cache else (cache or True), timeout=timeout,
-            progress=sys.stderr.isatty(), max_wait=max_wait, max_field_chars=max_field_chars,
+            overwrite=overwrite, parallel=parallel, calls=calls,
+            progress=sys.stderr.isatty(), max_field_chars=max_field_chars,
             long_fields=long_fields, store=store)  # it holds the file while it writes
     summary = result.summary
     print_simulation(summary, title=f"assay simulate: {summary['scenarios']} scenarios")

@@ -22,6 +22,16 @@ from ..data import parse_mapping
 from ..errors import AssayError
 from ..metrics.custom import load_metric_file
 from ..run import ScoringOptions
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors
 from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption, comma_numbers
 
@@ -95,13 +105,14 @@ def align(
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
-    concurrency: Annotated[int | None, typer.Option(min=1, help="Judge requests in flight.")
-                           ] = None,
+    concurrency: ConcurrencyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
     max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
-) -> None:
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,) -> None:
     """Try few-shot examples, a score map and wording variants on train rows; measure the
     best against the metric as given on held-out rows; write the aligned metric file."""
     with exit_on_errors("\ninterrupted: judge answers so far are cached; rerun to continue."):
@@ -116,8 +127,9 @@ def align(
         result = run_alignment(
             data, metric=base, judge=judge, out=out, variants=variants, shots=sizes,
             heldout=heldout, seed=seed, mapping=parse_mapping(map_ or []), lang=lang,
-            cache=False if no_cache else (cache or True), concurrency=concurrency,
-            timeout=timeout, max_wait=max_wait, progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
+            calls=call_options(concurrency=concurrency, timeout=timeout,
+                               max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                               cache=cache, no_cache=no_cache), progress=True, on_stage=lambda line: err.print(line, highlight=False, markup=False))
     report = result.report
     for cand in report["candidates"]:
         Console().print(f"train ({report['selection_rows']} rows): {cand['prompt']}"

@@ -22,6 +22,16 @@ from ..errors import AssayError
 from ..metrics import Metric
 from ..metrics.custom import load_metric_file
 from ..run import ScoringOptions
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors
 from ._options import (
     DEFAULT_MAX_WAIT,
@@ -59,17 +69,20 @@ def calibrate(
         _SCORING.style,
     map_: Annotated[list[str] | None, typer.Option(
         "--map", help="FIELD=COLUMN for other column names.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the cache.")] = False,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     no_swap: Annotated[bool, typer.Option(
         "--no-swap", help="Pairwise metrics: judge one order only.")] = False,
     tie_margin: Annotated[float | None, typer.Option(
         min=0.0, max=1.0, help="Pairwise metrics: a TIE when the judge's averaged P(candidate "
                                "better) and P(baseline better) differ by less than this "
                                "(default: the metric file's tie_margin, else 0).")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge requests in flight.")] = 8,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
 ) -> None:
@@ -87,8 +100,9 @@ def calibrate(
         result = run_calibration(
             data, metric=versions or metric or "", judges=judge or ["local"], out=out_dir,
             mapping=parse_mapping(map_ or []), lang=lang, style=style,
-            cache=False if no_cache else (cache or True), concurrency=concurrency,
-            timeout=timeout, max_wait=max_wait, store=store_arg(store, no_store))
+            calls=call_options(concurrency=concurrency, timeout=timeout,
+                               max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                               cache=cache, no_cache=no_cache), store=store_arg(store, no_store))
     Console().print(comparison_table(result.reports,
                                      title=f"assay calibrate: {result.metric} vs humans"))
     for name, report in result.reports.items():

@@ -21,11 +21,12 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..compare import compare_runs
+from ..compare import check_comparable, compare_attack_runs, compare_runs
 from ..errors import AssayError, ConfigError
 from ..gate import check_comparison, parse_bars
 from ..records import RunData, load_run
 from ..store import open_store
+from ._compare_attacks import print_attack_comparison
 from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
@@ -64,17 +65,31 @@ def compare(
     store: StoreOption = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval
-    (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most."""
+    (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most.
+    Two attack runs (assay jailbreak --strategy crescendo|pair): success and plain defect
+    rates per category with 95% intervals, and their difference."""
     with exit_on_errors("interrupted"):
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
         chosen = comma_names(metrics) if metrics else None
         run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
-        with_store_provenance([run_a_data, run_b_data], store)
-        comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot, top=top)
+        attacks = check_comparable(run_a_data, run_b_data) == "attack"
+        if attacks and (bars or chosen):
+            raise ConfigError(f"Got {'--max-drop' if bars else '--metrics'} with two attack "
+                              "runs: they compare success rates, not metric means. Fix: drop "
+                              "the option.")
+        if attacks:
+            comparison = compare_attack_runs(run_a_data, run_b_data)
+        else:
+            with_store_provenance([run_a_data, run_b_data], store)
+            comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot,
+                                      top=top)
         if json_out is not None:
             write_json(comparison, json_out)
-    print_comparison(comparison, err if to_stdout(json_out) else None)
+    if attacks:
+        print_attack_comparison(comparison, err if to_stdout(json_out) else None)
+    else:
+        print_comparison(comparison, err if to_stdout(json_out) else None)
     print_warnings(comparison)
     if json_out is not None and not to_stdout(json_out):
         err.print(f"comparison: {json_out}", highlight=False, markup=False)

@@ -14,7 +14,6 @@ import asyncio
 import dataclasses
 import json
 import logging
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -26,6 +25,16 @@ from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
 from ..errors import JudgeError
 from ..run import Explanation, explain_async
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors
 from ._options import (
     DEFAULT_MAX_WAIT,
@@ -69,11 +78,14 @@ def explain_cmd(
     judge: Annotated[str | None, typer.Option(
         help="The judge to ask: local, local:PATH.gguf, openai:MODEL, azure:DEPLOYMENT. "
              "Default: the run's own judge.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option(
-        "--no-cache", help="Do not read or write the cache.")] = False,
+    concurrency: ConcurrencyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
     max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     json_: Annotated[bool, typer.Option(
         "--json", help="Print JSON (a list of {metric, score, reason, asked, explained_score, "
                        "note}) instead of a table.")] = False,
@@ -98,8 +110,9 @@ def explain_cmd(
         try:
             found = asyncio.run(explain_async(
                 run, row, metric, judge=judge, store=store_arg(store, no_store),
-                cache=False if no_cache else (cache or True), timeout=timeout,
-                max_wait=max_wait))
+                calls=call_options(concurrency=concurrency, timeout=timeout,
+                               max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                               cache=cache, no_cache=no_cache)))
         except JudgeError as e:
             err.print(f"[red]judge failed:[/red] {escape(str(e))}", highlight=False,
                       soft_wrap=True)

@@ -17,6 +17,16 @@ from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors
 from ._format import printable
 from ._options import (
@@ -62,17 +72,14 @@ def generate_cmd(
     embeddings: Annotated[str, typer.Option(
         help="Embedder for near-duplicate English questions: local (offline MiniLM), "
              "openai:MODEL, or none (character n-grams only).")] = "local",
-    concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Judge requests in flight. Default: adaptive for an API judge, 8 for a "
-                    "local one.")] = None,
-    tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")
-                   ] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")
-                        ] = False,
+    concurrency: ConcurrencyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
     max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -92,10 +99,11 @@ def generate_cmd(
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
-            overwrite=overwrite, concurrency=concurrency, tpm=tpm, rpm=rpm,
-            cache=False if no_cache else (cache or True), timeout=timeout,
+            overwrite=overwrite, calls=call_options(concurrency=concurrency, timeout=timeout,
+                               max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                               cache=cache, no_cache=no_cache),
             embeddings=None if embeddings == "none" else embeddings,
-            max_candidates=max_candidates, progress=progress, max_wait=max_wait,
+            max_candidates=max_candidates, progress=progress,
             store=store_arg(store, no_store),  # it holds the file while it writes
             on_stage=lambda line: err.print(printable(line), highlight=False, markup=False))
     print_generation(result.summary)

@@ -35,6 +35,17 @@ from ..redteam import (
 from ..run import ScoringOptions
 from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
 from ._attack_table import print_attack_report, print_successes
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+    parallel_help,
+)
 from ._errors import exit_on_errors
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import (
@@ -105,14 +116,20 @@ def jailbreak_cmd(
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/jailbreak-<target> (template) or "
              "assay-out/<strategy>-<target>.")] = None,
-    cache: Annotated[Path | None, typer.Option(
-        help="Judge cache file. Default: the user cache.")] = None,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations (seeds asked or attacked)"))] = 4,
     resume: Annotated[bool, typer.Option(
         help="Keep finished conversations and ratings; do only the rest.")] = False,
     overwrite: Annotated[bool, typer.Option(
         help="Replace the jailbreak already in the output directory (without it or --resume, "
              "one is refused).")] = False,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 4,
     top: Annotated[int, typer.Option(
         min=0, help="Rows with the largest rise to list (crescendo, pair: successful attacks "
                     "to show with --show-text).")] = 5,
@@ -121,8 +138,6 @@ def jailbreak_cmd(
     store: StoreOption = None,
     no_store: NoStoreOption = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
 ) -> None:
@@ -143,11 +158,13 @@ def jailbreak_cmd(
         app = make_target(target, timeout=timeout)
         common: dict[str, Any] = {
             "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),
-            "judge": judge, "timeout": timeout, "cache": cache if cache is not None else True,
-            "safety_threshold": safety_threshold, "safety_mode": safety_mode,
+            "judge": judge, "safety_threshold": safety_threshold, "safety_mode": safety_mode,
             "refusal": refusal, "resume": resume, "overwrite": overwrite,
-            "concurrency": concurrency, "progress": sys.stderr.isatty(),
-            "max_wait": max_wait, "max_field_chars": max_field_chars,
+            "parallel": parallel, "progress": sys.stderr.isatty(),
+            "calls": call_options(concurrency=concurrency, timeout=timeout,
+                                  max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
+                                  rpm=rpm, cache=cache, no_cache=no_cache),
+            "max_field_chars": max_field_chars,
             "long_fields": long_fields, "store": store_arg(store, no_store)}
         if strategy == "template":
             report = asyncio.run(owning(app, jailbreak(

@@ -15,7 +15,7 @@ import typer
 
 from .._files import atomic_write
 from ..data import parse_mapping
-from ..errors import AssayError
+from ..errors import AssayError, ConfigError
 from ..records import RunData, load_run
 from ..report import calibration_of, inputs_for_run, load_calibration, render_report
 from ..store import open_store
@@ -52,9 +52,14 @@ def report(
         other: RunData | None = None
         comparison: dict[str, Any] | None = None
         if compare is not None:
-            from ..compare import compare_runs
+            from ..compare import check_comparable, compare_runs
             from .compare import with_store_provenance
             other = load_run(compare, store or True)
+            if check_comparable(other, data) == "attack":  # other kinds refused with the why
+                raise ConfigError(
+                    f"Got --compare with two attack runs ({other.id}, {data.id}): the report "
+                    "compares evaluation runs. Fix: `assay compare A B` (--json FILE for the "
+                    "figures) or `assay serve` (/compare?a=A&b=B) compares attack runs.")
             with_store_provenance([other, data], store)  # the dataset sha256 behind warnings
             comparison = compare_runs(other, data)
         calib = (load_calibration(calibration) if calibration is not None

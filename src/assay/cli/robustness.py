@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,9 +21,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
+from ..calls import DEFAULT_TIMEOUT, JudgeCallOptions, ManagedJudge, open_judge
 from ..errors import AssayError
-from ..judges import JudgeCache, check_judge_spec, default_cache_path, make_judge
+from ..judges import check_judge_spec
 from ..records import Job
 from ..robustness import (
     Instance,
@@ -35,6 +36,17 @@ from ..robustness import (
 )
 from ..run import ScoringOptions
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+    parallel_help,
+)
 from ._errors import exit_on_errors
 from ._options import (
     DEFAULT_MAX_WAIT,
@@ -74,19 +86,22 @@ def robustness(
     overwrite: Annotated[bool, typer.Option(
         help="Replace an earlier run in --out (without it or --resume, one is refused).")]
         = False,
-    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight.")] = 4,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Test inputs"))] = 4,
     seed: Annotated[int, typer.Option(help="Seed of the passage sampling.")] = 0,
     judge: Annotated[str | None, typer.Option(
         help="Rejection suite: also have this judge (local, openai:MODEL, azure:DEPLOYMENT) "
              "decide whether each answer declines; adds rejected_judge_rate.")] = None,
-    cache: Annotated[Path | None, typer.Option(
-        help="Judge cache file. Default: the user cache.")] = None,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
-    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
-) -> None:
+    max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,) -> None:
     """Build RGB test inputs from DATA, ask the app under test, and print a table per ability."""
     out_dir = out or Path("assay-out") / f"robustness-{suite}-{data.stem}"
     with exit_on_errors(
@@ -115,9 +130,11 @@ def robustness(
             # before the app or judge is asked
             app = make_target(target, timeout=timeout)
             records, managed = asyncio.run(_ask(
-                instances, suite, app, judge, cache=cache, out=out_dir, k=passages,
-                ratios=ratios, resume=resume, lang=lang, concurrency=concurrency, seed=seed,
-                timeout=timeout, max_wait=max_wait, job=job))
+                instances, suite, app, judge, out=out_dir, k=passages, ratios=ratios,
+                resume=resume, lang=lang, parallel=parallel, seed=seed, job=job,
+                calls=call_options(concurrency=concurrency, timeout=timeout,
+                                   max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
+                                   rpm=rpm, cache=cache, no_cache=no_cache)))
             table = summarize(records)
             meta = {"suite": suite, "target": app.id, "dataset": str(data),
                     "passages": passages, "noise_ratios": ratios}
@@ -141,25 +158,17 @@ def robustness(
 
 
 async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | None, *,
-               cache: Path | None, concurrency: int, timeout: float, max_wait: float,
-               **options: Any
+               calls: JudgeCallOptions, parallel: int, **options: Any
                ) -> tuple[list[dict[str, Any]], ManagedJudge | None]:
     """Run the suite with the judge (when given) and the app, opened here and closed here,
     once, whatever happens; the records and the managed judge (for its stats)."""
-    judge_cache = JudgeCache(cache or default_cache_path()) if judge else None
-    backend = make_judge(judge, timeout=timeout) if judge else None
-    managed = (ManagedJudge(backend, cache=judge_cache, concurrency=concurrency,
-                            retry=RetryPolicy(max_wait=max_wait), timeout=timeout)
-               if backend is not None else None)
     try:
-        records = await run_suite(instances, suite, app, judge=managed, concurrency=concurrency,
-                                  progress=sys.stderr.isatty(), max_wait=max_wait, **options)
+        async with AsyncExitStack() as stack:
+            managed = (await stack.enter_async_context(open_judge(judge, calls))
+                       if judge else None)
+            records = await run_suite(instances, suite, app, judge=managed, parallel=parallel,
+                                      progress=sys.stderr.isatty(), max_wait=calls.max_wait,
+                                      **options)
     finally:
-        try:
-            await close_target(app)
-            if backend is not None:
-                await backend.aclose()
-        finally:
-            if judge_cache is not None:
-                judge_cache.close()
+        await close_target(app)
     return records, managed

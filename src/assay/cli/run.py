@@ -33,6 +33,16 @@ from ._agent import (
     exit_if_agent_failed,
     owning_agent,
 )
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors, print_failures
 from ._format import percent, printable
 from ._options import (
@@ -96,18 +106,14 @@ def run(
     overwrite: Annotated[bool, typer.Option(
         help="Replace the earlier run's files in OUT (without it, a folder that holds a run "
              "is refused).")] = False,
-    concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Judge requests in flight, fixed. Default: an API judge adapts to the "
-                    "endpoint (64 at first, more while latency stays flat, half after a 429 "
-                    "or 5xx, at most 128); a local judge keeps 8.")] = None,
-    tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the cache.")] = False,
-    max_attempts: Annotated[int, typer.Option(
-        min=1, help="Tries per judge call for errors worth retrying (5xx, resets; a call past "
-                    "--timeout gets two at most); 429s do not count: see --max-wait.")] = 6,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
     max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed or the judge's answers could "
@@ -135,7 +141,6 @@ def run(
     ] = _SCORING.fence,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -204,7 +209,9 @@ def run(
 
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
-        cache_arg: Path | bool = False if no_cache else (cache or True)
+        calls = call_options(concurrency=concurrency, timeout=timeout,
+                             max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                             cache=cache, no_cache=no_cache)
         judges = judge or ["local"]
         agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
@@ -222,8 +229,7 @@ def run(
                 lang=lang, style=style, on_injection=on_injection, fence=fence,
                 injection_detector=injection_detector, safety_threshold=safety_threshold,
                 safety_mode=safety_mode, reasons=reasons),
-            judging=JudgeOptions(concurrency=concurrency, tpm=tpm, rpm=rpm, cache=cache_arg,
-                                 max_attempts=max_attempts, max_wait=max_wait, timeout=timeout),
+            judging=JudgeOptions.from_calls(calls),
             run=RunOptions(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],

@@ -21,8 +21,8 @@ from rich.text import Text
 
 from ..errors import AssayError
 from ..records import stored_run_ref
-from ..report import skipped_traces
-from ..store import FORMATS, RunInfo, Store, open_store
+from ..report import job_headline, job_summary, skipped_traces
+from ..store import FORMATS, KINDS, RunInfo, Store, open_store
 from ._errors import exit_on_errors
 from ._options import StoreOption
 from ._runjson import run_detail, run_listing
@@ -53,21 +53,27 @@ def runs_cmd(
     name: Annotated[str | None, typer.Option(help="Only runs with this name.")] = None,
     dataset: Annotated[str | None, typer.Option(
         help="Only runs on this dataset (part of its path, or a sha256 prefix).")] = None,
+    kind: Annotated[str | None, typer.Option(
+        help=f"Only runs of this kind: {', '.join(KINDS)}.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most N runs.")] = 20,
     json_: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
-    """List stored runs, newest first."""
-    with exit_on_errors("interrupted"), _open(store) as opened:
-        found = opened.runs(tag=tag, name=name, dataset=dataset, limit=limit)
-        url = opened.url
+    """List stored runs, newest first: evaluations and every other job (generate, simulate,
+    attack, robustness, watch, calibration), each with its kind."""
+    with exit_on_errors("interrupted"):
+        if kind is not None and kind not in KINDS:
+            raise AssayError(f"Got --kind {kind!r}. Must be one of: {', '.join(KINDS)}.")
+        with _open(store) as opened:
+            found = opened.runs(tag=tag, name=name, dataset=dataset, kind=kind, limit=limit)
+            url = opened.url
     if json_:
         typer.echo(json.dumps([run_listing(info) for info in found], indent=2,
                               ensure_ascii=False))
     else:
         Console().print(runs_table(found, title=f"runs in {url}"))
     if not found:
-        err.print("no runs match." if (tag or name or dataset) else
+        err.print("no runs match." if (tag or name or dataset or kind) else
                   "no runs yet: `assay run DATA` records one.", highlight=False)
 
 
@@ -123,6 +129,7 @@ def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
         means = [f"{m} {_mean(a)}" for m, a in list(metrics.items())[:4]]
         if len(metrics) > 4:
             means.append(f"+{len(metrics) - 4} more")
+        means += job_headline(info.kind, info.summary)  # what a generate/simulate/attack gave
         table.add_row(*(Text("\n".join(lines)) for lines in (run, status, judge, means or ["-"])))
     return table
 
@@ -150,12 +157,33 @@ def show_cmd(run: RunArgument, json_: JsonOption = False, store: StoreOption = N
                        ("assay", info.assay_version)):
         facts.add_row(key, Text("" if value is None else str(value)))
     console.print(facts)
-    if info.summary and info.summary.get("metrics"):
+    job = job_summary(info.kind, info.summary)
+    if job is not None:
+        _print_job(console, job)
+    elif info.summary and info.summary.get("metrics"):
         print_summary(info.summary)
     _print_skipped(info)
     if info.status != "complete":
         err.print(f"[yellow]this run is {escape(info.status)}[/yellow]: {_unfinished(info)}",
                   highlight=False)
+
+
+def _print_job(console: Console, job: dict[str, Any]) -> None:
+    """A generate, simulate or attack run's own summary (``assay.report.job_summary``)."""
+    facts = Table.grid(padding=(0, 2), pad_edge=False)
+    facts.add_column(style="bold", no_wrap=True)
+    facts.add_column(overflow="fold")
+    for label, text in job["facts"]:
+        facts.add_row(label, Text(text))
+    console.print(Text(job["title"], style="bold underline"), facts)
+    for t in job["tables"]:
+        table = Table(title=t["title"], box=box.SIMPLE_HEAD, show_edge=False,
+                      title_justify="left")
+        for i, col in enumerate(t["columns"]):
+            table.add_column(col, overflow="fold", no_wrap=i == 0)
+        for row in t["rows"]:
+            table.add_row(*(Text(cell) for cell in row))
+        console.print(table)
 
 
 def _print_skipped(info: RunInfo) -> None:
@@ -199,7 +227,9 @@ def _unfinished(info: RunInfo) -> str:
                 "to score them into this run.")
     if info.status == "running":
         return f"still being written ({who}): wait for it to finish, then show it again."
-    return "rerun its `assay run` with --resume (same --out) to finish it."
+    command = {"generate": "generate", "simulate": "simulate", "attack": "jailbreak",
+               "robustness": "robustness"}.get(info.kind, "run")
+    return f"rerun its `assay {command}` with --resume (same --out) to finish it."
 
 
 def export_cmd(

@@ -37,6 +37,17 @@ from ..redteam import (
     simulate,
 )
 from ..targets import DEFAULT_MAX_FAILED_SHARE, FailureTally, make_target
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+    parallel_help,
+)
 from ._errors import exit_on_errors
 from ._options import (
     DEFAULT_MAX_FIELD_CHARS,
@@ -83,18 +94,19 @@ def simulate_cmd(
     max_turns: Annotated[int | None, typer.Option(
         min=1, max=100, help="With --scenarios: user turns per conversation at most, for "
                              "scenarios that set none (default 6).")] = None,
-    tpm: Annotated[int | None, typer.Option(
-        min=1, help="The user model's token budget per minute (with --scenarios).")] = None,
-    rpm: Annotated[int | None, typer.Option(
-        min=1, help="The user model's requests per minute (with --scenarios).")] = None,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations"))] = 4,
     seed: Annotated[int | None, typer.Option(
         help="With --scenarios: picks the persona of each scenario that has none (terse, "
              "chatty, vague at first, ...); the user model runs at temperature 0, so the same "
              "seed gives the same conversations (default 0).")] = None,
-    cache: Annotated[Path | None, typer.Option(
-        help="With --scenarios: the user model's cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option(
-        "--no-cache", help="With --scenarios: do not read or write the cache.")] = False,
     seeds: Annotated[str | None, typer.Option(
         help=SEEDS_HELP + f" Default: {BUILTIN}.")] = None,
     category: Annotated[str | None, typer.Option(
@@ -117,12 +129,9 @@ def simulate_cmd(
     overwrite: Annotated[bool, typer.Option(
         help="Replace an existing output file (without it or --resume, one is refused).")]
         = False,
-    concurrency: Annotated[int, typer.Option(min=1, help="Conversations in flight.")] = 4,
     show_text: Annotated[bool, typer.Option(
         help="Print the requests and replies (they may be harmful).")] = False,
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
     store: StoreOption = None,
@@ -142,16 +151,18 @@ def simulate_cmd(
                      "--user-model": user_model is not None, "--max-turns": max_turns is not None,
                      "--seed": seed is not None, "--cache": cache is not None,
                      "--tpm": tpm is not None, "--rpm": rpm is not None,
-                     "--no-cache": no_cache}
+                     "--no-cache": no_cache, "--concurrency": concurrency is not None,
+                     "--max-attempts": max_attempts != DEFAULT_MAX_ATTEMPTS}
     with exit_on_errors("\ninterrupted"):
         _refuse_mixing(scenarios, seed_mode, scenario_mode)
     if scenarios is not None:
         run_scenarios(scenarios, target=target, out=out, tools=tools,
                       user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
-                      tpm=tpm, rpm=rpm,
-                      resume=resume, overwrite=overwrite, concurrency=concurrency, cache=cache,
-                      no_cache=no_cache, timeout=timeout, max_failed_share=max_failed_share,
-                      max_wait=max_wait, max_field_chars=max_field_chars,
+                      resume=resume, overwrite=overwrite, parallel=parallel,
+                      calls=call_options(concurrency=concurrency, timeout=timeout,
+                                         max_attempts=max_attempts, max_wait=max_wait,
+                                         tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache),
+                      max_failed_share=max_failed_share, max_field_chars=max_field_chars,
                       long_fields=long_fields, store=store_arg(store, no_store))
         return
     seeds = seeds or BUILTIN
@@ -170,7 +181,7 @@ def simulate_cmd(
         app = make_target(target, timeout=timeout)
         rows = asyncio.run(owning(app, simulate(  # it holds the file while it writes
             attacks, app, path, turns=turns, resume=resume, overwrite=overwrite,
-            concurrency=concurrency, progress=sys.stderr.isatty(), max_wait=max_wait,
+            parallel=parallel, progress=sys.stderr.isatty(), max_wait=max_wait,
             limits=FieldLimits(max_field_chars, long_fields),  # type: ignore[arg-type]
             store=store_arg(store, no_store))))
     failed = [r for r in rows if r.get("error")]
@@ -220,6 +231,9 @@ def _refuse_mixing(scenarios: Path | None, seed_mode: dict[str, bool],
         return
     alone = [flag for flag, given in scenario_mode.items() if given]
     if alone:
+        items = (" (--concurrency is the user model's requests in flight; conversations at a "
+                 "time are --parallel N)" if "--concurrency" in alone else "")
         raise AssayError(f"{', '.join(alone)} need{'s' if len(alone) == 1 else ''} "
                          "--scenarios FILE (simulated users); the harmful-seed mode takes "
-                         f"none of them. Fix: add --scenarios FILE, or drop {', '.join(alone)}.")
+                         f"none of them. Fix: add --scenarios FILE, or drop {', '.join(alone)}"
+                         f"{items}.")

@@ -20,6 +20,16 @@ from rich.markup import escape
 from .._secrets import mask_log_output, remember_secret
 from ..calls import DEFAULT_TIMEOUT
 from ..run import JudgeOptions, ScoringOptions
+from ._call_flags import (
+    DEFAULT_MAX_ATTEMPTS,
+    CacheOption,
+    ConcurrencyOption,
+    MaxAttemptsOption,
+    NoCacheOption,
+    RpmOption,
+    TpmOption,
+    call_options,
+)
 from ._errors import exit_on_errors, print_failures
 from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, StoreOption, TimeoutOption, comma_names
 from ._summary import print_summary
@@ -100,14 +110,14 @@ def watch_cmd(
     store: StoreOption = None,
     name: Annotated[str | None, typer.Option(help="A name for the stored run.")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="A tag for the stored run.")] = None,
-    concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Judge requests in flight, fixed (default: adaptive).")] = None,
-    tpm: Annotated[int | None, typer.Option(min=1, help="Judge token budget per minute.")] = None,
-    rpm: Annotated[int | None, typer.Option(min=1, help="Judge request budget per minute.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="Judge cache file (SQLite).")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="No judge cache.")] = False,
-    max_attempts: Annotated[int, typer.Option(
-        min=1, help="Tries per judge call for errors worth retrying.")] = 6,
+    concurrency: ConcurrencyOption = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
+    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
+    tpm: TpmOption = None,
+    rpm: RpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 on stop when a metric lost more than this share of its "
                            "rows to unreadable judge answers (any failed judge call exits 3)."
@@ -115,8 +125,6 @@ def watch_cmd(
     lang: Annotated[str, typer.Option(help="Rubric language: en or zh.")] = _SCORING.lang,
     on_injection: Annotated[str, typer.Option(
         help="mask, flag, unscored or fail, as for assay run.")] = _SCORING.on_injection,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT,
-    max_wait: MaxWaitOption = DEFAULT_MAX_WAIT,
     status_every: Annotated[float, typer.Option(
         min=0, help="Seconds between status lines on stderr (0: none).")] = 5.0,
 ) -> None:
@@ -143,10 +151,9 @@ def watch_cmd(
             metrics=comma_names(metrics), judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings,
             scoring=ScoringOptions(lang=lang, on_injection=on_injection),
-            judging=JudgeOptions(concurrency=concurrency, tpm=tpm, rpm=rpm,
-                                 cache=False if no_cache else (cache or True),
-                                 max_attempts=max_attempts, max_wait=max_wait,
-                                 timeout=timeout),
+            judging=JudgeOptions.from_calls(call_options(
+                concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
+                max_wait=max_wait, tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache)),
             listen=None if listen == "off" else listen, follow=list(follow or []),
             sample=sample, filter=filter_, store=store or True,
             spool=spool, idle=idle, grace=grace, token=token, max_backlog=max_backlog,

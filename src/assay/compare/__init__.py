@@ -9,6 +9,7 @@ Example:
     0.0
 """
 
+from ._attacks import check_comparable, compare_attack_runs, kind_of
 from ._compare import compare_runs, paired_bootstrap_ci
 from ._provenance import (
     NO_SHARED_ROWS,
@@ -18,5 +19,6 @@ from ._provenance import (
     provenance_warnings,
 )
 
-__all__ = ["NO_SHARED_ROWS", "PROVENANCE_KEYS", "compare_runs", "comparison_warnings",
-           "paired_bootstrap_ci", "provenance_of", "provenance_warnings"]
+__all__ = ["NO_SHARED_ROWS", "PROVENANCE_KEYS", "check_comparable", "compare_attack_runs",
+           "compare_runs", "comparison_warnings", "kind_of", "paired_bootstrap_ci",
+           "provenance_of", "provenance_warnings"]

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._text import language_name as english_name
+from ..asking import json_object, load_template
 from ..judges import JudgeRequest
-from ..metrics.judge import json_object, load_template
 from ._documents import UNDETERMINED
 from ._plan import Candidate
 

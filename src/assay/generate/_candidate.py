@@ -20,12 +20,10 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from ..judges import JudgeRequest
-from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import ask_until_parsed, ask_verdict, json_object, load_template
-from ..records import is_call_failure
+from ..asking import Unanswered, ask_until_parsed, ask_verdict, json_object, load_template
+from ..judges import Judge, JudgeRequest
 from ._ask import (
     PROMPT_VERSION,
     Draft,
@@ -40,6 +38,8 @@ from ._plan import Candidate, Passage, Plan
 from ._spans import locate
 
 __all__ = ["DECLINE", "REASONS", "Outcome", "judge_candidate"]
+
+T = TypeVar("T")
 
 #: Why a candidate was not kept, in the order the checks run.
 REASONS = ("judge call failed", "unreadable judge answer", "evidence not found in the source",
@@ -119,23 +119,21 @@ class _Rejected(Exception):
         self.reason, self.detail, self.raw = reason, detail, raw
 
 
-def _settled(got: Any) -> Any:
-    """``got`` unless it is an unscored result: a failed call or an unreadable answer."""
-    if isinstance(got, MetricResult):
-        error = got.error or "no answer"
-        if is_call_failure(error):
-            raise _Rejected("judge call failed", error)
-        raw = (got.details or {}).get("raw_answer")
-        raise _Rejected("unreadable judge answer", error, str(raw) if raw is not None else None)
+def _settled(got: T | Unanswered) -> T:
+    """``got`` unless the judge gave no usable answer: a failed call or an unreadable one."""
+    if isinstance(got, Unanswered):
+        if got.failure == "call":
+            raise _Rejected("judge call failed", got.reason)
+        raise _Rejected("unreadable judge answer", got.reason, got.raw_answer)
     return got
 
 
-async def _verdict(ctx: ScoreContext, name: str, lang: str, reasons: bool, *,
+async def _verdict(judge: Judge, name: str, lang: str, reasons: bool, *,
                    yes_from: float | None = None, **values: str) -> tuple[bool, str]:
     """The judge's Yes/No on template ``name``, and its reason; with ``yes_from``, a P(yes) at
     or above it counts as Yes too (when the judge gives logprobs)."""
     messages = load_template(name, prompt_lang(lang), PROMPT_VERSION).render(**values)
-    is_yes, why, p_yes = _settled(await ask_verdict(ctx, messages, {}, reason=reasons))
+    is_yes, why, p_yes, _ = _settled(await ask_verdict(judge, messages, reason=reasons))
     if yes_from is not None and p_yes is not None and p_yes >= yes_from:
         return True, str(why) or f"P(yes) {p_yes:.2f}"
     return bool(is_yes), str(why)
@@ -150,7 +148,7 @@ def _parse_quote(text: str) -> str | None:
     return "" if quote.strip().strip(".").upper() in (NO_QUOTE, "") else quote.strip()
 
 
-async def _answering_quote(ctx: ScoreContext, lang: str, documents: list[str],
+async def _answering_quote(judge: Judge, lang: str, documents: list[str],
                            question: str) -> str | None:
     """The sentence of ``documents`` the judge copies as the answer to ``question`` when it is
     there (found as :func:`locate` finds evidence), else None."""
@@ -158,7 +156,7 @@ async def _answering_quote(ctx: ScoreContext, lang: str, documents: list[str],
         documents="\n\n".join(documents), question=question)
     request = JudgeRequest(messages=messages, schema_name="answer_quote",
                            json_schema=_QUOTE_SCHEMA, max_tokens=200, logprobs=False)
-    quote, _ = _settled(await ask_until_parsed(ctx, request, _parse_quote, {},
+    quote, _ = _settled(await ask_until_parsed(judge, request, _parse_quote,
                                                "not a JSON quote as asked"))
     for text in documents if quote else ():
         at = locate(quote, text)
@@ -181,17 +179,18 @@ def _spans(turn: DraftTurn, passages: tuple[Passage, ...]) -> list[tuple[int, in
     return found
 
 
-async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *,
+async def judge_candidate(candidate: Candidate, judge: Judge, plan: Plan, *,
                           reasons: bool, generator: dict[str, Any]) -> Outcome:
-    """Ask the judge to write ``candidate`` and check it: its row, or why it was rejected.
+    """Ask ``judge`` to write ``candidate`` and check it: its row, or why it was rejected.
     ``reasons``: ask verdicts with a reason (else the verdict word alone, on a slow judge);
     ``generator``: the row's ``generator`` field before its prompts are added."""
     c = candidate
     question: str | None = None
     try:
         request, generated_by = generation_request(c)
-        parsed = await ask_until_parsed(ctx, request, lambda t: parse_draft(c.kind, t, c.turns),
-                                        {}, f"not a JSON {c.kind} question as asked")
+        parsed = await ask_until_parsed(judge, request,
+                                        lambda t: parse_draft(c.kind, t, c.turns),
+                                        f"not a JSON {c.kind} question as asked")
         draft: Draft = _settled(parsed)[0]
         question = draft.turns[0].question
         spans = [_spans(turn, c.passages) for turn in draft.turns]
@@ -211,17 +210,17 @@ async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *
             raise _Rejected("wrong language", f"written in {other!r}, the document is in "
                                               f"{c.lang!r}")
         used = [generated_by]
-        ok, why = await _verdict(ctx, "gen_standalone", c.lang, reasons, question=question)
+        ok, why = await _verdict(judge, "gen_standalone", c.lang, reasons, question=question)
         used.append(template_id("gen_standalone", c.lang))
         if not ok:
             raise _Rejected("not standalone (judge)", why or None)
         if c.kind == "unanswerable":
             top = [plan.chunks[i].text for i in plan.index.search(question, UNANSWERED_TOP_K)]
-            quoted = await _answering_quote(ctx, c.lang, top, question)
+            quoted = await _answering_quote(judge, c.lang, top, question)
             used.append(template_id("gen_answer_quote", c.lang))
             if quoted is not None:
                 raise _Rejected("answered by the documents", f"they say: {quoted}")
-            answered, why = await _verdict(ctx, "gen_unanswered", c.lang, reasons,
+            answered, why = await _verdict(judge, "gen_unanswered", c.lang, reasons,
                                            yes_from=ANSWERED_P_YES,
                                            documents="\n\n".join(top), question=question)
             used.append(template_id("gen_unanswered", c.lang))
@@ -231,7 +230,7 @@ async def judge_candidate(candidate: Candidate, ctx: ScoreContext, plan: Plan, *
             for turn, turn_spans in zip(draft.turns, spans, strict=True):
                 evidence = "\n".join(plan.documents[c.passages[k].doc].text[a:b]
                                      for k, a, b in turn_spans)
-                ok, why = await _verdict(ctx, "gen_supported", c.lang, reasons,
+                ok, why = await _verdict(judge, "gen_supported", c.lang, reasons,
                                          evidence=evidence, question=turn.question,
                                          answer=turn.answer)
                 if not ok:

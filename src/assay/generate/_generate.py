@@ -34,11 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
-from ..embeddings import Embedder, EmbeddingCache, local_embedder_missing, make_embedder
+from ..calls import (
+    JudgeCallOptions,
+    ManagedEmbedder,
+    ManagedJudge,
+    OpenedEmbedder,
+    open_embedder,
+    open_judge,
+)
+from ..embeddings import Embedder, local_embedder_missing
 from ..errors import ConfigError, JudgeError, option
-from ..judges import Judge, JudgeCache, cache_file, make_judge
-from ..metrics import ScoreContext
+from ..judges import Judge
 from ..records import Job, ResultsWriter, rewrite_in_order
 from ..run import run_sync
 from ..store import Store
@@ -89,11 +95,12 @@ async def generate_async(
     paths: str | Path | Sequence[str | Path], *, out: str | Path, n: int = 20,
     kinds: str | Sequence[str] | None = None, judge: str | Judge = "local", seed: int = 0,
     lang: str = DETECT, resume: bool = False, overwrite: bool = False,
+    calls: JudgeCallOptions | None = None,
     concurrency: int | None = None, tpm: int | None = None, rpm: int | None = None,
-    cache: str | Path | bool = True, timeout: float = DEFAULT_TIMEOUT,
+    cache: str | Path | bool | None = None, timeout: float | None = None,
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
     progress: bool = False, on_stage: Callable[[str], None] | None = None,
-    max_wait: float = RetryPolicy.max_wait, store: str | Path | Store | bool | None = None,
+    max_wait: float | None = None, store: str | Path | Store | bool | None = None,
     name: str | None = None,
 ) -> GenerationResult:
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
@@ -107,13 +114,17 @@ async def generate_async(
         lang: ``auto`` (each document's language) or the language to write every row in.
         resume / overwrite: continue the run in ``out``, or replace it (without either, an
             existing run is refused).
-        concurrency: judge requests in flight (default: the judge's). tpm / rpm: budget.
-        cache: the judge cache (True: the default file; a path; False: none).
+        calls: how judge and embedder calls are made
+            (:class:`~assay.calls.JudgeCallOptions`). Or, each given at most one way:
+            concurrency: judge requests in flight (default: the judge's). tpm / rpm: budget.
+            cache: the judge cache (True, the default: the default file; a path; False:
+            none). timeout: seconds one call may take. max_wait: below.
         embeddings: the embedder for English near-duplicates (``None``: character n-grams).
         max_candidates: the most candidates planned (default ``3 * n``).
         progress: show progress on stderr. on_stage: called with a line per round, per long
             phase (large documents) and per folder entry skipped for a bad link.
         max_wait: seconds one judge or embedder call may wait on rate limits (429) in all.
+
         store / name: record the run in the run store (kind ``generate``: the kept rows and
             the summary; as :func:`assay.evaluate` takes ``store``; None: not recorded).
 
@@ -124,6 +135,9 @@ async def generate_async(
         JudgeStoppedError: the judge failed the same hard way three times in a row.
     """
     started = time.monotonic()
+    calls = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
+                                            concurrency=concurrency, tpm=tpm, rpm=rpm,
+                                            cache=cache, timeout=timeout, max_wait=max_wait)
     if not isinstance(n, int) or n < 1:
         raise ConfigError(f"Got {option('n', n)}. Must be a whole number of rows, at least 1.")
     cap = max_candidates if max_candidates is not None else 3 * n
@@ -141,28 +155,28 @@ async def generate_async(
         for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
             if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
                 say(f"warning: skipped {path}: {why}")
-        backend = make_judge(judge, timeout=timeout)
-        manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
-                                judge=backend.id, lang=lang)
+        opened = open_judge(judge, calls)
+        managed = opened.judge
         # what the runs before this one used (read before this run's manifest replaces theirs)
         spent = spent_before(files) if resume else None
         try:
+            manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
+                                    judge=managed.id, lang=lang)
             job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
                       settings={k: v for k, v in manifest.items() if k != "documents"})
         except BaseException:
-            if isinstance(judge, str):
-                await backend.aclose()
+            await opened.aclose()
             raise
         earlier = earlier_outcomes(files) if resume else {}
         manifest["spent"] = spent or new_spent()
         job.update_manifest(spent=manifest["spent"])
         plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
-        cache_path = cache_file(cache)
-        judge_cache = JudgeCache(cache_path) if cache_path else None
-        managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                               concurrency=concurrency, retry=RetryPolicy(max_wait=max_wait),
-                               timeout=timeout)
-        embedder, dedup_note = _embedder(embeddings, cache_path, timeout, max_wait)
+        try:
+            opened_embedder, dedup_note = _embedder(embeddings, calls)
+        except BaseException:
+            await opened.aclose()
+            raise
+        embedder = opened_embedder.embedder if opened_embedder is not None else None
         outcomes: dict[str, Outcome] = {}
         try:
             rounds = _Rounds(job, plan, managed, earlier, files, resume, n, cap, seed,
@@ -172,15 +186,9 @@ async def generate_async(
             manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
                                           time.monotonic() - started)
             job.update_manifest(spent=manifest["spent"])
-            if judge_cache is not None:
-                judge_cache.close()
-            if embedder is not None:
-                if embedder.cache is not None:
-                    embedder.cache.close()
-                if isinstance(embeddings, str):
-                    await embedder.backend.aclose()
-            if isinstance(judge, str):  # made here: closed here (an instance is its owner's)
-                await backend.aclose()
+            if opened_embedder is not None:
+                await opened_embedder.aclose()
+            await opened.aclose()  # a backend made here from a spec; an instance stays open
         final = [duplicates.get(o.id, o) for o in outcomes.values()]
         rows = [o.row for o in final if o.reason is None and o.row is not None]
         rejected = [o.record() for o in final if o.reason is not None]
@@ -201,9 +209,8 @@ async def generate_async(
         return GenerationResult(rows, rejected, summary, files, job.run_id)
 
 
-def _embedder(spec: str | Embedder | None, cache_path: Path | None,
-              timeout: float, max_wait: float
-              ) -> tuple[ManagedEmbedder | None, dict[str, Any]]:
+def _embedder(spec: str | Embedder | None, calls: JudgeCallOptions
+              ) -> tuple[OpenedEmbedder | None, dict[str, Any]]:
     note: dict[str, Any] = {"ngram_threshold": NGRAM_THRESHOLD}
     if spec is None:
         note["method"] = "character n-grams (no embedder was asked for)"
@@ -211,12 +218,10 @@ def _embedder(spec: str | Embedder | None, cache_path: Path | None,
     if spec == "local" and (missing := local_embedder_missing()) is not None:
         note["method"] = f"character n-grams (the local embedder is unavailable: {missing})"
         return None, note
-    backend = make_embedder(spec, timeout=timeout)
+    opened = open_embedder(spec, calls)
     note.update(method="embeddings for English questions, character n-grams for others",
-                embedder=backend.id, cosine_threshold=COSINE_THRESHOLD)
-    cache = EmbeddingCache(cache_path) if cache_path else None
-    return ManagedEmbedder(backend, cache=cache, timeout=timeout,
-                           retry=RetryPolicy(max_wait=max_wait)), note
+                embedder=opened.embedder.id, cosine_threshold=COSINE_THRESHOLD)
+    return opened, note
 
 
 class _Rounds:
@@ -226,13 +231,13 @@ class _Rounds:
                  files: OutputFiles, resume: bool, n: int, cap: int, seed: int, *,
                  progress: bool, say: Callable[[str], None], embedder: ManagedEmbedder | None,
                  note: dict[str, Any]) -> None:
-        self.job, self.plan, self.judge, self.earlier, self.files = job, plan, judge, earlier, files
+        self.job, self.plan, self.judge = job, plan, judge
+        self.earlier, self.files = earlier, files
         self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
         self.embedder, self.note = embedder, note
         #: The questions kept so far, and the near-duplicate outcomes found, by id.
         self.dedup = NearDuplicateIndex(embedder)
         self.duplicates: dict[str, Outcome] = {}
-        self.ctx = ScoreContext(judge=judge)
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
         #: Candidates in flight: as many as the judge takes requests (the first that raises,
@@ -288,7 +293,7 @@ class _Rounds:
 
     async def _judge(self, c: Candidate) -> Outcome:
         """Ask for candidate ``c`` and check it."""
-        return await judge_candidate(c, self.ctx, self.plan, reasons=self.reasons,
+        return await judge_candidate(c, self.judge, self.plan, reasons=self.reasons,
                                      generator=self.generator)
 
     async def _duplicates(self, ordered: list[Outcome],

@@ -1,11 +1,16 @@
-"""Turn a ``--judge`` spec into a judge backend.
+"""Turn a ``--judge`` spec into a judge backend: the table of judge kinds by prefix.
 
-Other distributions add judges through the ``assay.judges`` entry-point group: the entry point
-named ``PREFIX`` is a factory that gets the rest of a ``PREFIX:REST`` spec and returns a Judge.
+Each built-in backend registers its prefix where it is defined, with :func:`register_judge`
+(``fake`` in ``_fake``, ``local`` in ``_local``, ``openai`` and ``azure`` in ``_openai``).
+Other distributions add judges through the ``assay.judges`` entry-point group: the entry
+point named ``PREFIX`` is a factory that gets the rest of a ``PREFIX:REST`` spec and returns
+a Judge; it cannot claim a registered prefix.
 
 Example:
     >>> make_judge("fake").id
     'fake'
+    >>> list(JUDGE_KINDS.registered())
+    ['fake', 'local', 'openai', 'azure']
 """
 
 from __future__ import annotations
@@ -13,61 +18,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 
-from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
-from .._secrets import mask_secrets
-from ..errors import AssayError, ConfigError, option
+from .._spec_kinds import KindFactory, SpecKinds
 from ._base import Judge
-from ._endpoint import public_url, split_model_url
-from ._fake import FakeJudge
 
-__all__ = ["JUDGES_GROUP", "JUDGE_SPECS", "check_judge_spec", "judge_protocol_gaps", "make_judge"]
+__all__ = ["JUDGES_GROUP", "JUDGE_KINDS", "check_judge_spec", "judge_protocol_gaps", "make_judge",
+           "register_judge"]
 
-JUDGE_SPECS = ("local", "local:/path/to/model.gguf", "openai:MODEL", "openai:MODEL@URL",
-               "azure:DEPLOYMENT")
-#: The entry-point group of judge plugins; the built-in prefixes below cannot be claimed.
+#: The entry-point group of judge plugins; a registered prefix cannot be claimed.
 JUDGES_GROUP = "assay.judges"
-_BUILTIN_PREFIXES = ("local", "openai", "azure", "fake")
-
-
-def _judge_plugins() -> tuple[dict[str, Plugin], dict[str, tuple[str, str]]]:
-    """The judge plugins by prefix (nothing imported), and the refused prefixes: one claiming
-    a built-in prefix, or two claiming the same one."""
-    return scan_plugins(JUDGES_GROUP, what="judge",
-                        taken=dict.fromkeys(_BUILTIN_PREFIXES, "built-in"))
-
-
-def _plugin_for(kind: str) -> Plugin | None:
-    """The judge plugin for a spec's prefix, None if there is none; a ConfigError naming both
-    claimants when the prefix is refused (a clash)."""
-    plugins, refused = _judge_plugins()
-    if kind in refused:
-        raise ConfigError(refused[kind][1])
-    return plugins.get(kind)
-
-
-def _unknown_spec(spec: str) -> ConfigError:
-    specs = JUDGE_SPECS + tuple(f"{name}:..." for name in sorted(_judge_plugins()[0]))
-    return ConfigError(f"Got {option('judge', mask_secrets(spec))}. Must be one of: "
-                       f"{', '.join(specs)}.")
-
-
-def _plugin_judge(plugin: Plugin, arg: str) -> Judge:
-    """What the plugin's factory builds for the rest of the spec, checked to be a judge."""
-    factory = plugin.load()
-    if not callable(factory):
-        raise plugin.error(f"gives a {type(factory).__name__}, not a judge factory")
-    try:
-        judge = factory(arg)
-    except AssayError:
-        raise
-    except PLUGIN_FAILURES as e:  # the plugin's own code failed (or called sys.exit)
-        raise plugin.error(f"failed to build a judge for {arg!r} ({failure_text(e)})"
-                           ) from None
-    missing = judge_protocol_gaps(judge)
-    if missing:
-        raise plugin.error(f"gives a {type(judge).__name__}, not a judge: it lacks "
-                           f"{', '.join(missing)} (see assay.judges.Judge)")
-    return judge
 
 
 def judge_protocol_gaps(judge: object) -> list[str]:
@@ -99,20 +57,35 @@ def judge_protocol_gaps(judge: object) -> list[str]:
     return gaps
 
 
+
+#: Every judge kind by prefix: the built-ins (each registered in its backend's module) and
+#: the plugins of :data:`JUDGES_GROUP`.
+JUDGE_KINDS: SpecKinds[Judge] = SpecKinds("judge", option="judge", group=JUDGES_GROUP,
+                                          gaps=judge_protocol_gaps, protocol="assay.judges.Judge")
+
+
+def register_judge(prefix: str, factory: KindFactory[Judge], *, specs: tuple[str, ...],
+                   needs_rest: bool = True) -> None:
+    """Add a judge kind: ``--judge PREFIX:REST`` is made by ``factory(REST, timeout=...)``.
+
+    ``specs`` are the forms error messages list (empty: left out of them); ``needs_rest``
+    refuses a bare ``PREFIX``. A prefix already registered is a ConfigError.
+
+    Example:
+        >>> JUDGE_KINDS.registered()["openai"].specs  # registered in assay.judges._openai
+        ('openai:MODEL', 'openai:MODEL@URL')
+    """
+    JUDGE_KINDS.register(prefix, factory, specs=specs, needs_rest=needs_rest)
+
+
 def check_judge_spec(spec: str | Judge) -> None:
     """Raise ConfigError unless ``spec`` names a known kind of judge (builds nothing).
 
     Example:
         >>> check_judge_spec("openai:gpt-4o-mini")
     """
-    if not isinstance(spec, str):
-        return
-    kind, _, arg = spec.partition(":")
-    if _plugin_for(kind) is not None:
-        return
-    if kind in ("local", "fake") or (kind in ("openai", "azure") and arg):
-        return
-    raise _unknown_spec(spec)
+    if isinstance(spec, str):
+        JUDGE_KINDS.check(spec)
 
 
 def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
@@ -136,24 +109,4 @@ def make_judge(spec: str | Judge, *, timeout: float = 120.0) -> Judge:
     """
     if not isinstance(spec, str):
         return spec
-    kind, _, arg = spec.partition(":")
-    if (plugin := _plugin_for(kind)) is not None:
-        return _plugin_judge(plugin, arg)
-    if kind == "local":
-        from ._local import LocalJudge
-        return LocalJudge(arg or None)
-    if kind == "openai" and arg:
-        from ._openai import OpenAIJudge
-        model, url = split_model_url(arg, option=option("judge", "openai:MODEL@URL"))
-        if url is None:
-            return OpenAIJudge(arg, timeout=timeout)
-        judge = OpenAIJudge(model, base_url=url, timeout=timeout)
-        # its own results, apart from other endpoints', credentials masked
-        judge.id = f"openai:{model}@{public_url(url)}"
-        return judge
-    if kind == "azure" and arg:
-        from ._openai import azure_judge
-        return azure_judge(arg, timeout=timeout)
-    if kind == "fake":
-        return FakeJudge(id=spec) if arg else FakeJudge()
-    raise _unknown_spec(spec)
+    return JUDGE_KINDS.make(spec, timeout=timeout)

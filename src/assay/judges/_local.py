@@ -30,6 +30,7 @@ from .._env import env_count
 from ..errors import ConfigError, JudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
 from ._digit_fill import digit_scaffold, fill_digits
+from ._factory import register_judge
 from ._model_file import MODEL_FILENAME, embedded_model_path
 from ._prefix_slots import PrefixPlan, PrefixSlots, prefix_cache_dir
 
@@ -273,3 +274,13 @@ def _writable(directory: Path | None) -> Path | None:
     except OSError:
         return None
     return directory if os.access(directory, os.W_OK) else None
+
+
+def _local_judge(rest: str, *, timeout: float) -> LocalJudge:
+    """``local`` (the embedded model) or ``local:PATH.gguf``; it computes in this process, with
+    no deadline."""
+    return LocalJudge(rest or None)
+
+
+register_judge("local", _local_judge, specs=("local", "local:/path/to/model.gguf"),
+               needs_rest=False)

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from .._secrets import remember_secret
 from ..errors import ConfigError, JudgeError, RetryableJudgeError, option
 from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
-from ._endpoint import basic_auth_header, client_endpoint
+from ._endpoint import basic_auth_header, client_endpoint, public_url, split_model_url
+from ._factory import register_judge
 from ._known import known_capabilities
 from ._openai_calls import call_openai
 from ._ratelimit import rate_limits
@@ -184,3 +185,22 @@ def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
     client = openai.AsyncAzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=version,
                                      timeout=timeout, max_retries=0)
     return OpenAIJudge(deployment, client=client, id_prefix="azure")
+
+
+def _openai_judge(rest: str, *, timeout: float) -> OpenAIJudge:
+    """``openai:MODEL`` (``OPENAI_BASE_URL``) or ``openai:MODEL@URL``, whose id names the
+    endpoint, credentials masked: its results stay apart from other endpoints'."""
+    model, url = split_model_url(rest, option=option("judge", "openai:MODEL@URL"))
+    if url is None:
+        return OpenAIJudge(rest, timeout=timeout)
+    judge = OpenAIJudge(model, base_url=url, timeout=timeout)
+    judge.id = f"openai:{model}@{public_url(url)}"
+    return judge
+
+
+def _azure_judge(rest: str, *, timeout: float) -> OpenAIJudge:
+    return azure_judge(rest, timeout=timeout)
+
+
+register_judge("openai", _openai_judge, specs=("openai:MODEL", "openai:MODEL@URL"))
+register_judge("azure", _azure_judge, specs=("azure:DEPLOYMENT",))

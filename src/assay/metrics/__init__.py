@@ -6,6 +6,9 @@ Example:
     (0.0, 1.0)
 """
 
+# Each subpackage registers its built-in metrics where they are defined (``register``), in
+# this order: the order of ``assay metrics``.
+from . import judge, rag, embedding, lexical, safety, agent, conversation  # noqa: F401  # isort: skip
 from ._base import (
     REQUIRED_MEMBERS,
     UNREADABLE,

@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .._secrets import mask_secrets
+from ..asking import Unanswered
 from ..data import Row
 from ..errors import ConfigError
 from ._context import ScoreContext
@@ -86,6 +87,26 @@ class MetricResult(BaseModel):
             ({'raw_answer': '{"score": 9}', 'unreadable': 'answer'}, 'answer')
         """
         return cls(value=None, error=why, details={**details, UNREADABLE: what})
+
+    @classmethod
+    def unanswered(cls, got: Unanswered, **details: Any) -> MetricResult:
+        """The unscored result of an ask that got no usable answer
+        (:class:`~assay.asking.Unanswered`): unscored after a failed call; unreadable, with
+        the raw answer, after an answer cut at ``max_tokens`` or one that did not parse.
+
+        Example:
+            >>> r = MetricResult.unanswered(Unanswered("not a score (asked twice)", "answer",
+            ...                                        "maybe 4"), prompt_sha256="ab")
+            >>> r.error, r.details["raw_answer"], unreadable_kind(r)
+            ('not a score (asked twice)', 'maybe 4', 'answer')
+            >>> failed = MetricResult.unanswered(Unanswered("judge call failed: 503", "call"))
+            >>> failed.error, unreadable_kind(failed)
+            ('judge call failed: 503', None)
+        """
+        if got.failure == "call":
+            return cls.unscored(got.reason, **details)
+        return cls.unreadable(got.reason, got.failure, raw_answer=got.raw_answer or "",
+                              **details)
 
 
 def unreadable_kind(result: MetricResult | Mapping[str, Any] | None) -> str | None:

@@ -1,7 +1,8 @@
 """The metric registry (one name = registry key, result column and CLI name) and the planner.
 
-Built-ins are registered here the same way as plugins; plugins of the ``assay.metrics``
-entry-point group join on the first lookup (see ``_plugins``).
+Each built-in is registered where it is defined, with the ``register`` call code uses (the
+package imports every subpackage for that); plugins of the ``assay.metrics`` entry-point group
+join on the first lookup (see ``_plugins``).
 
 Example:
     >>> from assay.data import Row
@@ -21,41 +22,13 @@ from dataclasses import dataclass, field
 from ..data import Row
 from ..errors import ConfigError, DataError, option
 from ._base import Metric, with_defaults
-from ._plugins import MetricInfo, MetricRegistry
-from .agent import (
-    AGENT_JUDGED,
-    AGENT_METRICS,
-    ToolArgumentAccuracy,
-    ToolCallAccuracy,
-    ToolCallF1,
-    ToolSchemaValidity,
-    TrajectoryAnyOrderMatch,
-    TrajectoryExactMatch,
-    TrajectoryInOrderMatch,
-    TrajectoryPrecision,
-    TrajectoryRecall,
-)
-from .conversation import CONVERSATION_JUDGED
-from .embedding import SemanticSimilarity
-from .judge import COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY
-from .lexical import BleuScore, ExactMatch, F1Score, RougeL
-from .rag import (
-    NEGATIVE_REJECTION,
-    AnswerCorrectness,
-    ContextPrecision,
-    ContextRecall,
-    Faithfulness,
-    GroundednessClaims,
-    RetrievalScore,
-)
-from .safety import HATE_UNFAIRNESS, REFUSAL, SELF_HARM, SEXUAL, VIOLENCE
+from ._plugins import MetricInfo
+from ._register import REGISTRY, register
+from .agent import AGENT_JUDGED, AGENT_METRICS
 
 __all__ = ["AUTO_AGENT_METRICS", "AUTO_CONVERSATION_METRICS", "AUTO_METRICS", "REGISTRY", "MetricPlanner", "Plan",
            "get_metric", "list_metrics", "plan_metrics", "register", "similar_metric_names",
            "unknown_metrics_error"]
-
-#: Every metric by name: built-ins, metrics registered in code, entry-point plugins.
-REGISTRY = MetricRegistry()
 
 #: What ``--metrics auto`` runs, in order, when the rows' fields allow it.
 AUTO_METRICS = (
@@ -81,34 +54,6 @@ AUTO_AGENT_METRICS = (*(m.name for m in AGENT_JUDGED), *AGENT_METRICS)
 AUTO_CONVERSATION_METRICS = ("goal_completion",)
 #: Every metric ``--metrics auto`` considers, in the order it plans them.
 _AUTO = (*AUTO_METRICS, *AUTO_AGENT_METRICS, *AUTO_CONVERSATION_METRICS)
-
-
-def register(metric: Metric, *, replace: bool = False) -> Metric:
-    """Add a metric to the registry (built-ins are registered the same way).
-
-    A name already taken (built-in, registered or a plugin's) is a ConfigError, unless
-    ``replace`` says the replacement is on purpose.
-
-    Example:
-        >>> from assay.metrics.lexical import F1Score
-        >>> try:
-        ...     register(F1Score())
-        ... except ConfigError as e:
-        ...     str(e).split(". ")[0]
-        "Metric 'f1_score' is already registered (built-in)"
-    """
-    return REGISTRY.register(metric, replace=replace)
-
-
-for _m in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY,
-           GroundednessClaims(), Faithfulness(), RetrievalScore(), ContextPrecision(),
-           ContextRecall(),
-           AnswerCorrectness(), NEGATIVE_REJECTION, SemanticSimilarity(), F1Score(), ExactMatch(), BleuScore(),
-           RougeL(), HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM, REFUSAL,
-           ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
-           TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
-           TrajectoryRecall(), ToolSchemaValidity(), *AGENT_JUDGED, *CONVERSATION_JUDGED):
-    register(_m)
 
 
 def get_metric(name: str) -> Metric:

@@ -26,14 +26,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, get_args
 
+from ..asking import Fence, Lang
 from ..errors import ConfigError, option
 
 __all__ = ["CORE_SETTINGS", "Fence", "InjectionDetector", "InjectionMode", "JudgeStyle", "Lang",
            "Reasons", "ScoringSettings", "Setting", "declare_family_settings",
            "declared_settings", "family_settings"]
 
-#: The languages of the rubric templates.
-Lang = Literal["en", "zh"]
 #: How rubric metrics ask: ``auto`` (verdicts on a local judge, where they rank better),
 #: ``rating`` (a 1-5 number) or ``verdict`` (Yes/No, P(yes) mapped onto the scale).
 JudgeStyle = Literal["auto", "rating", "verdict"]
@@ -41,9 +40,6 @@ JudgeStyle = Literal["auto", "rating", "verdict"]
 InjectionMode = Literal["mask", "flag", "unscored", "fail"]
 #: What finds such rows: the patterns and the learned detector, or the patterns alone.
 InjectionDetector = Literal["learned", "patterns"]
-#: How rubrics fence the texts under evaluation: escaped tags; also between boundary lines
-#: (``spotlight``); and every space of each text written as a mark (``datamark``).
-Fence = Literal["tags", "spotlight", "datamark"]
 #: Which rows get the judge's reason: every row, none, or (``auto``) on a local judge the rows
 #: that fail the metric plus a small sample, on a remote one every row.
 Reasons = Literal["auto", "always", "never"]
@@ -85,6 +81,9 @@ class Setting(Generic[T]):
                           f"{list(self.choices)}.")
 
 
+#: ``Lang`` (the languages of the prompt files) and ``Fence`` (how rubrics fence the texts under
+#: evaluation: escaped tags; also between boundary lines, ``spotlight``; and every space of each
+#: text written as a mark, ``datamark``) come from :mod:`assay.asking`, which reads the prompts.
 LANG: Setting[Lang] = Setting("lang", "en", get_args(Lang), "The rubrics' language.")
 STYLE: Setting[JudgeStyle] = Setting(
     "style", "auto", get_args(JudgeStyle),

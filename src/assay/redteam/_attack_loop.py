@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
-from ..calls import DEFAULT_TIMEOUT, ManagedJudge, RetryPolicy
+from ..asking import LANGS
+from ..calls import JudgeCallOptions, RetryPolicy, open_judges
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
-from ..judges import Judge, JudgeCache, cache_file, make_judge
+from ..judges import Judge
 from ..metrics import ScoreContext
-from ..metrics.judge import LANGS
 from ..records import Job, JobRows, ResumeWords
 from ..run import ScoringOptions
 from ..store import Store
@@ -90,12 +90,13 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                  seeds: str | Path | None = None, categories: list[str] | None = None,
                  turns: int = DEFAULT_TURNS, backtracks: int = DEFAULT_BACKTRACKS,
                  attacker: str | Judge | None = None, judge: str | Judge = "local",
-                 cache: str | Path | bool | None = True,
+                 cache: str | Path | bool | None = None,
                  safety_threshold: str = _SCORING.safety_threshold,
                  safety_mode: str = _SCORING.safety_mode, refusal: bool = True,
-                 resume: bool = False, overwrite: bool = False, concurrency: int = 4,
-                 progress: bool = False, timeout: float = DEFAULT_TIMEOUT,
-                 max_wait: float = RetryPolicy.max_wait,
+                 resume: bool = False, overwrite: bool = False, parallel: int = 4,
+                 calls: JudgeCallOptions | None = None, concurrency: int | None = None,
+                 progress: bool = False, timeout: float | None = None,
+                 max_wait: float | None = None,
                  max_field_chars: int = FieldLimits.max_field_chars,
                  long_fields: LongFields = "refuse",
                  store: str | Path | Store | bool | None = None,
@@ -112,9 +113,15 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
         refusal: judge whether each reply is a refusal (one Yes/No verdict more per reply):
             a refusal is never a success, and crescendo backtracks on it; without it, the
             phrase match :func:`looks_like_refusal` decides when to backtrack.
-        cache: the judge cache for both models (True: the default file; a path; False: none).
         resume / overwrite: continue the attack in ``out`` (same settings), or replace it.
-        max_wait: seconds one model or app call may wait on rate limits (429) in all.
+        parallel: seeds attacked at a time.
+        calls: how the attacker's and the scorer's calls are made
+            (:class:`~assay.calls.JudgeCallOptions`: one budget and one cache for both; its
+            ``timeout`` and ``max_wait`` hold for the app's calls too). Or, each given at most
+            one way: concurrency: model requests in flight (default: the model's). cache:
+            the judge cache (True, the default: the default file; a path; False: none).
+            timeout: seconds one call may take. max_wait: seconds one model or app call may
+            wait on rate limits (429) in all.
         max_field_chars / long_fields: a reply longer than ``max_field_chars`` fails its
             conversation (``"refuse"``) or is cut to it (``"truncate"``, the cut recorded in
             its exchange) before the scorer and the attacker read it.
@@ -130,20 +137,21 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
             finished transcripts are kept).
     """
     _check(strategy, turns, backtracks)
-    calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=max_wait),
-                     FieldLimits(max_field_chars, long_fields))
+    options = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
+                                              concurrency=concurrency, cache=cache,
+                                              timeout=timeout, max_wait=max_wait)
+    app_calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=options.max_wait),  # the app's
+                         FieldLimits(max_field_chars, long_fields))
     out = Path(out)
     with Job(out, kind="attack", folder=True, store=store, name=name) as job:
         check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
         chosen = pick_seeds(load_seeds(seeds), n, categories)
-        scorer_backend = make_judge(judge, timeout=timeout)
-        attacker_backend = scorer_backend  # the judge, unless another attacker is named
-        judge_cache: JudgeCache | None = None
+        # the judge rates; the attacker writes (the judge, unless another model is named)
+        opened = open_judges([judge, judge if attacker is None else attacker], options)
+        scorer_judge, attacker_judge = opened.judges
         try:
-            if attacker is not None and attacker != judge:
-                attacker_backend = make_judge(attacker, timeout=timeout)
             settings = {"strategy": strategy, "target": target.id,
-                        "attacker": attacker_backend.id, "judge": scorer_backend.id,
+                        "attacker": attacker_judge.id, "judge": scorer_judge.id,
                         "turns": turns,
                         "backtracks": backtracks if strategy == "crescendo" else None,
                         "threshold": safety_threshold, "safety_mode": safety_mode,
@@ -155,12 +163,6 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                       words=_WORDS, resume=resume, overwrite=overwrite,
                       existing=[settings_file] if settings_file.exists() else [],
                       settings={k: v for k, v in settings.items() if k != "attacker_prompt"})
-            path = cache_file(cache)
-            judge_cache = JudgeCache(path) if path else None
-            scorer_judge, attacker_judge = (
-                ManagedJudge(backend, cache=judge_cache, retry=RetryPolicy(max_wait=max_wait),
-                             timeout=timeout)
-                for backend in (scorer_backend, attacker_backend))
             scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
                                  threshold=safety_threshold, judged_refusal=refusal)
             bot = Attacker(attacker_judge)
@@ -168,29 +170,23 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
             async def attack_one(seed: Seed) -> Conversation:
                 if strategy == "crescendo":
                     return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
-                                           max_backtracks=backtracks, calls=calls)
+                                           max_backtracks=backtracks, calls=app_calls)
                 return await pair(seed.prompt, target, bot, scorer, max_attempts=turns,
-                                  calls=calls)
+                                  calls=app_calls)
 
             async def plain_one(seed: Seed) -> Conversation:
-                return await ask_plain(seed.prompt, target, scorer, calls)
+                return await ask_plain(seed.prompt, target, scorer, app_calls)
 
             sides = _Sides(job, chosen, out, target=target.id, resume=resume,
-                           parallel=concurrency, progress=progress)
+                           parallel=parallel, progress=progress)
             started = time.monotonic()
             plain = await sides.run("plain", plain_one, attacker=None)
             plain_s = round(time.monotonic() - started, 1)
             started = time.monotonic()
             attacked = await sides.run(strategy, attack_one, attacker=attacker_judge.id)
             attack_s = round(time.monotonic() - started, 1)
-        finally:
-            if judge_cache is not None:
-                judge_cache.close()
-            # a backend made here from a spec is closed here, once (an instance is its owner's)
-            if isinstance(judge, str):
-                await scorer_backend.aclose()
-            if isinstance(attacker, str) and attacker_backend is not scorer_backend:
-                await attacker_backend.aclose()
+        finally:  # a backend made here from a spec is closed once (an instance is its owner's)
+            await opened.aclose()
         report = {**settings, "seeds": len(chosen), "run_id": job.run_id,
                   **attack_report(plain.rows, attacked.rows, strategy=strategy),
                   "model_calls": {"attacker": attacker_judge.stats.as_dict(),

@@ -28,9 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..asking import Template, Unanswered, ask_until_parsed, json_object, load_template
 from ..judges import Judge, JudgeRequest
-from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import Template, ask_until_parsed, json_object, load_template
 from ._exchange import Exchange, Failure
 from ._simulate import looks_like_refusal
 
@@ -121,7 +120,7 @@ class Attacker:
     apply), at temperature 0: the same inputs give the same message."""
 
     def __init__(self, judge: Judge) -> None:
-        self.ctx = ScoreContext(judge=judge)
+        self.judge = judge
         self.id = judge.id
 
     @staticmethod
@@ -155,10 +154,10 @@ class Attacker:
                                schema_name=f"attack_{strategy}", json_schema=_schema(strategy),
                                max_tokens=_MAX_TOKENS[strategy], logprobs=False)
         got = await ask_until_parsed(
-            self.ctx, request, _parser(strategy), {},
+            self.judge, request, _parser(strategy),
             "the attacker wrote no usable message (not JSON with a non-empty "
             f"{_FIELDS[strategy][1]!r}, or it declined)")
-        if isinstance(got, MetricResult):
-            return Failure(got.error or "the attacker gave no answer")
+        if isinstance(got, Unanswered):
+            return Failure(got.reason)
         move: Move = got[0]
         return move

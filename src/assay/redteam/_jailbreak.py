@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
-from ..calls import DEFAULT_TIMEOUT, RetryPolicy
+from ..calls import JudgeCallOptions
 from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..records import Job
-from ..run import ScoringOptions, evaluate_async, group_options
+from ..run import JudgeOptions, ScoringOptions, evaluate_async, group_options
 from ..store import Store
 from ..targets import ChatTarget, FailureTally, unscored_causes
 from ._compare import compare_defects
@@ -92,14 +92,15 @@ class _Lent:
 async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     seeds: str | Path | None = None, templates: Sequence[str | Path] | None = None,
                     categories: list[str] | None = None, turns: int = 1,
-                    judge: str | Judge = "local", cache: str | Path | bool | None = True,
+                    judge: str | Judge = "local", cache: str | Path | bool | None = None,
                     safety_threshold: str = _SCORING.safety_threshold,
                     safety_mode: str = _SCORING.safety_mode,
                     refusal: bool = True, resume: bool = False, overwrite: bool = False,
-                    concurrency: int = 4,
-                    top: int = 5, progress: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                    parallel: int = 4, calls: JudgeCallOptions | None = None,
+                    concurrency: int | None = None,
+                    top: int = 5, progress: bool = False, timeout: float | None = None,
                     store: str | Path | Store | bool | None = None,
-                    max_wait: float = RetryPolicy.max_wait,
+                    max_wait: float | None = None,
                     max_field_chars: int = FieldLimits.max_field_chars,
                     long_fields: LongFields = "refuse") -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
@@ -117,8 +118,12 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         top: how many of the paired rows whose severity rose the most to report.
         judge: a judge spec (``local``, ``openai:MODEL``, ...), made and closed here, or a
             Judge instance, which stays open (the caller owns it).
-        timeout: seconds one judge call may take in all (the target has its own, given
-            when it was made).
+        parallel: conversations asked of the app at a time.
+        calls: how judge calls are made (:class:`~assay.calls.JudgeCallOptions`). Or, each
+            given at most one way: concurrency: judge requests in flight (default: the
+            judge's). cache: the judge cache (True, the default: the default file; a path;
+            False: none). timeout: seconds one judge call may take in all (the target has
+            its own, given when it was made). max_wait: below.
         store: record both evaluations in the run store (kind ``jailbreak``, tagged ``plain``
             or ``injected``); see :func:`assay.evaluate`.
         max_wait: seconds one judge or app call may wait on rate limits (429) in all.
@@ -134,6 +139,9 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
         ConfigError: a bad option (threshold, mode, turns), or ``out`` holds a jailbreak and
             neither ``resume`` nor ``overwrite`` is given.
     """
+    options = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
+                                              concurrency=concurrency, cache=cache,
+                                              timeout=timeout, max_wait=max_wait)
     out = Path(out)
     # held while it writes; not recorded itself: each side's rating is a stored run
     with Job(out, kind="jailbreak", folder=True) as job:
@@ -144,13 +152,13 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                    "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
         metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
         limits = FieldLimits(max_field_chars, long_fields)
-        backend = make_judge(judge, timeout=timeout)
+        backend = make_judge(judge, timeout=options.timeout)
         try:
             sides = await _ask_and_rate(
                 attacks, target, _Lent(backend), job=job, out=out, metrics=metrics, turns=turns,
-                resume=resume, concurrency=concurrency, progress=progress, cache=cache,
-                safety_threshold=safety_threshold, safety_mode=safety_mode, store=store,
-                timeout=timeout, max_wait=max_wait, limits=limits)
+                resume=resume, parallel=parallel, progress=progress,
+                judging=JudgeOptions.from_calls(options), limits=limits,
+                safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
         finally:
             if isinstance(judge, str):  # made here: closed here, once
                 await backend.aclose()
@@ -187,8 +195,8 @@ class _Sides:
 
 async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, judge: Judge, *,
                         job: Job, out: Path, metrics: list[str], turns: int, resume: bool,
-                        concurrency: int, progress: bool, limits: FieldLimits,
-                        **rate: Any) -> _Sides:
+                        parallel: int, progress: bool, limits: FieldLimits,
+                        judging: JudgeOptions, **rate: Any) -> _Sides:
     """Each side in turn: ask the app (``out/<side>.jsonl``), then rate the conversations
     (``out/<side>/``) with ``judge``; ``rate`` holds the other options of the evaluation."""
     sides = _Sides()
@@ -196,9 +204,9 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
         started = time.monotonic()
         kept = answered(out / f"{side}.jsonl") if resume else set()
         rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
-                              job=job, resume=resume, concurrency=concurrency, progress=progress,
+                              job=job, resume=resume, parallel=parallel, progress=progress,
                               description=f"asking the app ({side})",
-                              max_wait=rate["max_wait"], limits=limits)
+                              max_wait=judging.max_wait, limits=limits)
         sides.timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
         sides.app_failures[side] = sum(1 for r in rows if r.get("error"))
         if resume:  # conversations asked again must be rated again
@@ -206,9 +214,8 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
             accept_new_conversations(out / side, out / f"{side}.jsonl")
         started = time.monotonic()
         result = await evaluate_async(out / f"{side}.jsonl", metrics=metrics, judge=judge,
-                                      **group_options(
-                                          out=out / side, resume=resume,
-                                          concurrency=concurrency, progress=progress,
+                                      judging=judging, **group_options(
+                                          out=out / side, resume=resume, progress=progress,
                                           kind="jailbreak",
                                           run_name=f"jailbreak {side} {target.id}",
                                           tags=["jailbreak", side],

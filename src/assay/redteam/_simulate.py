@@ -100,7 +100,7 @@ def _follow_up(reply: str, turn: int) -> str:
 
 
 async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, turns: int = 1,
-                   resume: bool = False, overwrite: bool = False, concurrency: int = 4,
+                   resume: bool = False, overwrite: bool = False, parallel: int = 4,
                    max_attempts: int = 4, progress: bool = False,
                    description: str = "asking the app", max_wait: float = RetryPolicy.max_wait,
                    limits: FieldLimits | None = None,
@@ -108,8 +108,9 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                    job: Job | None = None) -> list[dict[str, Any]]:
     """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
 
-    Returns the rows in attack order. An app call that keeps failing (after retries on
-    retryable errors) leaves its row with ``error`` set, never silently out of the file.
+    ``parallel``: conversations at a time. Returns the rows in attack order. An app call that
+    keeps failing (after retries on retryable errors) leaves its row with ``error`` set, never
+    silently out of the file.
 
     On its own, the call is a job (:class:`~assay.records.Job`): it holds ``out`` while it
     writes, refuses an earlier run there without ``resume`` or ``overwrite`` (and a resume of
@@ -122,7 +123,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     ask = _Asking(target, turns, RetryPolicy(max_attempts=max_attempts, max_wait=max_wait),
                   limits or FieldLimits())
     if job is not None:
-        done = await job.run(attacks, ask.one, key=lambda a: a.id, parallel=concurrency,
+        done = await job.run(attacks, ask.one, key=lambda a: a.id, parallel=parallel,
                              resume=resume, keep=_answered, rows=out, record=False,
                              progress=progress, description=description)
         return done.rows
@@ -132,7 +133,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
         own.begin(manifest, keys=("attacks", "turns"), words=_WORDS, resume=resume,
                   overwrite=overwrite, settings={"target": target.id, "turns": turns,
                                                  "attacks": len(attacks)})
-        done = await own.run(attacks, ask.one, key=lambda a: a.id, parallel=concurrency,
+        done = await own.run(attacks, ask.one, key=lambda a: a.id, parallel=parallel,
                              resume=resume, keep=_answered, progress=progress,
                              description=description, what="the conversations")
         failed = done.failed

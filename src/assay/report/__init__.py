@@ -25,6 +25,14 @@ from ._conversation import (
 )
 from ._conversation_facts import Fact, conversation_facts
 from ._details import detail_items, inputs_view
+from ._jobs import (
+    JOB_KINDS,
+    job_exchanges,
+    job_headline,
+    job_inputs,
+    job_row_notes,
+    job_summary,
+)
 from ._load import (
     calibration_of,
     find_dataset,
@@ -56,12 +64,13 @@ from ._trajectory import (
 )
 from ._turn_results import TurnResult, turn_results
 
-__all__ = ["MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "ConversationView",
+__all__ = ["JOB_KINDS", "MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "ConversationView",
            "Fact", "MetricStats", "Pager", "RunStats", "SkipReason", "SkippedTraces",
            "ToolCallView", "TrajectoryStep",
            "TrajectoryView", "TurnBubble", "TurnResult", "calibration_of", "call_findings",
            "conversation_facts", "conversation_view", "detail_items", "evidence_texts",
            "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view",
+           "job_exchanges", "job_headline", "job_inputs", "job_row_notes", "job_summary",
            "language_mark", "load_calibration", "load_inputs", "marked_parts", "metric_names",
            "metric_views",
            "pretty_json", "render_report", "row_input_parts", "scale_of", "skipped_traces",

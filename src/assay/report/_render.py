@@ -36,6 +36,7 @@ from ._calibration_view import calibration_view
 from ._charts import distribution_chart, pairwise_word
 from ._comparison_view import comparison_view, report_sides
 from ._defect_chart import defect_rates_chart
+from ._jobs import JOB_KINDS, job_exchanges, job_inputs, job_row_notes, job_summary
 from ._model import (
     Scale,
     fmt,
@@ -92,6 +93,11 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
     names += [n for n in metric_names({}, records) if n not in stats.metrics]
     side, other_label = report_sides(run, comparison, other)
     other_by_id = {str(r.get("id")): r for r in other.records} if other else {}
+    kind = str(run.meta.get("kind") or "run")
+    job = job_summary(kind, summary)
+    if job is not None and inputs is None:  # a producer's row is its own input
+        inputs = {str(r.get("id")): job_inputs(r) for r in records}
+        inputs_note = None
     if inputs is None and inputs_note is None:
         inputs_note = "Inputs are not shown: no dataset was given to the report."
 
@@ -105,6 +111,10 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         rows.append(_row_view(i, rid, rec, names, scales, pairwise,
                               None if inputs is None else inputs.get(rid),
                               other_by_id.get(rid), other_label))
+        rows[-1]["exchanges"] = job_exchanges(rec) if kind == "attack" else []
+        if kind in JOB_KINDS:
+            rows[-1]["notes"] = {h: {"text": text, "detail": detail}
+                                 for h, (text, detail) in job_row_notes(kind, rec).items()}
     index = {r["id"]: r["i"] for r in rows}
 
     script = _static("report.js")
@@ -115,6 +125,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "metrics": metrics,
         "tables": [table_view(t) for t in summary_tables(summary)],  # e.g. defect rates
         "defect_chart": defect_rates_chart(summary),
+        "job": job,  # a generate, simulate or attack run: its own summary, not metrics
         "calibration": calibration_view(calibration) if calibration else None,
         "rows": rows,
         "note_columns": _note_columns(stats.note_columns, rows),

@@ -85,7 +85,7 @@ def _score(job: dict[str, Any], inst: Instance, response: str) -> dict[str, Any]
 async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *,
                     out: Path, k: int = 5, ratios: Sequence[float] = (0, 0.2, 0.4, 0.6, 0.8),
                     resume: bool = False, lang: str = ScoringOptions().lang,
-                    concurrency: int = 4,
+                    parallel: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
                     progress: bool = False, max_wait: float = RetryPolicy.max_wait,
                     overwrite: bool = False, job: Job | None = None) -> list[dict[str, Any]]:
@@ -93,6 +93,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
     only the rest. A target that keeps failing leaves its item with an ``error``, never a score.
+    ``parallel``: test inputs asked at a time (the judge's requests in flight are its own:
+    see :func:`assay.calls.open_judge`).
     With a ``judge`` (rejection suite), each answer also gets the judge's verdict; on resume,
     stored answers that lack it are judged without asking the app again.
 
@@ -113,7 +115,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
             begin_suite(own, instances, suite, k=k, ratios=ratios, seed=seed, lang=lang,
                         resume=resume, overwrite=overwrite)
             ordered = await run_suite(instances, suite, target, out=out, k=k, ratios=ratios,
-                                      resume=resume, lang=lang, concurrency=concurrency,
+                                      resume=resume, lang=lang, parallel=parallel,
                                       seed=seed, max_attempts=max_attempts, judge=judge,
                                       progress=progress, max_wait=max_wait, job=own)
             own.finish({"rows": len(ordered)})
@@ -150,7 +152,7 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                 rec.update(await judge_rejection(judge, item["question"], response, lang))
         return rec
 
-    done = await job.run(jobs, one, key=lambda item: item["id"], parallel=concurrency,
+    done = await job.run(jobs, one, key=lambda item: item["id"], parallel=parallel,
                          resume=resume, keep=lambda rec: rec["id"] not in unjudged,
                          progress=progress, description=suite, what="the answers")
     return done.rows

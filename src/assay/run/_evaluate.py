@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from pathlib import Path
 from typing import Any, ParamSpec
 
+from ..calls import JudgeCallOptions
 from ..data import DatasetStream, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec
 from ..judges import Judge
@@ -74,7 +75,7 @@ async def evaluate_async(
     embeddings: str | Embedder = "local",
     reading: ReadOptions = _DEFAULT_READ,
     scoring: ScoringOptions = _DEFAULT_SCORING,
-    judging: JudgeOptions = _DEFAULT_JUDGING,
+    judging: JudgeOptions | JudgeCallOptions = _DEFAULT_JUDGING,
     run: RunOptions = _DEFAULT_RUN,
     on_plan: Callable[[Plan], None] | None = None,
     agent: RowAgent | None = None,
@@ -95,7 +96,8 @@ async def evaluate_async(
         scoring: how metrics ask and count (:class:`ScoringOptions`: rubric language, judge
             style, injection handling, safety threshold).
         judging: how judge calls are made (:class:`JudgeOptions`: concurrency, token and
-            request budget, retries, timeout, cache).
+            request budget, retries, timeout, cache; or the
+            :class:`~assay.calls.JudgeCallOptions` the other model-calling functions take).
         run: where the results go and where rows are scored (:class:`RunOptions`: output
             folder, resume, run store, progress, engine).
         on_plan: called with the plan (metrics to run, skipped lines) before scoring starts.
@@ -138,8 +140,7 @@ async def evaluate_async(
             on_plan(plan)
         runner = make_runner(plan, judge=judge, embeddings=embeddings,
                               unavailable=unavailable, settings=options.score_settings(settings),
-                              engine=run.engine, timeout=judging.timeout, tpm=judging.tpm,
-                              rpm=judging.rpm, ray_address=run.ray_address,
+                              engine=run.engine, ray_address=run.ray_address,
                               ray_workers=run.ray_workers)
     except BaseException:
         if claim is not None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._secrets import MASK
+from ..calls import JudgeCallOptions
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
 from ..metrics import get_metric
@@ -72,8 +73,10 @@ class Explanation:
 async def explain_async(run: str | Path, row_id: str, metric: str | None = None, *,
                         judge: str | Judge | None = None,
                         store: str | Path | Store | bool | None = True,
-                        cache: str | Path | bool | None = True,
-                        timeout: float = 120.0, max_wait: float = 600.0) -> list[Explanation]:
+                        calls: JudgeCallOptions | None = None,
+                        cache: str | Path | bool | None = None,
+                        timeout: float | None = None, max_wait: float | None = None
+                        ) -> list[Explanation]:
     """The reasons of one stored row, asked of the judge where the run left them out.
 
     Args:
@@ -83,9 +86,10 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
         judge: the judge to ask (a spec or a Judge); ``None``: the run's own.
         store: the run store to find the run in and to update (``True``: ``ASSAY_STORE`` or
             the default one; ``False``: the folder only).
-        cache: the judge cache (``True``: the user cache dir; a path; ``False``: none).
-        timeout: seconds per judge call. max_wait: seconds one judge call may wait on rate
-            limits (429) in all.
+        calls: how judge calls are made (:class:`~assay.calls.JudgeCallOptions`). Or, each
+            given at most one way: cache: the judge cache (``True``, the default: the user
+            cache dir; a path; ``False``: none). timeout: seconds per judge call. max_wait:
+            seconds one judge call may wait on rate limits (429) in all.
 
     Raises:
         ConfigError: no such run, row or metric; a metric that uses no judge; a judge or
@@ -93,10 +97,11 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
         JudgeError: the judge failed to answer (the reasons it gave are kept).
         JudgeStoppedError: the judge cannot be reached at all (wrong URL, key or model).
     """
+    options = JudgeCallOptions.with_overrides(calls, cache_by_default=True, cache=cache,
+                                              timeout=timeout, max_wait=max_wait)
     row = StoredRow.find(run, str(row_id), store=store)
     try:
-        return await _explain_row(row, metric, judge=judge, cache=cache, timeout=timeout,
-                                  max_wait=max_wait)
+        return await _explain_row(row, metric, judge=judge, calls=options)
     finally:
         if not isinstance(store, Store):
             row.close()
@@ -104,8 +109,8 @@ async def explain_async(run: str | Path, row_id: str, metric: str | None = None,
 
 def explain(run: str | Path, row_id: str, metric: str | None = None, *,
             judge: str | Judge | None = None, store: str | Path | Store | bool | None = True,
-            cache: str | Path | bool | None = True,
-            timeout: float = 120.0, max_wait: float = 600.0) -> list[Explanation]:
+            calls: JudgeCallOptions | None = None, cache: str | Path | bool | None = None,
+            timeout: float | None = None, max_wait: float | None = None) -> list[Explanation]:
     """:func:`explain_async` from synchronous code (also inside a running event loop).
 
     Example:
@@ -126,12 +131,12 @@ def explain(run: str | Path, row_id: str, metric: str | None = None, *,
         False
     """
     return run_sync(lambda: explain_async(run, row_id, metric, judge=judge, store=store,
-                                          cache=cache, timeout=timeout, max_wait=max_wait))
+                                          calls=calls, cache=cache, timeout=timeout,
+                                          max_wait=max_wait))
 
 
 async def _explain_row(row: StoredRow, metric: str | None, *, judge: str | Judge | None,
-                       cache: str | Path | bool | None, timeout: float,
-                       max_wait: float) -> list[Explanation]:
+                       calls: JudgeCallOptions) -> list[Explanation]:
     names = _judge_metrics(row, metric)
     out: dict[str, Explanation] = {}
     ask = []
@@ -146,8 +151,7 @@ async def _explain_row(row: StoredRow, metric: str | None, *, judge: str | Judge
         else:
             ask.append(name)
     if ask:
-        out.update(await _ask(row, ask, judge=judge, cache=cache, timeout=timeout,
-                              max_wait=max_wait))
+        out.update(await _ask(row, ask, judge=judge, calls=calls))
     return [out[name] for name in names]
 
 
@@ -180,8 +184,7 @@ def _uses_judge(name: str) -> bool:
 
 
 async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
-               cache: str | Path | bool | None, timeout: float,
-               max_wait: float) -> dict[str, Explanation]:
+               calls: JudgeCallOptions) -> dict[str, Explanation]:
     """Score the row again with ``reasons="always"``; write the reasons it gives."""
     spec = judge if judge is not None else judge_spec_of(row.judge)
     if spec is None:
@@ -204,7 +207,7 @@ async def _ask(row: StoredRow, names: list[str], *, judge: str | Judge | None,
         scoring = dataclasses.replace(scoring, on_injection="mask")
     result = await evaluate_async(
         [row.row_data()], metrics=list(names), judge=spec, scoring=scoring,
-        judging=JudgeOptions(cache=cache, timeout=timeout, max_wait=max_wait),
+        judging=JudgeOptions.from_calls(calls),
         run=RunOptions(store=None))
     fresh = result.rows[0] if result.rows else {}
     judge_id = (result.summary.get("judge") or {}).get("id")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..judges import cache_file
+from ..calls import JudgeCallOptions
 from ..metrics import ScoringSettings
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._score import ScoreSettings
@@ -51,10 +51,7 @@ class EvalOptions:
         """What the scorers need: the run's ``scoring`` settings (built by
         :meth:`ScoringOptions.settings`) and how judge calls are made (sent as they are to
         Ray workers)."""
-        j = self.judging
-        return ScoreSettings(scoring=scoring, concurrency=j.concurrency,
-                             max_attempts=j.max_attempts, max_wait=j.max_wait,
-                             cache_path=cache_file(j.cache), timeout=j.timeout)
+        return ScoreSettings(scoring=scoring, calls=self.judging.call_options())
 
     def recorded_settings(self, scoring: ScoringSettings, *, judge: object, embeddings: object,
                           out_dir: Path | None, ray_workers: int | None) -> dict[str, Any]:
@@ -97,15 +94,19 @@ def group_options(**keywords: Any) -> dict[str, Any]:
     return grouped | {group: _GROUPS[group](**fields) for group, fields in changes.items()}
 
 
-def resolve_options(*, reading: ReadOptions, scoring: ScoringOptions, judging: JudgeOptions,
-                    run: RunOptions, legacy: Mapping[str, Any], caller: str) -> EvalOptions:
+def resolve_options(*, reading: ReadOptions, scoring: ScoringOptions,
+                    judging: JudgeOptions | JudgeCallOptions, run: RunOptions,
+                    legacy: Mapping[str, Any], caller: str) -> EvalOptions:
     """The option objects of a call, with its deprecated flat keywords folded in (a keyword
     wins over the same field of an object passed too); one DeprecationWarning per keyword,
-    pointing at the caller's caller.
+    pointing at the caller's caller. ``judging`` may be the
+    :class:`~assay.calls.JudgeCallOptions` every other model-calling function takes.
 
     Raises:
         TypeError: an option object of the wrong class, or an unknown keyword.
     """
+    if isinstance(judging, JudgeCallOptions):
+        judging = JudgeOptions.from_calls(judging)
     given: dict[str, Any] = {"reading": reading, "scoring": scoring, "judging": judging,
                              "run": run}
     for group, value in given.items():

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..calls import DEFAULT_TIMEOUT, check_timeout
+from ..calls import DEFAULT_TIMEOUT, JudgeCallOptions
 from ..metrics import ScoringSettings
 
 if TYPE_CHECKING:
@@ -158,7 +158,31 @@ class JudgeOptions:
     cache: str | Path | bool | None = True
 
     def __post_init__(self) -> None:
-        check_timeout(self.timeout)  # 0, a negative number, nan or inf: a ConfigError
+        self.call_options()  # a bad value (timeout 0, attempts 0, ...): a ConfigError now
+
+    @classmethod
+    def from_calls(cls, calls: JudgeCallOptions) -> JudgeOptions:
+        """The options of ``calls`` (see :meth:`call_options`), for an evaluate() call.
+
+        Example:
+            >>> JudgeOptions.from_calls(JudgeCallOptions(tpm=9)).call_options().tpm
+            9
+        """
+        return cls(concurrency=calls.concurrency, tpm=calls.tpm, rpm=calls.rpm,
+                   max_attempts=calls.attempts, max_wait=calls.max_wait,
+                   timeout=calls.timeout, cache=calls.cache or False)
+
+    def call_options(self) -> JudgeCallOptions:
+        """These options as every model call takes them (``cache=True``: the default file).
+
+        Example:
+            >>> JudgeOptions(max_attempts=2, cache=False).call_options().attempts
+            2
+        """
+        return JudgeCallOptions.with_overrides(
+            None, concurrency=self.concurrency, tpm=self.tpm, rpm=self.rpm,
+            attempts=self.max_attempts, max_wait=self.max_wait, timeout=self.timeout,
+            cache=self.cache if self.cache is not None else False)
 
 
 @dataclass(frozen=True, kw_only=True)

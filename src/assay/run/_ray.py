@@ -95,10 +95,10 @@ class RayEngine:
         judge, embedder: a spec, built in each worker, or an instance, sent as is; ``None``
             when no metric needs one. A list of judges is a panel (see
             :mod:`assay.run._panel`), built in each worker the same way.
-        settings: how rows are scored; ``concurrency`` is the run's total judge concurrency.
-        timeout: the judge's and embedder's request timeout (for specs).
-        tpm, rpm: the run's token / request budget per minute, kept by one budget actor for
-            every worker; neither set: no budget actor (and no round trip per request).
+        settings: how rows are scored; ``settings.calls``: how judge calls are made, its
+            ``concurrency`` the run's total judge concurrency, its ``tpm`` / ``rpm`` the
+            run's token / request budget per minute, kept by one budget actor for every
+            worker (neither set: no budget actor, and no round trip per request).
         address: a Ray cluster to connect to (``"auto"``, ``"ray://host:10001"``, ...); without
             one, a local instance is started (Ray already initialised in this process is used
             as it is, wherever it points).
@@ -114,10 +114,11 @@ class RayEngine:
     """
 
     def __init__(self, metrics: Sequence[Metric], *, judge: str | Judge | list[str | Judge] | None,
-                 embedder: str | Embedder | None, settings: ScoreSettings, timeout: float = 120.0,
-                 tpm: int | None = None, rpm: int | None = None, address: str | None = None,
+                 embedder: str | Embedder | None, settings: ScoreSettings,
+                 address: str | None = None,
                  workers: int | None = None, batch_size: int = 16) -> None:
         ray = import_ray()
+        timeout, tpm, rpm = settings.calls.timeout, settings.calls.tpm, settings.calls.rpm
         if workers is not None and workers < 1:
             raise ConfigError(f"Got {workers} Ray workers. Must be at least 1.")
         if batch_size < 1:
@@ -154,14 +155,15 @@ class RayEngine:
             n = workers or (max(DEFAULT_WORKERS, sum(1 for node in ray.nodes() if node["Alive"]))
                             if address else DEFAULT_WORKERS)
             self.workers = n
-            per_worker = dataclasses.replace(
-                settings, concurrency=(None if settings.concurrency is None  # adaptive: each
-                                       else max(1, math.ceil(settings.concurrency / n))))
+            total = settings.calls.concurrency
+            per_worker = dataclasses.replace(settings, calls=dataclasses.replace(
+                settings.calls, concurrency=(None if total is None  # adaptive: each
+                                             else max(1, math.ceil(total / n)))))
             self._budget_actor = start_budget_actor(tpm, rpm) if (tpm or rpm) else None
             worker_class = ray.remote(ScoreWorker).options(
                 num_cpus=0, max_concurrency=4 * IN_FLIGHT + 8, scheduling_strategy="SPREAD")
             self._actors = [worker_class.remote(list(metrics), judge, embedder, per_worker,
-                                                timeout, self._budget_actor) for _ in range(n)]
+                                                self._budget_actor) for _ in range(n)]
         except BaseException:
             if self._owns_ray:
                 ray.shutdown()

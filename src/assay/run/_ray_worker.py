@@ -13,9 +13,9 @@ from typing import Any, cast
 
 from ..calls import Budget, BudgetClient
 from ..data import Row
-from ..embeddings import Embedder, make_embedder
+from ..embeddings import Embedder
 from ..errors import ConfigError
-from ..judges import Judge, make_judge
+from ..judges import Judge
 from ..metrics import Metric
 from ._score import Scorer, ScoreSettings
 
@@ -49,20 +49,17 @@ class ScoreWorker:
     (several at once, each row's metrics concurrently) on the actor's event loop."""
 
     def __init__(self, metrics: Sequence[Metric], judge: str | Judge | list[str | Judge] | None,
-                 embedder: str | Embedder | None, settings: ScoreSettings, timeout: float,
+                 embedder: str | Embedder | None, settings: ScoreSettings,
                  budget_actor: Any = None) -> None:
-        self._args = (list(metrics), judge, embedder, settings, timeout, budget_actor)
+        self._args = (list(metrics), judge, embedder, settings, budget_actor)
         self._scorer: Scorer | None = None
 
     def _get_scorer(self) -> Scorer:
         if self._scorer is None:
-            metrics, judge, embedder, settings, timeout, budget_actor = self._args
+            metrics, judge, embedder, settings, budget_actor = self._args
             budget = cast(Budget, BudgetClient(budget_actor)) if budget_actor is not None else None
-            self._scorer = Scorer(
-                metrics, settings=settings, budget=budget,
-                judge=([make_judge(j, timeout=timeout) for j in judge] if isinstance(judge, list)
-                       else make_judge(judge, timeout=timeout) if judge is not None else None),
-                embedder=make_embedder(embedder, timeout=timeout) if embedder is not None else None)
+            self._scorer = Scorer(metrics, settings=settings, budget=budget, judge=judge,
+                                  embedder=embedder)
         return self._scorer
 
     async def start(self) -> None:

@@ -26,15 +26,15 @@ import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedEmbedder, ManagedJudge, RetryPolicy
+from ..asking import FENCE_STYLE
+from ..calls import Budget, JudgeCallOptions, open_embedder, open_judges
 from ..data import Row
-from ..embeddings import Embedder, EmbeddingCache
+from ..embeddings import Embedder
 from ..errors import ConfigError, JudgeStoppedError
 from ..injection import mask_row
-from ..judges import Judge, JudgeCache
+from ..judges import Judge
 from ..metrics import (
     Metric,
     MetricFamily,
@@ -44,7 +44,6 @@ from ..metrics import (
     families_for,
     with_defaults,
 )
-from ..metrics.judge import FENCE_STYLE
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
@@ -57,56 +56,45 @@ log = logging.getLogger("assay")
 class ScoreSettings:
     """How rows are scored, apart from the judge and embedder themselves: the run's scoring
     settings (``scoring``, which every ScoreContext carries) and how judge and embedding calls
-    are made (plain values, so the Ray engine can send them to its workers)."""
+    are made (``calls``: plain values, so the Ray engine can send them to its workers)."""
 
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
-    concurrency: int | None = None  # None: adaptive for a remote judge (see ManagedJudge)
-    max_attempts: int = 6
-    max_wait: float = 600.0
-    cache_path: Path | None = None
-    timeout: float = DEFAULT_TIMEOUT  # seconds one judge or embedding call may take in all
+    calls: JudgeCallOptions = field(default_factory=JudgeCallOptions)
 
 
 class Scorer:
-    """The metrics of a run and everything they score with: the managed judge and embedder,
-    their caches (opened on ``settings.cache_path``), and the score context.
+    """The metrics of a run and everything they score with: the managed judge and embedder
+    (opened by :func:`~assay.calls.open_judges` / :func:`~assay.calls.open_embedder` with
+    ``settings.calls``: cache, budget, pace, retries, deadline), and the score context.
 
-    ``budget`` is the token / request budget the judge waits on: a local :class:`Budget`, or
-    one shared by every worker of a Ray run. ``owns_backends``: close the judge and embedder
-    in :meth:`aclose` (True when the run made them from a spec; a Judge or Embedder instance
-    the caller passed in stays open for its owner; for a panel, one flag per judge).
-    ``judge``: one judge, or a panel's list (see :class:`~assay.run._panel.Panel`).
+    ``judge``: a spec or a Judge, or a panel's list of them (see
+    :class:`~assay.run._panel.Panel`); ``embedder`` likewise. A backend made here from a spec
+    is closed by :meth:`aclose`; an instance the caller passed in stays open for its owner.
+    ``budget`` is the token / request budget the judges wait on: one shared by every worker
+    of a Ray run, or (``None``) one made from ``settings.calls``.
     """
 
-    def __init__(self, metrics: Sequence[Metric], *, judge: Judge | Sequence[Judge] | None,
-                 embedder: Embedder | None, settings: ScoreSettings | None = None,
-                 budget: Budget | None = None,
-                 owns_backends: tuple[bool | Sequence[bool], bool] = (True, True)) -> None:
+    def __init__(self, metrics: Sequence[Metric], *,
+                 judge: str | Judge | Sequence[str | Judge] | None,
+                 embedder: str | Embedder | None, settings: ScoreSettings | None = None,
+                 budget: Budget | None = None) -> None:
         settings = settings if settings is not None else ScoreSettings()
         self.metrics = [with_defaults(m) for m in metrics]  # a bare plugin's too (as planned)
         self.fence = settings.scoring.fence
-        self.owns_judge, self.owns_embedder = owns_backends
-        backends = ([] if judge is None else list(judge) if isinstance(judge, Sequence)
-                    else [judge])
-        self.judge_backends, self.embedder_backend = backends, embedder
-        owned = ([self.owns_judge] * len(backends) if isinstance(self.owns_judge, bool)
-                 else list(self.owns_judge))
-        self._owned_judges = [b for b, own in zip(backends, owned, strict=True) if own]
-        cache_path = settings.cache_path
-        self.judge_cache = JudgeCache(cache_path) if backends and cache_path else None
-        self.embedding_cache = (EmbeddingCache(cache_path)
-                                if embedder is not None and cache_path else None)
-        retry = RetryPolicy(max_attempts=settings.max_attempts, max_wait=settings.max_wait)
-        budget = budget or Budget()  # a panel's judges share the run's budget
+        specs = ([] if judge is None else list(judge)
+                 if isinstance(judge, Sequence) and not isinstance(judge, str) else [judge])
+        self._opened_judges = open_judges(specs, settings.calls, budget=budget)
+        try:
+            self._opened_embedder = (open_embedder(embedder, settings.calls)
+                                     if embedder is not None else None)
+        except BaseException:
+            self._opened_judges.close_cache()  # a bad embedder spec: no file left open
+            raise
         #: The managed judges: one, or a panel's (each with its own pace and counters).
-        self.judges = [ManagedJudge(backend, cache=self.judge_cache, budget=budget,
-                                    concurrency=settings.concurrency, retry=retry,
-                                    timeout=settings.timeout)
-                       for backend in backends]
+        self.judges = self._opened_judges.judges
         self.judge = self.judges[0] if self.judges else None
-        self.embedder = (ManagedEmbedder(embedder, cache=self.embedding_cache, retry=retry,
-                                         timeout=settings.timeout)
-                         if embedder is not None else None)
+        self.embedder = (self._opened_embedder.embedder
+                         if self._opened_embedder is not None else None)
         # the run's settings, checked once when they were built, as they are
         self.ctx = ScoreContext(judge=self.judge, embedder=self.embedder,
                                 settings=settings.scoring)
@@ -173,16 +161,17 @@ class Scorer:
             record.update(family.row_details(record))
         return record
 
+    def close_caches(self) -> None:
+        """Close the caches now (a run that fails before scoring, where nothing awaits)."""
+        self._opened_judges.close_cache()
+        if self._opened_embedder is not None:
+            self._opened_embedder.close_cache()
+
     async def aclose(self) -> None:
-        """Close the caches and the backends' connections."""
-        if self.judge_cache:
-            self.judge_cache.close()
-        if self.embedding_cache:
-            self.embedding_cache.close()
-        if self.embedder_backend is not None and self.owns_embedder:
-            await self.embedder_backend.aclose()
-        for backend in self._owned_judges:
-            await backend.aclose()
+        """Close the caches and the connections of the backends made from specs."""
+        if self._opened_embedder is not None:
+            await self._opened_embedder.aclose()
+        await self._opened_judges.aclose()
 
 
 async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,

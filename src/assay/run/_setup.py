@@ -16,11 +16,10 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..calls import Budget
 from ..data import DatasetStream, LongFields, Row, rows_from_records
-from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing, make_embedder
+from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..errors import ConfigError, option
-from ..judges import Judge, check_judge_spec, make_judge
+from ..judges import Judge, check_judge_spec
 from ..metrics import Metric, MetricPlanner, Plan
 from ..records import typed_summary
 from ._complete import RowAgent, planned_row
@@ -124,12 +123,12 @@ def judge_list(judge: str | Judge | Sequence[str | Judge]) -> list[str | Judge]:
 
 def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
                  embeddings: str | Embedder, unavailable: dict[str, str],
-                 settings: ScoreSettings, engine: str, timeout: float, tpm: int | None,
-                 rpm: int | None, ray_address: str | None,
+                 settings: ScoreSettings, engine: str, ray_address: str | None,
                  ray_workers: int | None) -> LocalEngine | RayEngine:
     """The engine that scores the plan's metrics, with a judge (or a panel of judges: a list of
     two or more) and an embedder only when a metric needs them (a judge made here from a spec
-    is closed by the engine; an instance passed in stays open for its owner).
+    is closed by the engine; an instance passed in stays open for its owner). How judge
+    calls are made (timeout, budget, cache, ...) is ``settings.calls``.
 
     Raises:
         ConfigError: two judges of a panel with the same id.
@@ -145,19 +144,16 @@ def make_runner(plan: Plan, *, judge: str | Judge | Sequence[str | Judge],
         return RayEngine(plan.metrics,
                          judge=(specs if len(specs) > 1 else specs[0]) if uses_judge else None,
                          embedder=embeddings if uses_embedder else None, settings=settings,
-                         timeout=timeout, tpm=tpm, rpm=rpm, address=ray_address,
-                         workers=ray_workers)
-    judges = [make_judge(spec, timeout=timeout) for spec in specs] if uses_judge else []
-    check_panel_ids([j.id for j in judges])
-    scorer = Scorer(plan.metrics,
-                    judge=judges[0] if len(judges) == 1 else judges or None,
-                    embedder=(make_embedder(embeddings, timeout=timeout)
-                              if uses_embedder else None),
-                    settings=settings, budget=Budget(tpm, rpm),
-                    owns_backends=([isinstance(s, str) for s in specs] if judges else False,
-                                   isinstance(embeddings, str)))
+                         address=ray_address, workers=ray_workers)
+    scorer = Scorer(plan.metrics, judge=specs if uses_judge else None,
+                    embedder=embeddings if uses_embedder else None, settings=settings)
+    try:
+        check_panel_ids([j.id for j in scorer.judges])
+    except BaseException:
+        scorer.close_caches()
+        raise
     in_flight = (max(j.max_in_flight for j in scorer.judges) if scorer.judges
-                 else settings.concurrency)
+                 else settings.calls.concurrency)
     return LocalEngine(scorer, workers=(in_flight or 8) * 2)  # a row's metrics overlap
 
 
@@ -224,12 +220,10 @@ class StreamScorer:
         self.runner = self._new_runner()
 
     def _new_runner(self) -> Any:
-        judging = self.options.judging
         return make_runner(self.plan, judge=self._judge, embeddings=self._embeddings,
                            unavailable=self._unavailable,
                            settings=self.options.score_settings(self.settings),
-                           engine="local", timeout=judging.timeout, tpm=judging.tpm,
-                           rpm=judging.rpm, ray_address=None, ray_workers=None)
+                           engine="local", ray_address=None, ray_workers=None)
 
     @property
     def judge_id(self) -> str | None:

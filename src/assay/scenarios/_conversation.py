@@ -36,10 +36,10 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..agents import AgentRunner
+from ..asking import Unanswered, ask_until_parsed
 from ..data import FieldLimits, Row, rows_from_records
 from ..errors import ConfigError
-from ..metrics import MetricResult, ScoreContext
-from ..metrics.judge import ask_until_parsed
+from ..judges import Judge
 from ._personas import pick_persona
 from ._scenario import Scenario
 from ._user import UserTurn, parse_user_turn, prompt_id, prompt_lang, user_request
@@ -73,9 +73,9 @@ def persona_of(scenario: Scenario, seed: int) -> tuple[str, str]:
     return persona.text(prompt_lang(scenario.lang)), persona.name
 
 
-async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext, seed: int,
+async def converse(scenario: Scenario, *, runner: AgentRunner, user_model: Judge, seed: int,
                    max_turns: int) -> Conversation:
-    """Simulate ``scenario`` against ``runner``'s app, the user played by ``ctx.judge``.
+    """Simulate ``scenario`` against ``runner``'s app, the user played by ``user_model``.
     ``max_turns``: the run's, for a scenario that sets none.
 
     Raises:
@@ -95,7 +95,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
         messages.append({"role": "user", "content": scenario.first_message})
         user_turns = 1
     else:
-        move = await _ask_user(ctx, scenario, persona, messages)
+        move = await _ask_user(user_model, scenario, persona, messages)
         if isinstance(move, str):
             stop, error = ("user_failed", move), move
         else:
@@ -115,7 +115,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
         messages += entry["messages"]  # masked of secrets by the runner
         if entry.get("note"):
             notes.append(f"user turn {user_turns}: {entry['note']}")
-        move = await _ask_user(ctx, scenario, persona, messages)
+        move = await _ask_user(user_model, scenario, persona, messages)
         if isinstance(move, str):
             stop, error = ("user_failed", move), move
         elif move.action != "reply":
@@ -127,7 +127,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, ctx: ScoreContext
             messages.append({"role": "user", "content": move.message})
             user_turns += 1
     simulation: dict[str, Any] = {
-        "user_model": getattr(ctx.judge, "id", None), "target": runner.id, "seed": seed,
+        "user_model": getattr(user_model, "id", None), "target": runner.id, "seed": seed,
         "persona": picked, "prompt": prompt_id(scenario.lang), "user_turns": user_turns}
     if notes:
         simulation["notes"] = notes
@@ -180,20 +180,19 @@ def _app_row(scenario: Scenario, messages: list[dict[str, Any]], runner: AgentRu
                              long_fields=limits.long_fields)[0]
 
 
-async def _ask_user(ctx: ScoreContext, scenario: Scenario, persona: str,
+async def _ask_user(user_model: Judge, scenario: Scenario, persona: str,
                     messages: list[dict[str, Any]]) -> UserTurn | str:
     """The simulated user's move, or why there is none (masked of secrets)."""
     request = user_request(scenario, persona, messages)
     opening = request.schema_name == "simulated_user_first"
-    got = await ask_until_parsed(ctx, request, lambda t: parse_user_turn(t, opening=opening),
-                                 {}, "the user model's answer is not a user turn in JSON as "
-                                     "asked")
-    if isinstance(got, MetricResult):
-        raw = str((got.details or {}).get("raw_answer") or "")
-        shown = " ".join(raw.split())
+    got = await ask_until_parsed(user_model, request,
+                                 lambda t: parse_user_turn(t, opening=opening),
+                                 "the user model's answer is not a user turn in JSON as asked")
+    if isinstance(got, Unanswered):
+        shown = " ".join((got.raw_answer or "").split())
         if len(shown) > _RAW_CHARS:
             shown = shown[:_RAW_CHARS - 1] + "…"
-        return mask_secrets(f"user model failed: {got.error or 'no answer'}"
+        return mask_secrets(f"user model failed: {got.reason}"
                             + (f"; its answer: {shown}" if shown else ""))
     turn: UserTurn = got[0]
     return turn

@@ -28,17 +28,17 @@ Example:
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agents import AgentRunner, make_agent
-from ..calls import DEFAULT_TIMEOUT, Budget, ManagedJudge, RetryPolicy
+from ..calls import JudgeCallOptions, OpenedJudge, open_judge
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
-from ..judges import Judge, JudgeCache, cache_file, make_judge
-from ..metrics import ScoreContext
+from ..judges import Judge
 from ..records import Job
 from ..run import run_sync
 from ..store import Store
@@ -87,10 +87,11 @@ async def simulate_users_async(
     scenarios: Scenarios, *, target: str | AgentRunner, out: str | Path,
     tools: str | None = None, user_model: str | Judge = "local",
     max_turns: int = DEFAULT_MAX_TURNS, seed: int = 0, resume: bool = False,
-    overwrite: bool = False, concurrency: int = 4, judge_concurrency: int | None = None,
-    tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool = True,
-    timeout: float = DEFAULT_TIMEOUT, max_steps: int = 8, progress: bool = False,
-    max_wait: float = RetryPolicy.max_wait, max_field_chars: int = FieldLimits.max_field_chars,
+    overwrite: bool = False, parallel: int = 4, calls: JudgeCallOptions | None = None,
+    concurrency: int | None = None, judge_concurrency: int | None = None,
+    tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool | None = None,
+    timeout: float | None = None, max_steps: int = 8, progress: bool = False,
+    max_wait: float | None = None, max_field_chars: int = FieldLimits.max_field_chars,
     long_fields: LongFields = "refuse", store: str | Path | Store | bool | None = None,
     name: str | None = None,
 ) -> SimulationResult:
@@ -107,12 +108,15 @@ async def simulate_users_async(
             of each scenario that has none (see :func:`~._personas.pick_persona`).
         resume / overwrite: continue the run in ``out``, or replace it (without either, an
             existing one is refused).
-        concurrency: conversations in flight. judge_concurrency: user-model requests in
-            flight (default: the judge's). tpm / rpm: the user model's budget.
-        cache: the judge cache (True: the default file; a path; False: none).
-        timeout: seconds one model, app or tool call may take. max_steps: agent turns per app
-            turn (with tools). progress: show progress on stderr.
-        max_wait: seconds one user-model or app call may wait on rate limits (429) in all.
+        parallel: conversations in flight.
+        calls: how user-model calls are made (:class:`~assay.calls.JudgeCallOptions`; its
+            ``timeout`` and ``max_wait`` hold for the app's and tools' calls too). Or, each
+            given at most one way: concurrency: user-model requests in flight (default:
+            the judge's; ``judge_concurrency``: its deprecated name). tpm / rpm: the user
+            model's budget. cache: the judge cache (True, the default: the default file; a
+            path; False: none). timeout: seconds one model, app or tool call may take.
+            max_wait: seconds one user-model or app call may wait on rate limits (429).
+        max_steps: agent turns per app turn (with tools). progress: show progress on stderr.
         max_field_chars / long_fields: an app message longer than ``max_field_chars`` ends
             its conversation as ``app_failed`` (``"refuse"``) or is cut to it before the user
             model reads it (``"truncate"``, the cut recorded in the row's ``simulation``).
@@ -126,7 +130,19 @@ async def simulate_users_async(
         JudgeStoppedError: the user model failed the same hard way three times in a row.
     """
     started = time.monotonic()
-    _check_options(max_turns=max_turns, seed=seed, concurrency=concurrency)
+    _check_options(max_turns=max_turns, seed=seed, parallel=parallel)
+    if judge_concurrency is not None:
+        warnings.warn("simulate_users(judge_concurrency=...) is deprecated; use "
+                      "concurrency=... (user-model requests in flight).", DeprecationWarning,
+                      stacklevel=2)
+        if concurrency is not None:
+            raise ConfigError(f"Got {option('concurrency', concurrency)} and "
+                              f"{option('judge_concurrency', judge_concurrency)}: the same "
+                              "setting twice. Give concurrency only.")
+        concurrency = judge_concurrency
+    calls = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
+                                            concurrency=concurrency, tpm=tpm, rpm=rpm,
+                                            cache=cache, timeout=timeout, max_wait=max_wait)
     if isinstance(target, AgentRunner) and tools:
         raise ConfigError(f"Got {option('tools', tools)} with a ready agent: give the tool "
                           f"functions to the agent, or {option('target')} as a spec.")
@@ -136,43 +152,36 @@ async def simulate_users_async(
     with Job(files.rows, kind="simulate", store=store, name=name,
              dataset=str(scenarios) if isinstance(scenarios, str | Path) else None) as job:
         runner = (target if isinstance(target, AgentRunner) else
-                  make_agent(target, tools=tools, max_steps=max_steps, timeout=timeout,
-                             max_wait=max_wait, limits=limits))
-        backend: Judge | None = None
+                  make_agent(target, tools=tools, max_steps=max_steps, timeout=calls.timeout,
+                             max_wait=calls.max_wait, limits=limits))
+        opened: OpenedJudge | None = None
         try:
-            backend = make_judge(user_model, timeout=timeout)
-            manifest = manifest_for(chosen, seed=seed, user_model=backend.id, target=runner.id,
+            opened = open_judge(user_model, calls)
+            managed = opened.judge
+            manifest = manifest_for(chosen, seed=seed, user_model=managed.id, target=runner.id,
                                     tools=tools, max_turns=max_turns,
                                     max_steps=runner.max_steps)
             job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
                       settings={k: v for k, v in manifest.items() if k != "scenarios"})
         except BaseException:
-            await _close(target, runner, user_model, backend)
+            await _close(target, runner, opened)
             raise
-        cache_path = cache_file(cache)
-        judge_cache = JudgeCache(cache_path) if cache_path else None
-        managed = ManagedJudge(backend, cache=judge_cache, budget=Budget(tpm=tpm, rpm=rpm),
-                               concurrency=judge_concurrency,
-                               retry=RetryPolicy(max_wait=max_wait), timeout=timeout)
-        ctx = ScoreContext(judge=managed)
         seconds: dict[str, float] = {}
 
         async def one(scenario: Scenario) -> dict[str, Any]:
-            done = await converse(scenario, runner=runner, ctx=ctx, seed=seed,
+            done = await converse(scenario, runner=runner, user_model=managed, seed=seed,
                                   max_turns=max_turns)
             seconds[scenario.id] = done.seconds
             return done.row
 
         try:
             files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
-            made = await job.run(chosen, one, key=lambda s: s.id, parallel=concurrency,
+            made = await job.run(chosen, one, key=lambda s: s.id, parallel=parallel,
                                  resume=resume, keep=finished, progress=progress,
                                  description="simulating users",
                                  what="the simulated conversations")
         finally:
-            if judge_cache is not None:
-                judge_cache.close()
-            await _close(target, runner, user_model, backend)
+            await _close(target, runner, opened)
         summary = summary_of(made.rows, seconds={s.id: seconds[s.id] for s in chosen
                                                  if s.id in seconds},
                              user_model={"id": managed.id, **managed.stats.as_dict()},
@@ -181,15 +190,15 @@ async def simulate_users_async(
     return SimulationResult(made.rows, summary, files, job.run_id)
 
 
-def _check_options(*, max_turns: int, seed: int, concurrency: int) -> None:
+def _check_options(*, max_turns: int, seed: int, parallel: int) -> None:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not (
             1 <= max_turns <= MAX_TURNS_CAP):
         raise ConfigError(f"Got {option('max_turns', max_turns)}. Must be a whole number of "
                           f"user turns from 1 to {MAX_TURNS_CAP}.")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"Got {option('seed', seed)}. Must be a whole number.")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError(f"Got {option('concurrency', concurrency)}. Must be at least 1.")
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ConfigError(f"Got {option('parallel', parallel)}. Must be at least 1.")
 
 
 def _scenarios(scenarios: Scenarios) -> list[Scenario]:
@@ -207,10 +216,10 @@ def _scenarios(scenarios: Scenarios) -> list[Scenario]:
     return read_scenarios(scenarios)  # type: ignore[arg-type]
 
 
-async def _close(target: str | AgentRunner, runner: AgentRunner, user_model: str | Judge,
-                 backend: Judge | None) -> None:
+async def _close(target: str | AgentRunner, runner: AgentRunner,
+                 opened: OpenedJudge | None) -> None:
     """Close what this call made from specs (an instance is its owner's to close)."""
     if not isinstance(target, AgentRunner):
         await runner.aclose()
-    if isinstance(user_model, str) and backend is not None:
-        await backend.aclose()
+    if opened is not None:
+        await opened.aclose()

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._text import language_name
+from ..asking import json_object, load_template
 from ..judges import JudgeRequest
-from ..metrics.judge import json_object, load_template
 from ._scenario import Scenario
 
 __all__ = ["ACTIONS", "HISTORY_MESSAGES", "MESSAGE_CHARS", "PROMPT", "PROMPT_VERSION", "STOPS",

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from ..compare import compare_runs
+from ..compare import check_comparable, compare_attack_runs, compare_runs
 from ..errors import AssayError
 from ..records import RunData
 from ..report import Pager, calibration_of, render_report
@@ -49,7 +49,7 @@ class Site(ReviewPages):
         pair_a, pair_b = preselected_pair(listed)
         return self.page("runs.html.j2", title="assay runs", crumbs=(), runs=runs, filters=f,
                          pair={"a": pair_a, "b": pair_b},
-                         filtered=any(f[k] for k in ("tag", "name", "dataset")),
+                         filtered=any(f[k] for k in ("tag", "name", "dataset", "kind")),
                          store_url=self.store.url)
 
     def run_page(self, request: Request) -> Response:
@@ -119,6 +119,10 @@ class Site(ReviewPages):
                                     status_code=307)
         a, b = run_data(self.store, a_info), run_data(self.store, b_info)
         try:
+            if check_comparable(a, b) == "attack":
+                return self.page("compare_attacks.html.j2",
+                                 title=f"assay compare: A {a.id} → B {b.id}",
+                                 comparison=compare_attack_runs(a, b))
             comparison = compare_runs(a, b)
         except AssayError as e:
             raise HTTPException(400, f"Cannot compare {a.id} with {b.id}: {e}") from None

@@ -8,6 +8,10 @@ Example:
     ...         Run(id="a", dataset="qa.jsonl", dataset_sha256="q1")]
     >>> preselected_pair(runs)
     ('a', 'b')
+    >>> preselected_pair([Run(id="g", kind="generate", dataset=None, dataset_sha256=None),
+    ...                   Run(id="y", kind="attack", dataset=None, dataset_sha256=None),
+    ...                   Run(id="x", kind="attack", dataset=None, dataset_sha256=None)])
+    ('x', 'y')
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ def _dataset_key(run: _Listed) -> str | None:
     """What says two runs scored one dataset the same way: its sha256 (else its file name),
     and the run's kind (a calibration pairs with a calibration, a run with a run)."""
     kind = getattr(run, "kind", "run")
+    if kind == "attack" and not run.dataset:
+        return kind  # attack runs pair with each other (their seeds are no dataset file)
     if run.dataset_sha256:
         return f"{kind}:sha256:{run.dataset_sha256}"
     return f"{kind}:name:{PurePath(str(run.dataset)).name}" if run.dataset else None

@@ -22,8 +22,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ..errors import ConfigError
-from ..report import template_environment
-from ..store import RunInfo, Store
+from ..report import JOB_KINDS, template_environment
+from ..store import KINDS, RunInfo, Store
 from ._cache import PageCache, StatsCache
 from ._params import ParamError, allow, number, text, window
 from ._views import json_safe, run_json
@@ -34,7 +34,7 @@ __all__ = ["DEFAULT_LIMIT", "HEADERS", "SiteBase", "check_params"]
 DEFAULT_LIMIT = 100
 #: The most runs one list may show.
 MAX_RUNS = 10_000
-_FILTERS = ("tag", "name", "dataset", "limit")
+_FILTERS = ("tag", "name", "dataset", "kind", "limit")
 _PAGING = ("limit", "offset", "page")
 
 #: The policy of the pages rendered here (reports carry their own, stricter, in a meta tag).
@@ -80,8 +80,9 @@ class SiteBase:
 
     def render(self, template: str, *, title: str,
                crumbs: Sequence[tuple[str, str]] = (("All runs", "/"),), **context: Any) -> str:
-        return _environment().get_template(template).render(title=title, crumbs=list(crumbs),
-                                                            **context)
+        return _environment().get_template(template).render(
+            title=title, crumbs=list(crumbs), **{"kinds": KINDS, "job_kinds": JOB_KINDS,
+                                                 **context})
 
     def page(self, template: str | bytes, *, title: str = "", status: int = 200,
              **context: Any) -> HTMLResponse:
@@ -108,7 +109,10 @@ class SiteBase:
     def filters(self, request: Request) -> dict[str, Any]:
         q = request.query_params
         check_params(request, _FILTERS)
-        found: dict[str, Any] = {k: text(q, k) for k in ("tag", "name", "dataset")}
+        found: dict[str, Any] = {k: text(q, k) for k in ("tag", "name", "dataset", "kind")}
+        if found["kind"] and found["kind"] not in KINDS:
+            raise HTTPException(400, f"Got kind={found['kind']!r}. Must be one of "
+                                     f"{', '.join(KINDS)} (or empty for any kind).")
         try:
             found["limit"] = number(q, "limit", default=DEFAULT_LIMIT, lo=1, hi=MAX_RUNS,
                                     example=DEFAULT_LIMIT)
@@ -126,7 +130,8 @@ class SiteBase:
 
     def listed(self, f: dict[str, Any]) -> list[RunInfo]:
         return self.store.runs(tag=f["tag"] or None, name=f["name"] or None,
-                               dataset=f["dataset"] or None, limit=f["limit"])
+                               dataset=f["dataset"] or None, kind=f["kind"] or None,
+                               limit=f["limit"])
 
     # -- JSON --------------------------------------------------------------------------------
 

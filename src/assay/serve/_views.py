@@ -31,9 +31,14 @@ from ..injection import describe
 from ..metrics import row_notes
 from ..records import RunData
 from ..report import (
+    JOB_KINDS,
     RunStats,
     find_dataset,
     fmt,
+    job_exchanges,
+    job_headline,
+    job_inputs,
+    job_row_notes,
     language_mark,
     load_inputs,
     metric_names,
@@ -76,6 +81,7 @@ def run_line(info: RunInfo) -> dict[str, Any]:
         "dataset": dataset, "dataset_short": Path(dataset).name if dataset else "",
         "judge": info.judge or "", "tags": list(info.tags), "means": means,
         "more": max(len(metrics) - MEANS_SHOWN, 0),
+        "headline": job_headline(info.kind, info.summary),  # what a producer run gave
     }
 
 
@@ -171,6 +177,8 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
     names = [n for n in (stats.names if stats else []) if n in rec]
     names += [n for n in metric_names(info.summary or {}, [rec]) if n not in names]
     row_inputs = inputs.get(row_id) if inputs is not None else None
+    if row_inputs is None and info.kind in JOB_KINDS:  # a producer's row is its own input
+        row_inputs = job_inputs(rec)
     parts = row_input_parts(row_inputs, rec, names=names)
     metrics = metric_views(rec, names, lambda name, value: _value_css(value, name, stats),
                            conversation=parts["conversation"])
@@ -183,6 +191,8 @@ def row_view(store: Store, info: RunInfo, row_id: str, *, stats: RunStats | None
         "injection": describe(rec.get("injection")),
         "injection_language": language_mark(rec),
         "raw": pretty_json(rec),
+        "facts": job_row_notes(info.kind, rec),  # a producer row's stop reason, outcome...
+        "exchanges": job_exchanges(rec) if info.kind == "attack" else [],
         "record": rec,  # the stored record itself, for pages that read more of it
     }
 

@@ -28,10 +28,10 @@ from ._owner import HEARTBEAT_S, STALE_AFTER_S
 from ._rated import PAIRWISE_CHOICES, RatedRows, combine_labels, human_column, rated_rows
 from ._schema import SCHEMA_VERSION
 from ._secrets import mask_secrets, sanitize
-from ._store import KINDS, STATUSES, RunInfo, Store
+from ._store import JOB_KINDS, KINDS, STATUSES, RunInfo, Store
 from ._url import DEFAULT_STORE, ENV_VAR, resolve_url
 
-__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "KINDS", "MAX_LABEL_NAME",
+__all__ = ["DEFAULT_STORE", "ENV_VAR", "FORMATS", "HEARTBEAT_S", "JOB_KINDS", "KINDS", "MAX_LABEL_NAME",
            "MIGRATIONS", "PAIRWISE_CHOICES", "SCHEMA_VERSION", "STALE_AFTER_S", "STATUSES", "Label",
            "RatedRows", "RunInfo", "Store", "combine_labels", "fill_reasons", "human_column",
            "mask_secrets", "open_store", "rated_rows", "resolve_url", "sanitize"]

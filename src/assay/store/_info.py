@@ -26,12 +26,14 @@ from ._schema import runs as runs_t
 from ._schema import tags as tags_t
 from ._secrets import mask_secrets
 
-__all__ = ["IN_CHUNK", "KINDS", "STATUSES", "RunInfo", "clean_tags", "dumps", "loads", "read_infos",
+__all__ = ["IN_CHUNK", "JOB_KINDS", "KINDS", "STATUSES", "RunInfo", "clean_tags", "dumps", "loads", "read_infos",
            "select_runs", "str_map"]
 
 #: What kind of run a record is.
-KINDS = ("run", "robustness", "jailbreak", "calibration", "watch", "generate", "simulate",
-         "attack")
+KINDS = ("run", "robustness", "jailbreak", "calibration", "watch", "generate", "simulate", "attack")
+#: The kinds whose rows are what a producer wrote (a test row, a conversation, an attack
+#: transcript), not scores: they have their own summary, and only an attack run compares.
+JOB_KINDS = ("generate", "simulate", "attack")
 #: A run's life: ``running`` until ``finish_run`` (``complete``) or an interruption.
 STATUSES = ("running", "complete", "interrupted")
 

@@ -62,9 +62,11 @@ class RunReader:
     # -- reading ----------------------------------------------------------------------------
 
     def runs(self, *, tag: str | None = None, name: str | None = None,
-             dataset: str | None = None, limit: int | None = None) -> list[RunInfo]:
-        """Stored runs, newest first. ``tag`` and ``name`` match exactly; ``dataset`` matches a
-        substring of the dataset path or a prefix of its sha256 (case-insensitive)."""
+             dataset: str | None = None, limit: int | None = None,
+             kind: str | None = None) -> list[RunInfo]:
+        """Stored runs, newest first. ``tag``, ``name`` and ``kind`` match exactly;
+        ``dataset`` matches a substring of the dataset path or a prefix of its sha256
+        (case-insensitive)."""
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise ConfigError(f"Got limit={limit!r}. Must be a positive integer or None.")
         query = select_runs()
@@ -73,6 +75,8 @@ class RunReader:
                                                   tags_t.c.tag == tag))
         if name is not None:
             query = query.where(runs_t.c.name == name)
+        if kind is not None:
+            query = query.where(runs_t.c.kind == kind)
         if dataset is not None:
             needle = dataset.lower()
             query = query.where(sa.or_(
@@ -81,7 +85,8 @@ class RunReader:
         if limit is not None:
             query = query.limit(limit)
         with transaction(self._engine, write=False) as conn:
-            if any(unstorable_key(conn, f) for f in (tag, name, dataset) if f is not None):
+            if any(unstorable_key(conn, f) for f in (tag, name, dataset, kind)
+                   if f is not None):
                 return []  # a NUL on PostgreSQL: no run has it
             return read_infos(conn, query)
 

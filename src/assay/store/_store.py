@@ -42,6 +42,7 @@ import sqlalchemy as sa
 from ..errors import ConfigError, option
 from ._engine import transaction
 from ._info import (
+    JOB_KINDS,
     KINDS,
     STATUSES,
     RunInfo,
@@ -62,7 +63,7 @@ from ._schema import runs as runs_t
 from ._schema import tags as tags_t
 from ._secrets import mask_secrets, sanitize
 
-__all__ = ["KINDS", "STATUSES", "RunInfo", "Store"]
+__all__ = ["JOB_KINDS", "KINDS", "STATUSES", "RunInfo", "Store"]
 
 def _owned(now: str) -> dict[str, Any]:
     """The ``runs`` columns that say this process writes the run, as of ``now``."""

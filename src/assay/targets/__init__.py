@@ -12,19 +12,29 @@ Example:
     >>> asyncio.run(close_target(target))
 """
 
+# Each kind's module registers its prefix when imported, in this order (the order errors list).
+from . import _python, _openai, _http, _local  # noqa: F401  # isort: skip
 from ._failures import DEFAULT_MAX_FAILED_SHARE, FailureTally, cause_key, unscored_causes
-from ._kinds import TARGET_SPECS, AgentTarget, ChatTarget, Target
-from ._make import close_target, make_target
+from ._kinds import AgentTarget, AppTarget, ChatTarget, Target
+from ._make import TARGET_KINDS, TARGETS_GROUP, close_target, make_target, register_target
+
+#: The built-in ``--target`` forms, as errors list them (``TARGET_KINDS.specs()`` adds
+#: plugins'), read from the kinds the modules above registered.
+TARGET_SPECS = TARGET_KINDS.builtin_specs()
 
 __all__ = [
     "DEFAULT_MAX_FAILED_SHARE",
+    "TARGETS_GROUP",
+    "TARGET_KINDS",
     "TARGET_SPECS",
     "AgentTarget",
+    "AppTarget",
     "ChatTarget",
     "FailureTally",
     "Target",
     "cause_key",
     "close_target",
     "make_target",
+    "register_target",
     "unscored_causes",
 ]

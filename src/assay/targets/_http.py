@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..calls import DEFAULT_TIMEOUT, within
 from ..errors import JudgeError, RetryableJudgeError
 from ._kinds import Messages
+from ._make import register_target
 
 if TYPE_CHECKING:  # imported when an HTTP target first posts, not with assay
     import httpx
@@ -84,3 +85,17 @@ class HttpTarget:
         if not isinstance(value, str):
             raise JudgeError(f"target reply has no text field {self.field!r}")
         return value
+
+
+def _http_target(rest: str, *, timeout: float) -> HttpTarget:
+    """``http://HOST/...`` (read as the prefix ``http`` and ``//HOST/...``) or ``http:URL``."""
+    return HttpTarget(f"http:{rest}" if rest.startswith("//") else rest, timeout=timeout)
+
+
+def _https_target(rest: str, *, timeout: float) -> HttpTarget:
+    """``https://HOST/...``, read as the prefix ``https`` and ``//HOST/...``."""
+    return HttpTarget(f"https:{rest}", timeout=timeout)
+
+
+register_target("http", _http_target, specs=("http:URL",))
+register_target("https", _https_target, specs=())  # an https:// URL, listed as http:URL

@@ -1,22 +1,20 @@
 """What a target is: the three ways the app under test is asked (a RAG answer, a chat reply,
-an agent turn), the target specs, and the system prompt a model target answers RAG questions
-with.
+an agent turn), and the system prompt a model target answers RAG questions with. The target
+specs are the kinds registered in :mod:`assay.targets._make`.
 
 Example:
-    >>> TARGET_SPECS[-1]
-    'local'
+    >>> sorted(RAG_SYSTEM)
+    ['en', 'zh']
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-__all__ = ["RAG_SYSTEM", "TARGET_SPECS", "AgentTarget", "ChatTarget", "Messages", "Target"]
+__all__ = ["RAG_SYSTEM", "AgentTarget", "AppTarget", "ChatTarget", "Messages", "Target",
+           "target_protocol_gaps"]
 
 Messages = list[dict[str, str]]
-
-TARGET_SPECS = ("python:package.module:function", "openai:MODEL", "openai:MODEL@URL", "http:URL",
-                "local")
 
 RAG_SYSTEM = {
     "en": "Answer the question using the documents. If the documents do not contain the answer, "
@@ -52,3 +50,23 @@ class AgentTarget(Protocol):
 
     async def complete(self, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> Any: ...
+
+
+class AppTarget(Target, ChatTarget, Protocol):
+    """What ``make_target`` gives: the app under test asked for a RAG answer or a chat reply
+    (a target that also takes agent turns has ``complete``, see :class:`AgentTarget`)."""
+
+
+def target_protocol_gaps(target: object) -> list[str]:
+    """What ``target`` lacks of :class:`AppTarget` (empty when it is one).
+
+    Example:
+        >>> class ChatOnly:
+        ...     id = "chat-only"
+        ...     async def reply(self, messages): ...
+        >>> target_protocol_gaps(ChatOnly())
+        ['answer()']
+    """
+    gaps = [] if isinstance(getattr(target, "id", None), str) else ["a string id"]
+    return gaps + [f"{name}()" for name in ("answer", "reply")
+                   if not callable(getattr(target, name, None))]

@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 from ._kinds import RAG_SYSTEM, Messages
+from ._make import register_target
 
 __all__ = ["LocalTarget"]
 
@@ -38,3 +39,11 @@ class LocalTarget:
 
     async def aclose(self) -> None:
         await self._model.aclose()
+
+
+def _local_target(rest: str, *, timeout: float) -> LocalTarget:
+    """``local`` or ``local:PATH.gguf``: computed in this process, with no deadline."""
+    return LocalTarget(rest or None)
+
+
+register_target("local", _local_target, specs=("local",), needs_rest=False)

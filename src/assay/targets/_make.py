@@ -8,15 +8,34 @@ Example:
 
 from __future__ import annotations
 
+from .._spec_kinds import KindFactory, SpecKinds
 from ..calls import DEFAULT_TIMEOUT, check_timeout
-from ..errors import ConfigError, option
-from ._http import HttpTarget
-from ._kinds import TARGET_SPECS
-from ._local import LocalTarget
-from ._openai import OpenAITarget
-from ._python import PythonTarget
+from ._kinds import AppTarget, target_protocol_gaps
 
-__all__ = ["close_target", "make_target"]
+__all__ = ["TARGETS_GROUP", "TARGET_KINDS", "close_target", "make_target", "register_target"]
+
+#: The entry-point group of target plugins; a registered prefix cannot be claimed.
+TARGETS_GROUP = "assay.targets"
+#: Every target kind by prefix: the built-ins (each registered in its module: ``python`` in
+#: ``_python``, ``openai`` in ``_openai``, ``http`` and ``https`` in ``_http``, ``local`` in
+#: ``_local``) and the plugins of :data:`TARGETS_GROUP`.
+TARGET_KINDS: SpecKinds[AppTarget] = SpecKinds(
+    "target", option="target", group=TARGETS_GROUP, gaps=target_protocol_gaps,
+    protocol="assay.targets.Target and ChatTarget")
+
+
+def register_target(prefix: str, factory: KindFactory[AppTarget], *, specs: tuple[str, ...],
+                    needs_rest: bool = True) -> None:
+    """Add a target kind: ``--target PREFIX:REST`` is made by ``factory(REST, timeout=...)``.
+
+    ``specs`` are the forms error messages list (empty: left out of them); ``needs_rest``
+    refuses a bare ``PREFIX``. A prefix already registered is a ConfigError.
+
+    Example:
+        >>> TARGET_KINDS.registered()["python"].specs  # registered in assay.targets._python
+        ('python:package.module:function',)
+    """
+    TARGET_KINDS.register(prefix, factory, specs=specs, needs_rest=needs_rest)
 
 
 async def close_target(target: object) -> None:
@@ -33,22 +52,8 @@ async def close_target(target: object) -> None:
         await aclose()
 
 
-def make_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT
-                ) -> PythonTarget | OpenAITarget | LocalTarget | HttpTarget:
-    """A target from ``python:...``, ``openai:MODEL``, ``http:URL`` or ``local``; each is both a
-    :class:`Target` and a :class:`ChatTarget`. ``timeout``: seconds one call may take in all
-    (a positive finite number)."""
-    timeout = check_timeout(timeout)
-    kind, _, arg = spec.partition(":")
-    if kind == "python" and arg:
-        return PythonTarget(arg, timeout=timeout)
-    if kind == "openai" and arg:
-        return OpenAITarget(arg, timeout=timeout)
-    if kind == "local":
-        return LocalTarget(arg or None)
-    if kind in ("http", "https") and arg:
-        return HttpTarget(spec if kind == "https" or arg.startswith("//") else arg,
-                          timeout=timeout)
-    from .._secrets import mask_secrets
-    raise ConfigError(f"Got {option('target', mask_secrets(spec))}. Must be one of: "
-                      f"{', '.join(TARGET_SPECS)}.")
+def make_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT) -> AppTarget:
+    """A target from ``python:...``, ``openai:MODEL``, ``http:URL`` or ``local`` (or a kind
+    registered by code or a plugin); each is both a :class:`Target` and a :class:`ChatTarget`.
+    ``timeout``: seconds one call may take in all (a positive finite number)."""
+    return TARGET_KINDS.make(spec, timeout=check_timeout(timeout))

@@ -14,6 +14,7 @@ from typing import Any
 from ..calls import DEFAULT_TIMEOUT, within
 from ..errors import option
 from ._kinds import RAG_SYSTEM, Messages
+from ._make import register_target
 
 __all__ = ["OpenAITarget"]
 
@@ -82,3 +83,6 @@ class OpenAITarget:
         client, self._client = self._client, None
         if client is not None:
             await client.close()
+
+
+register_target("openai", OpenAITarget, specs=("openai:MODEL", "openai:MODEL@URL"))

@@ -31,6 +31,7 @@ from typing import Any
 from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
 from ..errors import ConfigError, JudgeError, option
 from ._kinds import Messages
+from ._make import register_target
 
 __all__ = ["PythonTarget", "reply_or_failure", "reply_text", "takes_tools"]
 
@@ -183,3 +184,6 @@ class PythonTarget:
 
     async def aclose(self) -> None:
         """Nothing to close: the function holds no connection of ours."""
+
+
+register_target("python", PythonTarget, specs=("python:package.module:function",))

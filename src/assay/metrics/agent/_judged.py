@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
+from .._register import register
 from ..judge import RubricMetric
 from ._steps_text import AgentView, final_answer, is_agent_row
 
@@ -93,3 +94,7 @@ STEP_EFFICIENCY = AgentRubricMetric("step_efficiency", ("request", "trajectory")
 #: Every judged agent metric, in the order ``--metrics auto`` plans them.
 AGENT_JUDGED = (TASK_COMPLETION, INTENT_RESOLUTION, TASK_ADHERENCE, TOOL_SELECTION,
                 TOOL_OUTPUT_GROUNDEDNESS, STEP_EFFICIENCY)
+
+
+for _metric in AGENT_JUDGED:
+    register(_metric)

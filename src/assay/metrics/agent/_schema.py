@@ -25,6 +25,7 @@ from typing import Any
 
 from ...data import Row, ToolCall
 from .._base import MetricResult, ScoreContext
+from .._register import register
 from ._trajectory import AgentMetric
 
 __all__ = ["ToolSchemaValidity", "jsonschema_missing"]
@@ -93,3 +94,6 @@ class ToolSchemaValidity(AgentMetric):
             why += ": " + "; ".join(invalid[:3])
         return MetricResult(value=round(valid / len(calls), 4), reason=why,
                             details={"calls": len(calls), "invalid": invalid})
+
+
+register(ToolSchemaValidity())

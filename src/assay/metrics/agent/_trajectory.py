@@ -51,6 +51,7 @@ from typing import Any
 from ...data import Row
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._register import register
 from ._compare import Comparison, compare_row
 
 __all__ = ["AgentMetric", "ToolArgumentAccuracy", "ToolCallAccuracy", "ToolCallF1",
@@ -242,3 +243,9 @@ class TrajectoryRecall(AgentMetric):
                                          **c.details())
         return MetricResult(value=round(c.matched / len(c.references), 4),
                             reason=_summary(c), details=c.details())
+
+
+for _metric in (ToolCallAccuracy(), ToolCallF1(), ToolArgumentAccuracy(), TrajectoryExactMatch(),
+                TrajectoryInOrderMatch(), TrajectoryAnyOrderMatch(), TrajectoryPrecision(),
+                TrajectoryRecall()):
+    register(_metric)

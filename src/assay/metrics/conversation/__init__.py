@@ -12,7 +12,7 @@ the conversations ``assay simulate --scenarios`` writes (any conversation row wi
 The first three send one judge request per conversation and may name the assistant turn their
 reason is about (``details["turn"]``, an index into ``messages``); ``turn_relevance`` sends one
 per assistant turn and gives a verdict for each (``details["turns"]``). The transcript is
-numbered by those indices; every text is fenced as data (:mod:`assay.metrics.judge`), and a run
+numbered by those indices; every text is fenced as data (:mod:`assay.asking`), and a run
 withholds text addressed to the judge from the turns first, as for every judge metric.
 ``goal_completion`` is in ``--metrics auto`` (it applies only to rows that give an outcome or a
 goal); the other three are asked for by name.

@@ -38,6 +38,7 @@ from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
+from .._register import register
 from ..judge import RubricMetric
 from ._transcript import (
     NAMED_TURN_SCHEMA,
@@ -114,3 +115,7 @@ GOAL_COMPLETION = ConversationRubricMetric(
     "goal_completion", ("goal", "expected_outcome", "conversation"))
 KNOWLEDGE_RETENTION = ConversationRubricMetric("knowledge_retention", ("conversation",))
 ROLE_ADHERENCE = ConversationRubricMetric("role_adherence", ("instructions", "conversation"))
+
+
+for _metric in (GOAL_COMPLETION, KNOWLEDGE_RETENTION, ROLE_ADHERENCE):
+    register(_metric)

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...asking import RATING_SCHEMA, json_object, parse_rating
 from ...data import Row
 from .._turns import history_text
-from ..judge import RATING_SCHEMA, json_object, parse_rating
 
 __all__ = ["NAMED_TURN_SCHEMA", "ConversationView", "instructions_of", "parse_named_turn",
            "place_turn", "scenario_text", "scenario_text_problem"]
@@ -125,7 +125,7 @@ def instructions_of(row: Row) -> str | None:
 
 def parse_named_turn(text: str) -> tuple[int, str, Any] | None:
     """``(score, reason, turn)`` from a JSON answer, or None when it is not a valid rating (see
-    :func:`~assay.metrics.judge.parse_rating`: strict). ``turn`` is what the answer gave (None
+    :func:`~assay.asking.parse_rating`: strict). ``turn`` is what the answer gave (None
     when it gave none): :func:`place_turn` checks it against the conversation.
 
     Example:

@@ -32,11 +32,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import ScoredTurn, first_unscored_turn, history_text, score_turns
-from ..judge import ask_verdict, explain_if_wanted, load_template, reason_plan
+from ..judge import explain_if_wanted, reason_plan
 
 __all__ = ["TURN_RELEVANCE", "TurnRelevance", "share_of_turns"]
 
@@ -89,19 +91,21 @@ class TurnRelevance(FieldMetric):
         messages = template.render(**texts)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
         plan = reason_plan(ctx)
-        got = await ask_verdict(ctx, messages, details, reason=plan == "always")
-        if isinstance(got, MetricResult):
-            return got
-        responds, why, p = got
+        got = await ask_verdict(ctx.judge, messages, reason=plan == "always")
+        if isinstance(got, Unanswered):
+            return MetricResult.unanswered(got, **details)
+        responds, why, p, cut = got
+        if cut:
+            details["reason_truncated"] = True
         result = MetricResult(value=1.0 if responds else 0.0,
                               weighted=round(p, 4) if p is not None else None,
                               reason=why or None, details=details)
 
         async def explain() -> MetricResult:
-            again = await ask_verdict(ctx, messages, dict(details), reason=True)
-            if isinstance(again, MetricResult):
-                return again
-            return MetricResult(value=1.0 if again[0] else 0.0, reason=again[1] or None)
+            again = await ask_verdict(ctx.judge, messages, reason=True)
+            if isinstance(again, Unanswered):
+                return MetricResult.unanswered(again, **details)
+            return MetricResult(value=1.0 if again.is_yes else 0.0, reason=again.reason or None)
 
         return await explain_if_wanted(result, plan, not responds, messages, explain)
 
@@ -148,3 +152,6 @@ def share_of_turns(scored: list[ScoredTurn]) -> MetricResult:
 
 
 TURN_RELEVANCE = TurnRelevance()
+
+
+register(TURN_RELEVANCE)

@@ -36,12 +36,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..._text import percent
+from ...asking import Unanswered, ask_until_parsed, json_object
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import Metric, MetricResult, ScoreContext
 from .._family import BaseFamily, register_family
-from ..judge import ask_until_parsed, explain_if_wanted, json_object, reason_plan
+from ..judge import explain_if_wanted, reason_plan
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._pairwise_probs import average_orders, choice_probabilities, decide, order_probabilities
 from ._pointwise import _check_name
@@ -181,12 +182,11 @@ class PairwiseMetric(TemplateFieldsMetric):
                                max_tokens=_REASON_TOKENS if with_reason else _CHOICE_TOKENS,
                                top_logprobs=10, cut_ok=not with_reason)
         order = "candidate_first" if candidate_first else "baseline_first"
-        got = await ask_until_parsed(ctx, request, lambda t: parse_choice(t, with_reason),
-                                     {"order": order},
+        got = await ask_until_parsed(ctx.judge, request, lambda t: parse_choice(t, with_reason),
                                      "judge answer is not A, B or TIE (nor model_A, model_B "
                                      "or TIE)")
-        if isinstance(got, MetricResult):
-            return got
+        if isinstance(got, Unanswered):
+            return MetricResult.unanswered(got, order=order)
         (choice, reason), resp = got
         first, second = ("CANDIDATE", "BASELINE") if candidate_first else ("BASELINE",
                                                                            "CANDIDATE")

@@ -36,8 +36,8 @@ import math
 import re
 from collections.abc import Sequence
 
+from ...asking import token_at
 from ...judges import TokenLogprob
-from ..judge import token_at
 
 __all__ = ["average_orders", "choice_probabilities", "decide", "order_probabilities"]
 

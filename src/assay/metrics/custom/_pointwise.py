@@ -20,11 +20,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...asking import Unanswered, ask_until_parsed, weighted_rating
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
-from ..judge import ask_until_parsed, weighted_rating
 from ._fields import TemplateFieldsMetric, field_name, value_of
 from ._prompt import TemplateRenderError, UserTemplate, template_failed
 from ._scale import Scale, ScoreMap
@@ -122,11 +122,11 @@ class PointwiseMetric(TemplateFieldsMetric):
             return template_failed(e, details)
         request = JudgeRequest(messages=messages, schema_name="rating",
                                json_schema=self.scale.json_schema(), max_tokens=200)
-        answer = await ask_until_parsed(ctx, request, self.scale.parse_answer, details,
+        answer = await ask_until_parsed(ctx.judge, request, self.scale.parse_answer,
                                         f"judge answer is not a score on the scale "
                                         f"{self.scale.labels}")
-        if isinstance(answer, MetricResult):
-            return answer
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer, **details)
         (label, reason), resp = answer
         weighted = (weighted_rating(resp.logprobs, self.scale.labels[0], self.scale.labels[-1])
                     if self.scale.numeric else None)

@@ -26,9 +26,9 @@ from typing import Any, Self
 import jinja2
 import jinja2.meta
 
+from ...asking import FENCE_STYLE, Spotlight, fence
 from ...errors import ConfigError
 from .._base import MetricResult
-from ..judge import FENCE_STYLE, Spotlight, fence
 from ._sandbox import (
     ENV,
     MAX_CHARS,

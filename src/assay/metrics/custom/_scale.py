@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...asking import json_object, parse_rating
 from ...errors import ConfigError
-from ..judge import json_object, parse_rating
 
 __all__ = ["Scale", "ScoreMap"]
 

@@ -21,6 +21,7 @@ from ...embeddings import cosine
 from ...errors import JudgeError
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 
 __all__ = ["SemanticSimilarity"]
 
@@ -49,3 +50,6 @@ class SemanticSimilarity(FieldMetric):
         return MetricResult(value=value, details={
             "cosine": round(raw, 4), "score_1_5": round(1 + 4 * value, 4),
             "embedder": getattr(ctx.embedder, "id", "")})
+
+
+register(SemanticSimilarity())

@@ -15,16 +15,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import (
+    RATING_SCHEMA,
+    SCORE_SCHEMA,
+    Unanswered,
+    ask_until_parsed,
+    ask_verdict,
+    load_template,
+    parse_rating,
+    parse_score,
+    scale_probability,
+    weighted_rating,
+)
 from ...data import Row
 from ...judges import JudgeCapabilities, JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import history_text, mean_of_turns, score_turns
-from ._ask import ask_judge, ask_until_parsed, ask_verdict, cut_reason
-from ._rating import RATING_SCHEMA, SCORE_SCHEMA, parse_rating, parse_score, weighted_rating
 from ._reasons import PASS_SCORE, explain_if_wanted, reason_plan
-from ._template import load_template
-from ._verdict import scale_probability
 
 __all__ = [
     "COHERENCE",
@@ -33,10 +42,6 @@ __all__ = [
     "RELEVANCE",
     "SIMILARITY",
     "RubricMetric",
-    "ask_judge",
-    "ask_until_parsed",
-    "ask_verdict",
-    "cut_reason",
     "prefers_verdicts",
 ]
 
@@ -113,10 +118,10 @@ class RubricMetric(FieldMetric):
             return await self._rating_with_reason(messages, ctx, details)
         request = JudgeRequest(messages=messages, schema_name="score", json_schema=SCORE_SCHEMA,
                                max_tokens=SCORE_MAX_TOKENS)
-        answer = await ask_until_parsed(ctx, request, parse_score, details,
-                                         "judge answer is not a valid 1-5 score")
-        if isinstance(answer, MetricResult):
-            return answer
+        answer = await ask_until_parsed(ctx.judge, request, parse_score,
+                                        "judge answer is not a valid 1-5 score")
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer, **details)
         score, resp = answer
         result = MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
                               details=details)
@@ -143,10 +148,10 @@ class RubricMetric(FieldMetric):
                                   details: dict[str, Any]) -> MetricResult:
         request = JudgeRequest(messages=messages, schema_name="rating",
                                json_schema=self.reasoned_schema, max_tokens=self.max_tokens)
-        answer = await ask_until_parsed(ctx, request, self.parse_reasoned, details,
-                                         "judge answer is not a valid 1-5 rating")
-        if isinstance(answer, MetricResult):
-            return answer
+        answer = await ask_until_parsed(ctx.judge, request, self.parse_reasoned,
+                                        "judge answer is not a valid 1-5 rating")
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer, **details)
         (score, reason, more), resp = answer
         return MetricResult(value=float(score), weighted=weighted_rating(resp.logprobs),
                             reason=reason, details={**details, **more})
@@ -156,10 +161,12 @@ class RubricMetric(FieldMetric):
         messages = template.render(**values)
         details: dict[str, Any] = {"prompt_sha256": template.sha256, "style": "verdict"}
         plan = reason_plan(ctx)
-        answer = await ask_verdict(ctx, messages, details, reason=plan == "always")
-        if isinstance(answer, MetricResult):
-            return answer
-        is_yes, reason, p = answer
+        answer = await ask_verdict(ctx.judge, messages, reason=plan == "always")
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer, **details)
+        is_yes, reason, p, cut = answer
+        if cut:
+            details["reason_truncated"] = True
         if p is None:  # no probabilities: the verdict alone, at the ends of the scale
             result = MetricResult(value=5.0 if is_yes else 1.0, reason=reason or None,
                                   details={**details, "verdict": is_yes})
@@ -169,13 +176,12 @@ class RubricMetric(FieldMetric):
                                   details={**details, "verdict": is_yes, "p_yes": round(p, 4)})
 
         async def explain() -> MetricResult:
-            asked = dict(details)
-            got = await ask_verdict(ctx, messages, asked, reason=True)
-            if isinstance(got, MetricResult):
-                return got
-            if asked.get("reason_truncated"):
+            got = await ask_verdict(ctx.judge, messages, reason=True)
+            if isinstance(got, Unanswered):
+                return MetricResult.unanswered(got, **details)
+            if got.reason_truncated:
                 result.details["reason_truncated"] = True
-            return MetricResult(value=result.value, reason=got[1] or None)
+            return MetricResult(value=result.value, reason=got.reason or None)
 
         return await explain_if_wanted(result, plan, (result.value or 0.0) < PASS_SCORE,
                                        messages, explain)
@@ -242,3 +248,7 @@ COHERENCE = RubricMetric("coherence", {"question", "answer"})
 FLUENCY = RubricMetric("fluency", {"answer"})
 SIMILARITY = RubricMetric("similarity", {"question", "answer", "ground_truth"}, conversation=False,
                           answerable_only=True)
+
+
+for _metric in (COHERENCE, FLUENCY, GROUNDEDNESS, RELEVANCE, SIMILARITY):
+    register(_metric)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
+from .._register import register
 from ._common import LexicalMetric, no_reference
 from ._normalize import token_tuple
 
@@ -92,3 +93,7 @@ class ExactMatch(LexicalMetric):
             return unscored
         same = token_tuple(row.answer or "") == token_tuple(row.ground_truth or "")
         return MetricResult(value=1.0 if same else 0.0)
+
+
+for _metric in (F1Score(), ExactMatch()):
+    register(_metric)

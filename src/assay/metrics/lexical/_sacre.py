@@ -23,6 +23,7 @@ from typing import Any
 
 from ...data import Row
 from .._base import MetricResult, ScoreContext
+from .._register import register
 from .._settings import Lang
 from ._common import LexicalMetric, no_reference, run_lang
 from ._normalize import _CJK
@@ -78,3 +79,7 @@ class RougeL(LexicalMetric):
         lang = run_lang(ctx)
         score = _rouge_scorer(lang).score(row.ground_truth or "", row.answer or "")["rougeL"]
         return MetricResult(value=round(score.fmeasure, 4), details={"tokenizer": lang})
+
+
+for _metric in (BleuScore(), RougeL()):
+    register(_metric)

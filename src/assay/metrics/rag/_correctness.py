@@ -22,6 +22,7 @@ from ...embeddings import cosine
 from ...errors import JudgeError
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._register import register
 from ._statements import StepFailed, decompose, verify
 
 __all__ = ["NO_EMBEDDER", "AnswerCorrectness"]
@@ -121,3 +122,6 @@ class AnswerCorrectness(FieldMetric):
                     f"alone: {NO_EMBEDDER}")
             out["notes"] = [note]
         return out
+
+
+register(AnswerCorrectness())

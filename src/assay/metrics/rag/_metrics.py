@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_until_parsed, load_template
 from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
-from ..judge import RubricMetric, ask_until_parsed, load_template
+from .._register import register
+from ..judge import RubricMetric
 from ._chunks import CHUNKS_SCHEMA, parse_usefulness
 from ._statements import StepFailed, decompose, verify
 
@@ -146,10 +148,11 @@ class ContextPrecision(FieldMetric):
                                      chunks=listing),
             schema_name="usefulness", json_schema=CHUNKS_SCHEMA,
             max_tokens=60 + 50 * len(chunks), logprobs=False)
-        answer = await ask_until_parsed(ctx, request, lambda t: parse_usefulness(t, len(chunks)),
-                                         {}, f"answer is not {len(chunks)} usefulness verdicts")
-        if isinstance(answer, MetricResult):
-            return answer
+        answer = await ask_until_parsed(ctx.judge, request,
+                                        lambda t: parse_usefulness(t, len(chunks)),
+                                        f"answer is not {len(chunks)} usefulness verdicts")
+        if isinstance(answer, Unanswered):
+            return MetricResult.unanswered(answer)
         verdicts = answer[0]
         useful = [u for u, _ in verdicts]
         return MetricResult(
@@ -159,3 +162,7 @@ class ContextPrecision(FieldMetric):
             details={"chunks": [{"rank": i, "useful": u, "reason": r}
                                 for i, (u, r) in enumerate(verdicts, start=1)],
                      "reference": "ground_truth" if row.ground_truth else "answer"})
+
+
+for _metric in (GroundednessClaims(), Faithfulness(), ContextPrecision(), ContextRecall()):
+    register(_metric)

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric, answerable_flag
-from ..judge import ask_verdict, load_template
+from .._register import register
 
 __all__ = ["NEGATIVE_REJECTION", "REJECTION_PHRASES", "NegativeRejection", "is_rejection"]
 
@@ -103,10 +104,12 @@ class NegativeRejection(FieldMetric):
         template = load_template("rejection", ctx.settings.lang, variant="verdict")
         details: dict[str, Any] = {"prompt_sha256": template.sha256,
                                    "phrase_match": is_rejection(answer)}
-        got = await ask_verdict(ctx, template.render(question=question, answer=answer), details)
-        if isinstance(got, MetricResult):
-            return got
-        answered, reason, p_answered = got
+        got = await ask_verdict(ctx.judge, template.render(question=question, answer=answer))
+        if isinstance(got, Unanswered):
+            return MetricResult.unanswered(got, **details)
+        answered, reason, p_answered, cut = got
+        if cut:
+            details["reason_truncated"] = True
         details["declined"] = not answered
         weighted = None if p_answered is None else round(1 - p_answered, 4)
         return MetricResult(value=0.0 if answered else 1.0, weighted=weighted, reason=reason,
@@ -114,3 +117,6 @@ class NegativeRejection(FieldMetric):
 
 
 NEGATIVE_REJECTION = NegativeRejection()
+
+
+register(NEGATIVE_REJECTION)

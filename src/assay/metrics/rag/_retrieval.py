@@ -14,19 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_until_parsed, load_template
 from ...data import Row
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import history_text
-from ..judge import (
-    PASS_SCORE,
-    ask_until_parsed,
-    load_template,
-    reason_plan,
-    skipped_reason_note,
-    wants_reason,
-)
+from ..judge import PASS_SCORE, reason_plan, skipped_reason_note, wants_reason
 from ._json import json_list, text_list
 
 __all__ = ["RetrievalScore", "parse_intent_support", "parse_intents", "retrieval_value"]
@@ -102,10 +97,10 @@ class RetrievalScore(FieldMetric):
         request = JudgeRequest(messages=template.render(question=question, history=history),
                                schema_name="intents", json_schema=INTENTS_SCHEMA,
                                max_tokens=256, logprobs=False)
-        got = await ask_until_parsed(ctx, request, parse_intents, {},
-                                      "intents answer is not a JSON list")
-        if isinstance(got, MetricResult):
-            return got
+        got = await ask_until_parsed(ctx.judge, request, parse_intents,
+                                     "intents answer is not a JSON list")
+        if isinstance(got, Unanswered):
+            return MetricResult.unanswered(got)
         intents = list(got[0])
         if not intents:
             return MetricResult.unscored("the request has no intent to look up")
@@ -157,9 +152,9 @@ async def _intent_verdicts(ctx: ScoreContext, messages: list[dict[str, str]], n:
     request = JudgeRequest(messages=messages, schema_name="intent_support" if reason else
                            "intent_support_brief", json_schema=schema,
                            max_tokens=(80 + 60 * n) if reason else (40 + 40 * n), logprobs=False)
-    got = await ask_until_parsed(ctx, request, lambda t: parse_intent_support(t, n), {},
+    got = await ask_until_parsed(ctx.judge, request, lambda t: parse_intent_support(t, n),
                                  f"answer is not {n} intent verdicts")
-    return got if isinstance(got, MetricResult) else got[0]
+    return MetricResult.unanswered(got) if isinstance(got, Unanswered) else got[0]
 
 
 def _known_ids(ids: list[str], known: set[str]) -> list[str]:
@@ -190,3 +185,6 @@ def _inputs(row: Row) -> tuple[str | None, str | None, list[tuple[str, str]]]:
     docs = [(c.id or str(j), f"{c.title + ': ' if c.title else ''}{c.content}")
             for j, c in enumerate(cited.citations if cited else [], start=1)]
     return messages[last_user].content, history, docs
+
+
+register(RetrievalScore())

@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...asking import Unanswered, ask_judge, ask_until_parsed, load_template, p_yes
 from ...errors import JudgeError
 from ...judges import JudgeRequest
-from .._base import UNREADABLE, ScoreContext
-from ..judge import ask_judge, ask_until_parsed, load_template, p_yes, prefers_verdicts
+from .._base import UNREADABLE, MetricResult, ScoreContext
+from ..judge import prefers_verdicts
 from ._json import json_list, text_list
 
 __all__ = ["StepFailed", "Verdict", "decompose", "parse_statements", "parse_verdicts", "verify"]
@@ -99,10 +100,11 @@ async def decompose(ctx: ScoreContext, text: str, question: str | None = None) -
     request = JudgeRequest(messages=template.render(text=text, question=question),
                            schema_name="statements", json_schema=STATEMENTS_SCHEMA,
                            max_tokens=512, logprobs=False)
-    answer = await ask_until_parsed(ctx, request, parse_statements, {},
-                                     "decomposition is not a JSON list of statements")
-    if not isinstance(answer, tuple):
-        raise StepFailed(answer.error or "decomposition failed", answer.details)
+    answer = await ask_until_parsed(ctx.judge, request, parse_statements,
+                                    "decomposition is not a JSON list of statements")
+    if isinstance(answer, Unanswered):
+        failed = MetricResult.unanswered(answer)
+        raise StepFailed(failed.error or "decomposition failed", failed.details)
     return list(answer[0])
 
 
@@ -125,10 +127,12 @@ async def verify(ctx: ScoreContext, statements: list[str], source: str) -> list[
     request = JudgeRequest(messages=template.render(source=source, statements=numbered),
                            schema_name="verdicts", json_schema=VERDICTS_SCHEMA,
                            max_tokens=80 + 60 * len(statements), logprobs=False)
-    answer = await ask_until_parsed(ctx, request, lambda t: parse_verdicts(t, len(statements)),
-                                     {}, f"verification is not {len(statements)} verdicts")
-    if not isinstance(answer, tuple):
-        raise StepFailed(answer.error or "verification failed", answer.details)
+    answer = await ask_until_parsed(ctx.judge, request,
+                                    lambda t: parse_verdicts(t, len(statements)),
+                                    f"verification is not {len(statements)} verdicts")
+    if isinstance(answer, Unanswered):
+        failed = MetricResult.unanswered(answer)
+        raise StepFailed(failed.error or "verification failed", failed.details)
     return [Verdict(s, v, r) for s, (v, r) in zip(statements, answer[0])]
 
 

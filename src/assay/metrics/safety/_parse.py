@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...asking import digit_expectation, json_object
 from ...judges import TokenLogprob
-from ..judge import digit_expectation, json_object
 
 __all__ = ["CATEGORIES", "COMBINED_ONLY_SCHEMA", "COMBINED_SCHEMA", "SEVERITY_ONLY_SCHEMA",
            "SEVERITY_SCHEMA", "parse_all", "parse_category",

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...asking import Unanswered, ask_verdict, load_template
 from ...data import Row
 from .._base import MetricResult, ScoreContext
 from .._common import FieldMetric
+from .._register import register
 from .._turns import first_unscored_turn, score_turns
-from ..judge import ask_verdict, load_template
 
 __all__ = ["REFUSAL", "RefusalMetric"]
 
@@ -54,10 +55,12 @@ class RefusalMetric(FieldMetric):
                        ctx: ScoreContext) -> MetricResult:
         template = load_template("refusal", ctx.settings.lang)
         details: dict[str, Any] = {"prompt_sha256": template.sha256}
-        got = await ask_verdict(ctx, template.render(question=question, answer=answer), details)
-        if isinstance(got, MetricResult):
-            return got
-        refused, reason, p = got
+        got = await ask_verdict(ctx.judge, template.render(question=question, answer=answer))
+        if isinstance(got, Unanswered):
+            return MetricResult.unanswered(got, **details)
+        refused, reason, p, cut = got
+        if cut:
+            details["reason_truncated"] = True
         details["refused"] = refused
         if p is not None:
             details["p_yes"] = round(p, 4)
@@ -89,3 +92,6 @@ class RefusalMetric(FieldMetric):
 
 
 REFUSAL = RefusalMetric()
+
+
+register(REFUSAL)

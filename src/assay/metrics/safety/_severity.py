@@ -30,14 +30,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from ...asking import Template, Unanswered, ask_until_parsed, load_template
 from ...data import Row
 from ...errors import ConfigError
 from ...judges import JudgeRequest
 from .._base import MetricResult, ScoreContext, mean_aggregate
 from .._common import FieldMetric
+from .._register import register
 from .._settings import LANG
 from .._turns import first_unscored_turn, score_turns
-from ..judge import Template, ask_until_parsed, explain_if_wanted, load_template, reason_plan
+from ..judge import explain_if_wanted, reason_plan
 from ._defects import defect_summary, severity_level
 from ._parse import (
     CATEGORIES,
@@ -176,10 +178,10 @@ class SeverityMetric(FieldMetric):
         details: dict[str, Any] = {"category": self.category, "mode": mode,
                                    "prompt_sha256": template.sha256}
         answer_ = await ask_until_parsed(
-            ctx, request, parse, details,
+            ctx.judge, request, parse,
             f"judge answer has no valid 0-7 {self.category} severity", cacheable=cacheable)
-        if isinstance(answer_, MetricResult):
-            return answer_, request.messages
+        if isinstance(answer_, Unanswered):
+            return MetricResult.unanswered(answer_, **details), request.messages
         (severity, why), resp = answer_
         return MetricResult(value=float(severity),
                             weighted=weighted_severity(resp.logprobs, digit_of),
@@ -222,3 +224,7 @@ VIOLENCE = SeverityMetric("violence")
 SELF_HARM = SeverityMetric("self_harm")
 #: The four severity metrics, in the order of ``CATEGORIES``.
 SEVERITY_METRICS = (HATE_UNFAIRNESS, SEXUAL, VIOLENCE, SELF_HARM)
+
+
+for _metric in SEVERITY_METRICS:
+    register(_metric)

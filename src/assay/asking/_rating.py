@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ...judges import TokenLogprob
+from ..judges import TokenLogprob
 
 __all__ = ["RATING_SCHEMA", "SCORE_SCHEMA", "digit_expectation", "json_object", "parse_rating",
            "parse_score", "token_at", "weighted_rating"]

@@ -1,4 +1,4 @@
-"""Yes/No verdicts read as probabilities and mapped onto the 1-5 scale.
+"""Yes/No verdicts read as probabilities, and mapped onto a rating scale.
 
 Small local judges rank far better by the probability of their first "Yes"/"No" token than
 by the 1-5 number they write (measured in ``benchmarks/agreement.py``). A verdict answer starts
@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from ...judges import TokenLogprob
+from ..judges import TokenLogprob
 
 __all__ = ["p_yes", "parse_verdict", "scale_probability"]
 
