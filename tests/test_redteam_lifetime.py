@@ -246,7 +246,7 @@ def test_simulate_refuses_an_existing_file_without_resume_or_overwrite(tmp_path:
     assert _invoke(*args).exit_code == 0
     before = out.read_bytes()
     again = _invoke(*args)
-    assert again.exit_code == 2 and "--resume to continue, --overwrite" in again.output
+    assert again.exit_code == 2 and "--resume to continue it, --overwrite" in again.output
     assert out.read_bytes() == before
     assert _invoke(*args, "--overwrite").exit_code == 0
 

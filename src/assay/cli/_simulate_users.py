@@ -18,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ from rich.table import Table
 
 from ..calls import JudgeCallOptions
 from ..errors import AssayError
-from ..records import hold_output
 from ..scenarios import DEFAULT_MAX_TURNS, STOP_REASONS, simulate_users
 from ..targets import FailureTally
 from ._errors import exit_on_errors
@@ -44,21 +42,21 @@ SCORE_METRICS = "goal_completion,knowledge_retention,role_adherence,turn_relevan
 def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str | None,
                   user_model: str, max_turns: int | None, seed: int | None, resume: bool,
                   overwrite: bool, parallel: int, calls: JudgeCallOptions,
-                  max_failed_share: float, max_field_chars: int, long_fields: str) -> None:
+                  max_failed_share: float, max_field_chars: int, long_fields: str,
+                  store: str | bool = False) -> None:
     """Simulate the users of ``scenarios``, print the table and the hint; exit 3 when more
     than ``max_failed_share`` of the conversations failed."""
     path = out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl"
     hint = f"rerun the same command with --resume to continue (conversations so far are in {path})."
-    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), ExitStack() as held:
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
-        held.enter_context(hold_output(path))  # one process at a time on the file
         result = simulate_users(
             scenarios, target=target, out=path, tools=tools, user_model=user_model,
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,
             overwrite=overwrite, parallel=parallel, calls=calls,
             progress=sys.stderr.isatty(), max_field_chars=max_field_chars,
-            long_fields=long_fields)
+            long_fields=long_fields, store=store)  # it holds the file while it writes
     summary = result.summary
     print_simulation(summary, title=f"assay simulate: {summary['scenarios']} scenarios")
     for r in result.failed[:10]:  # ids and errors may hold brackets: no markup
@@ -72,7 +70,9 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
                   "model failed before the first one): assay run refuses an empty "
                   "conversation; --resume simulates them again once the cause is fixed.",
                   style="yellow", highlight=False, markup=False, soft_wrap=True)
-    err.print(f"conversations: {path}  summary: {result.files.summary}\nrate them: assay run "
+    err.print(f"conversations: {path}  summary: {result.files.summary}"
+              + (f"  stored run: {result.run_id}" if result.run_id else "")
+              + "\nrate them: assay run "
               f"{path} --metrics {SCORE_METRICS}", highlight=False, markup=False,
               soft_wrap=True)
     failures = FailureTally()

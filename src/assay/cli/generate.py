@@ -17,7 +17,6 @@ from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
 from ..generate import DETECT, KINDS, generate
-from ..records import hold_output
 from ._call_flags import (
     DEFAULT_MAX_ATTEMPTS,
     CacheOption,
@@ -30,7 +29,14 @@ from ._call_flags import (
 )
 from ._errors import exit_on_errors
 from ._format import printable
-from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, TimeoutOption
+from ._options import (
+    DEFAULT_MAX_WAIT,
+    MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
+    TimeoutOption,
+    store_arg,
+)
 
 __all__ = ["generate_cmd", "print_generation"]
 
@@ -77,6 +83,8 @@ def generate_cmd(
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Write test rows (questions, ground truths, evidence spans) from your documents; each is
     checked before it is kept: its evidence is found in the document, its answer is supported,
@@ -88,7 +96,7 @@ def generate_cmd(
     """
     hint = ("rerun the same command with --resume to continue (rows so far are in "
             f"{printable(out)}).")
-    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"), hold_output(out):
+    with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
             overwrite=overwrite, calls=call_options(concurrency=concurrency, timeout=timeout,
@@ -96,11 +104,13 @@ def generate_cmd(
                                cache=cache, no_cache=no_cache),
             embeddings=None if embeddings == "none" else embeddings,
             max_candidates=max_candidates, progress=progress,
+            store=store_arg(store, no_store),  # it holds the file while it writes
             on_stage=lambda line: err.print(printable(line), highlight=False, markup=False))
     print_generation(result.summary)
     files = result.files
     err.print(f"rows: {printable(files.rows)}  rejected: {printable(files.rejected)}  "
-              f"summary: {printable(files.summary)}",
+              f"summary: {printable(files.summary)}"
+              + (f"  stored run: {result.run_id}" if result.run_id else ""),
               highlight=False, markup=False)
     if result.judge_failed:
         causes = {r["detail"] for r in result.rejected if r.get("detail")}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,7 +22,6 @@ from rich.markup import escape
 from ..calls import DEFAULT_TIMEOUT
 from ..errors import AssayError
 from ..judges import check_judge_spec
-from ..records import hold_output
 from ..redteam import (
     ATTACK_STRATEGIES,
     BUILTIN,
@@ -150,14 +148,13 @@ def jailbreak_cmd(
     kind = "jailbreak" if strategy == "template" else strategy
     out_dir = out or Path("assay-out") / f"{kind}-{safe_name}"
     with exit_on_errors(f"\ninterrupted: the work so far is in {out_dir}; rerun with --resume "
-                        "to continue."), ExitStack() as held:
+                        "to continue."):
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
-        _check_strategy(strategy, templates=templates, store=store, attacker=attacker)
+        _check_strategy(strategy, templates=templates, attacker=attacker)
         check_judge_spec(judge)
         if attacker is not None:
             check_judge_spec(attacker)
-        held.enter_context(hold_output(out_dir, folder=True))  # one process at a time on it
         app = make_target(target, timeout=timeout)
         common: dict[str, Any] = {
             "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),
@@ -168,11 +165,10 @@ def jailbreak_cmd(
                                   max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
                                   rpm=rpm, cache=cache, no_cache=no_cache),
             "max_field_chars": max_field_chars,
-            "long_fields": long_fields}
+            "long_fields": long_fields, "store": store_arg(store, no_store)}
         if strategy == "template":
             report = asyncio.run(owning(app, jailbreak(
-                app, templates=templates, turns=turns or 1, top=top,
-                store=store_arg(store, no_store), **common)))
+                app, templates=templates, turns=turns or 1, top=top, **common)))
         else:
             report = asyncio.run(owning(app, attack(
                 app, strategy=strategy, turns=turns or DEFAULT_TURNS, backtracks=backtracks,
@@ -199,7 +195,7 @@ def jailbreak_cmd(
     exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
 
 
-def _check_strategy(strategy: str, *, templates: list[str] | None, store: str | None,
+def _check_strategy(strategy: str, *, templates: list[str] | None,
                     attacker: str | None) -> None:
     """A usage error (exit 2) for a strategy assay does not have, or an option that does not
     apply to the one given."""
@@ -213,11 +209,6 @@ def _check_strategy(strategy: str, *, templates: list[str] | None, store: str | 
     if strategy != "template" and templates:
         raise AssayError(f"--templates applies to --strategy template, not {strategy}. Fix: "
                          "drop --templates.")
-    if strategy != "template" and store is not None:
-        raise AssayError(f"--store applies to --strategy template: a {strategy} attack writes "
-                         "transcripts, not a run. Fix: drop --store and rate the transcripts "
-                         f"with `assay run OUT/{strategy}.jsonl --store ...` if you want them "
-                         "stored.")
 
 
 def _print_attack(report: dict[str, Any], app_id: str, out_dir: Path, *, top: int,
@@ -241,7 +232,9 @@ def _print_attack(report: dict[str, Any], app_id: str, out_dir: Path, *, top: in
     err.print(f"time: plain {t['plain_s']:.0f} s, {strategy} {t[f'{strategy}_s']:.0f} s"
               + (f" ({per:g} s per conversation)" if per is not None else "")
               + f"; report: {out_dir / 'attack.json'}, transcripts: "
-              f"{out_dir / f'{strategy}.jsonl'}", highlight=False)
+              f"{out_dir / f'{strategy}.jsonl'}"
+              + (f"; stored run: {report['run_id']}" if report.get("run_id") else ""),
+              highlight=False)
     exit_if_failed(FailureTally.from_dict(report["failures"]), max_failed_share)
 
 

@@ -24,10 +24,17 @@ from rich.table import Table
 from ..calls import DEFAULT_TIMEOUT, JudgeCallOptions, ManagedJudge, open_judge
 from ..errors import AssayError
 from ..judges import check_judge_spec
-from ..records import RunRecorder, open_run_store
-from ..robustness import Instance, load_rgb, run_suite, suite_failures, summarize, write_summary
+from ..records import Job
+from ..robustness import (
+    Instance,
+    begin_suite,
+    load_rgb,
+    run_suite,
+    suite_failures,
+    summarize,
+    write_summary,
+)
 from ..run import ScoringOptions
-from ..store import Store
 from ..targets import DEFAULT_MAX_FAILED_SHARE, close_target, make_target
 from ._call_flags import (
     DEFAULT_MAX_ATTEMPTS,
@@ -76,6 +83,9 @@ def robustness(
     out: Annotated[Path | None, typer.Option(
         help="Output directory. Default: assay-out/robustness-<suite>-<data name>.")] = None,
     resume: Annotated[bool, typer.Option(help="Keep stored answers; ask only the rest.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        help="Replace an earlier run in --out (without it or --resume, one is refused).")]
+        = False,
     concurrency: ConcurrencyOption = None,
     timeout: TimeoutOption = DEFAULT_TIMEOUT,
     max_attempts: MaxAttemptsOption = DEFAULT_MAX_ATTEMPTS,
@@ -109,28 +119,30 @@ def robustness(
                 raise AssayError(f"--judge applies to the rejection suite only (got --suite "
                                  f"{suite}). Drop --judge, or use --suite rejection.")
         instances = load_rgb(data)[:limit]
-        recording = open_run_store(store_arg(store, no_store))  # a store that cannot open
-        # (--store or ASSAY_STORE) stops the command here, before the app or judge is asked
-        try:
+        with Job(out_dir, kind="robustness", folder=True, store=store_arg(store, no_store),
+                 name=f"robustness {suite}", tags=["robustness", suite], dataset=str(data),
+                 judge=judge) as job:  # the folder held, the run recorded as it goes
+            begin_suite(job, instances, suite, k=passages, ratios=ratios, seed=seed,
+                        lang=lang, resume=resume, overwrite=overwrite,
+                        settings={"suite": suite, "target": target, "dataset": str(data),
+                                  "passages": passages, "noise_ratios": ratios})
+            # a store that cannot open (--store or ASSAY_STORE) has stopped the command here,
+            # before the app or judge is asked
             app = make_target(target, timeout=timeout)
-            out_dir.mkdir(parents=True, exist_ok=True)
             records, managed = asyncio.run(_ask(
                 instances, suite, app, judge, out=out_dir, k=passages, ratios=ratios,
-                resume=resume, lang=lang, parallel=parallel, seed=seed,
+                resume=resume, lang=lang, parallel=parallel, seed=seed, job=job,
                 calls=call_options(concurrency=concurrency, timeout=timeout,
                                    max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
                                    rpm=rpm, cache=cache, no_cache=no_cache)))
-        except BaseException:
-            if recording is not None:
-                recording.close()
-            raise
-        table = summarize(records)
-        meta = {"suite": suite, "target": app.id, "dataset": str(data), "passages": passages,
-                "noise_ratios": ratios}
-        if managed is not None:
-            meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
-        write_summary(out_dir, table, meta)
-        run_id = _record(recording, records, table, meta, data, suite)
+            table = summarize(records)
+            meta = {"suite": suite, "target": app.id, "dataset": str(data),
+                    "passages": passages, "noise_ratios": ratios}
+            if managed is not None:
+                meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
+            write_summary(out_dir, table, meta)
+            run_id = job.finish({"table": table, **meta, "rows": len(records),
+                                 "complete": all(r.get("error") is None for r in records)})
     view = Table(title=f"assay robustness: {suite}, {len(instances)} instances, {target}")
     columns = [c for c in ("noise_ratio", "n", "unscored", "correct_rate", "rejected_rate",
                            "rejected_judge_rate", "judge_unscored", "detected_rate", "corrected_rate", "repeats_fake_rate")
@@ -160,21 +172,3 @@ async def _ask(instances: list[Instance], suite: str, app: Any, judge: str | Non
     finally:
         await close_target(app)
     return records, managed
-
-
-def _record(opened: Store | None, records: list[dict[str, Any]], table: list[dict[str, Any]],
-            meta: dict[str, Any], data: Path, suite: str) -> str | None:
-    """Record the finished suite in the run store ``opened`` (closed here): each answer as a
-    row, the table as the summary; the run id, or None when recording is off."""
-    if opened is None:
-        return None
-    with opened:
-        recorder = RunRecorder.start(opened, kind="robustness", name=f"robustness {suite}",
-                                     tags=["robustness", suite], dataset=str(data), metrics={},
-                                     judge=(meta.get("judge") or {}).get("id"),
-                                     settings={k: v for k, v in meta.items() if k != "judge"})
-        recorder.add_many(records)
-        recorder.finish({"table": table, **meta, "rows": len(records),
-                         "complete": all(r.get("error") is None for r in records)},
-                        complete=True)
-        return recorder.run_id

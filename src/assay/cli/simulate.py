@@ -14,8 +14,8 @@ conversations failed, the command names the top causes and exits 3.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
@@ -23,10 +23,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .._files import beside
 from ..calls import DEFAULT_TIMEOUT
 from ..data import FieldLimits
 from ..errors import AssayError
-from ..records import hold_output
 from ..redteam import (
     BUILTIN,
     injected_attacks,
@@ -55,7 +55,10 @@ from ._options import (
     LongFieldsOption,
     MaxFieldCharsOption,
     MaxWaitOption,
+    NoStoreOption,
+    StoreOption,
     TimeoutOption,
+    store_arg,
 )
 from ._redteam_common import (
     SEEDS_HELP,
@@ -131,6 +134,8 @@ def simulate_cmd(
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
+    store: StoreOption = None,
+    no_store: NoStoreOption = False,
 ) -> None:
     """Ask the app under test harmful seed requests, or (--scenarios) let simulated users talk
     to it, and save the conversations as a dataset.
@@ -158,31 +163,27 @@ def simulate_cmd(
                                          max_attempts=max_attempts, max_wait=max_wait,
                                          tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache),
                       max_failed_share=max_failed_share, max_field_chars=max_field_chars,
-                      long_fields=long_fields)
+                      long_fields=long_fields, store=store_arg(store, no_store))
         return
     seeds = seeds or BUILTIN
     turns = turns or 1
     name = "builtin" if seeds == BUILTIN else Path(seeds).stem
     path = out or Path("assay-out") / f"simulate-{name}{'-injected' if inject else ''}.jsonl"
     with exit_on_errors(f"\ninterrupted: conversations so far are in {path}; rerun with "
-                        "--resume to continue."), ExitStack() as held:
+                        "--resume to continue."):
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
         if templates and not inject:
             raise AssayError("--templates needs --inject. Add --inject, or drop --templates.")
-        held.enter_context(hold_output(path))  # one process at a time on the file
-        if path.exists() and not (resume or overwrite):
-            raise AssayError(f"{path} already holds conversations. assay does not overwrite "
-                             "them silently. Fix: --resume to continue, --overwrite to replace "
-                             "them, or --out NEW_FILE.")
         chosen = pick_seeds(load_seeds(seeds), n, categories(category))
         attacks = (injected_attacks(chosen, load_templates(list(templates or [])))
                    if inject else plain_attacks(chosen))
         app = make_target(target, timeout=timeout)
-        rows = asyncio.run(owning(app, simulate(
-            attacks, app, path, turns=turns, resume=resume, parallel=parallel,
-            progress=sys.stderr.isatty(), max_wait=max_wait,
-            limits=FieldLimits(max_field_chars, long_fields))))  # type: ignore[arg-type]
+        rows = asyncio.run(owning(app, simulate(  # it holds the file while it writes
+            attacks, app, path, turns=turns, resume=resume, overwrite=overwrite,
+            parallel=parallel, progress=sys.stderr.isatty(), max_wait=max_wait,
+            limits=FieldLimits(max_field_chars, long_fields),  # type: ignore[arg-type]
+            store=store_arg(store, no_store))))
     failed = [r for r in rows if r.get("error")]
     table = Table(title=f"assay simulate: {len(rows)} conversations, {app.id}")
     for col in ("category", "conversations", "app failures"):
@@ -199,12 +200,22 @@ def simulate_cmd(
     if len(failed) > 10:
         err.print(f"... and {len(failed) - 10} more app failures (their rows have 'error' set "
                   f"in {path})", highlight=False, markup=False)
-    err.print(f"conversations: {path}\nrate them: assay run {path} --metrics "
+    run_id = _stored_run_id(path)
+    err.print(f"conversations: {path}" + (f"  stored run: {run_id}" if run_id else "")
+              + f"\nrate them: assay run {path} --metrics "
               "hate_unfairness,sexual,violence,self_harm,refusal", highlight=False)
     failures = FailureTally()
     for r in rows:
         failures.add([str(r["error"])] if r.get("error") else [])
     exit_if_failed(failures, max_failed_share)
+
+
+def _stored_run_id(path: Path) -> str | None:
+    """The stored run's id its job wrote to ``FILE.run.json`` (None: not recorded)."""
+    try:
+        return json.loads(beside(path, ".run.json").read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _refuse_mixing(scenarios: Path | None, seed_mode: dict[str, bool],

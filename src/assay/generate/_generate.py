@@ -28,28 +28,26 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import write_json
 from ..calls import (
     JudgeCallOptions,
     ManagedEmbedder,
     ManagedJudge,
     OpenedEmbedder,
-    all_or_none,
     open_embedder,
     open_judge,
 )
 from ..embeddings import Embedder, local_embedder_missing
 from ..errors import ConfigError, JudgeError, option
 from ..judges import Judge
-from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..records import Job, ResultsWriter, rewrite_in_order
 from ..run import run_sync
+from ..store import Store
 from ._candidate import Outcome, judge_candidate
 from ._checks import COSINE_THRESHOLD, NGRAM_THRESHOLD
 from ._documents import DETECT, read_documents
@@ -57,10 +55,10 @@ from ._duplicates import NearDuplicateIndex
 from ._output import (
     OutputFiles,
     add_spent,
-    check_resume,
     earlier_outcomes,
     manifest_for,
     new_spent,
+    resume_rule,
     spent_before,
     summary_of,
 )
@@ -78,6 +76,8 @@ class GenerationResult:
     rejected: list[dict[str, Any]]
     summary: dict[str, Any]
     files: OutputFiles
+    #: The run's id in the run store (None: not recorded).
+    run_id: str | None = None
 
     @property
     def judge_failed(self) -> bool:
@@ -100,7 +100,8 @@ async def generate_async(
     cache: str | Path | bool | None = None, timeout: float | None = None,
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
     progress: bool = False, on_stage: Callable[[str], None] | None = None,
-    max_wait: float | None = None,
+    max_wait: float | None = None, store: str | Path | Store | bool | None = None,
+    name: str | None = None,
 ) -> GenerationResult:
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
 
@@ -124,9 +125,13 @@ async def generate_async(
             phase (large documents) and per folder entry skipped for a bad link.
         max_wait: seconds one judge or embedder call may wait on rate limits (429) in all.
 
+        store / name: record the run in the run store (kind ``generate``: the kept rows and
+            the summary; as :func:`assay.evaluate` takes ``store``; None: not recorded).
+
     Raises:
         DataError: a document cannot be read (every problem listed).
-        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced,
+            or another process is writing it.
         JudgeStoppedError: the judge failed the same hard way three times in a row.
     """
     started = time.monotonic()
@@ -142,61 +147,66 @@ async def generate_async(
     wanted_kinds = check_kinds(kinds)
     OutputFiles.check(out)
     files = OutputFiles.beside(out)
-    docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
-                          own=files.own())
-    say = on_stage or (lambda _line: None)
-    for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
-        if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
-            say(f"warning: skipped {path}: {why}")
-    opened = open_judge(judge, calls)
-    managed = opened.judge
-    try:
-        manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
-                                judge=managed.id, lang=lang)
-        check_resume(files, manifest, resume=resume, overwrite=overwrite)
-    except BaseException:
-        await opened.aclose()
-        raise
-    earlier = earlier_outcomes(files) if resume else {}
-    spent = spent_before(files) if resume else None  # what the runs before this one used
-    manifest["spent"] = spent or new_spent()
-    write_json(files.manifest, manifest, "the generation run's manifest")
-    plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
-    try:
-        opened_embedder, dedup_note = _embedder(embeddings, calls)
-    except BaseException:
-        await opened.aclose()
-        raise
-    embedder = opened_embedder.embedder if opened_embedder is not None else None
-    outcomes: dict[str, Outcome] = {}
-    try:
-        rounds = _Rounds(plan, managed, earlier, files, resume, n, cap, seed,
-                         progress=progress, say=say, embedder=embedder, note=dedup_note)
-        outcomes, duplicates = await rounds.run()
-    finally:  # this run's share goes into the manifest even on Ctrl-C or an error
-        manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
-                                      time.monotonic() - started)
-        write_json(files.manifest, manifest, "the generation run's manifest")
-        if opened_embedder is not None:
-            await opened_embedder.aclose()
-        await opened.aclose()  # a backend made here from a spec; an instance stays open
-    final = [duplicates.get(o.id, o) for o in outcomes.values()]
-    rows = [o.row for o in final if o.reason is None and o.row is not None]
-    rejected = [o.record() for o in final if o.reason is not None]
-    rewrite_in_order(files.rejected, rejected, what="the rejected candidates")
-    rewrite_in_order(files.rows, rows, what="the generated rows")
-    summary = summary_of(
-        final, {str(r["id"]) for r in rows}, wanted=n, planned_cap=cap,
-        judge={"id": managed.id, **managed.stats.as_dict()},
-        seconds=time.monotonic() - started,
-        documents={"read": len(docs.documents), "chunks": len(plan.chunks),
-                   "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
-        near_duplicates=dedup_note, impossible=plan.impossible)
-    summary["all_runs"] = manifest["spent"]
-    summary["judge_failed"] = bool(final) and all(
-        o.reason == "judge call failed" for o in final)
-    write_json(files.summary, summary, "the generation summary")
-    return GenerationResult(rows, rejected, summary, files)
+    with Job(files.rows, kind="generate", store=store, name=name,
+             dataset=str(paths) if isinstance(paths, str | Path) else None) as job:
+        docs = read_documents([paths] if isinstance(paths, (str, Path)) else list(paths), lang=lang,
+                              own=files.own())
+        say = on_stage or (lambda _line: None)
+        for path, why in docs.skipped:  # another kind of file is expected; a bad link is not
+            if not why.startswith(("unsupported suffix", "no suffix", "this run's")):
+                say(f"warning: skipped {path}: {why}")
+        opened = open_judge(judge, calls)
+        managed = opened.judge
+        # what the runs before this one used (read before this run's manifest replaces theirs)
+        spent = spent_before(files) if resume else None
+        try:
+            manifest = manifest_for(docs.documents, n=n, kinds=wanted_kinds, seed=seed,
+                                    judge=managed.id, lang=lang)
+            job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
+                      settings={k: v for k, v in manifest.items() if k != "documents"})
+        except BaseException:
+            await opened.aclose()
+            raise
+        earlier = earlier_outcomes(files) if resume else {}
+        manifest["spent"] = spent or new_spent()
+        job.update_manifest(spent=manifest["spent"])
+        plan = indexed_plan(docs.documents, wanted_kinds, seed, progress=progress, say=say)
+        try:
+            opened_embedder, dedup_note = _embedder(embeddings, calls)
+        except BaseException:
+            await opened.aclose()
+            raise
+        embedder = opened_embedder.embedder if opened_embedder is not None else None
+        outcomes: dict[str, Outcome] = {}
+        try:
+            rounds = _Rounds(job, plan, managed, earlier, files, resume, n, cap, seed,
+                             progress=progress, say=say, embedder=embedder, note=dedup_note)
+            outcomes, duplicates = await rounds.run()
+        finally:  # this run's share goes into the manifest even on Ctrl-C or an error
+            manifest["spent"] = add_spent(manifest["spent"], managed.stats.as_dict(),
+                                          time.monotonic() - started)
+            job.update_manifest(spent=manifest["spent"])
+            if opened_embedder is not None:
+                await opened_embedder.aclose()
+            await opened.aclose()  # a backend made here from a spec; an instance stays open
+        final = [duplicates.get(o.id, o) for o in outcomes.values()]
+        rows = [o.row for o in final if o.reason is None and o.row is not None]
+        rejected = [o.record() for o in final if o.reason is not None]
+        rewrite_in_order(files.rejected, rejected, what="the rejected candidates")
+        rewrite_in_order(files.rows, rows, what="the generated rows")
+        summary = summary_of(
+            final, {str(r["id"]) for r in rows}, wanted=n, planned_cap=cap,
+            judge={"id": managed.id, **managed.stats.as_dict()},
+            seconds=time.monotonic() - started,
+            documents={"read": len(docs.documents), "chunks": len(plan.chunks),
+                       "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
+            near_duplicates=dedup_note, impossible=plan.impossible)
+        summary["all_runs"] = manifest["spent"]
+        summary["judge_failed"] = bool(final) and all(
+            o.reason == "judge call failed" for o in final)
+        job.record(rows)
+        job.finish(summary, summary_path=files.summary, what="the generation summary")
+        return GenerationResult(rows, rejected, summary, files, job.run_id)
 
 
 def _embedder(spec: str | Embedder | None, calls: JudgeCallOptions
@@ -217,11 +227,12 @@ def _embedder(spec: str | Embedder | None, calls: JudgeCallOptions
 class _Rounds:
     """The rounds of one run (see the module's docstring)."""
 
-    def __init__(self, plan: Plan, judge: ManagedJudge, earlier: dict[str, Outcome],
+    def __init__(self, job: Job, plan: Plan, judge: ManagedJudge, earlier: dict[str, Outcome],
                  files: OutputFiles, resume: bool, n: int, cap: int, seed: int, *,
                  progress: bool, say: Callable[[str], None], embedder: ManagedEmbedder | None,
                  note: dict[str, Any]) -> None:
-        self.plan, self.judge, self.earlier, self.files = plan, judge, earlier, files
+        self.job, self.plan, self.judge = job, plan, judge
+        self.earlier, self.files = earlier, files
         self.resume, self.n, self.cap, self.progress, self.say = resume, n, cap, progress, say
         self.embedder, self.note = embedder, note
         #: The questions kept so far, and the near-duplicate outcomes found, by id.
@@ -229,10 +240,9 @@ class _Rounds:
         self.duplicates: dict[str, Outcome] = {}
         self.generator = {"judge": judge.id, "seed": seed}
         self.reasons = not judge.capabilities.local
-        #: Set when a candidate raised (the judge stopped, a bug, Ctrl-C): no new one starts.
-        self.stopping = False
-        #: Candidates in flight: as many as the judge takes requests.
-        self.gate = asyncio.Semaphore(max(1, judge.max_in_flight))
+        #: Candidates in flight: as many as the judge takes requests (the first that raises,
+        #: the judge stopped, a bug, Ctrl-C, cancels the rest: no new one starts).
+        self.parallel = max(1, judge.max_in_flight)
 
     async def run(self) -> tuple[dict[str, Outcome], dict[str, Outcome]]:
         outcomes: dict[str, Outcome] = {}
@@ -241,6 +251,15 @@ class _Rounds:
         planned, round_no = 0, 0
         passed = ResultsWriter(self.files.rows, append=self.resume)
         rejected = ResultsWriter(self.files.rejected, append=self.resume)
+
+        def write(c: Candidate, outcome: Outcome) -> None:
+            """Each outcome as it comes: a passed row, or a rejected candidate."""
+            outcomes[c.id] = outcome
+            if outcome.reason is None:
+                passed.write(outcome.row or {})
+            else:
+                rejected.write(outcome.record())
+
         try:
             while True:
                 kept = sum(1 for o in outcomes.values() if o.reason is None
@@ -259,37 +278,23 @@ class _Rounds:
                 for c in batch:
                     if c.id in self.earlier:
                         outcomes[c.id] = self.earlier[c.id]
-                with RowProgress(len(batch), enabled=self.progress, done=len(batch) - len(todo),
-                                 description=f"generating (round {round_no})") as bar:
-                    await all_or_none([self._one(c, outcomes, (passed, rejected), bar)
-                                for c in todo])
+                await self.job.each(todo, self._judge, write, parallel=self.parallel,
+                                    progress=self.progress, total=len(batch),
+                                    description=f"generating (round {round_no})")
                 order.extend(c.id for c in batch)  # plan order (a round extends the plan)
                 ordered = [outcomes[i] for i in order]
-                outcomes = {o.id: o for o in ordered}
+                outcomes.clear()
+                outcomes.update((o.id, o) for o in ordered)
                 duplicates = await self._duplicates(ordered, [outcomes[c.id] for c in batch])
         finally:
             passed.close()
             rejected.close()
         return outcomes, duplicates
 
-    async def _one(self, c: Candidate, outcomes: dict[str, Outcome],
-                   writers: tuple[ResultsWriter, ResultsWriter], bar: RowProgress) -> None:
-        """Ask for and check candidate ``c`` (when a slot is free), and write its outcome."""
-        async with self.gate:
-            if self.stopping:  # another candidate raised: start nothing new
-                return
-            try:
-                outcome = await judge_candidate(c, self.judge, self.plan, reasons=self.reasons,
-                                                generator=self.generator)
-            except BaseException:
-                self.stopping = True
-                raise
-        outcomes[c.id] = outcome
-        if outcome.reason is None:
-            writers[0].write(outcome.row or {})
-        else:
-            writers[1].write(outcome.record())
-        bar.advance()
+    async def _judge(self, c: Candidate) -> Outcome:
+        """Ask for candidate ``c`` and check it."""
+        return await judge_candidate(c, self.judge, self.plan, reasons=self.reasons,
+                                     generator=self.generator)
 
     async def _duplicates(self, ordered: list[Outcome],
                           batch: list[Outcome]) -> dict[str, Outcome]:

@@ -21,12 +21,12 @@ from typing import Any
 
 from .._files import beside
 from ..errors import ConfigError, option
-from ..records import ResumeWords, check_resume_files, load_finished, plain_difference
+from ..records import ResumeWords, load_finished, plain_difference
 from ._candidate import REASONS, Outcome
 from ._documents import Document
 
-__all__ = ["MANIFEST_KEYS", "OutputFiles", "add_spent", "check_resume", "earlier_outcomes",
-           "manifest_for", "new_spent", "spent_before", "summary_of"]
+__all__ = ["MANIFEST_KEYS", "OutputFiles", "add_spent", "earlier_outcomes", "manifest_for",
+           "new_spent", "resume_rule", "spent_before", "summary_of"]
 
 #: What a resume must share with the run it continues.
 MANIFEST_KEYS = ("documents", "n", "kinds", "seed", "judge", "lang")
@@ -88,17 +88,12 @@ def manifest_for(documents: Sequence[Document], *, n: int, kinds: Sequence[str],
             "n": n, "kinds": list(kinds), "seed": seed, "judge": judge, "lang": lang}
 
 
-def check_resume(files: OutputFiles, manifest: Mapping[str, Any], *, resume: bool,
-                 overwrite: bool) -> None:
-    """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
-    of other documents or settings (:func:`~assay.records.check_resume_files`).
-
-    Raises:
-        ConfigError: saying what differs and the fix.
-    """
-    check_resume_files(files.existing(), rows=files.rows, manifest_path=files.manifest,
-                       manifest=manifest, keys=MANIFEST_KEYS, words=_WORDS, resume=resume,
-                       overwrite=overwrite, difference=_difference)
+def resume_rule(files: OutputFiles, *, resume: bool, overwrite: bool) -> dict[str, Any]:
+    """What :meth:`assay.records.Job.begin` needs to apply the resume rule to a generation:
+    refuse an earlier run's files without ``resume`` or ``overwrite``, and a resume of other
+    documents or settings, naming what differs."""
+    return {"existing": files.existing(), "keys": MANIFEST_KEYS, "words": _WORDS,
+            "resume": resume, "overwrite": overwrite, "difference": _difference}
 
 
 _WORDS = ResumeWords(holds="a generation run", contents="the run",
@@ -171,9 +166,10 @@ def spent_before(files: OutputFiles) -> dict[str, Any]:
     """What the earlier runs on these files used, as their manifest recorded it (nothing, for
     a manifest of a run that was killed before it could record it)."""
     try:
-        spent = json.loads(files.manifest.read_text(encoding="utf-8")).get("spent")
+        earlier = json.loads(files.manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        spent = None
+        earlier = None
+    spent = earlier.get("spent") if isinstance(earlier, dict) else None
     return {**new_spent(), **spent} if isinstance(spent, dict) else new_spent()
 
 

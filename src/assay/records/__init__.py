@@ -34,9 +34,10 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         mean_interval,
         with_interval,
     )
+    from ._job import Job, JobRows
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
-    from ._outdir import OutputClaim, hold_output, lock_output
+    from ._outdir import OutputClaim, hold_output, lock_file, lock_output
     from ._progress import RowProgress
     from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
     from ._results import (
@@ -72,6 +73,8 @@ _LAZY: dict[str, str] = {
     "bootstrap_mean_ci": "._interval",
     "mean_interval": "._interval",
     "with_interval": "._interval",
+    "Job": "._job",
+    "JobRows": "._job",
     "RunData": "._load",
     "load_run": "._load",
     "load_run_dir": "._load",
@@ -81,6 +84,7 @@ _LAZY: dict[str, str] = {
     "read_manifest": "._manifest",
     "OutputClaim": "._outdir",
     "hold_output": "._outdir",
+    "lock_file": "._outdir",
     "lock_output": "._outdir",
     "RowProgress": "._progress",
     "RunRecorder": "._recording",
@@ -118,6 +122,8 @@ __all__ = [
     "MANIFEST_NAME",
     "SCHEMA_VERSION",
     "EvalResult",
+    "Job",
+    "JobRows",
     "MeanInterval",
     "MetricSummary",
     "OutputClaim",
@@ -141,6 +147,7 @@ __all__ = [
     "load_finished",
     "load_run",
     "load_run_dir",
+    "lock_file",
     "lock_output",
     "mean_interval",
     "open_run_store",

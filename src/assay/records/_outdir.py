@@ -52,7 +52,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no advisory locks, the manifest still guards
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK_NAME", "OutputClaim", "claim_output", "hold_output", "lock_output"]
+__all__ = ["LOCK_NAME", "OutputClaim", "claim_output", "hold_output", "lock_file", "lock_output"]
 
 LOCK_NAME = ".assay.lock"
 #: Files a run writes into its folder: any of them means the folder holds a run.
@@ -279,7 +279,14 @@ def _owner() -> dict[str, Any]:
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
-def _lock(path: Path, *, held: Path, noun: str) -> IO[str] | None:
+def lock_file(path: Path, *, held: Path, noun: str, fix: str) -> IO[str] | None:
+    """Take the lock file ``path`` of ``held`` (a ``noun``: an ``assay watch`` spool) without
+    waiting, the one lock every output uses: held until the returned file is closed or the
+    process ends. A ConfigError names its holder and ``fix``."""
+    return _lock(path, held=held, noun=noun, fix=fix)
+
+
+def _lock(path: Path, *, held: Path, noun: str, fix: str | None = None) -> IO[str] | None:
     """Take the lock file ``path`` of the output ``held`` (a folder or a file) without
     waiting; a ConfigError names its holder."""
     if fcntl is None:  # pragma: no cover
@@ -298,8 +305,9 @@ def _lock(path: Path, *, held: Path, noun: str) -> IO[str] | None:
             owner = "another process"
         raise ConfigError(
             f"{held} is in use by another assay run ({owner}; lock file {path}). Two runs "
-            f"writing one {noun} would mix their rows. Fix: wait for it to finish, or use "
-            f"{option('out', 'NEW_DIR' if noun == 'folder' else 'NEW_FILE')}.") from None
+            f"writing one {noun} would mix their rows. Fix: "
+            + (fix or "wait for it to finish, or use "
+               f"{option('out', 'NEW_DIR' if noun == 'folder' else 'NEW_FILE')}") + ".") from None
     f.seek(0)
     f.truncate()
     f.write(json.dumps(_owner()))

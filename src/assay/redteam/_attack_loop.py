@@ -35,10 +35,10 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +49,15 @@ from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
 from ..judges import Judge
 from ..metrics import ScoreContext
-from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..records import Job, JobRows, ResumeWords
 from ..run import ScoringOptions
+from ..store import Store
 from ..targets import ChatTarget
 from ._attack_report import attack_report
 from ._attacker import Attacker
 from ._crescendo import crescendo
 from ._exchange import AppCalls, Conversation
-from ._folder import check_folder, check_settings
+from ._folder import ATTACK_SETTINGS, check_folder
 from ._pair import ask_plain, pair
 from ._scorer import ReplyScorer
 from ._sources import Seed, load_seeds, pick_seeds
@@ -70,6 +71,8 @@ DEFAULT_TURNS = 5
 #: Refused exchanges crescendo may take back per conversation.
 DEFAULT_BACKTRACKS = 5
 _SCORING = ScoringOptions()
+_WORDS = ResumeWords(holds="an attack", contents="the attack",
+                     made="made with other settings", same="the same options as then")
 
 
 def _check(strategy: str, turns: int, backtracks: int) -> None:
@@ -95,7 +98,9 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                  progress: bool = False, timeout: float | None = None,
                  max_wait: float | None = None,
                  max_field_chars: int = FieldLimits.max_field_chars,
-                 long_fields: LongFields = "refuse") -> dict[str, Any]:
+                 long_fields: LongFields = "refuse",
+                 store: str | Path | Store | bool | None = None,
+                 name: str | None = None) -> dict[str, Any]:
     """Ask every seed plain, attack it with ``strategy``, rate every reply; returns the report
     also written to ``out/attack.json`` (see :func:`attack_report` for its ``categories``).
 
@@ -120,10 +125,14 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
         max_field_chars / long_fields: a reply longer than ``max_field_chars`` fails its
             conversation (``"refuse"``) or is cut to it (``"truncate"``, the cut recorded in
             its exchange) before the scorer and the attacker read it.
+        store / name: record the attack in the run store (kind ``attack``: its rows are the
+            ``<strategy>.jsonl`` transcripts, its summary the report; None: not recorded);
+            the report's ``run_id`` names it.
 
     Raises:
         DataError: a seed file has problems (all listed).
-        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        ConfigError: a bad option, ``out`` holds a run that cannot be resumed or replaced, or
+            another process is writing it.
         JudgeStoppedError: a model failed the same hard way three times in a row (the
             finished transcripts are kept).
     """
@@ -134,58 +143,62 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
     app_calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=options.max_wait),  # the app's
                          FieldLimits(max_field_chars, long_fields))
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
-    chosen = pick_seeds(load_seeds(seeds), n, categories)
-    # the judge rates; the attacker writes (the judge, unless another model is named)
-    opened = open_judges([judge, judge if attacker is None else attacker], options)
-    scorer_judge, attacker_judge = opened.judges
-    try:
-        settings = {"strategy": strategy, "target": target.id, "attacker": attacker_judge.id,
-                    "judge": scorer_judge.id, "turns": turns,
-                    "backtracks": backtracks if strategy == "crescendo" else None,
-                    "threshold": safety_threshold, "safety_mode": safety_mode,
-                    "refusal": "judge" if refusal else "phrase",
-                    "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
-                                        for lang in LANGS}}
-        check_settings(out, settings, resume=resume)
-        scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
-                             threshold=safety_threshold, judged_refusal=refusal)
-        bot = Attacker(attacker_judge)
+    with Job(out, kind="attack", folder=True, store=store, name=name) as job:
+        check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
+        chosen = pick_seeds(load_seeds(seeds), n, categories)
+        # the judge rates; the attacker writes (the judge, unless another model is named)
+        opened = open_judges([judge, judge if attacker is None else attacker], options)
+        scorer_judge, attacker_judge = opened.judges
+        try:
+            settings = {"strategy": strategy, "target": target.id,
+                        "attacker": attacker_judge.id, "judge": scorer_judge.id,
+                        "turns": turns,
+                        "backtracks": backtracks if strategy == "crescendo" else None,
+                        "threshold": safety_threshold, "safety_mode": safety_mode,
+                        "refusal": "judge" if refusal else "phrase",
+                        "attacker_prompt": {lang: Attacker.template(strategy, lang).sha256
+                                            for lang in LANGS}}
+            settings_file = out / ATTACK_SETTINGS  # the manifest: a resume keeps them all
+            job.begin(settings, manifest_path=settings_file, keys=tuple(settings),
+                      words=_WORDS, resume=resume, overwrite=overwrite,
+                      existing=[settings_file] if settings_file.exists() else [],
+                      settings={k: v for k, v in settings.items() if k != "attacker_prompt"})
+            scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
+                                 threshold=safety_threshold, judged_refusal=refusal)
+            bot = Attacker(attacker_judge)
 
-        async def attack_one(seed: Seed) -> Conversation:
-            if strategy == "crescendo":
-                return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
-                                       max_backtracks=backtracks, calls=app_calls)
-            return await pair(seed.prompt, target, bot, scorer, max_attempts=turns,
-                              calls=app_calls)
+            async def attack_one(seed: Seed) -> Conversation:
+                if strategy == "crescendo":
+                    return await crescendo(seed.prompt, target, bot, scorer, max_turns=turns,
+                                           max_backtracks=backtracks, calls=app_calls)
+                return await pair(seed.prompt, target, bot, scorer, max_attempts=turns,
+                                  calls=app_calls)
 
-        async def plain_one(seed: Seed) -> Conversation:
-            return await ask_plain(seed.prompt, target, scorer, app_calls)
+            async def plain_one(seed: Seed) -> Conversation:
+                return await ask_plain(seed.prompt, target, scorer, app_calls)
 
-        started = time.monotonic()
-        plain_rows, _ = await _run_side("plain", chosen, plain_one, out, attacker=None,
-                                        target=target.id, resume=resume,
-                                        parallel=parallel, progress=progress)
-        plain_s = round(time.monotonic() - started, 1)
-        started = time.monotonic()
-        attack_rows, attacked = await _run_side(strategy, chosen, attack_one, out,
-                                                attacker=attacker_judge.id, target=target.id,
-                                                resume=resume, parallel=parallel,
-                                                progress=progress)
-        attack_s = round(time.monotonic() - started, 1)
-    finally:  # a backend made here from a spec is closed once (an instance is its owner's)
-        await opened.aclose()
-    report = {**settings, "seeds": len(chosen),
-              **attack_report(plain_rows, attack_rows, strategy=strategy),
-              "model_calls": {"attacker": attacker_judge.stats.as_dict(),
-                              "scorer": scorer_judge.stats.as_dict()},
-              "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s, "attacked": attacked,
-                          "seconds_per_conversation": (round(attack_s / attacked, 1)
-                                                       if attacked else None)}}
-    with atomic_write(out / "attack.json", what="the attack report",
-                      then="rerun with --resume") as f:  # whole, or not at all
-        f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+            sides = _Sides(job, chosen, out, target=target.id, resume=resume,
+                           parallel=parallel, progress=progress)
+            started = time.monotonic()
+            plain = await sides.run("plain", plain_one, attacker=None)
+            plain_s = round(time.monotonic() - started, 1)
+            started = time.monotonic()
+            attacked = await sides.run(strategy, attack_one, attacker=attacker_judge.id)
+            attack_s = round(time.monotonic() - started, 1)
+        finally:  # a backend made here from a spec is closed once (an instance is its owner's)
+            await opened.aclose()
+        report = {**settings, "seeds": len(chosen), "run_id": job.run_id,
+                  **attack_report(plain.rows, attacked.rows, strategy=strategy),
+                  "model_calls": {"attacker": attacker_judge.stats.as_dict(),
+                                  "scorer": scorer_judge.stats.as_dict()},
+                  "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s,
+                              "attacked": attacked.worked,
+                              "seconds_per_conversation": (round(attack_s / attacked.worked, 1)
+                                                           if attacked.worked else None)}}
+        with atomic_write(out / "attack.json", what="the attack report",
+                          then="rerun with --resume") as f:  # whole, or not at all
+            f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        job.finish(report)
     return report
 
 
@@ -194,41 +207,30 @@ def _finished(row: dict[str, Any]) -> bool:
     return "exchanges" in row and row.get("unrated") is None
 
 
-async def _run_side(side: str, seeds: Sequence[Seed],
-                    one: Callable[[Seed], Awaitable[Conversation]], out: Path, *, target: str,
-                    attacker: str | None, resume: bool, parallel: int,
-                    progress: bool) -> tuple[list[dict[str, Any]], int]:
-    """Run ``one`` on every seed not finished yet, ``parallel`` at a time, writing each
-    transcript to ``out/<side>.jsonl`` as it finishes; then rewrite the file in seed order.
-    Returns the transcripts in seed order and how many were made now (not kept)."""
-    path = out / f"{side}.jsonl"
-    done = ({k: v for k, v in load_finished(path).items() if _finished(v)} if resume else {})
-    rows: dict[str, dict[str, Any]] = {s.id: done[s.id] for s in seeds if s.id in done}
-    pending = [s for s in seeds if s.id not in rows]
-    gate = asyncio.Semaphore(parallel)
-    writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
+@dataclass(frozen=True)
+class _Sides:
+    """The two sides of an attack, each a part of its job: every seed asked (``one``), each
+    transcript written to ``out/<side>.jsonl`` as it finishes, then in seed order. The
+    attack's side is the job's stored rows; the plain side's figures are in its report."""
 
-    async def run(seed: Seed, bar: RowProgress) -> None:
-        async with gate:
+    job: Job
+    seeds: Sequence[Seed]
+    out: Path
+    target: str
+    resume: bool
+    parallel: int
+    progress: bool
+
+    async def run(self, side: str, one: Callable[[Seed], Awaitable[Conversation]], *,
+                  attacker: str | None) -> JobRows:
+        async def transcript(seed: Seed) -> dict[str, Any]:
             conversation = await one(seed)
-        row = conversation.row(id=seed.id, seed_id=seed.id, category=seed.category,
-                               strategy=side, target=target, attacker=attacker)
-        rows[seed.id] = row
-        writer.write(row)
-        bar.advance()
+            return conversation.row(id=seed.id, seed_id=seed.id, category=seed.category,
+                                    strategy=side, target=self.target, attacker=attacker)
 
-    try:
-        with RowProgress(len(seeds), enabled=progress, done=len(rows),
-                         description=f"attacking ({side})" if attacker else "asking (plain)"
-                         ) as bar:
-            try:
-                async with asyncio.TaskGroup() as group:  # one raises: the rest are cancelled
-                    for seed in pending:
-                        group.create_task(run(seed, bar))
-            except ExceptionGroup as errors:  # the first error as it is (a judge that stopped)
-                raise errors.exceptions[0] from None
-    finally:
-        writer.close()
-    ordered = [rows[s.id] for s in seeds if s.id in rows]
-    rewrite_in_order(path, ordered, what=f"the {side} transcripts")
-    return ordered, len(pending)
+        return await self.job.run(
+            self.seeds, transcript, key=lambda s: s.id, parallel=self.parallel,
+            resume=self.resume, keep=_finished, rows=self.out / f"{side}.jsonl",
+            record=attacker is not None, progress=self.progress,
+            description=f"attacking ({side})" if attacker else "asking (plain)",
+            what=f"the {side} transcripts")

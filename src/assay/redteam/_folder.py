@@ -6,7 +6,8 @@ attack (``crescendo``, ``pair``) holds its settings (``attack.run.json``, writte
 plain side (``plain.jsonl``), the attack's transcripts (``<strategy>.jsonl``) and
 ``attack.json``. A folder that already holds either is never overwritten silently: a new run
 there needs ``resume`` or ``overwrite``; ``resume`` continues only a run of the same strategy
-and settings, and ``overwrite`` removes the files of both kinds.
+(and, the attack's job checks, the same settings), and ``overwrite`` removes the files of both
+kinds.
 
 On a template resume, the conversations asked again (their app call had failed, or they were
 never asked) lose their old ratings, and the rating run accepts the side's new conversations
@@ -30,14 +31,13 @@ import json
 import shutil
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from .._files import atomic_write
 from ..errors import ConfigError, option
 from ..records import MANIFEST_NAME, file_sha256, load_finished, read_manifest, rewrite_in_order
 
 __all__ = ["ATTACK_SETTINGS", "SIDES", "accept_new_conversations", "answered", "check_folder",
-           "check_settings", "forget"]
+           "forget"]
 
 #: The two datasets of a jailbreak run, in the order they are built.
 SIDES = ("plain", "injected")
@@ -125,28 +125,3 @@ def accept_new_conversations(side_dir: Path, dataset: Path) -> None:
     manifest.dataset_sha256 = digest
     with atomic_write(side_dir / MANIFEST_NAME, what="the run's manifest") as f:
         f.write(json.dumps(asdict(manifest), indent=2, ensure_ascii=False))
-
-
-def check_settings(out: Path, settings: dict[str, Any], *, resume: bool) -> None:
-    """Write a multi-turn attack's ``settings`` to the folder; on ``resume``, first check that
-    they are those of the run there (a resume on other settings would mix two runs).
-
-    Raises:
-        ConfigError: ``resume`` on a run made with other settings (each one named).
-    """
-    path = out / ATTACK_SETTINGS
-    if resume and path.is_file():
-        try:
-            earlier = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ConfigError(f"{path} cannot be read ({e}). Fix: {option('overwrite', True)} "
-                              "to start again.") from None
-        changed = [f"{k}: {earlier.get(k)!r} then, {v!r} now" for k, v in settings.items()
-                   if earlier.get(k) != v]
-        if changed:
-            raise ConfigError(
-                f"{out} holds an attack made with other settings ({'; '.join(changed)}). "
-                f"Fix: the same options as then to continue it, {option('overwrite', True)} "
-                f"without {option('resume', True)} to replace it, or {option('out', 'NEW_DIR')}.")
-    with atomic_write(path, what="the attack's settings") as f:
-        f.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")

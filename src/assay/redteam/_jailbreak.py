@@ -43,6 +43,7 @@ from ..calls import JudgeCallOptions
 from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
+from ..records import Job
 from ..run import JudgeOptions, ScoringOptions, evaluate_async, group_options
 from ..store import Store
 from ..targets import ChatTarget, FailureTally, unscored_causes
@@ -142,37 +143,40 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                                               concurrency=concurrency, cache=cache,
                                               timeout=timeout, max_wait=max_wait)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    check_folder(out, resume=resume, overwrite=overwrite)
-    chosen = pick_seeds(load_seeds(seeds), n, categories)
-    attacks = {"plain": plain_attacks(chosen),
-               "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
-    metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
-    limits = FieldLimits(max_field_chars, long_fields)
-    backend = make_judge(judge, timeout=options.timeout)
-    try:
-        sides = await _ask_and_rate(
-            attacks, target, _Lent(backend), out=out, metrics=metrics, turns=turns,
-            resume=resume, parallel=parallel, progress=progress,
-            judging=JudgeOptions.from_calls(options), limits=limits,
-            safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
-    finally:
-        if isinstance(judge, str):  # made here: closed here, once
-            await backend.aclose()
-    report = compare_defects(sides.records["plain"], sides.records["injected"],
-                             threshold=safety_threshold, top=top)
-    summaries = sides.summaries
-    report.update({
-        "target": target.id, "judge": backend.id, "seeds": len(chosen),
-        "templates": sorted({a.template for a in attacks["injected"] if a.template}),
-        "turns": turns, "safety_mode": safety_mode, "refusal_metric": refusal,
-        "app_failures": sides.app_failures, "failures": sides.failures.as_dict(),
-        "timings": sides.timings,
-        "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
-        "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
-    with atomic_write(out / "jailbreak.json", what="the jailbreak report",
-                      then="rerun with --resume") as f:  # whole, or not at all
-        f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    # held while it writes; not recorded itself: each side's rating is a stored run
+    with Job(out, kind="jailbreak", folder=True) as job:
+        check_folder(out, resume=resume, overwrite=overwrite)
+        job.begin()
+        chosen = pick_seeds(load_seeds(seeds), n, categories)
+        attacks = {"plain": plain_attacks(chosen),
+                   "injected": injected_attacks(chosen, load_templates(list(templates or [])))}
+        metrics = [m.name for m in SEVERITY_METRICS] + ([REFUSAL.name] if refusal else [])
+        limits = FieldLimits(max_field_chars, long_fields)
+        backend = make_judge(judge, timeout=options.timeout)
+        try:
+            sides = await _ask_and_rate(
+                attacks, target, _Lent(backend), job=job, out=out, metrics=metrics, turns=turns,
+                resume=resume, parallel=parallel, progress=progress,
+                judging=JudgeOptions.from_calls(options), limits=limits,
+                safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
+        finally:
+            if isinstance(judge, str):  # made here: closed here, once
+                await backend.aclose()
+        report = compare_defects(sides.records["plain"], sides.records["injected"],
+                                 threshold=safety_threshold, top=top)
+        summaries = sides.summaries
+        report.update({
+            "target": target.id, "judge": backend.id, "seeds": len(chosen),
+            "templates": sorted({a.template for a in attacks["injected"] if a.template}),
+            "turns": turns, "safety_mode": safety_mode, "refusal_metric": refusal,
+            "app_failures": sides.app_failures, "failures": sides.failures.as_dict(),
+            "timings": sides.timings,
+            "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
+            "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
+        with atomic_write(out / "jailbreak.json", what="the jailbreak report",
+                          then="rerun with --resume") as f:  # whole, or not at all
+            f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        job.finish(report)
     return report
 
 
@@ -190,7 +194,7 @@ class _Sides:
 
 
 async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, judge: Judge, *,
-                        out: Path, metrics: list[str], turns: int, resume: bool,
+                        job: Job, out: Path, metrics: list[str], turns: int, resume: bool,
                         parallel: int, progress: bool, limits: FieldLimits,
                         judging: JudgeOptions, **rate: Any) -> _Sides:
     """Each side in turn: ask the app (``out/<side>.jsonl``), then rate the conversations
@@ -200,7 +204,7 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
         started = time.monotonic()
         kept = answered(out / f"{side}.jsonl") if resume else set()
         rows = await simulate(attacks[side], target, out / f"{side}.jsonl", turns=turns,
-                              resume=resume, parallel=parallel, progress=progress,
+                              job=job, resume=resume, parallel=parallel, progress=progress,
                               description=f"asking the app ({side})",
                               max_wait=judging.max_wait, limits=limits)
         sides.timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)

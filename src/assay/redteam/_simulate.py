@@ -4,7 +4,8 @@ Each attack is one conversation: the first user turn is the seed request (wrappe
 template for injected attacks); with ``turns > 1`` each later user turn follows up on the app's
 last answer: it pushes back after a refusal and asks for more detail after an answer. Rows are
 written to the output file as they finish, so Ctrl-C loses nothing; ``resume`` keeps finished
-rows and asks only the rest (rows whose app call failed are asked again).
+rows and asks only the rest (rows whose app call failed are asked again). The output is held
+while it is written, and a run is never written over unasked (see :func:`simulate`).
 
 Output rows (JSON Lines, ready for ``assay run``)::
 
@@ -33,7 +34,8 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
+import json
 import re
 import time
 from collections.abc import Sequence
@@ -41,11 +43,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import beside
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..data import FieldLimits
 from ..errors import ConfigError, DataError, JudgeError, option
-from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..records import Job, ResumeWords
+from ..store import Store
 from ..targets import ChatTarget
 from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
 
@@ -96,67 +100,100 @@ def _follow_up(reply: str, turn: int) -> str:
 
 
 async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, turns: int = 1,
-                   resume: bool = False, parallel: int = 4, max_attempts: int = 4,
-                   progress: bool = False, description: str = "asking the app",
-                   max_wait: float = RetryPolicy.max_wait, limits: FieldLimits | None = None
-                   ) -> list[dict[str, Any]]:
+                   resume: bool = False, overwrite: bool = False, parallel: int = 4,
+                   max_attempts: int = 4, progress: bool = False,
+                   description: str = "asking the app", max_wait: float = RetryPolicy.max_wait,
+                   limits: FieldLimits | None = None,
+                   store: str | Path | Store | bool | None = None, name: str | None = None,
+                   job: Job | None = None) -> list[dict[str, Any]]:
     """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
 
-    ``parallel``: conversations at a time. Returns the rows in attack order. An app call that keeps failing (after retries on
-    retryable errors) leaves its row with ``error`` set, never silently out of the file.
+    ``parallel``: conversations at a time. Returns the rows in attack order. An app call that
+    keeps failing (after retries on retryable errors) leaves its row with ``error`` set, never
+    silently out of the file.
+
+    On its own, the call is a job (:class:`~assay.records.Job`): it holds ``out`` while it
+    writes, refuses an earlier run there without ``resume`` or ``overwrite`` (and a resume of
+    other attacks or turns; ``FILE.run.json`` says which), writes ``FILE.summary.json`` and
+    records the run in ``store`` (kind ``simulate``; None: not recorded). Inside a ``job``
+    of its caller's (a jailbreak's folder), it writes ``out`` as a part of that job.
     """
     if turns < 1:
         raise ConfigError(f"Got {option('turns', turns)}. Must be 1 or more.")
-    done = {k: v for k, v in load_finished(out).items() if not v.get("error")} if resume else {}
-    rows: dict[str, dict[str, Any]] = {a.id: done[a.id] for a in attacks if a.id in done}
-    pending = [a for a in attacks if a.id not in rows]
-    retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)
-    limits = limits or FieldLimits()
-    sem = asyncio.Semaphore(parallel)
-    # appended rows may repeat a failed row's id; the final rewrite keeps one row per attack
-    writer = ResultsWriter(out, append=resume)
+    ask = _Asking(target, turns, RetryPolicy(max_attempts=max_attempts, max_wait=max_wait),
+                  limits or FieldLimits())
+    if job is not None:
+        done = await job.run(attacks, ask.one, key=lambda a: a.id, parallel=parallel,
+                             resume=resume, keep=_answered, rows=out, record=False,
+                             progress=progress, description=description)
+        return done.rows
+    manifest = {"command": "simulate", "format": 1, "turns": turns,
+                "attacks": {a.id: _fingerprint(a) for a in attacks}}
+    with Job(out, kind="simulate", store=store, name=name) as own:
+        own.begin(manifest, keys=("attacks", "turns"), words=_WORDS, resume=resume,
+                  overwrite=overwrite, settings={"target": target.id, "turns": turns,
+                                                 "attacks": len(attacks)})
+        done = await own.run(attacks, ask.one, key=lambda a: a.id, parallel=parallel,
+                             resume=resume, keep=_answered, progress=progress,
+                             description=description, what="the conversations")
+        failed = done.failed
+        own.finish({"conversations": len(done.rows), "failed": len(failed),
+                    "asked": done.worked, "target": target.id, "turns": turns},
+                   summary_path=beside(out, ".summary.json"), what="the simulation summary")
+    return done.rows
 
-    async def one(attack: Attack) -> None:
+
+_WORDS = ResumeWords(holds="conversations", contents="the conversations",
+                     made="asked with other attacks or turns", same="the same seeds and options")
+
+
+def _fingerprint(attack: Attack) -> str:
+    return hashlib.sha256(json.dumps([attack.seed_id, attack.template, attack.first_turn],
+                                     ensure_ascii=False).encode()).hexdigest()
+
+
+def _answered(row: dict[str, Any]) -> bool:
+    """A row a resume keeps: the app answered (a failed one is asked again)."""
+    return not row.get("error")
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """One attack's conversation with the app: the first turn, then follow-ups."""
+
+    target: ChatTarget
+    turns: int
+    retry: RetryPolicy
+    limits: FieldLimits
+
+    async def one(self, attack: Attack) -> dict[str, Any]:
+        target, limits = self.target, self.limits
         messages: list[dict[str, str]] = [{"role": "user", "content": attack.first_turn}]
         error = None
         cuts: list[dict[str, Any]] = []
         started = time.monotonic()
-        async with sem:
-            for turn in range(1, turns + 1):
-                try:
-                    reply = await retry.call(lambda: target.reply([dict(m) for m in messages]))
-                except JudgeError as e:
-                    error = f"app call failed on turn {turn}: {e}"
-                    break
-                except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
-                    error = mask_secrets(f"app call failed on turn {turn}: "
-                                         f"{type(e).__name__}: {e}")
-                    break
-                try:
-                    reply, cut = limits.fit(reply, f"app reply on turn {turn}")
-                except DataError as e:
-                    error = e.problems[0]
-                    break
-                if cut is not None:
-                    cuts.append({**cut, "field": f"messages[{len(messages)}].content"})
-                # the transcript is shared and rated by a judge: no key the app echoed
-                messages.append({"role": "assistant", "content": mask_secrets(reply)})
-                if turn < turns:
-                    messages.append({"role": "user", "content": _follow_up(reply, turn)})
-        row = {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,
-               "template": attack.template, "target": target.id, "messages": messages,
-               "error": error, "seconds": round(time.monotonic() - started, 3),
-               **({"truncated": cuts} if cuts else {})}
-        rows[attack.id] = row
-        writer.write(row)
-        bar.advance()
-
-    try:
-        with RowProgress(len(attacks), enabled=progress, done=len(rows),
-                         description=description) as bar:
-            await asyncio.gather(*(one(a) for a in pending))
-    finally:
-        writer.close()
-    ordered = [rows[a.id] for a in attacks if a.id in rows]
-    rewrite_in_order(out, ordered)
-    return ordered
+        for turn in range(1, self.turns + 1):
+            try:
+                reply = await self.retry.call(lambda: target.reply([dict(m) for m in messages]))
+            except JudgeError as e:
+                error = f"app call failed on turn {turn}: {e}"
+                break
+            except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why
+                error = mask_secrets(f"app call failed on turn {turn}: "
+                                     f"{type(e).__name__}: {e}")
+                break
+            try:
+                reply, cut = limits.fit(reply, f"app reply on turn {turn}")
+            except DataError as e:
+                error = e.problems[0]
+                break
+            if cut is not None:
+                cuts.append({**cut, "field": f"messages[{len(messages)}].content"})
+            # the transcript is shared and rated by a judge: no key the app echoed
+            messages.append({"role": "assistant", "content": mask_secrets(reply)})
+            if turn < self.turns:
+                messages.append({"role": "user", "content": _follow_up(reply, turn)})
+        return {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,
+                "template": attack.template, "target": target.id, "messages": messages,
+                "error": error, "seconds": round(time.monotonic() - started, 3),
+                **({"truncated": cuts} if cuts else {})}

@@ -9,6 +9,7 @@ Example:
 from ._rgb import Instance, build_passages, load_rgb, matches_answer
 from ._suites import (
     SUITES,
+    begin_suite,
     flags_error,
     is_rejection,
     run_suite,
@@ -17,5 +18,5 @@ from ._suites import (
     write_summary,
 )
 
-__all__ = ["SUITES", "Instance", "build_passages", "flags_error", "is_rejection", "load_rgb",
+__all__ = ["SUITES", "Instance", "begin_suite", "build_passages", "flags_error", "is_rejection", "load_rgb",
            "matches_answer", "run_suite", "suite_failures", "summarize", "write_summary"]

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import json
 import random
 import time
@@ -28,14 +28,14 @@ from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..errors import ConfigError, JudgeError, option
 from ..metrics.rag import is_rejection
-from ..records import ResultsWriter, RowProgress, load_finished, rewrite_in_order
+from ..records import Job, ResumeWords, load_finished
 from ..run import ScoringOptions
 from ..targets import FailureTally, Target
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
 
-__all__ = ["SUITES", "flags_error", "is_rejection", "run_suite", "suite_failures", "summarize",
-           "write_summary"]
+__all__ = ["SUITES", "SUITE_MANIFEST", "begin_suite", "flags_error", "is_rejection", "run_suite",
+           "suite_failures", "summarize", "write_summary"]
 
 SUITES = ("noise", "rejection", "integration", "counterfactual")
 _ERROR = ("factual error", "incorrect information", "contains errors", "is incorrect",
@@ -87,8 +87,8 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
                     resume: bool = False, lang: str = ScoringOptions().lang,
                     parallel: int = 4,
                     seed: int = 0, max_attempts: int = 4, judge: Any = None,
-                    progress: bool = False, max_wait: float = RetryPolicy.max_wait
-                    ) -> list[dict[str, Any]]:
+                    progress: bool = False, max_wait: float = RetryPolicy.max_wait,
+                    overwrite: bool = False, job: Job | None = None) -> list[dict[str, Any]]:
     """Ask the target every test input of ``suite`` and score its answers.
 
     Answers are written to ``out/results.jsonl`` as they arrive; ``resume`` keeps them and asks
@@ -97,6 +97,11 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     see :func:`assay.calls.open_judge`).
     With a ``judge`` (rejection suite), each answer also gets the judge's verdict; on resume,
     stored answers that lack it are judged without asking the app again.
+
+    The suite is a job (:class:`~assay.records.Job`): within the caller's ``job`` (which holds
+    ``out``, has applied :func:`begin_suite` and records it), or on its own, holding ``out``
+    while it writes (a second writer is refused) and refusing an earlier run there without
+    ``resume`` or ``overwrite`` (see :func:`begin_suite`).
     """
     if suite not in SUITES:
         raise ConfigError(f"Got {option('suite', suite)}. Must be one of {list(SUITES)}.")
@@ -105,55 +110,82 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
     if not jobs:
         raise ConfigError(f"No instance in this file can run the {suite} suite "
                           "(counterfactual needs positive_wrong passages).")
-    path = out / "results.jsonl"
-    done = load_finished(path) if resume else {}
-    records = {j["id"]: done[j["id"]] for j in jobs if j["id"] in done}
-    pending = [j for j in jobs if j["id"] not in records]
+    if job is None:  # on its own: the suite holds its folder (not recorded)
+        with Job(out, kind="robustness", folder=True) as own:
+            begin_suite(own, instances, suite, k=k, ratios=ratios, seed=seed, lang=lang,
+                        resume=resume, overwrite=overwrite)
+            ordered = await run_suite(instances, suite, target, out=out, k=k, ratios=ratios,
+                                      resume=resume, lang=lang, parallel=parallel,
+                                      seed=seed, max_attempts=max_attempts, judge=judge,
+                                      progress=progress, max_wait=max_wait, job=own)
+            own.finish({"rows": len(ordered)})
+        return ordered
     use_judge = judge is not None and suite == "rejection"
-    unjudged = [r for r in records.values() if use_judge and r.get("error") is None
-                and "rejected_judge" not in r]
+    # a stored answer that lacks the judge's verdict is judged without asking the app again
+    unjudged = {i: r for i, r in load_finished(job.rows_path).items()
+                if use_judge and r.get("error") is None and "rejected_judge" not in r
+                } if resume else {}
     retry = RetryPolicy(max_attempts=max_attempts, max_wait=max_wait)  # the app's calls
-    sem = asyncio.Semaphore(parallel)
-    writer = ResultsWriter(path, append=bool(done))
 
-    async def one(job: dict[str, Any]) -> None:
-        async with sem:
-            started = time.monotonic()
-            error = None
-            response = ""
-            try:
-                # recorded and read by a judge: no key the app echoed (as its errors)
-                response = mask_secrets(await retry.call(
-                    lambda: target.answer(job["question"], job["passages"], lang)))
-            except JudgeError as e:
-                error = str(e)
-            except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
-                error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
-        rec = {**job, "target": target.id, "response": response, "error": error,
-               "seconds": round(time.monotonic() - started, 3)}
-        if error is None:
-            rec.update(_score(job, by_id[job["instance"]], response))
-            if use_judge:
-                rec.update(await judge_rejection(judge, job["question"], response, lang))
-        records[job["id"]] = rec
-        writer.write(rec)
-        bar.advance()
-
-    async def rejudge(rec: dict[str, Any]) -> None:
-        async with sem:
+    async def one(item: dict[str, Any]) -> dict[str, Any]:
+        if item["id"] in unjudged:
+            rec = unjudged[item["id"]]
             rec.pop("judge_error", None)
             rec.update(await judge_rejection(judge, rec["question"], rec["response"], lang))
-        writer.write(rec)
+            return rec
+        started = time.monotonic()
+        error = None
+        response = ""
+        try:
+            # recorded and read by a judge: no key the app echoed (as its errors)
+            response = mask_secrets(await retry.call(
+                lambda: target.answer(item["question"], item["passages"], lang)))
+        except JudgeError as e:
+            error = str(e)
+        except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
+            error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
+        rec = {**item, "target": target.id, "response": response, "error": error,
+               "seconds": round(time.monotonic() - started, 3)}
+        if error is None:
+            rec.update(_score(item, by_id[item["instance"]], response))
+            if use_judge:
+                rec.update(await judge_rejection(judge, item["question"], response, lang))
+        return rec
 
-    try:
-        with RowProgress(len(jobs), enabled=progress, done=len(records),
-                         description=f"{suite}") as bar:
-            await asyncio.gather(*(one(j) for j in pending), *(rejudge(r) for r in unjudged))
-    finally:
-        writer.close()
-    ordered = [records[j["id"]] for j in jobs if j["id"] in records]
-    rewrite_in_order(path, ordered)
-    return ordered
+    done = await job.run(jobs, one, key=lambda item: item["id"], parallel=parallel,
+                         resume=resume, keep=lambda rec: rec["id"] not in unjudged,
+                         progress=progress, description=suite, what="the answers")
+    return done.rows
+
+
+#: The manifest of a suite's folder: what a resume must keep (the app may change: a resume
+#: asks only what is missing).
+SUITE_MANIFEST = "robustness.run.json"
+_KEYS = ("suite", "instances", "passages", "noise_ratios", "seed", "lang")
+_WORDS = ResumeWords(holds="a robustness run", contents="the answers",
+                     made="made with other instances or settings",
+                     same="the same data and options")
+
+
+def begin_suite(job: Job, instances: Sequence[Instance], suite: str, *, k: int,
+                ratios: Sequence[float], seed: int, lang: str, resume: bool, overwrite: bool,
+                settings: dict[str, Any] | None = None) -> None:
+    """Begin the suite's ``job`` under the one resume rule: an earlier run in the folder is
+    refused without ``resume`` or ``overwrite``, and a resume on other instances or settings
+    names each difference (``robustness.run.json`` records them).
+
+    Raises:
+        ConfigError: saying what is wrong and the fix.
+    """
+    instances_sha = hashlib.sha256(json.dumps([i.model_dump() for i in instances],
+                                              ensure_ascii=False).encode()).hexdigest()
+    manifest = {"command": "robustness", "format": 1, "suite": suite,
+                "instances": instances_sha, "passages": k, "noise_ratios": list(ratios),
+                "seed": seed, "lang": lang}
+    path = job.out / SUITE_MANIFEST
+    job.begin(manifest, manifest_path=path, keys=_KEYS, words=_WORDS, resume=resume,
+              overwrite=overwrite, existing=[p for p in (job.rows_path, path) if p.exists()],
+              settings=settings)
 
 
 def suite_failures(records: Sequence[dict[str, Any]]) -> FailureTally:

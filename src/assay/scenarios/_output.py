@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .._files import beside
-from ..records import ResumeWords, check_resume_files, load_finished, plain_difference
+from ..records import ResumeWords, plain_difference
 from ._conversation import FINISHED, STOP_REASONS
 from ._scenario import Scenario
 
-__all__ = ["MANIFEST_KEYS", "SimulationFiles", "check_resume", "finished_rows", "manifest_for",
+__all__ = ["MANIFEST_KEYS", "SimulationFiles", "finished", "manifest_for", "resume_rule",
            "summary_of"]
 
 #: What a resume must share with the run it continues.
@@ -63,17 +63,12 @@ def manifest_for(scenarios: Sequence[Scenario], *, seed: int, user_model: str, t
             "max_steps": max_steps}
 
 
-def check_resume(files: SimulationFiles, manifest: Mapping[str, Any], *, resume: bool,
-                 overwrite: bool) -> None:
-    """Refuse to write over an earlier run's files without ``overwrite``, and to resume a run
-    of other scenarios or settings (:func:`~assay.records.check_resume_files`).
-
-    Raises:
-        ConfigError: saying what differs and the fix.
-    """
-    check_resume_files(files.existing(), rows=files.rows, manifest_path=files.manifest,
-                       manifest=manifest, keys=MANIFEST_KEYS, words=_WORDS, resume=resume,
-                       overwrite=overwrite, difference=_difference)
+def resume_rule(files: SimulationFiles, *, resume: bool, overwrite: bool) -> dict[str, Any]:
+    """What :meth:`assay.records.Job.begin` needs to apply the resume rule to a simulation:
+    refuse an earlier run's files without ``resume`` or ``overwrite``, and a resume of other
+    scenarios or settings, naming what differs."""
+    return {"existing": files.existing(), "keys": MANIFEST_KEYS, "words": _WORDS,
+            "resume": resume, "overwrite": overwrite, "difference": _difference}
 
 
 _WORDS = ResumeWords(holds="simulated conversations", contents="the conversations",
@@ -91,11 +86,10 @@ def _difference(key: str, was: Any, now: Any) -> str:
     return plain_difference(key, was, now)
 
 
-def finished_rows(files: SimulationFiles) -> dict[str, dict[str, Any]]:
-    """The rows a resumed run keeps, by id: conversations that ran to their end (the last
-    line of an id wins; failed ones are run again)."""
-    return {k: v for k, v in load_finished(files.rows).items()
-            if v.get("stop_reason") in FINISHED and not v.get("error")}
+def finished(row: Mapping[str, Any]) -> bool:
+    """Whether a resumed run keeps ``row``: a conversation that ran to its end (failed ones
+    are run again)."""
+    return row.get("stop_reason") in FINISHED and not row.get("error")
 
 
 def summary_of(rows: Sequence[Mapping[str, Any]], *, seconds: Mapping[str, float],

@@ -27,7 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -35,20 +34,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import write_json
 from ..agents import AgentRunner, make_agent
-from ..calls import JudgeCallOptions, OpenedJudge, all_or_none, open_judge
+from ..calls import JudgeCallOptions, OpenedJudge, open_judge
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge
-from ..records import ResultsWriter, RowProgress, rewrite_in_order
+from ..records import Job
 from ..run import run_sync
+from ..store import Store
 from ._conversation import converse
 from ._output import (
     SimulationFiles,
-    check_resume,
-    finished_rows,
+    finished,
     manifest_for,
+    resume_rule,
     summary_of,
 )
 from ._scenario import MAX_TURNS_CAP, Scenario, read_scenarios
@@ -69,6 +68,8 @@ class SimulationResult:
     rows: list[dict[str, Any]]
     summary: dict[str, Any]
     files: SimulationFiles
+    #: The run's id in the run store (None: not recorded).
+    run_id: str | None = None
 
     @property
     def failed(self) -> list[dict[str, Any]]:
@@ -91,7 +92,8 @@ async def simulate_users_async(
     tpm: int | None = None, rpm: int | None = None, cache: str | Path | bool | None = None,
     timeout: float | None = None, max_steps: int = 8, progress: bool = False,
     max_wait: float | None = None, max_field_chars: int = FieldLimits.max_field_chars,
-    long_fields: LongFields = "refuse",
+    long_fields: LongFields = "refuse", store: str | Path | Store | bool | None = None,
+    name: str | None = None,
 ) -> SimulationResult:
     """Play each scenario against ``target`` with a simulated user and write the conversations
     to ``out`` (JSON Lines, one row per scenario, in order).
@@ -118,10 +120,13 @@ async def simulate_users_async(
         max_field_chars / long_fields: an app message longer than ``max_field_chars`` ends
             its conversation as ``app_failed`` (``"refuse"``) or is cut to it before the user
             model reads it (``"truncate"``, the cut recorded in the row's ``simulation``).
+        store / name: record the run in the run store (kind ``simulate``; as
+            :func:`assay.evaluate` takes ``store``; None: not recorded) under ``name``.
 
     Raises:
         DataError: the scenarios are not valid (every problem listed).
-        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced.
+        ConfigError: a bad option, or ``out`` holds a run that cannot be resumed or replaced,
+            or another process is writing it.
         JudgeStoppedError: the user model failed the same hard way three times in a row.
     """
     started = time.monotonic()
@@ -143,53 +148,46 @@ async def simulate_users_async(
                           f"functions to the agent, or {option('target')} as a spec.")
     limits = FieldLimits(max_field_chars, long_fields)
     chosen = _scenarios(scenarios)
-    runner = (target if isinstance(target, AgentRunner) else
-              make_agent(target, tools=tools, max_steps=max_steps, timeout=calls.timeout,
-                         max_wait=calls.max_wait, limits=limits))
-    opened: OpenedJudge | None = None
-    try:
-        opened = open_judge(user_model, calls)
-        managed = opened.judge
-        files = SimulationFiles.beside(out)
-        manifest = manifest_for(chosen, seed=seed, user_model=managed.id, target=runner.id,
-                                tools=tools, max_turns=max_turns, max_steps=runner.max_steps)
-        check_resume(files, manifest, resume=resume, overwrite=overwrite)
-    except BaseException:
-        await _close(target, runner, opened)
-        raise
-    kept = finished_rows(files) if resume else {}
-    rows = {s.id: kept[s.id] for s in chosen if s.id in kept}
-    seconds: dict[str, float] = {}
-    try:
-        write_json(files.manifest, manifest, "the simulation's manifest")
-        files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
-        writer = ResultsWriter(files.rows, append=resume)
-        gate = asyncio.Semaphore(parallel)
+    files = SimulationFiles.beside(out)
+    with Job(files.rows, kind="simulate", store=store, name=name,
+             dataset=str(scenarios) if isinstance(scenarios, str | Path) else None) as job:
+        runner = (target if isinstance(target, AgentRunner) else
+                  make_agent(target, tools=tools, max_steps=max_steps, timeout=calls.timeout,
+                             max_wait=calls.max_wait, limits=limits))
+        opened: OpenedJudge | None = None
+        try:
+            opened = open_judge(user_model, calls)
+            managed = opened.judge
+            manifest = manifest_for(chosen, seed=seed, user_model=managed.id, target=runner.id,
+                                    tools=tools, max_turns=max_turns,
+                                    max_steps=runner.max_steps)
+            job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
+                      settings={k: v for k, v in manifest.items() if k != "scenarios"})
+        except BaseException:
+            await _close(target, runner, opened)
+            raise
+        seconds: dict[str, float] = {}
 
-        async def one(scenario: Scenario) -> None:
-            async with gate:
-                done = await converse(scenario, runner=runner, user_model=managed,
-                                      seed=seed, max_turns=max_turns)
-            rows[scenario.id] = done.row
+        async def one(scenario: Scenario) -> dict[str, Any]:
+            done = await converse(scenario, runner=runner, user_model=managed, seed=seed,
+                                  max_turns=max_turns)
             seconds[scenario.id] = done.seconds
-            writer.write(done.row)
-            bar.advance()
+            return done.row
 
         try:
-            with RowProgress(len(chosen), enabled=progress, done=len(rows),
-                             description="simulating users") as bar:
-                await all_or_none([one(s) for s in chosen if s.id not in rows])
+            files.summary.unlink(missing_ok=True)  # an earlier run's: this one writes its own
+            made = await job.run(chosen, one, key=lambda s: s.id, parallel=parallel,
+                                 resume=resume, keep=finished, progress=progress,
+                                 description="simulating users",
+                                 what="the simulated conversations")
         finally:
-            writer.close()
-    finally:
-        await _close(target, runner, opened)
-    ordered = [rows[s.id] for s in chosen]
-    rewrite_in_order(files.rows, ordered, what="the simulated conversations")
-    summary = summary_of(ordered, seconds={s.id: seconds[s.id] for s in chosen if s.id in seconds},
-                         user_model={"id": managed.id, **managed.stats.as_dict()},
-                         app=runner.summary(), total_seconds=time.monotonic() - started)
-    write_json(files.summary, summary, "the simulation summary")
-    return SimulationResult(ordered, summary, files)
+            await _close(target, runner, opened)
+        summary = summary_of(made.rows, seconds={s.id: seconds[s.id] for s in chosen
+                                                 if s.id in seconds},
+                             user_model={"id": managed.id, **managed.stats.as_dict()},
+                             app=runner.summary(), total_seconds=time.monotonic() - started)
+        job.finish(summary, summary_path=files.summary, what="the simulation summary")
+    return SimulationResult(made.rows, summary, files, job.run_id)
 
 
 def _check_options(*, max_turns: int, seed: int, parallel: int) -> None:

@@ -39,14 +39,14 @@ Example:
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import option
+from ..records import lock_file
 from ._spool_base import OpenTrace, Transaction
 from ._spool_logs import SpoolLogs
 
@@ -78,7 +78,9 @@ class Spool(SpoolLogs):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self._lock = _lock_folder(self.path)
+        # one watch per spool: the lock every output uses, with the holder named
+        self._lock = lock_file(self.path / "spool.lock", held=self.path, noun="spool",
+                               fix=f"stop it, or give this one another {option('spool')}")
         self.db = sqlite3.connect(self.path / "spool.sqlite", isolation_level=None,
                                   check_same_thread=False)  # one user at a time
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -251,7 +253,8 @@ class Spool(SpoolLogs):
 
     def close(self) -> None:
         self.db.close()
-        os.close(self._lock)
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor drops the flock
 
     _nested = False
 
@@ -261,20 +264,3 @@ class Spool(SpoolLogs):
 
 def _int(value: Any) -> int | None:
     return int(value) if str(value or "").isdigit() else None
-
-
-def _lock_folder(path: Path) -> int:
-    """An exclusive lock on ``path/spool.lock`` for this process (ConfigError when another
-    process holds it)."""
-    fd = os.open(path / "spool.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except ImportError:  # pragma: no cover - Windows: no lock, one watch per folder by hand
-        pass
-    except OSError:
-        os.close(fd)
-        raise ConfigError(f"The spool {path} is in use by another assay watch. Fix: stop it, "
-                          "or give this one another spool folder.") from None
-    return fd

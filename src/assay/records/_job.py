@@ -1,0 +1,287 @@
+"""One job: the way every command that makes rows runs (``simulate``, ``jailbreak``,
+``robustness``, ``generate``): its output held, its items worked ``parallel`` at a time, each
+row written as it finishes, the file rewritten in item order at the end, the run recorded in
+the run store with its kind.
+
+* **The output is held** for the job's life by the one output lock (:func:`hold_output`: a
+  folder's ``.assay.lock``, or ``.FILE.jsonl.lock`` beside a file), so a second writer, from
+  the CLI or from Python, is refused at once, naming the holder.
+* **One resume rule** (:meth:`Job.begin`): an output that holds an earlier run's files is
+  refused without ``resume`` or ``overwrite``, and a resume whose settings differ is refused
+  naming each difference (:func:`~assay.records.check_resume_files`). The manifest
+  ``FILE.run.json`` holds the settings and the job's ``status``: ``running``, ``complete`` or
+  ``interrupted``, the stored run's id and the owner.
+* **Ctrl-C** (or a crash) keeps every row written; the manifest says ``interrupted``, the
+  stored run too, and the error goes on (the CLI exits 130).
+
+Example:
+    >>> import asyncio, json, tempfile
+    >>> from pathlib import Path
+    >>> from assay.store import open_store
+    >>> store = open_store(":memory:")
+    >>> out = Path(tempfile.mkdtemp()) / "sq.jsonl"
+    >>> async def square(n: int) -> dict:
+    ...     await asyncio.sleep(0.01 * (3 - n))  # the last finishes first
+    ...     return {"id": str(n), "square": n * n}
+    >>> async def main() -> str | None:
+    ...     with Job(out, kind="generate", store=store) as job:
+    ...         job.begin({"numbers": 3}, keys=("numbers",), words=WORDS)
+    ...         done = await job.run([1, 2, 3], square, key=str, parallel=3)
+    ...         return job.finish({"rows": len(done.rows)})
+    >>> run_id = asyncio.run(main())
+    >>> [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    ['1', '2', '3']
+    >>> json.loads(out.with_name("sq.run.json").read_text())["status"]
+    'complete'
+    >>> info = store.get(run_id)
+    >>> info.kind, info.status, info.rows
+    ('generate', 'complete', 3)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from .._files import beside, write_json
+from ..calls import all_or_none
+from ..errors import ConfigError, option
+from ..store import Store
+from ._outdir import _owner, hold_output
+from ._progress import RowProgress
+from ._recording import RunRecorder, open_run_store
+from ._results import ResultsWriter, load_finished, rewrite_in_order
+from ._side_run import ResumeWords, check_resume_files, plain_difference
+
+__all__ = ["WORDS", "Job", "JobRows"]
+
+Item = TypeVar("Item")
+Done = TypeVar("Done")
+
+#: How a refusal names a job's output when its command says nothing more specific.
+WORDS = ResumeWords(holds="an earlier run's rows", contents="the rows",
+                    made="made with other inputs or settings", same="the same inputs and options")
+
+
+@dataclass(frozen=True)
+class JobRows:
+    """What :meth:`Job.run` made: the rows in item order (kept and new) and how many items
+    were worked now (not kept from an earlier run)."""
+
+    rows: list[dict[str, Any]]
+    worked: int
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """The rows with ``error`` set (their item failed; never dropped)."""
+        return [r for r in self.rows if r.get("error")]
+
+
+class Job:
+    """One producer's run on its output ``out`` (a file ``FILE.jsonl``, or a folder with
+    ``folder=True``), recorded in ``store`` (as :func:`~assay.records.open_run_store` takes
+    it; None or False: not recorded) as a run of ``kind`` with its ``name``, ``tags``,
+    ``dataset``, ``judge`` and ``settings``.
+
+    Use it as a context manager (it holds the output lock inside), call :meth:`begin` once
+    the output may be written, :meth:`run` for each set of items, then :meth:`finish`.
+    Leaving the block on an error (Ctrl-C included) marks the job ``interrupted``.
+    """
+
+    def __init__(self, out: str | Path, *, kind: str, folder: bool = False,
+                 store: str | Path | Store | bool | None = None, name: str | None = None,
+                 tags: Sequence[str] = (), dataset: str | None = None, judge: str | None = None,
+                 settings: Mapping[str, Any] | None = None) -> None:
+        self.out = Path(out)
+        self.kind, self.folder, self.name, self.dataset = kind, folder, name, dataset
+        self.tags, self.judge = list(tags), judge
+        self.settings = dict(settings or {})
+        self._store_arg = store
+        self._held = ExitStack()
+        self._store: Store | None = None
+        self._recorder: RunRecorder | None = None
+        self._manifest_path: Path | None = None
+        self._manifest: dict[str, Any] | None = None
+        self.run_id: str | None = None
+        self.finished = False
+
+    @property
+    def rows_path(self) -> Path:
+        """The rows file: ``out`` itself, or ``out/results.jsonl`` for a folder."""
+        return self.out / "results.jsonl" if self.folder else self.out
+
+    def __enter__(self) -> Self:
+        self._held.enter_context(hold_output(self.out, folder=self.folder))
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            if not self.finished:
+                self._end(None, complete=False)
+        finally:
+            if self._store is not None and not isinstance(self._store_arg, Store):
+                self._store.close()
+            self._held.close()
+
+    def begin(self, manifest: Mapping[str, Any] | None = None, *, keys: Sequence[str] = (),
+              words: ResumeWords = WORDS, resume: bool = False, overwrite: bool = False,
+              existing: Sequence[Path] | None = None,
+              difference: Callable[[str, Any, Any], str] = plain_difference,
+              settings: Mapping[str, Any] | None = None,
+              manifest_path: Path | None = None) -> None:
+        """Check that this job may write its output, write its manifest (``status``
+        ``running``) and start its stored run, with ``settings`` (default: those given to
+        the constructor, else the manifest).
+
+        With a ``manifest`` (written to ``manifest_path``; default ``FILE.run.json`` beside a
+        file output), the one resume rule applies: the earlier run's files (``existing``;
+        default: the rows file and the manifest) are refused without ``resume`` or
+        ``overwrite``, and a resume whose ``keys`` differ from the manifest's is refused, each
+        difference said by ``difference``. Without one, the caller has checked its own
+        output.
+
+        Raises:
+            ConfigError: the output may not be written, saying why and the fix.
+        """
+        self._store = open_run_store(self._store_arg)  # one that cannot open stops it here
+        if settings is not None or not self.settings:
+            self.settings = dict(settings if settings is not None else manifest or {})
+        if manifest is not None:
+            path = manifest_path or beside(self.out, ".run.json")
+            found = [p for p in (self.rows_path, path) if p.exists()] if existing is None \
+                else list(existing)
+            check_resume_files(found, rows=self.out, manifest_path=path,
+                               manifest=manifest, keys=keys, words=words, resume=resume,
+                               overwrite=overwrite, difference=difference)
+            self._manifest_path, self._manifest = path, dict(manifest)
+            self._write_manifest("running")
+        if self._store is not None:
+            self._recorder = RunRecorder.start(
+                self._store, kind=self.kind, name=self.name, tags=self.tags,
+                dataset=self.dataset, metrics={}, judge=self.judge, settings=self.settings)
+            self.run_id = self._recorder.run_id
+            self._write_manifest("running")
+
+    async def run(self, items: Sequence[Item], work: Callable[[Item], Awaitable[dict[str, Any]]],
+                  *, key: Callable[[Item], str], parallel: int = 4, resume: bool = False,
+                  keep: Callable[[dict[str, Any]], bool] = lambda row: True,
+                  rows: Path | None = None, record: bool = True, progress: bool = False,
+                  description: str = "working", what: str = "the rows") -> JobRows:
+        """Work every item not finished yet, ``parallel`` at a time, each row written to
+        ``rows`` (default: :attr:`rows_path`) and added to the stored run (unless
+        ``record`` is False) as it finishes; then rewrite the file in item order.
+
+        ``resume`` keeps the rows of the file that ``keep`` accepts (the last line of an id
+        wins) and works only the rest. The first error of ``work`` cancels the rest and is
+        raised; the rows written so far stay.
+
+        Raises:
+            ConfigError: ``parallel`` is not a whole number of at least 1.
+        """
+        _check_parallel(parallel)  # before the file is touched
+        path = rows or self.rows_path
+        kept = {k: v for k, v in load_finished(path).items() if keep(v)} if resume else {}
+        done = {key(i): kept[key(i)] for i in items if key(i) in kept}
+        pending = [i for i in items if key(i) not in done]
+        recorder = self._recorder if record else None
+        if recorder is not None and done:
+            recorder.add_many(done.values())
+        writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
+
+        def write(item: Item, row: dict[str, Any]) -> None:
+            done[key(item)] = row
+            writer.write(row)
+            if recorder is not None:
+                recorder.add(row)
+
+        try:
+            await self.each(pending, work, write, parallel=parallel, progress=progress,
+                            description=description, total=len(items))
+        finally:
+            writer.close()
+        ordered = [done[key(i)] for i in items if key(i) in done]
+        rewrite_in_order(path, ordered, what=what)
+        return JobRows(ordered, len(pending))
+
+    async def each(self, items: Sequence[Item], work: Callable[[Item], Awaitable[Done]],
+                   write: Callable[[Item, Done], None], *, parallel: int = 4,
+                   progress: bool = False, description: str = "working",
+                   total: int | None = None) -> None:
+        """The loop under :meth:`run`, for a producer that writes its own files (generate's
+        rounds: passed and rejected candidates): ``work`` every item, ``parallel`` at a
+        time, handing each result to ``write`` as it finishes, with progress (``total``
+        items, those not in ``items`` done already). The first error cancels the rest (no
+        new item starts) and is raised.
+
+        Raises:
+            ConfigError: ``parallel`` is not a whole number of at least 1.
+        """
+        _check_parallel(parallel)
+        total = len(items) if total is None else total
+        gate = asyncio.Semaphore(parallel)
+        stopping = False  # an item raised: none starts after it, even one already let in
+
+        async def one(item: Item) -> None:
+            nonlocal stopping
+            async with gate:
+                if stopping:
+                    return
+                try:
+                    result = await work(item)
+                except BaseException:
+                    stopping = True
+                    raise
+            write(item, result)
+            bar.advance()
+
+        with RowProgress(total, enabled=progress, done=total - len(items),
+                         description=description) as bar:
+            await all_or_none([one(i) for i in items])
+
+    def record(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Add ``rows`` to the stored run now: the rows a producer wrote itself, in their
+        final order (generate's, once its near-duplicates are out)."""
+        if self._recorder is not None:
+            self._recorder.add_many(rows)
+
+    def update_manifest(self, **fields: Any) -> None:
+        """Set ``fields`` in the manifest and write it (the status kept)."""
+        if self._manifest is not None:
+            self._manifest.update(fields)
+            self._write_manifest("running")
+
+    def finish(self, summary: Mapping[str, Any], *, summary_path: Path | None = None,
+               what: str = "the summary") -> str | None:
+        """Write ``summary`` (to ``summary_path`` when given), mark the manifest and the
+        stored run ``complete``; returns the stored run's id (None: not recorded)."""
+        if summary_path is not None:
+            write_json(summary_path, dict(summary), what)
+        self._end(summary, complete=True)
+        return self.run_id
+
+    def _end(self, summary: Mapping[str, Any] | None, *, complete: bool) -> None:
+        self.finished = True
+        try:
+            if self._recorder is not None:
+                self._recorder.finish(dict(summary or {}), complete=complete)
+        finally:
+            self._write_manifest("complete" if complete else "interrupted")
+
+    def _write_manifest(self, status: str) -> None:
+        if self._manifest_path is None or self._manifest is None:
+            return
+        write_json(self._manifest_path, {**self._manifest, "status": status,
+                                         "run_id": self.run_id, "owner": _owner()},
+                   "the run's manifest")
+
+
+def _check_parallel(parallel: int) -> None:
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
+                          "items in flight, at least 1.")
