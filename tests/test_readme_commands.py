@@ -67,6 +67,9 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.store import open_store
 from conftest import FakeJudgeServer
+from test_job_runs import DATA as JOB_RUNS
+from test_job_runs import _record as _record_job_run
+from test_job_runs import _rows as _job_rows
 from test_plugins import example_plugin_installed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +108,7 @@ PLACEHOLDERS = {
     "BASE_DIR": "{base_dir}", "INJECTED_DIR": "{candidate_dir}",
     "python:myapp.chat:reply": "python:examples.apps:toy_app", "APP": "python:examples.apps:toy_app",
     "assay-out/calibrate-rated": "{calibration}",
+    "ATTACK_A": "{attack_a}", "ATTACK_B": "{attack_b}",
 }
 EXAMPLE_RUN_ID = re.compile(r"^\d{8}-\d{6}(-[0-9a-f]{4})?$")
 TARGET_FOR_LOCAL = {"robustness": "python:examples.apps:echo_first_passage",
@@ -304,6 +308,12 @@ def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
         writer.writerows(rows)
     with open_store(str(store)) as opened:
         ids = {info.name: info.id for info in opened.runs()}
+        # two attack runs (what `assay jailbreak --strategy crescendo` wrote for an app and a
+        # hardened one: tests/data/job_runs), for `assay compare ATTACK_A ATTACK_B`
+        attacks = {name: _record_job_run(
+                       opened, "attack", _job_rows(f"{stem}.jsonl"),
+                       json.loads((JOB_RUNS / f"{stem}.json").read_text(encoding="utf-8")), name)
+                   for name, stem in (("attack_a", "attack"), ("attack_b", "attack-hardened"))}
         for rec, rating in zip(opened.rows_page(ids["candidate"], limit=2), (2, 5)):
             # labels, as the review page of assay serve saves them, for assay labels export
             opened.save_label(ids["candidate"], str(rec["id"]), "groundedness", rater="ann",
@@ -312,7 +322,7 @@ def prepared(judge: FakeJudgeServer, tmp_path_factory: pytest.TempPathFactory
                                      "base_dir": str(tmp / "base"),
                                      "candidate_dir": str(tmp / "candidate"),
                                      "data": str(data), "csv": str(csv_path),
-                                     "calibration": str(calibration)}}
+                                     "calibration": str(calibration), **attacks}}
 
 
 def _renamed(argv: list[str], data: str, folder: Path) -> list[str]:
