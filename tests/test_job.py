@@ -133,6 +133,38 @@ async def test_a_cancelled_job_keeps_what_it_wrote_and_says_interrupted(tmp_path
         again.begin({"n": 3}, keys=("n",), words=WORDS, resume=True)
 
 
+async def test_a_resume_continues_the_interrupted_stored_run_and_a_complete_one_stays_as_it_was(
+        tmp_path: Path) -> None:
+    """The manifest names the stored run: a resume of an interrupted job adds to that run (one
+    run in `assay runs`, not one per attempt); a complete run is never changed."""
+    store = open_store(tmp_path / "runs.sqlite")
+    out = tmp_path / "sq.jsonl"
+
+    async def fails_on_three(n: int) -> dict[str, Any]:
+        if n == 3:
+            raise RuntimeError("judge down")
+        return await _square(n)
+
+    with pytest.raises(RuntimeError), Job(out, kind="simulate", store=store) as job:
+        job.begin({"n": 3}, keys=("n",), words=WORDS, judge="openai:judge-model")
+        await job.run([1, 2, 3], fails_on_three, key=str, parallel=1)
+    first = str(job.run_id)
+    assert store.get(first).status == "interrupted"
+    with Job(out, kind="simulate", store=store) as again:
+        again.begin({"n": 3}, keys=("n",), words=WORDS, resume=True, judge="openai:judge-model")
+        await again.run([1, 2, 3], _square, key=str, resume=True)
+        again.finish({"rows": 3})
+    assert again.run_id == first and len(store.runs()) == 1
+    info = store.get(first)
+    assert (info.status, info.rows, info.judge) == ("complete", 3, "openai:judge-model")
+    with Job(out, kind="simulate", store=store) as third:
+        third.begin({"n": 3}, keys=("n",), words=WORDS, resume=True)
+        await third.run([1, 2, 3], _square, key=str, resume=True)
+        third.finish({"rows": 3})
+    assert third.run_id != first and store.get(first).status == "complete"
+    assert len(store.runs()) == 2
+
+
 def test_a_refused_job_records_nothing(tmp_path: Path) -> None:
     store = open_store(tmp_path / "runs.sqlite")
     out = tmp_path / "sq.jsonl"

@@ -140,6 +140,8 @@ def test_a_generate_a_simulate_and_a_crescendo_attack_each_show_in_assay_runs_wi
     runs = {run["kind"]: run for run in json.loads(listed.stdout)}
     assert set(runs) == {"generate", "simulate", "attack"}
     assert all(run["status"] == "complete" for run in runs.values())
+    # each names the model it asked (the writer, the user model, the judge of the replies)
+    assert all(run["judge"] for run in runs.values()), runs
     # stored rows = the rows written: the kept test rows, the conversations, the transcripts
     for kind, path in (("generate", tmp_path / "qa.jsonl"), ("simulate", tmp_path / "sim.jsonl"),
                        ("attack", tmp_path / "attack" / "crescendo.jsonl")):

@@ -41,6 +41,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ from ..errors import ConfigError, option
 from ..store import Store
 from ._outdir import _owner, hold_output
 from ._progress import RowProgress
-from ._recording import RunRecorder, open_run_store
+from ._recording import RunRecorder, open_run_store, start_recording
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 from ._side_run import ResumeWords, check_resume_files, plain_difference
 
@@ -134,10 +135,12 @@ class Job:
               existing: Sequence[Path] | None = None,
               difference: Callable[[str, Any, Any], str] = plain_difference,
               settings: Mapping[str, Any] | None = None,
-              manifest_path: Path | None = None) -> None:
+              manifest_path: Path | None = None, judge: str | None = None) -> None:
         """Check that this job may write its output, write its manifest (``status``
         ``running``) and start its stored run, with ``settings`` (default: those given to
-        the constructor, else the manifest).
+        the constructor, else the manifest) and ``judge`` (the model's id, once it is open).
+        A resume continues the stored run the earlier manifest names when the store holds it
+        unfinished (a complete run is never changed: the resume is recorded as a new run).
 
         With a ``manifest`` (written to ``manifest_path``; default ``FILE.run.json`` beside a
         file output), the one resume rule applies: the earlier run's files (``existing``;
@@ -150,6 +153,9 @@ class Job:
             ConfigError: the output may not be written, saying why and the fix.
         """
         self._store = open_run_store(self._store_arg)  # one that cannot open stops it here
+        if judge is not None:
+            self.judge = judge
+        previous_id: str | None = None
         if settings is not None or not self.settings:
             self.settings = dict(settings if settings is not None else manifest or {})
         if manifest is not None:
@@ -159,13 +165,16 @@ class Job:
             check_resume_files(found, rows=self.out, manifest_path=path,
                                manifest=manifest, keys=keys, words=words, resume=resume,
                                overwrite=overwrite, difference=difference)
+            previous_id = _stored_run_of(path) if resume else None
             self._manifest_path, self._manifest = path, dict(manifest)
             self._write_manifest("running")
         if self._store is not None:
-            self._recorder = RunRecorder.start(
-                self._store, kind=self.kind, name=self.name, tags=self.tags,
-                dataset=self.dataset, metrics={}, judge=self.judge, settings=self.settings)
-            self.run_id = self._recorder.run_id
+            # unchanged=False: a recorder always (a new run when the earlier one is complete)
+            self._recorder, _ = start_recording(
+                self._store, previous_id=previous_id, unchanged=False, kind=self.kind,
+                name=self.name, tags=self.tags, dataset=self.dataset, metrics={},
+                judge=self.judge, settings=self.settings)
+            self.run_id = self._recorder.run_id if self._recorder is not None else None
             self._write_manifest("running")
 
     async def run(self, items: Sequence[Item], work: Callable[[Item], Awaitable[dict[str, Any]]],
@@ -279,6 +288,15 @@ class Job:
         write_json(self._manifest_path, {**self._manifest, "status": status,
                                          "run_id": self.run_id, "owner": _owner()},
                    "the run's manifest")
+
+
+def _stored_run_of(manifest_path: Path) -> str | None:
+    """The stored run an earlier manifest names (None: none, or no readable manifest)."""
+    try:
+        run_id = json.loads(manifest_path.read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return run_id if isinstance(run_id, str) else None
 
 
 def _check_parallel(parallel: int) -> None:

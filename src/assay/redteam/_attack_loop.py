@@ -143,7 +143,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
     app_calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=options.max_wait),  # the app's
                          FieldLimits(max_field_chars, long_fields))
     out = Path(out)
-    with Job(out, kind="attack", folder=True, store=store, name=name) as job:
+    with Job(out, kind="attack", folder=True, store=store, name=name,
+             dataset=str(seeds) if seeds is not None else None) as job:
         check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
         chosen = pick_seeds(load_seeds(seeds), n, categories)
         # the judge rates; the attacker writes (the judge, unless another model is named)
@@ -162,7 +163,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
             job.begin(settings, manifest_path=settings_file, keys=tuple(settings),
                       words=_WORDS, resume=resume, overwrite=overwrite,
                       existing=[settings_file] if settings_file.exists() else [],
-                      settings={k: v for k, v in settings.items() if k != "attacker_prompt"})
+                      settings={k: v for k, v in settings.items() if k != "attacker_prompt"},
+                      judge=scorer_judge.id)
             scorer = ReplyScorer(ScoreContext(judge=scorer_judge, safety_mode=safety_mode),
                                  threshold=safety_threshold, judged_refusal=refusal)
             bot = Attacker(attacker_judge)

@@ -162,7 +162,8 @@ async def simulate_users_async(
                                     tools=tools, max_turns=max_turns,
                                     max_steps=runner.max_steps)
             job.begin(manifest, **resume_rule(files, resume=resume, overwrite=overwrite),
-                      settings={k: v for k, v in manifest.items() if k != "scenarios"})
+                      settings={k: v for k, v in manifest.items() if k != "scenarios"},
+                      judge=managed.id)
         except BaseException:
             await _close(target, runner, opened)
             raise
