@@ -183,7 +183,7 @@ def test_cli_prints_the_reason_and_exits_with_the_documented_codes(tmp_path: Pat
 def test_cli_exits_3_when_the_judge_fails(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     out, store = _run(tmp_path, reasons="never", metrics="fluency")
-    monkeypatch.setattr("assay.judges._factory.FakeJudge",
+    monkeypatch.setattr("assay.judges._fake.FakeJudge",
                         lambda: FakeJudge(JudgeError("judge call failed: boom")))
     failed = _cli(str(out), "q0", "--store", str(store), "--no-cache")
     assert failed.exit_code == 3, failed.output
@@ -194,7 +194,7 @@ def test_cli_exits_3_when_the_judge_fails(tmp_path: Path,
 def test_cli_says_plainly_when_the_second_score_differs(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     out, store = _run(tmp_path, reasons="never", metrics="fluency")
-    monkeypatch.setattr("assay.judges._factory.FakeJudge",
+    monkeypatch.setattr("assay.judges._fake.FakeJudge",
                         lambda: FakeJudge(_script(explained_score=2), capabilities=LOCAL))
     got = _cli(str(out), "q0", "--store", str(store), "--no-cache", "--json")
     assert got.exit_code == 0, got.output

@@ -176,7 +176,7 @@ def test_cli_calibrate_prints_the_pairwise_lines(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     metric, data = _pairs(tmp_path)
     judge = FakeJudge(by_order((0.6, 0.3, 0.1), (0.6, 0.3, 0.1)), id="biased")
-    monkeypatch.setattr("assay.judges._factory.FakeJudge", lambda: judge)
+    monkeypatch.setattr("assay.judges._fake.FakeJudge", lambda: judge)
     for extra, requests in (([], 4), (["--no-swap"], 2)):
         judge.requests.clear()
         result = CliRunner().invoke(app, ["calibrate", str(data), "--metric-file", str(metric),
