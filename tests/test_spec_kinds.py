@@ -96,7 +96,7 @@ def test_a_target_kind_registered_in_its_module_is_taken_by_the_cli(tmp_path: Pa
     assert [row["correct_rate"] for row in summary["table"]] == [1.0]
 
     refused = _assay(tmp_path, TARGET_KIND, "robustness", str(data), "--target", "ftp:x",
-                     "--no-store", "--out", str(out))
+                     "--no-store", "--out", str(tmp_path / "out-ftp"))
     assert refused.returncode == 2
     listed = " ".join(refused.stderr.split())
     for spec in (*TARGET_SPECS, "parrot:WORD"):
