@@ -11,6 +11,5 @@ Example:
 
 from ._attacks import check_comparable, compare_attack_runs
 from ._compare import compare_runs
-from ._provenance import comparison_warnings
 
-__all__ = ["check_comparable", "compare_attack_runs", "compare_runs", "comparison_warnings"]
+__all__ = ["check_comparable", "compare_attack_runs", "compare_runs"]
