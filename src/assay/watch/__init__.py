@@ -6,7 +6,7 @@ arrived, or no new span for a while) becomes a conversation row (the trace id is
 scored once with the same planner, judge calls, cache, injection defence and records as
 ``assay run``, and stored in one live run (``kind="watch"``) as it is scored. A restart after
 a crash or ``kill -9`` scores every spooled trace exactly once. Rules on rolling means raise
-alerts (:class:`Alert`), and scores go back to the user's tracing backend as
+alerts (in the run's summary), and scores go back to the user's tracing backend as
 ``gen_ai.evaluation.result`` events.
 
 :func:`watch_async` runs a :class:`Watcher` built from :class:`WatchOptions` until stopped and
@@ -19,10 +19,9 @@ Example:
     (10.0, 1.0, '.assay/watch')
 """
 
-from ._alerts import Alert
 from ._decode import protobuf_missing
 from ._options import WatchOptions
 from ._serve import watch_async
 from ._watch import Watcher
 
-__all__ = ["Alert", "WatchOptions", "Watcher", "protobuf_missing", "watch_async"]
+__all__ = ["WatchOptions", "Watcher", "protobuf_missing", "watch_async"]
