@@ -10,14 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from assay.align import (
-    align,
-    compare_figures,
-    fit_thresholds,
-    pick_examples,
-    stratified_split,
-    with_examples,
-)
+from assay.align import align
+from assay.align._candidates import pick_examples, with_examples
+from assay.align._figures import compare_figures
+from assay.align._mapping import fit_thresholds
+from assay.align._split import stratified_split
 from assay.calibration import agreement_stats
 from assay.data import Row
 from assay.errors import ConfigError, DataError

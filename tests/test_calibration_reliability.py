@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 import assay
-from assay.calibration import RELIABILITY_KEY, reliability, reliability_bins
+from assay.calibration._reliability import reliability, reliability_bins
+from assay.calibration._report import RELIABILITY_KEY
 from assay.cli.main import app
 from assay.judges import FakeJudge, JudgeRequest
 

@@ -12,12 +12,8 @@ import pytest
 from rich.console import Console
 from scipy.stats import kendalltau, spearmanr
 
-from assay.calibration import (
-    agreement_stats,
-    comparison_table,
-    confusion_png,
-    write_calibration,
-)
+from assay.calibration import agreement_stats, comparison_table
+from assay.calibration._report import confusion_png, write_calibration
 
 # sklearn's zero-division and undefined-metric warnings must never escape.
 pytestmark = pytest.mark.filterwarnings("error")
@@ -285,7 +281,7 @@ def test_write_calibration_round_trip(tmp_path: Path) -> None:
 
 
 def test_importing_never_imports_pyplot(tmp_path: Path) -> None:
-    code = ("import sys, pathlib; import assay.calibration as c; "
+    code = ("import sys, pathlib; import assay.calibration._report as c; "
             "c.confusion_png({'labels': [1, 2], 'confusion_matrix': [[1, 0], [0, 1]]}, "
             f"pathlib.Path({str(tmp_path / 'p.png')!r}), title='t'); "
             "print('matplotlib.pyplot' in sys.modules)")

@@ -14,7 +14,8 @@ from starlette.testclient import TestClient
 
 from assay import RunOptions, evaluate
 from assay.cli.compare import print_warnings
-from assay.compare import NO_SHARED_ROWS, compare_runs
+from assay.compare import compare_runs
+from assay.compare._provenance import NO_SHARED_ROWS
 from assay.records import RunData
 from assay.report import render_report, scale_of
 from assay.report._charts import chart_kind, distribution_chart, pairwise_counts

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 import assay
 from assay import RunOptions
 from assay.cli.main import app as cli_app
-from assay.compare import compare_runs, paired_bootstrap_ci
+from assay.compare import compare_runs
+from assay.compare._compare import paired_bootstrap_ci
 from assay.errors import ConfigError, DataError
 from assay.records import RunData, load_run_dir
 

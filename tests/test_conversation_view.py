@@ -1,4 +1,4 @@
-"""A scored conversation read as turns (assay.report.conversation_view and the row builder the
+"""A scored conversation read as turns (assay.report._conversation.conversation_view and the row builder the
 report and the web UI share): messages grouped into bubbles, tool results under the call that
 asked for them, each metric's per-turn reason placed at the turn it names (and kept at the
 conversation level when it names none of them), the simulated user's scenario and stop
@@ -20,13 +20,8 @@ from assay import JudgeOptions, RunOptions, evaluate
 from assay.data import read_dataset, row_inputs
 from assay.judges import FakeJudge, JudgeRequest
 from assay.records import RunData
-from assay.report import (
-    MESSAGE_CHARS,
-    conversation_view,
-    metric_views,
-    render_report,
-    row_input_parts,
-)
+from assay.report import metric_views, render_report, row_input_parts
+from assay.report._conversation import MESSAGE_CHARS, conversation_view
 from test_report import parse
 
 DATA = Path(__file__).resolve().parent / "data" / "simulated_conversations.jsonl"

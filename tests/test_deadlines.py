@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.agents import make_agent, run_tool_call
+from assay.agents import make_agent
+from assay.agents._tools import run_tool_call
 from assay.calls import ManagedEmbedder
 from assay.cli.main import app
 from assay.embeddings import make_embedder

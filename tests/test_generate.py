@@ -14,13 +14,9 @@ import pytest
 import assay
 from assay.data import read_dataset
 from assay.errors import ConfigError, JudgeError
-from assay.generate import (
-    DECLINE,
-    KINDS,
-    GenerationResult,
-    generate,
-    read_documents,
-)
+from assay.generate import KINDS, GenerationResult, generate
+from assay.generate._candidate import DECLINE
+from assay.generate._documents import read_documents
 from assay.injection import language_of
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import requires_local_embedder

@@ -15,13 +15,8 @@ import pytest
 
 import assay.generate
 from assay.errors import ConfigError, DataError
-from assay.generate import (
-    UNDETERMINED,
-    Chunk,
-    Document,
-    chunk_document,
-    read_documents,
-)
+from assay.generate._chunks import Chunk, chunk_document
+from assay.generate._documents import UNDETERMINED, Document, read_documents
 
 requires_pypdf = pytest.mark.skipif(importlib.util.find_spec("pypdf") is None,
                                     reason="needs the 'pdf' extra (pip install 'assay[pdf]')")

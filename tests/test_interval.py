@@ -1,4 +1,4 @@
-"""The mean's standard error and 95% bootstrap interval (``assay.records.mean_interval``): checked
+"""The mean's standard error and 95% bootstrap interval (``assay.records._interval.mean_interval``): checked
 against scipy (``stats.sem``, ``stats.bootstrap`` percentile), their edge cases, their
 independence from row order, and what a run's summary.json carries."""
 
@@ -14,7 +14,8 @@ from scipy import stats
 import assay
 import assay.records._interval as interval_module
 from assay import RunOptions
-from assay.records import BOOTSTRAP_RESAMPLES, bootstrap_mean_ci, mean_interval
+from assay.records import bootstrap_mean_ci
+from assay.records._interval import BOOTSTRAP_RESAMPLES, mean_interval
 
 
 def _samples() -> list[tuple[str, int, np.ndarray, float]]:

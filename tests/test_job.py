@@ -192,7 +192,7 @@ async def test_every_producers_python_api_is_refused_on_an_output_another_writer
     """The lock is the commands' (hold_output); this test holds it on its own descriptor, as
     a second process would. Before: the Python APIs took no lock and wrote over it."""
     from assay.generate import generate_async
-    from assay.records import hold_output
+    from assay.records._outdir import hold_output
     from assay.redteam import FunctionTarget, attack, jailbreak, load_seeds, plain_attacks, simulate
     from assay.robustness import Instance, run_suite
     from assay.scenarios import simulate_users_async

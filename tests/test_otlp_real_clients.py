@@ -23,7 +23,8 @@ from assay.data import read_dataset
 from assay.errors import DataError
 from assay.judges import FakeJudge
 from assay.store import open_store
-from assay.watch import Watcher, receiver_app
+from assay.watch import Watcher
+from assay.watch._receiver import receiver_app
 from test_watch_flow import options, run_until, stored
 from test_watch_receiver import make_watcher
 

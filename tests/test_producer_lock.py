@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli.main import app
-from assay.records import hold_output
+from assay.records._outdir import hold_output
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = Path(assay.__file__).resolve().parents[1]  # the assay under test, for the subprocesses

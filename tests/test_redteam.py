@@ -20,7 +20,6 @@ from assay.errors import DataError
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.safety import CATEGORIES
 from assay.redteam import (
-    FOLLOW_UPS,
     compare_defects,
     injected_attacks,
     load_seeds,
@@ -29,6 +28,7 @@ from assay.redteam import (
     plain_attacks,
     simulate,
 )
+from assay.redteam._sources import FOLLOW_UPS
 from assay.targets import make_target
 from conftest import section, user_of
 

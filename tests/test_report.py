@@ -17,7 +17,9 @@ import typer
 from typer.testing import CliRunner
 
 from assay import JudgeOptions, RunOptions, evaluate
-from assay.calibration import agreement_stats, reliability, write_calibration
+from assay.calibration import agreement_stats
+from assay.calibration._reliability import reliability
+from assay.calibration._report import write_calibration
 from assay.cli.report import report
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics.safety import CATEGORIES

@@ -11,7 +11,8 @@ from starlette.testclient import TestClient
 
 from assay.data import row_inputs, rows_from_records
 from assay.records import RunData
-from assay.report import RESULT_CHARS, render_report, trajectory_view
+from assay.report import render_report
+from assay.report._trajectory import RESULT_CHARS, trajectory_view
 from assay.run import RunOptions, evaluate
 from assay.serve import create_app
 
@@ -123,7 +124,7 @@ def test_no_final_answer_and_an_empty_reference_are_said() -> None:
 
 
 def test_matched_pairs_read_as_calls_and_references() -> None:
-    from assay.report import detail_items
+    from assay.report._details import detail_items
 
     items = {i.key: i for i in detail_items({"matched": [[1, 2], [2, 1]], "findings": []})}
     assert (items["matched"].label, items["matched"].text) == (

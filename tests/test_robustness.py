@@ -14,16 +14,10 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import ConfigError, DataError
 from assay.judges import FakeJudge, JudgeRequest
-from assay.robustness import (
-    Instance,
-    build_passages,
-    flags_error,
-    is_rejection,
-    load_rgb,
-    matches_answer,
-    run_suite,
-    summarize,
-)
+from assay.metrics.rag import is_rejection
+from assay.robustness import Instance, load_rgb, run_suite, summarize
+from assay.robustness._rgb import build_passages, matches_answer
+from assay.robustness._suites import flags_error
 from assay.targets import make_target
 from conftest import SHARED
 

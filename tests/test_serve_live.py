@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from assay.serve import create_app
 from assay.store import Store, open_store
-from assay.watch import AlertWatcher, parse_alert
+from assay.watch._alerts import AlertWatcher, parse_alert
 
 T0 = datetime(2026, 11, 28, 7, 0, tzinfo=UTC)
 

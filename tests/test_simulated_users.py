@@ -24,13 +24,8 @@ from assay.errors import (
     JudgeUnavailableError,
 )
 from assay.judges import FakeJudge, JudgeRequest
-from assay.scenarios import (
-    PERSONAS,
-    STOP_REASONS,
-    pick_persona,
-    read_scenarios,
-    simulate_users,
-)
+from assay.scenarios import STOP_REASONS, read_scenarios, simulate_users
+from assay.scenarios._personas import PERSONAS, pick_persona
 from simulated_user_judge import ScriptedUser, scripted_user
 
 ROOT = Path(__file__).resolve().parents[1]

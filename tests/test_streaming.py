@@ -18,7 +18,7 @@ from assay.errors import DataError
 from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import MetricPlanner, MetricResult, get_metric, plan_metrics
 from assay.metrics.safety import defect_summary
-from assay.records import mean_interval
+from assay.records._interval import mean_interval
 from assay.run._sink import ResultSink
 from assay.run._tally import ExactSum, RunTally
 

@@ -16,8 +16,8 @@ import pytest
 import assay
 from assay import JudgeOptions, RunOptions
 from assay.judges import FakeJudge
-from assay.records import SCHEMA_VERSION, MetricSummary, RunSummary, load_run, summary_json_schema
-from assay.records._summary import typed_summary
+from assay.records import MetricSummary, RunSummary, load_run
+from assay.records._summary import SCHEMA_VERSION, summary_json_schema, typed_summary
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "docs" / "summary.schema.json"
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from assay.errors import ConfigError
-from assay.watch import Alert, AlertRule, AlertWatcher, parse_alert
+from assay.watch._alerts import Alert, AlertRule, AlertWatcher, parse_alert
 
 
 def _row(i: int, value: float | None, metric: str = "groundedness") -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from assay.cli.main import app
 from assay.errors import JudgeUnavailableError
 from assay.judges import FakeJudge
-from assay.watch import receiver_app
+from assay.watch._receiver import receiver_app
 from test_watch_export import Receiver
 from test_watch_flow import options, run_until, stored, tid
 from test_watch_receiver import chat_span, export, make_watcher

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from assay.errors import ConfigError
-from assay.watch import ScoreExporter, evaluation_request
+from assay.watch._export_otlp import ScoreExporter, evaluation_request
 
 if TYPE_CHECKING:
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest

@@ -18,7 +18,8 @@ from assay.errors import JudgeError
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions
 from assay.store import open_store
-from assay.watch import Watcher, WatchOptions, sampled, watch_async
+from assay.watch import Watcher, WatchOptions, watch_async
+from assay.watch._select import sampled
 from test_watch_receiver import chat_span, export, make_watcher
 
 
@@ -134,7 +135,7 @@ def test_followed_files_are_scored_once_and_a_restart_goes_on_where_it_stopped(
 def test_a_crash_after_the_store_commit_scores_nothing_twice(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch,
                                                              ) -> None:
-    from assay.watch import Spool
+    from assay.watch._spool import Spool
 
     path = tmp_path / "traces.jsonl"
     path.write_text("".join(json.dumps(export(chat_span(tid(i), f"{i:016x}"))) + "\n"

@@ -16,7 +16,8 @@ from assay.errors import ConfigError
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions
 from assay.store import open_store
-from assay.watch import RETRY_AFTER_S, Watcher, WatchOptions, receiver_app
+from assay.watch import Watcher, WatchOptions
+from assay.watch._receiver import RETRY_AFTER_S, receiver_app
 
 TRACE = "5b8efff798038103d269b633813fc60c"
 

@@ -26,7 +26,8 @@ import typer
 
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions
-from assay.watch import RETRY_AFTER_S, Watcher, WatchOptions, watch_async
+from assay.watch import Watcher, WatchOptions, watch_async
+from assay.watch._receiver import RETRY_AFTER_S
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACE = "5b8efff798038103d269b633813fc60c"

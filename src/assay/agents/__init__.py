@@ -12,19 +12,6 @@ Example:
     ('python:examples.agent_app:agent', True)
 """
 
-from ._messages import (
-    REPLY_SHAPE,
-    final_answer,
-    masked_message,
-    openai_messages,
-    pending_calls,
-    question_row,
-    reply_messages,
-    with_messages,
-)
-from ._runner import AGENT_TARGETS, AgentRunner, AgentStats, make_agent
-from ._tools import load_tools, run_tool_call
+from ._runner import AgentRunner, AgentStats, make_agent
 
-__all__ = ["AGENT_TARGETS", "REPLY_SHAPE", "AgentRunner", "AgentStats", "final_answer",
-           "load_tools", "make_agent", "masked_message", "openai_messages", "pending_calls",
-           "question_row", "reply_messages", "run_tool_call", "with_messages"]
+__all__ = ["AgentRunner", "AgentStats", "make_agent"]

@@ -1,18 +1,16 @@
 """Aligning a judge metric to human ratings: learn on train rows, measure on held-out rows.
 
+:func:`align` (and :func:`align_async`, whose signature lists the options) splits the labelled
+rows, tries the metric with few-shot examples and fitted score thresholds on the train rows,
+and measures each variant on the held-out rows by the :data:`FIGURES`; it returns an
+:class:`AlignmentResult` (the report ``alignment.json`` holds and the chosen metric).
+
 Example:
-    >>> from assay.align import stratified_split
-    >>> train, heldout = stratified_split(["a"] * 6 + ["b"] * 6, heldout=0.3, seed=1)
-    >>> len(train), len(heldout), set(train) & set(heldout)
-    (8, 4, set())
+    >>> FIGURES
+    ('balanced_accuracy', 'class_weighted_f1', 'spearman', 'cohen_kappa')
 """
 
 from ._align import AlignmentResult, align, align_async
-from ._candidates import metric_file_text, pick_examples, with_examples
-from ._figures import FIGURES, compare_figures
-from ._mapping import apply_thresholds, crossval_labels, fit_thresholds
-from ._split import MIN_ROWS, stratified_split
+from ._figures import FIGURES
 
-__all__ = ["FIGURES", "MIN_ROWS", "AlignmentResult", "align", "align_async", "apply_thresholds",
-           "compare_figures", "crossval_labels", "fit_thresholds", "metric_file_text",
-           "pick_examples", "stratified_split", "with_examples"]
+__all__ = ["FIGURES", "AlignmentResult", "align", "align_async"]

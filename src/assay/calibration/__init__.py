@@ -11,18 +11,8 @@ Example:
 
 from ._calibrate import CalibrationResult, HumanScale, calibrate, human_scale
 from ._calibrate import _human_labels as human_labels
-from ._reliability import PAIRWISE_VALUES, reliability, reliability_bins
-from ._report import (
-    RELIABILITY_KEY,
-    comparison_table,
-    confusion_png,
-    reliability_png,
-    safe_name,
-    write_calibration,
-)
+from ._report import comparison_table
 from ._stats import agreement_stats
 
-__all__ = ["PAIRWISE_VALUES", "RELIABILITY_KEY", "CalibrationResult", "HumanScale",
-           "agreement_stats", "calibrate", "comparison_table", "confusion_png", "human_labels",
-           "human_scale", "reliability", "reliability_bins", "reliability_png", "safe_name",
-           "write_calibration"]
+__all__ = ["CalibrationResult", "HumanScale", "agreement_stats", "calibrate", "comparison_table",
+           "human_labels", "human_scale"]

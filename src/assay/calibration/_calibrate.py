@@ -5,7 +5,7 @@ pointwise metrics (a 1-5 rubric metric, or a custom scale) and
 ``{metric}/human_pairwise_choice`` (BASELINE, CANDIDATE or TIE) for pairwise ones. The metric
 runs on every row with each judge (answers cached, results kept per judge under ``out``), and
 the figures compare the two over the rows both scored, with a reliability curve (the human
-mean per bin of the judge's score; see :func:`assay.calibration.reliability`). A pairwise metric's report adds how
+mean per bin of the judge's score; see :func:`._reliability.reliability`). A pairwise metric's report adds how
 the judge treated the two positions (over every row it scored): ``position_consistency``,
 ``flips``, ``first_shown_share`` and ``decided_by``.
 

@@ -91,7 +91,7 @@ def confusion_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
 
 
 def reliability_png(stats: dict[str, Any], path: Path, *, title: str) -> Path:
-    """Draw ``stats["reliability"]`` (see :func:`assay.calibration.reliability`) to ``path``:
+    """Draw ``stats["reliability"]`` (see :func:`._reliability.reliability`) to ``path``:
     each bin's judge mean against its human mean, with its count, and the identity line.
 
     Raises:

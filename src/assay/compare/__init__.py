@@ -9,16 +9,7 @@ Example:
     0.0
 """
 
-from ._attacks import check_comparable, compare_attack_runs, kind_of
-from ._compare import compare_runs, paired_bootstrap_ci
-from ._provenance import (
-    NO_SHARED_ROWS,
-    PROVENANCE_KEYS,
-    comparison_warnings,
-    provenance_of,
-    provenance_warnings,
-)
+from ._attacks import check_comparable, compare_attack_runs
+from ._compare import compare_runs
 
-__all__ = ["NO_SHARED_ROWS", "PROVENANCE_KEYS", "check_comparable", "compare_attack_runs",
-           "compare_runs", "comparison_warnings", "kind_of", "paired_bootstrap_ci",
-           "provenance_of", "provenance_warnings"]
+__all__ = ["check_comparable", "compare_attack_runs", "compare_runs"]

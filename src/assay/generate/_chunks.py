@@ -19,7 +19,7 @@ Chunks never overlap, cover all the document's non-whitespace text in order, and
 on non-whitespace: ``chunk.text == document.text[chunk.start:chunk.end]``.
 
 Example:
-    >>> from assay.generate import Document
+    >>> from assay.generate._documents import Document
     >>> doc = Document(id="guide.md", lang="en", format="md", text=(
     ...     "# Install\\n\\n## Linux\\n\\nRun apt install tool. It takes a minute.\\n\\n"
     ...     "## Windows\\n\\nRun the installer."))

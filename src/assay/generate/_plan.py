@@ -20,7 +20,7 @@ When a kind's sources run out, the sequence starts again on narrower passages (a
 into 2, then 3, ... parts at sentence ends), so that a repeat asks about another part.
 
 Example:
-    >>> from assay.generate import Document
+    >>> from assay.generate._documents import Document
     >>> docs = [Document(id="a.txt", lang="en", format="txt",
     ...                  text="Refunds take 14 days. " * 40 + "\\n\\n" + "We ship to Spain. " * 40)]
     >>> plan = Plan(docs, ["single", "multi"], seed=1)

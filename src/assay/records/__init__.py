@@ -8,14 +8,14 @@ not import the run store (SQLAlchemy) or numpy unless that name needs them.
 
 Example:
     >>> import json, pathlib, tempfile
-    >>> from assay.records import ResultsWriter, load_finished, mean_interval
+    >>> from assay.records import ResultsWriter, load_finished, wilson_interval
     >>> out = pathlib.Path(tempfile.mkdtemp())
     >>> with ResultsWriter(out / "results.jsonl") as writer:
     ...     writer.write({"id": "r1", "results": {"f1": {"value": 1.0}}})
     >>> sorted(load_finished(out / "results.jsonl"))
     ['r1']
-    >>> mean_interval([1.0, 0.0, 1.0, 1.0]).mean
-    0.75
+    >>> wilson_interval(3, 4)
+    (0.3006, 0.9544)
 """
 
 from __future__ import annotations
@@ -25,19 +25,12 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_names
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
-    from ._failures import call_failures, over_failed_share
-    from ._interval import (
-        BOOTSTRAP_RESAMPLES,
-        BOOTSTRAP_SEED,
-        MeanInterval,
-        bootstrap_mean_ci,
-        mean_interval,
-        with_interval,
-    )
+    from ._failures import call_failures
+    from ._interval import bootstrap_mean_ci, with_interval
     from ._job import Job, JobRows
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
-    from ._outdir import OutputClaim, hold_output, lock_file, lock_output
+    from ._outdir import OutputClaim, lock_file, lock_output
     from ._progress import RowProgress
     from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
     from ._results import (
@@ -52,26 +45,15 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         rewrite_in_order,
         write_summary,
     )
-    from ._side_run import ResumeWords, check_resume_files, plain_difference
+    from ._side_run import ResumeWords, plain_difference
     from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
-    from ._summary import (
-        SCHEMA_VERSION,
-        MetricSummary,
-        RunSummary,
-        summary_json_schema,
-        typed_summary,
-    )
+    from ._summary import MetricSummary, RunSummary, typed_summary
     from ._wilson import wilson_interval
 
 #: Each public name and the module it lives in.
 _LAZY: dict[str, str] = {
     "call_failures": "._failures",
-    "over_failed_share": "._failures",
-    "BOOTSTRAP_RESAMPLES": "._interval",
-    "BOOTSTRAP_SEED": "._interval",
-    "MeanInterval": "._interval",
     "bootstrap_mean_ci": "._interval",
-    "mean_interval": "._interval",
     "with_interval": "._interval",
     "Job": "._job",
     "JobRows": "._job",
@@ -83,7 +65,6 @@ _LAZY: dict[str, str] = {
     "RunManifest": "._manifest",
     "read_manifest": "._manifest",
     "OutputClaim": "._outdir",
-    "hold_output": "._outdir",
     "lock_file": "._outdir",
     "lock_output": "._outdir",
     "RowProgress": "._progress",
@@ -102,29 +83,22 @@ _LAZY: dict[str, str] = {
     "rewrite_in_order": "._results",
     "write_summary": "._results",
     "ResumeWords": "._side_run",
-    "check_resume_files": "._side_run",
     "plain_difference": "._side_run",
     "StoredRow": "._stored_row",
     "judge_spec_of": "._stored_row",
     "store_reasons": "._stored_row",
     "write_reasons": "._stored_row",
-    "SCHEMA_VERSION": "._summary",
     "MetricSummary": "._summary",
     "RunSummary": "._summary",
-    "summary_json_schema": "._summary",
     "typed_summary": "._summary",
     "wilson_interval": "._wilson",
 }
 
 __all__ = [
-    "BOOTSTRAP_RESAMPLES",
-    "BOOTSTRAP_SEED",
     "MANIFEST_NAME",
-    "SCHEMA_VERSION",
     "EvalResult",
     "Job",
     "JobRows",
-    "MeanInterval",
     "MetricSummary",
     "OutputClaim",
     "ResultsWriter",
@@ -138,9 +112,7 @@ __all__ = [
     "attempt",
     "bootstrap_mean_ci",
     "call_failures",
-    "check_resume_files",
     "file_sha256",
-    "hold_output",
     "is_call_failure",
     "judge_spec_of",
     "kept_results",
@@ -149,9 +121,7 @@ __all__ = [
     "load_run_dir",
     "lock_file",
     "lock_output",
-    "mean_interval",
     "open_run_store",
-    "over_failed_share",
     "plain_difference",
     "read_manifest",
     "reorder_results",
@@ -160,7 +130,6 @@ __all__ = [
     "start_recording",
     "store_reasons",
     "stored_run_ref",
-    "summary_json_schema",
     "typed_summary",
     "wilson_interval",
     "with_interval",

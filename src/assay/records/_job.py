@@ -8,7 +8,7 @@ the run store with its kind.
   the CLI or from Python, is refused at once, naming the holder.
 * **One resume rule** (:meth:`Job.begin`): an output that holds an earlier run's files is
   refused without ``resume`` or ``overwrite``, and a resume whose settings differ is refused
-  naming each difference (:func:`~assay.records.check_resume_files`). The manifest
+  naming each difference (:func:`~assay.records._side_run.check_resume_files`). The manifest
   ``FILE.run.json`` holds the settings and the job's ``status``: ``running``, ``complete`` or
   ``interrupted``, the stored run's id and the owner.
 * **Ctrl-C** (or a crash) keeps every row written; the manifest says ``interrupted``, the

@@ -10,22 +10,13 @@ Example:
 """
 
 from ._attack_loop import ATTACK_STRATEGIES, DEFAULT_BACKTRACKS, DEFAULT_TURNS, attack
-from ._attack_report import ALL, attack_report
+from ._attack_report import ALL
 from ._compare import ANY, compare_defects, read_run
-from ._jailbreak import SIDES, FunctionTarget, jailbreak
+from ._jailbreak import FunctionTarget, jailbreak
 from ._simulate import Attack, injected_attacks, looks_like_refusal, plain_attacks, simulate
-from ._sources import (
-    BUILTIN,
-    FOLLOW_UPS,
-    JailbreakTemplate,
-    Seed,
-    load_seeds,
-    load_templates,
-    pick_seeds,
-)
+from ._sources import BUILTIN, JailbreakTemplate, Seed, load_seeds, load_templates, pick_seeds
 
 __all__ = ["ALL", "ANY", "ATTACK_STRATEGIES", "BUILTIN", "DEFAULT_BACKTRACKS", "DEFAULT_TURNS",
-           "FOLLOW_UPS", "SIDES", "Attack", "FunctionTarget", "JailbreakTemplate", "Seed",
-           "attack", "attack_report", "compare_defects", "injected_attacks", "jailbreak",
-           "load_seeds", "load_templates", "looks_like_refusal", "pick_seeds", "plain_attacks",
-           "read_run", "simulate"]
+           "Attack", "FunctionTarget", "JailbreakTemplate", "Seed", "attack", "compare_defects",
+           "injected_attacks", "jailbreak", "load_seeds", "load_templates", "looks_like_refusal",
+           "pick_seeds", "plain_attacks", "read_run", "simulate"]

@@ -16,63 +16,25 @@ Example:
     True
 """
 
-from ._conversation import (
-    MESSAGE_CHARS,
-    ConversationView,
-    ToolCallView,
-    TurnBubble,
-    conversation_view,
-)
-from ._conversation_facts import Fact, conversation_facts
-from ._details import detail_items, inputs_view
-from ._jobs import (
-    JOB_KINDS,
-    job_exchanges,
-    job_headline,
-    job_inputs,
-    job_row_notes,
-    job_summary,
-)
-from ._load import (
-    calibration_of,
-    find_dataset,
-    inputs_for_run,
-    inputs_from_rows,
-    load_calibration,
-    load_inputs,
-)
+from ._conversation import ConversationView
+from ._jobs import JOB_KINDS, job_exchanges, job_headline, job_inputs, job_row_notes, job_summary
+from ._load import calibration_of, find_dataset, inputs_for_run, load_calibration, load_inputs
 from ._model import (
-    fmt,
-    metric_names,
-    pretty_json,
-    scale_of,
-    template_environment,
-    value_css,
-    value_of,
+           fmt,
+           metric_names,
+           pretty_json,
+           scale_of,
+           template_environment,
+           value_css,
+           value_of,
 )
 from ._render import language_mark, render_report
 from ._row import metric_views, row_input_parts
-from ._skipped import SkippedTraces, SkipReason, skipped_traces
-from ._source import SOURCE_FIELD, SOURCE_KEYS, evidence_texts, marked_parts, source_spans
-from ._stats import MetricStats, Pager, RunStats
-from ._trajectory import (
-    RESULT_CHARS,
-    TrajectoryStep,
-    TrajectoryView,
-    call_findings,
-    trajectory_view,
-)
-from ._turn_results import TurnResult, turn_results
+from ._skipped import SkippedTraces, skipped_traces
+from ._stats import Pager, RunStats
 
-__all__ = ["JOB_KINDS", "MESSAGE_CHARS", "RESULT_CHARS", "SOURCE_FIELD", "SOURCE_KEYS", "ConversationView",
-           "Fact", "MetricStats", "Pager", "RunStats", "SkipReason", "SkippedTraces",
-           "ToolCallView", "TrajectoryStep",
-           "TrajectoryView", "TurnBubble", "TurnResult", "calibration_of", "call_findings",
-           "conversation_facts", "conversation_view", "detail_items", "evidence_texts",
-           "find_dataset", "fmt", "inputs_for_run", "inputs_from_rows", "inputs_view",
-           "job_exchanges", "job_headline", "job_inputs", "job_row_notes", "job_summary",
-           "language_mark", "load_calibration", "load_inputs", "marked_parts", "metric_names",
-           "metric_views",
-           "pretty_json", "render_report", "row_input_parts", "scale_of", "skipped_traces",
-           "source_spans",
-           "template_environment", "trajectory_view", "turn_results", "value_css", "value_of"]
+__all__ = ["JOB_KINDS", "ConversationView", "Pager", "RunStats", "SkippedTraces", "calibration_of",
+           "find_dataset", "fmt", "inputs_for_run", "job_exchanges", "job_headline", "job_inputs",
+           "job_row_notes", "job_summary", "language_mark", "load_calibration", "load_inputs",
+           "metric_names", "metric_views", "pretty_json", "render_report", "row_input_parts",
+           "scale_of", "skipped_traces", "template_environment", "value_css", "value_of"]

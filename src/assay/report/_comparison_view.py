@@ -50,7 +50,7 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
                     side: str, index: Mapping[str, int]) -> dict[str, Any]:
     """The comparison section's data, for ``run`` on ``side`` (``a`` or ``b``) of
     ``comparison``; ``index`` maps row ids to their place in the row table. ``warnings`` are
-    the comparison's own (:func:`assay.compare.comparison_warnings`, as ``assay compare``
+    the comparison's own (``compare_runs(...)["warnings"]``, as ``assay compare``
     prints them), ``chart`` the differences drawn (see :mod:`._difference_chart`)."""
     a, b = comparison.get("a") or {}, comparison.get("b") or {}
     metrics = []

@@ -3,9 +3,12 @@
 through the same agent loop as ``assay run --target``, until the goal is met, the app is
 stuck or the turns run out; the conversations are written as a dataset for ``assay run``.
 
-- :func:`read_scenarios`: scenario files (JSONL, JSON, CSV) and dicts, every problem at once.
-- :func:`simulate_users` / :func:`simulate_users_async`: the run (output, resume, summary).
-- :data:`PERSONAS` and :func:`pick_persona`: the persona a seed picks for a scenario without one.
+- :func:`read_scenarios`: scenario files (JSONL, JSON, CSV) and dicts as :class:`Scenario`
+  objects, every problem at once.
+- :func:`simulate_users` / :func:`simulate_users_async`: the run (output, resume, summary),
+  returning a :class:`SimulationResult` (with the :class:`SimulationFiles` written); a scenario
+  without a persona gets one picked by the seed; at most :data:`DEFAULT_MAX_TURNS` user turns
+  unless told.
 - :data:`STOP_REASONS`: why a conversation ended.
 
 Example:
@@ -15,15 +18,10 @@ Example:
     ('goal_met', 'stuck', 'max_turns', 'app_failed', 'user_failed')
 """
 
-from ._conversation import FINISHED, STOP_REASONS, Conversation, converse, output_row, persona_of
+from ._conversation import STOP_REASONS
 from ._output import SimulationFiles
-from ._personas import PERSONAS, Persona, pick_persona
-from ._scenario import OUTPUT_FIELDS, SCENARIO_FIELDS, Scenario, read_scenarios
+from ._scenario import Scenario, read_scenarios
 from ._simulate import DEFAULT_MAX_TURNS, SimulationResult, simulate_users, simulate_users_async
-from ._user import UserTurn, parse_user_turn, user_request
 
-__all__ = ["DEFAULT_MAX_TURNS", "FINISHED", "OUTPUT_FIELDS", "PERSONAS", "SCENARIO_FIELDS",
-           "STOP_REASONS", "Conversation", "Persona", "Scenario", "SimulationFiles",
-           "SimulationResult", "UserTurn", "converse", "output_row", "parse_user_turn",
-           "persona_of", "pick_persona", "read_scenarios", "simulate_users",
-           "simulate_users_async", "user_request"]
+__all__ = ["DEFAULT_MAX_TURNS", "STOP_REASONS", "Scenario", "SimulationFiles", "SimulationResult",
+           "read_scenarios", "simulate_users", "simulate_users_async"]

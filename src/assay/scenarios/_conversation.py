@@ -18,7 +18,7 @@ of the wrong shape), ends it as ``app_failed``, a user-model answer that cannot 
 transcript or to the user model (a third party): an app that echoes a key shows ``***``.
 
 Example:
-    >>> from assay.scenarios import PERSONAS
+    >>> from assay.scenarios._personas import PERSONAS
     >>> s = Scenario(id="s1", goal="Find out the weather in Oslo.")
     >>> persona_of(s, seed=0)[1] in {p.name for p in PERSONAS}
     True

@@ -200,7 +200,7 @@ def _flagged(records: Sequence[Mapping[str, Any]], times: Sequence[datetime | No
 
 
 def alerts_view(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The summary's ``alerts`` (``assay.watch.Alert.as_dict()`` each), newest first: ``all``
+    """The summary's ``alerts`` (``assay.watch._alerts.Alert.as_dict()`` each), newest first: ``all``
     of them and the ``shown`` ones, each with ``at``, ``message``, ``state``, ``metric``,
     ``bar`` and a CSS class; entries that are not mappings are left out."""
     raw = summary.get("alerts")
