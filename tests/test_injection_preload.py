@@ -110,3 +110,14 @@ def test_a_failed_load_is_raised_to_each_caller() -> None:
     for _ in range(2):
         with pytest.raises(ImportError, match="py3langid"):
             get()
+
+
+def test_a_process_starts_one_preload_thread_whatever_the_number_of_scorers() -> None:
+    probe = (
+        "import json, threading\nfrom assay.injection import preload_detectors\n"
+        "seen = set()\nfor _ in range(5):\n    preload_detectors()\n"
+        "    seen |= {t.ident for t in threading.enumerate() if t.name == 'assay-injection-preload'}\n"
+        "print(json.dumps(len(seen)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) <= 1

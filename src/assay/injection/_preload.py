@@ -50,10 +50,18 @@ def loaded_once(load: Callable[[], T]) -> Callable[[], T]:
     return get
 
 
+_STARTED = threading.Event()
+_START = threading.Lock()
+
+
 def preload_detectors() -> None:
-    """Start loading the language model in a daemon thread, and return at once. A load that
-    fails here (a missing install) is left for the first real use to raise, where the run
-    reports it."""
+    """Start loading the language model in a daemon thread, once per process, and return at
+    once. A load that fails here (a missing install) is left for the first real use to raise,
+    where the run reports it."""
+    with _START:
+        if _STARTED.is_set():
+            return
+        _STARTED.set()
     threading.Thread(target=_load, name="assay-injection-preload", daemon=True).start()
 
 
