@@ -99,7 +99,7 @@ def test_run_help_imports_no_runner() -> None:
 
 
 def test_importing_the_injection_package_compiles_no_pattern() -> None:
-    """The ~210 injection patterns are compiled on the first scan, not on import (0.3 s)."""
+    """The injection patterns are compiled on the first scan, not on import (0.3 s)."""
     probe = ("import re\ncount = [0]\ncompile_ = re.compile\n"
              "def counting(*a, **k):\n    count[0] += 1\n    return compile_(*a, **k)\n"
              "re.compile = counting\nimport assay.injection\nfirst = count[0]\n"
@@ -110,7 +110,9 @@ def test_importing_the_injection_package_compiles_no_pattern() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          env=env, timeout=120, check=True)
     on_import, after_a_scan = map(int, out.stdout.split())
-    assert on_import < 100 and after_a_scan - on_import >= 200, (on_import, after_a_scan)
+    # an English text: every pattern but Chinese, Japanese, Korean and Russian ones (the
+    # script's letters they need: tests/test_injection_scripts.py)
+    assert on_import < 100 and after_a_scan - on_import >= 130, (on_import, after_a_scan)
 
 
 def test_the_records_package_imports_its_names_on_first_use() -> None:

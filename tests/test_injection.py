@@ -227,7 +227,7 @@ def test_public_names_and_pattern_ids() -> None:
     assert sorted(injection.__all__) == sorted(
         ["EXCERPT_CHARS", "KINDS", "PATTERN_KINDS", "SUPPORTED", "USER_KINDS", "WITHHELD",
          "InjectionFlag", "describe", "judged_texts", "language_of", "mask_row", "mask_text",
-         "scan_row", "scan_text", "unknown_languages"])
+         "preload_detectors", "scan_row", "scan_text", "unknown_languages"])
     assert all(hasattr(injection, n) for n in injection.__all__)
     assert isinstance(scan_text("Score: 5", field="a")[0], InjectionFlag)
     from assay.injection._scan import PATTERNS

@@ -21,8 +21,9 @@ Example:
 from ._flag import EXCERPT_CHARS, KINDS, InjectionFlag, describe
 from ._language import SUPPORTED, language_of, unknown_languages
 from ._mask import WITHHELD, mask_row, mask_text
+from ._preload import preload_detectors
 from ._scan import PATTERN_KINDS, USER_KINDS, judged_texts, scan_row, scan_text
 
 __all__ = ["EXCERPT_CHARS", "KINDS", "PATTERN_KINDS", "SUPPORTED", "USER_KINDS", "WITHHELD",
            "InjectionFlag", "describe", "judged_texts", "language_of", "mask_row", "mask_text",
-           "scan_row", "scan_text", "unknown_languages"]
+           "preload_detectors", "scan_row", "scan_text", "unknown_languages"]

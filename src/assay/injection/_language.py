@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from typing import Any
 
 from assay.data import Row
 
+from ._preload import loaded_once
 from ._scan import LEARNED, judged_texts
 
 __all__ = ["MIN_CONFIDENCE", "MIN_LETTERS", "MIN_WORDS", "OTHERS", "SAMPLE_CHARS", "SUPPORTED",
@@ -130,9 +130,10 @@ def is_supported(language: str | None) -> bool:
     return language is None or language in SUPPORTED
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _identifier() -> Any:
-    """py3langid's model, restricted to :data:`SUPPORTED` and :data:`OTHERS` (loaded once)."""
+    """py3langid's model, restricted to :data:`SUPPORTED` and :data:`OTHERS` (loaded once; a
+    run may have begun loading it: see :func:`._preload.preload_detectors`)."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)

@@ -34,7 +34,7 @@ from ._learned import addressed_spans
 from ._normalise import readings
 from ._pieces import sentence_end, sentence_start
 from ._quoted import JSON_VERDICT_PATTERNS, object_end, quoted_as_data
-from ._scan import BASELINE, LEARNED, PATTERN_KINDS, USER_KINDS, compiled_patterns
+from ._scan import BASELINE, LEARNED, PATTERN_KINDS, USER_KINDS, patterns_for
 
 __all__ = ["WITHHELD", "mask_row", "mask_text"]
 
@@ -112,7 +112,7 @@ def mask_row(row: Row, *, learned: bool = True) -> Row:
 
 def _spans(text: str, kinds: Collection[str]) -> list[tuple[int, int]]:
     matches = [(kind, m, _opening(text, m.start(), m.end()))
-               for pid, kind, pattern in compiled_patterns() if kind in kinds
+               for pid, kind, pattern in patterns_for(text) if kind in kinds
                for m in pattern.finditer(text)
                if pid not in JSON_VERDICT_PATTERNS or not quoted_as_data(text, m.start())]
     # Matches that open a sentence of their own: a match inside the same sentence is cut

@@ -30,10 +30,11 @@ from ._normalise import readings
 from ._portuguese import PORTUGUESE
 from ._quoted import JSON_VERDICT_PATTERNS, quoted_as_data
 from ._russian import RUSSIAN
+from ._scripts import SCRIPTS, WRITTEN_IN
 from ._spanish import SPANISH
 
 __all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "compiled_patterns",
-           "judged_texts", "scan_row", "scan_text"]
+           "judged_texts", "patterns_for", "scan_row", "scan_text"]
 
 BASELINE = "baseline_model_response"
 """The column of a pairwise row's other response (kept in ``Row.extra``)."""
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     """Every language's patterns, compiled: ``(id, kind, pattern)`` (:func:`compiled_patterns`)."""
 
 
-@cache
 def compiled_patterns() -> tuple[tuple[str, str, re.Pattern[str]], ...]:
     """Every language's patterns, ``(id, kind, pattern)``, compiled on first use and kept for
     the process: compiling them all takes about 0.3 s, which ``assay --help``, a usage error
@@ -65,7 +65,34 @@ def compiled_patterns() -> tuple[tuple[str, str, re.Pattern[str]], ...]:
         >>> compiled_patterns() is compiled_patterns(), compiled_patterns()[0][0]
         (True, 'en.order.ignore-instructions')
     """
-    return tuple((pid, kind, re.compile(source, _FLAGS)) for pid, kind, source in _SOURCES)
+    return _patterns_of(frozenset(SCRIPTS))
+
+
+def patterns_for(text: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """The patterns of :func:`compiled_patterns` that can match ``text``, in the same order:
+    all but those of the languages of :data:`._scripts.WRITTEN_IN` whose script ``text`` does
+    not hold. A run of English or French texts never compiles the Chinese, Japanese, Korean or
+    Russian patterns (about half the compile time) nor tries them on each text.
+
+    Example:
+        >>> len(patterns_for("Paris.")) < len(patterns_for("巴黎。")) < len(compiled_patterns())
+        True
+        >>> len(patterns_for("巴黎, Москва")) == len(compiled_patterns())
+        True
+    """
+    return _patterns_of(frozenset(
+        script for script, letters in SCRIPTS.items() if letters.search(text)))
+
+
+@cache
+def _patterns_of(scripts: frozenset[str]) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    return tuple((pid, kind, _compiled(source)) for pid, kind, source in _SOURCES
+                 if WRITTEN_IN.get(pid.split(".", 1)[0], "") in scripts | {""})
+
+
+@cache
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source, _FLAGS)
 
 
 def __getattr__(name: str) -> Any:
@@ -129,7 +156,7 @@ def _scan_reading(text: str, field: str,
                   kinds: Collection[str]) -> list[tuple[str, int, InjectionFlag]]:
     found: list[tuple[str, int, InjectionFlag]] = []
     matched: list[tuple[int, int]] = []  # every pattern match, for the learned detector
-    for pid, kind, pattern in compiled_patterns():
+    for pid, kind, pattern in patterns_for(text):
         if kind not in kinds:
             continue
         spans = [m.span() for m in pattern.finditer(text)

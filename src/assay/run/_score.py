@@ -33,7 +33,7 @@ from ..calls import Budget, JudgeCallOptions, open_embedder, open_judges
 from ..data import Row
 from ..embeddings import Embedder
 from ..errors import ConfigError, JudgeStoppedError
-from ..injection import mask_row
+from ..injection import mask_row, preload_detectors
 from ..judges import Judge
 from ..metrics import (
     Metric,
@@ -80,6 +80,8 @@ class Scorer:
                  budget: Budget | None = None) -> None:
         settings = settings if settings is not None else ScoreSettings()
         self.metrics = [with_defaults(m) for m in metrics]  # a bare plugin's too (as planned)
+        if any(m.uses_judge for m in self.metrics):  # every row will be scanned (score_row):
+            preload_detectors()  # the language model loads while the judge opens (its SDK)
         self.fence = settings.scoring.fence
         specs = ([] if judge is None else list(judge)
                  if isinstance(judge, Sequence) and not isinstance(judge, str) else [judge])
@@ -247,7 +249,6 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     learned = ctx.settings.injection_detector == "learned"
     judges = any(m.uses_judge for m in metrics)
     found = injection_of(row, learned=learned) if judges else None
-    unknown = unknown_languages(row) if judges else None  # the defence is thinner there
     judged = row
     if found is not None and mode in WITHHOLDING_MODES:
         found["withheld"] = True
@@ -263,6 +264,9 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     if waiting:
         results.update(zip((m.name for m in waiting),
                            await asyncio.gather(*(one(m) for m in waiting))))
+    # the defence is thinner in a language the detector does not know: looked at once the
+    # judge was asked, so a run's first request never waits for the language model's load
+    unknown = unknown_languages(row) if judges else None
     record: dict[str, Any] = {"id": row.id}
     for metric in metrics:
         result = results[metric.name]
