@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from assay.data import rows_from_records
-from assay.injection._preload import loaded_once
+from assay.injection._once import loaded_once
 from assay.judges import FakeJudge, JudgeRequest
 from assay.metrics import get_metric
 from assay.run._score import Scorer

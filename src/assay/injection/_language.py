@@ -42,7 +42,7 @@ from typing import Any
 
 from assay.data import Row
 
-from ._preload import loaded_once
+from ._once import loaded_once
 from ._scan import LEARNED, judged_texts
 
 __all__ = ["MIN_CONFIDENCE", "MIN_LETTERS", "MIN_WORDS", "OTHERS", "SAMPLE_CHARS", "SUPPORTED",

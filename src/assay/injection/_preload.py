@@ -5,7 +5,7 @@ it decompressing 4.6 MB of LZMA, which lets other threads run. A run that will s
 calls :func:`preload_detectors` as it starts: the model loads while the run opens its judge
 (the OpenAI SDK's import, which holds the interpreter), and the first row that needs it finds
 it ready, or waits for what is left. It is loaded once per process, whoever asks first
-(:func:`loaded_once`).
+(:func:`~._once.loaded_once`).
 
 Example:
     >>> preload_detectors()  # returns at once; the models load in a thread
@@ -17,38 +17,8 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import TypeVar
 
-__all__ = ["loaded_once", "preload_detectors"]
-
-T = TypeVar("T")
-
-
-def loaded_once(load: Callable[[], T]) -> Callable[[], T]:
-    """``load`` as a function that calls it once per process and then gives its result; a
-    caller that comes while another thread is loading waits for that load instead of
-    starting its own. A failed load (a missing install) is tried again by the next caller,
-    so each caller sees the error.
-
-    Example:
-        >>> calls = []
-        >>> get = loaded_once(lambda: calls.append(1) or len(calls))
-        >>> get(), get(), calls
-        (1, 1, [1])
-    """
-    lock = threading.Lock()
-    loaded: list[T] = []
-
-    def get() -> T:
-        with lock:
-            if not loaded:
-                loaded.append(load())
-            return loaded[0]
-
-    get.__doc__ = load.__doc__
-    return get
-
+__all__ = ["preload_detectors"]
 
 _STARTED = threading.Event()
 _START = threading.Lock()
