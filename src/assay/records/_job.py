@@ -40,9 +40,8 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +49,9 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from .._files import beside, write_json
-from ..calls import all_or_none
-from ..errors import ConfigError, option
 from ..store import Store
 from ._outdir import _owner, hold_output
+from ._pool import check_parallel, work_each
 from ._progress import RowProgress
 from ._recording import RunRecorder, open_run_store, start_recording
 from ._results import ResultsWriter, load_finished, rewrite_in_order
@@ -193,7 +191,7 @@ class Job:
         Raises:
             ConfigError: ``parallel`` is not a whole number of at least 1.
         """
-        _check_parallel(parallel)  # before the file is touched
+        check_parallel(parallel)  # before the file is touched
         path = rows or self.rows_path
         kept = {k: v for k, v in load_finished(path).items() if keep(v)} if resume else {}
         done = {key(i): kept[key(i)] for i in items if key(i) in kept}
@@ -218,40 +216,33 @@ class Job:
         rewrite_in_order(path, ordered, what=what)
         return JobRows(ordered, len(pending))
 
-    async def each(self, items: Sequence[Item], work: Callable[[Item], Awaitable[Done]],
+    async def each(self, items: Sequence[Item] | AsyncIterable[Item],
+                   work: Callable[[Item], Awaitable[Done]],
                    write: Callable[[Item, Done], None], *, parallel: int = 4,
                    progress: bool = False, description: str = "working",
                    total: int | None = None) -> None:
-        """The loop under :meth:`run`, for a producer that writes its own files (generate's
-        rounds: passed and rejected candidates): ``work`` every item, ``parallel`` at a
-        time, handing each result to ``write`` as it finishes, with progress (``total``
-        items, those not in ``items`` done already). The first error cancels the rest (no
-        new item starts) and is raised.
+        """The loop under :meth:`run` (:func:`~assay.records._pool.work_each`), for a
+        producer that writes its own files (generate's rounds: passed and rejected
+        candidates): ``work`` every item, ``parallel`` at a time, handing each result to
+        ``write`` as it finishes, with progress (``total`` items, those not in ``items`` done
+        already). ``items`` may be an async iterable, read only as workers free up. The first
+        error cancels the rest (no new item starts) and is raised.
 
         Raises:
             ConfigError: ``parallel`` is not a whole number of at least 1.
         """
-        _check_parallel(parallel)
-        total = len(items) if total is None else total
-        gate = asyncio.Semaphore(parallel)
-        stopping = False  # an item raised: none starts after it, even one already let in
+        check_parallel(parallel)
+        if total is None:
+            total = len(items) if isinstance(items, Sequence) else 0
+        left = len(items) if isinstance(items, Sequence) else total
 
-        async def one(item: Item) -> None:
-            nonlocal stopping
-            async with gate:
-                if stopping:
-                    return
-                try:
-                    result = await work(item)
-                except BaseException:
-                    stopping = True
-                    raise
-            write(item, result)
-            bar.advance()
-
-        with RowProgress(total, enabled=progress, done=total - len(items),
+        with RowProgress(total, enabled=progress, done=total - left,
                          description=description) as bar:
-            await all_or_none([one(i) for i in items])
+            def finished(item: Item, result: Done) -> None:
+                write(item, result)
+                bar.advance()
+
+            await work_each(items, work, finished, parallel=parallel)
 
     def record(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add ``rows`` to the stored run now: the rows a producer wrote itself, in their
@@ -298,8 +289,3 @@ def _stored_run_of(manifest_path: Path) -> str | None:
         return None
     return run_id if isinstance(run_id, str) else None
 
-
-def _check_parallel(parallel: int) -> None:
-    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
-        raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
-                          "items in flight, at least 1.")
