@@ -338,3 +338,33 @@ async def test_ctrl_c_inside_an_item_reaches_the_caller_as_itself(tmp_path: Path
     assert await asyncio.to_thread(asyncio.run, main()) == "interrupted, cleaned up"
     assert _ids(out) == ["1", "2"]
     assert json.loads(out.with_name("sq.run.json").read_text())["status"] == "interrupted"
+
+
+def test_evaluates_run_folder_is_claimed_by_the_job_with_its_manifest_rule(tmp_path: Path
+                                                                           ) -> None:
+    """evaluate claims its folder through Job: one lock, and run.json's rule (a resume names
+    each difference of dataset, metrics, judge). Before: Job.begin took only a flat dict, and
+    evaluate kept a claim of its own."""
+    from assay.records import RunManifest, read_manifest
+
+    out = tmp_path / "run"
+
+    def manifest(metrics: dict[str, str]) -> RunManifest:
+        return RunManifest(dataset="qa.jsonl", dataset_sha256="ab", metrics=metrics,
+                           judge=None)
+
+    with Job(out, kind="eval", folder=True) as job:
+        job.begin(manifest({"f1_score": "1"}))
+        job.run_id = "r1"
+        job.finish({})
+    assert (read_manifest(out).status, read_manifest(out).run_id) == ("complete", "r1")
+    with Job(out, kind="eval", folder=True) as job:
+        with pytest.raises(ConfigError, match="already holds a complete run of qa.jsonl"):
+            job.begin(manifest({"f1_score": "1"}))
+        with pytest.raises(ConfigError, match="metrics: this run adds bleu_score"):
+            job.begin(manifest({"f1_score": "1", "bleu_score": "1"}), resume=True)
+        job.begin(manifest({"f1_score": "1"}), resume=True)
+        with pytest.raises(ConfigError, match="is in use by another assay run"):
+            Job(out, kind="generate", folder=True).__enter__()
+    assert read_manifest(out).status == "interrupted"  # left without finish
+    assert read_manifest(out).run_id == "r1"  # the resumed run's id kept

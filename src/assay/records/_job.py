@@ -50,7 +50,8 @@ from typing import Any, Self, TypeVar
 
 from .._files import beside, write_json
 from ..store import Store
-from ._outdir import _owner, hold_output
+from ._manifest import RunManifest
+from ._outdir import OutputClaim, _owner, hold_output, lock_output
 from ._pool import check_parallel, work_each
 from ._progress import RowProgress
 from ._recording import RunRecorder, open_run_store, start_recording
@@ -106,6 +107,9 @@ class Job:
         self._recorder: RunRecorder | None = None
         self._manifest_path: Path | None = None
         self._manifest: dict[str, Any] | None = None
+        #: A folder's claim (its lock, and its ``run.json`` when :meth:`begin` gets a
+        #: :class:`~assay.records.RunManifest`: evaluate's run folder).
+        self.claim: OutputClaim | None = None
         self.run_id: str | None = None
         self.finished = False
 
@@ -115,7 +119,11 @@ class Job:
         return self.out / "results.jsonl" if self.folder else self.out
 
     def __enter__(self) -> Self:
-        self._held.enter_context(hold_output(self.out, folder=self.folder))
+        if self.folder:
+            self.claim = lock_output(self.out)
+            self._held.callback(self.claim.release)
+        else:
+            self._held.enter_context(hold_output(self.out))
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -128,7 +136,7 @@ class Job:
                 self._store.close()
             self._held.close()
 
-    def begin(self, manifest: Mapping[str, Any] | None = None, *, keys: Sequence[str] = (),
+    def begin(self, manifest: Mapping[str, Any] | RunManifest | None = None, *, keys: Sequence[str] = (),
               words: ResumeWords = WORDS, resume: bool = False, overwrite: bool = False,
               existing: Sequence[Path] | None = None,
               difference: Callable[[str, Any, Any], str] = plain_difference,
@@ -144,8 +152,10 @@ class Job:
         file output), the one resume rule applies: the earlier run's files (``existing``;
         default: the rows file and the manifest) are refused without ``resume`` or
         ``overwrite``, and a resume whose ``keys`` differ from the manifest's is refused, each
-        difference said by ``difference``. Without one, the caller has checked its own
-        output.
+        difference said by ``difference``. A :class:`~assay.records.RunManifest` (a folder
+        job: evaluate's run folder) goes to the folder's ``run.json`` by the folder's claim
+        (:meth:`~assay.records.OutputClaim.begin`: a resume names each difference of dataset,
+        metrics, judge and judging). Without one, the caller has checked its own output.
 
         Raises:
             ConfigError: the output may not be written, saying why and the fix.
@@ -155,8 +165,15 @@ class Job:
             self.judge = judge
         previous_id: str | None = None
         if settings is not None or not self.settings:
-            self.settings = dict(settings if settings is not None else manifest or {})
-        if manifest is not None:
+            self.settings = dict(settings if settings is not None else
+                                 manifest if isinstance(manifest, Mapping) else {})
+        if isinstance(manifest, RunManifest):
+            if self.claim is None:
+                raise TypeError("A RunManifest is the manifest of a folder job (folder=True).")
+            self.claim.begin(manifest, resume=resume, overwrite=overwrite)
+            previous = self.claim.previous
+            previous_id = previous.run_id if resume and previous is not None else None
+        elif manifest is not None:
             path = manifest_path or beside(self.out, ".run.json")
             found = [p for p in (self.rows_path, path) if p.exists()] if existing is None \
                 else list(existing)
@@ -254,7 +271,7 @@ class Job:
         """Set ``fields`` in the manifest and write it (the status kept)."""
         if self._manifest is not None:
             self._manifest.update(fields)
-            self._write_manifest("running")
+        self._write_manifest("running")
 
     def finish(self, summary: Mapping[str, Any], *, summary_path: Path | None = None,
                what: str = "the summary") -> str | None:
@@ -273,7 +290,23 @@ class Job:
         finally:
             self._write_manifest("complete" if complete else "interrupted")
 
+    def abandon(self) -> None:
+        """The job failed before working anything (say, its store would not open): forget it
+        (a folder that held no run is left as it was found; see
+        :meth:`~assay.records.OutputClaim.abandon`) and release the output."""
+        self.finished = True
+        if self.claim is not None:
+            self.claim.abandon()
+        self.close()
+
+    def close(self) -> None:
+        """Release the output (what leaving the ``with`` block does, once finished)."""
+        self.__exit__(None, None, None)
+
     def _write_manifest(self, status: str) -> None:
+        if self.claim is not None and self.claim.manifest is not None:
+            self.claim.finish(status=status, run_id=self.run_id)
+            return
         if self._manifest_path is None or self._manifest is None:
             return
         write_json(self._manifest_path, {**self._manifest, "status": status,
