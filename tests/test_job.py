@@ -368,3 +368,23 @@ def test_evaluates_run_folder_is_claimed_by_the_job_with_its_manifest_rule(tmp_p
             Job(out, kind="generate", folder=True).__enter__()
     assert read_manifest(out).status == "interrupted"  # left without finish
     assert read_manifest(out).run_id == "r1"  # the resumed run's id kept
+
+
+async def test_rows_reach_the_file_and_the_store_in_item_order_as_they_finish(tmp_path: Path
+                                                                              ) -> None:
+    """Job.run writes through evaluate's ordered writer. Before: rows went to the file and the
+    store in the order they finished (5, 4, 3, 2, 1 here), the file fixed only at the end."""
+    store = open_store(tmp_path / "runs.sqlite")
+    out = tmp_path / "sq.jsonl"
+    seen: list[list[str]] = []
+
+    async def square(n: int) -> dict[str, Any]:
+        seen.append(_ids(out) if out.exists() else [])  # the file as each item starts
+        return await _square(n)
+
+    with Job(out, kind="simulate", store=store) as job:
+        job.begin({"n": 5}, keys=("n",), words=WORDS)
+        await job.run(range(1, 6), square, key=str, parallel=3)
+        run_id = job.finish({})
+    assert [r["id"] for r in store.rows(str(run_id))] == ["1", "2", "3", "4", "5"]
+    assert all(ids == ["1", "2", "3", "4", "5"][:len(ids)] for ids in seen)

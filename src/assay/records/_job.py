@@ -1,7 +1,9 @@
 """One job: the way every command that makes rows runs (``simulate``, ``jailbreak``,
-``robustness``, ``generate``): its output held, its items worked ``parallel`` at a time, each
-row written as it finishes, the file rewritten in item order at the end, the run recorded in
-the run store with its kind.
+``robustness``, ``generate``; ``evaluate`` claims its folder and scores on the same loop): its
+output held, its items worked ``parallel`` at a time (:func:`~assay.records._pool.work_each`),
+each row written once every earlier item's is (evaluate's ordered writer,
+:class:`~assay.records._sink.ResultSink`), the file rewritten in item order at the end (a
+resume's kept rows among the new), the run recorded in the run store with its kind.
 
 * **The output is held** for the job's life by the one output lock (:func:`hold_output`: a
   folder's ``.assay.lock``, or ``.FILE.jsonl.lock`` beside a file), so a second writer, from
@@ -57,6 +59,7 @@ from ._progress import RowProgress
 from ._recording import RunRecorder, open_run_store, start_recording
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 from ._side_run import ResumeWords, check_resume_files, plain_difference
+from ._sink import ResultSink
 
 __all__ = ["WORDS", "Job", "JobRows"]
 
@@ -216,19 +219,21 @@ class Job:
         recorder = self._recorder if record else None
         if recorder is not None and done:
             recorder.add_many(done.values())
-        writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
+        # evaluate's writer: each row written (and stored) once every earlier item's is
+        sink = ResultSink(None, writer=ResultsWriter(path, append=resume), recorder=recorder,
+                          window=len(pending) + 1)  # a repeated id: the last one wins
+        for item in pending:
+            sink.expect(key(item))
 
         def write(item: Item, row: dict[str, Any]) -> None:
             done[key(item)] = row
-            writer.write(row)
-            if recorder is not None:
-                recorder.add(row)
+            sink.add(row, key=key(item))
 
         try:
             await self.each(pending, work, write, parallel=parallel, progress=progress,
                             description=description, total=len(items))
         finally:
-            writer.close()
+            sink.close()  # rows held for an unfinished earlier item: written all the same
         ordered = [done[key(i)] for i in items if key(i) in done]
         rewrite_in_order(path, ordered, what=what)
         return JobRows(ordered, len(pending))

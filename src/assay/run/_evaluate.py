@@ -38,6 +38,7 @@ from ..records import (
     typed_summary,
     write_summary,
 )
+from ..records._sink import ResultSink
 from ..store import Store
 from ._complete import AgentStage, RowAgent
 from ._folding import _GROUPS, _OWN_KEYWORDS, resolve_options
@@ -51,7 +52,6 @@ from ._setup import (
     read_and_plan,
     unavailable_metrics,
 )
-from ._sink import ResultSink
 from ._sync import run_sync
 from ._tally import RunTally, run_summary
 
