@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
     from ._outdir import OutputClaim, hold_output, lock_file, lock_output
+    from ._pool import work_each
     from ._progress import RowProgress
     from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
     from ._results import (
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         write_summary,
     )
     from ._side_run import ResumeWords, check_resume_files, plain_difference
+    from ._sink import ResultSink
     from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
     from ._summary import (
         SCHEMA_VERSION,
@@ -86,6 +88,7 @@ _LAZY: dict[str, str] = {
     "hold_output": "._outdir",
     "lock_file": "._outdir",
     "lock_output": "._outdir",
+    "work_each": "._pool",
     "RowProgress": "._progress",
     "RunRecorder": "._recording",
     "file_sha256": "._recording",
@@ -104,6 +107,7 @@ _LAZY: dict[str, str] = {
     "ResumeWords": "._side_run",
     "check_resume_files": "._side_run",
     "plain_difference": "._side_run",
+    "ResultSink": "._sink",
     "StoredRow": "._stored_row",
     "judge_spec_of": "._stored_row",
     "store_reasons": "._stored_row",
@@ -127,6 +131,7 @@ __all__ = [
     "MeanInterval",
     "MetricSummary",
     "OutputClaim",
+    "ResultSink",
     "ResultsWriter",
     "ResumeWords",
     "RowProgress",
@@ -164,6 +169,7 @@ __all__ = [
     "typed_summary",
     "wilson_interval",
     "with_interval",
+    "work_each",
     "write_reasons",
     "write_summary",
 ]

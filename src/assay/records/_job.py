@@ -1,8 +1,8 @@
 """One job: the way every command that makes rows runs (``simulate``, ``jailbreak``,
 ``robustness``, ``generate``; ``evaluate`` claims its folder and scores on the same loop): its
-output held, its items worked ``parallel`` at a time (:func:`~assay.records._pool.work_each`),
+output held, its items worked ``parallel`` at a time (:func:`~assay.records.work_each`),
 each row written once every earlier item's is (evaluate's ordered writer,
-:class:`~assay.records._sink.ResultSink`), the file rewritten in item order at the end (a
+:class:`~assay.records.ResultSink`), the file rewritten in item order at the end (a
 resume's kept rows among the new), the run recorded in the run store with its kind.
 
 * **The output is held** for the job's life by the one output lock (:func:`hold_output`: a
@@ -243,7 +243,7 @@ class Job:
                    write: Callable[[Item, Done], None], *, parallel: int = 4,
                    progress: bool = False, description: str = "working",
                    total: int | None = None) -> None:
-        """The loop under :meth:`run` (:func:`~assay.records._pool.work_each`), for a
+        """The loop under :meth:`run` (:func:`~assay.records.work_each`), for a
         producer that writes its own files (generate's rounds: passed and rejected
         candidates): ``work`` every item, ``parallel`` at a time, handing each result to
         ``write`` as it finishes, with progress (``total`` items, those not in ``items`` done

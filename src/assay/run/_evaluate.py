@@ -26,6 +26,7 @@ from ..metrics import Metric, Plan
 from ..records import (
     EvalResult,
     Job,
+    ResultSink,
     ResultsWriter,
     RowProgress,
     RunManifest,
@@ -38,7 +39,6 @@ from ..records import (
     typed_summary,
     write_summary,
 )
-from ..records._sink import ResultSink
 from ..store import Store
 from ._complete import AgentStage, RowAgent
 from ._folding import _GROUPS, _OWN_KEYWORDS, resolve_options

@@ -1,5 +1,5 @@
 """The local engine: rows scored concurrently by asyncio workers in this process, on the
-jobs' one loop (:func:`assay.records._pool.work_each`, under :meth:`assay.records.Job.each`).
+jobs' one loop (:func:`assay.records.work_each`, under :meth:`assay.records.Job.each`).
 
 An engine takes ``(row, previous results)`` pairs from an async iterator, as fast as it can
 score them, and hands each finished record to ``on_record``; the Ray engine has the same shape.
@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from ..data import Row
-from ..records._pool import work_each
+from ..records import work_each
 from ._score import Scorer
 
 __all__ = ["LocalEngine"]

@@ -60,7 +60,7 @@ from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric
-from ..records._pool import work_each
+from ..records import work_each
 from ._panel import check_panel_ids, panel_id
 from ._panel_tally import split_usage
 from ._ray_address import check_ray_address, ray_cluster_error
