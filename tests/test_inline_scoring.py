@@ -14,11 +14,11 @@ import pytest
 from assay import JudgeOptions, RunOptions, evaluate, evaluate_async
 from assay.data import Row, rows_from_records
 from assay.metrics import MetricResult, ScoreContext, get_metric, mean_aggregate
+from assay.records import ResultSink
 from assay.records._results import iter_jsonl_lines
 from assay.run import EvalResult
 from assay.run._local import LocalEngine
 from assay.run._score import Scorer
-from assay.run._sink import ResultSink
 from assay.run._tally import RunTally
 from support import BareMetric
 

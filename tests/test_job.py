@@ -285,3 +285,106 @@ async def test_after_an_error_no_item_starts_and_the_error_is_raised(tmp_path: P
         with pytest.raises(RuntimeError, match="the judge stopped"):
             await job.run([1, 2, 3, 4, 5], work, key=str, parallel=1)
     assert started == [1, 2] and _ids(tmp_path / "sq.jsonl") == ["1"]
+
+
+async def test_each_reads_an_async_source_only_as_workers_free_up(tmp_path: Path) -> None:
+    """evaluate streams its dataset through the jobs' one loop: a large file is never held.
+    Before: Job.each took only a list (a TypeError on an async iterable)."""
+    taken: list[int] = []
+    most_ahead = 0
+    finished: list[int] = []
+
+    async def source():  # type: ignore[no-untyped-def]
+        for n in range(1, 41):
+            taken.append(n)
+            yield n
+
+    async def work(n: int) -> int:
+        nonlocal most_ahead
+        most_ahead = max(most_ahead, len(taken) - len(finished))
+        await asyncio.sleep(0.001 * (n % 3))
+        return n * n
+
+    with Job(tmp_path / "sq.jsonl", kind="generate") as job:
+        job.begin({"n": 40}, keys=("n",), words=WORDS)
+        await job.each(source(), work, lambda n, sq: finished.append(n), parallel=4,
+                       total=40)
+    assert sorted(finished) == list(range(1, 41))
+    assert most_ahead <= 4  # at most `parallel` items out at once
+
+
+async def test_ctrl_c_inside_an_item_reaches_the_caller_as_itself(tmp_path: Path) -> None:
+    """evaluate's engine now runs on Job.each: a KeyboardInterrupt raised in an item must
+    come out of the loop as KeyboardInterrupt, so the caller's clean-up (summary, manifest
+    ``interrupted``) runs. Before: it stopped the event loop and the caller saw a
+    CancelledError instead."""
+    out = tmp_path / "sq.jsonl"
+
+    async def work(n: int) -> dict[str, Any]:
+        if n == 3:
+            raise KeyboardInterrupt
+        return {"id": str(n)}
+
+    async def main() -> str:
+        with Job(out, kind="generate") as job:
+            job.begin({"n": 5}, keys=("n",), words=WORDS)
+            try:
+                await job.run([1, 2, 3, 4, 5], work, key=str, parallel=1)
+            except KeyboardInterrupt:
+                return "interrupted, cleaned up"
+        return "finished"
+
+    # in a thread's own loop: the old behaviour stops that loop, not the test's
+    assert await asyncio.to_thread(asyncio.run, main()) == "interrupted, cleaned up"
+    assert _ids(out) == ["1", "2"]
+    assert json.loads(out.with_name("sq.run.json").read_text())["status"] == "interrupted"
+
+
+def test_evaluates_run_folder_is_claimed_by_the_job_with_its_manifest_rule(tmp_path: Path
+                                                                           ) -> None:
+    """evaluate claims its folder through Job: one lock, and run.json's rule (a resume names
+    each difference of dataset, metrics, judge). Before: Job.begin took only a flat dict, and
+    evaluate kept a claim of its own."""
+    from assay.records import RunManifest, read_manifest
+
+    out = tmp_path / "run"
+
+    def manifest(metrics: dict[str, str]) -> RunManifest:
+        return RunManifest(dataset="qa.jsonl", dataset_sha256="ab", metrics=metrics,
+                           judge=None)
+
+    with Job(out, kind="eval", folder=True) as job:
+        job.begin(manifest({"f1_score": "1"}))
+        job.run_id = "r1"
+        job.finish({})
+    assert (read_manifest(out).status, read_manifest(out).run_id) == ("complete", "r1")
+    with Job(out, kind="eval", folder=True) as job:
+        with pytest.raises(ConfigError, match="already holds a complete run of qa.jsonl"):
+            job.begin(manifest({"f1_score": "1"}))
+        with pytest.raises(ConfigError, match="metrics: this run adds bleu_score"):
+            job.begin(manifest({"f1_score": "1", "bleu_score": "1"}), resume=True)
+        job.begin(manifest({"f1_score": "1"}), resume=True)
+        with pytest.raises(ConfigError, match="is in use by another assay run"):
+            Job(out, kind="generate", folder=True).__enter__()
+    assert read_manifest(out).status == "interrupted"  # left without finish
+    assert read_manifest(out).run_id == "r1"  # the resumed run's id kept
+
+
+async def test_rows_reach_the_file_and_the_store_in_item_order_as_they_finish(tmp_path: Path
+                                                                              ) -> None:
+    """Job.run writes through evaluate's ordered writer. Before: rows went to the file and the
+    store in the order they finished (5, 4, 3, 2, 1 here), the file fixed only at the end."""
+    store = open_store(tmp_path / "runs.sqlite")
+    out = tmp_path / "sq.jsonl"
+    seen: list[list[str]] = []
+
+    async def square(n: int) -> dict[str, Any]:
+        seen.append(_ids(out) if out.exists() else [])  # the file as each item starts
+        return await _square(n)
+
+    with Job(out, kind="simulate", store=store) as job:
+        job.begin({"n": 5}, keys=("n",), words=WORDS)
+        await job.run(range(1, 6), square, key=str, parallel=3)
+        run_id = job.finish({})
+    assert [r["id"] for r in store.rows(str(run_id))] == ["1", "2", "3", "4", "5"]
+    assert all(ids == ["1", "2", "3", "4", "5"][:len(ids)] for ids in seen)

@@ -26,8 +26,8 @@ from assay.embeddings import EmbeddingCache
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, JudgeCache, JudgeResponse
 from assay.metrics import get_metric
+from assay.records import ResultSink
 from assay.records._recording import RunRecorder
-from assay.run._sink import ResultSink
 from assay.run._tally import RunTally
 from assay.store import STALE_AFTER_S, Store, open_store
 from assay.store import _engine as engine_module

@@ -18,8 +18,8 @@ from assay.errors import DataError
 from assay.judges import Accept, FakeJudge, JudgeRequest, JudgeResponse
 from assay.metrics import MetricPlanner, MetricResult, get_metric, plan_metrics
 from assay.metrics.safety import defect_summary
+from assay.records import ResultSink
 from assay.records._interval import mean_interval
-from assay.run._sink import ResultSink
 from assay.run._tally import ExactSum, RunTally
 
 ROWS = [{"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",

@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from ._job import Job, JobRows
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
-    from ._outdir import OutputClaim, lock_file, lock_output
+    from ._outdir import lock_file
+    from ._pool import work_each
     from ._progress import RowProgress
     from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
     from ._results import (
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         write_summary,
     )
     from ._side_run import ResumeWords, plain_difference
+    from ._sink import ResultSink
     from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
     from ._summary import MetricSummary, RunSummary, typed_summary
     from ._wilson import wilson_interval
@@ -64,9 +66,8 @@ _LAZY: dict[str, str] = {
     "MANIFEST_NAME": "._manifest",
     "RunManifest": "._manifest",
     "read_manifest": "._manifest",
-    "OutputClaim": "._outdir",
     "lock_file": "._outdir",
-    "lock_output": "._outdir",
+    "work_each": "._pool",
     "RowProgress": "._progress",
     "RunRecorder": "._recording",
     "file_sha256": "._recording",
@@ -84,6 +85,7 @@ _LAZY: dict[str, str] = {
     "write_summary": "._results",
     "ResumeWords": "._side_run",
     "plain_difference": "._side_run",
+    "ResultSink": "._sink",
     "StoredRow": "._stored_row",
     "judge_spec_of": "._stored_row",
     "store_reasons": "._stored_row",
@@ -100,7 +102,7 @@ __all__ = [
     "Job",
     "JobRows",
     "MetricSummary",
-    "OutputClaim",
+    "ResultSink",
     "ResultsWriter",
     "ResumeWords",
     "RowProgress",
@@ -120,7 +122,6 @@ __all__ = [
     "load_run",
     "load_run_dir",
     "lock_file",
-    "lock_output",
     "open_run_store",
     "plain_difference",
     "read_manifest",
@@ -133,6 +134,7 @@ __all__ = [
     "typed_summary",
     "wilson_interval",
     "with_interval",
+    "work_each",
     "write_reasons",
     "write_summary",
 ]

@@ -1,7 +1,9 @@
 """One job: the way every command that makes rows runs (``simulate``, ``jailbreak``,
-``robustness``, ``generate``): its output held, its items worked ``parallel`` at a time, each
-row written as it finishes, the file rewritten in item order at the end, the run recorded in
-the run store with its kind.
+``robustness``, ``generate``; ``evaluate`` claims its folder and scores on the same loop): its
+output held, its items worked ``parallel`` at a time (:func:`~assay.records.work_each`),
+each row written once every earlier item's is (evaluate's ordered writer,
+:class:`~assay.records.ResultSink`), the file rewritten in item order at the end (a
+resume's kept rows among the new), the run recorded in the run store with its kind.
 
 * **The output is held** for the job's life by the one output lock (:func:`hold_output`: a
   folder's ``.assay.lock``, or ``.FILE.jsonl.lock`` beside a file), so a second writer, from
@@ -40,24 +42,22 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from .._files import beside, write_json
-from ..calls import all_or_none
-from ..errors import ConfigError, option
 from ..store import Store
-from ._outdir import _owner, hold_output
+from ._manifest import RunManifest, stored_run_of
+from ._outdir import OutputClaim, _owner, hold_output, lock_output
+from ._pool import JobRows, check_parallel, work_each
 from ._progress import RowProgress
 from ._recording import RunRecorder, open_run_store, start_recording
 from ._results import ResultsWriter, load_finished, rewrite_in_order
 from ._side_run import ResumeWords, check_resume_files, plain_difference
+from ._sink import ResultSink
 
 __all__ = ["WORDS", "Job", "JobRows"]
 
@@ -67,20 +67,6 @@ Done = TypeVar("Done")
 #: How a refusal names a job's output when its command says nothing more specific.
 WORDS = ResumeWords(holds="an earlier run's rows", contents="the rows",
                     made="made with other inputs or settings", same="the same inputs and options")
-
-
-@dataclass(frozen=True)
-class JobRows:
-    """What :meth:`Job.run` made: the rows in item order (kept and new) and how many items
-    were worked now (not kept from an earlier run)."""
-
-    rows: list[dict[str, Any]]
-    worked: int
-
-    @property
-    def failed(self) -> list[dict[str, Any]]:
-        """The rows with ``error`` set (their item failed; never dropped)."""
-        return [r for r in self.rows if r.get("error")]
 
 
 class Job:
@@ -108,6 +94,9 @@ class Job:
         self._recorder: RunRecorder | None = None
         self._manifest_path: Path | None = None
         self._manifest: dict[str, Any] | None = None
+        #: A folder's claim (its lock, and its ``run.json`` when :meth:`begin` gets a
+        #: :class:`~assay.records.RunManifest`: evaluate's run folder).
+        self.claim: OutputClaim | None = None
         self.run_id: str | None = None
         self.finished = False
 
@@ -117,7 +106,11 @@ class Job:
         return self.out / "results.jsonl" if self.folder else self.out
 
     def __enter__(self) -> Self:
-        self._held.enter_context(hold_output(self.out, folder=self.folder))
+        if self.folder:
+            self.claim = lock_output(self.out)
+            self._held.callback(self.claim.release)
+        else:
+            self._held.enter_context(hold_output(self.out))
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -130,7 +123,7 @@ class Job:
                 self._store.close()
             self._held.close()
 
-    def begin(self, manifest: Mapping[str, Any] | None = None, *, keys: Sequence[str] = (),
+    def begin(self, manifest: Mapping[str, Any] | RunManifest | None = None, *, keys: Sequence[str] = (),
               words: ResumeWords = WORDS, resume: bool = False, overwrite: bool = False,
               existing: Sequence[Path] | None = None,
               difference: Callable[[str, Any, Any], str] = plain_difference,
@@ -146,8 +139,10 @@ class Job:
         file output), the one resume rule applies: the earlier run's files (``existing``;
         default: the rows file and the manifest) are refused without ``resume`` or
         ``overwrite``, and a resume whose ``keys`` differ from the manifest's is refused, each
-        difference said by ``difference``. Without one, the caller has checked its own
-        output.
+        difference said by ``difference``. A :class:`~assay.records.RunManifest` (a folder
+        job: evaluate's run folder) goes to the folder's ``run.json`` by the folder's claim
+        (:meth:`~assay.records.OutputClaim.begin`: a resume names each difference of dataset,
+        metrics, judge and judging). Without one, the caller has checked its own output.
 
         Raises:
             ConfigError: the output may not be written, saying why and the fix.
@@ -157,15 +152,22 @@ class Job:
             self.judge = judge
         previous_id: str | None = None
         if settings is not None or not self.settings:
-            self.settings = dict(settings if settings is not None else manifest or {})
-        if manifest is not None:
+            self.settings = dict(settings if settings is not None else
+                                 manifest if isinstance(manifest, Mapping) else {})
+        if isinstance(manifest, RunManifest):
+            if self.claim is None:
+                raise TypeError("A RunManifest is the manifest of a folder job (folder=True).")
+            self.claim.begin(manifest, resume=resume, overwrite=overwrite)
+            previous = self.claim.previous
+            previous_id = previous.run_id if resume and previous is not None else None
+        elif manifest is not None:
             path = manifest_path or beside(self.out, ".run.json")
             found = [p for p in (self.rows_path, path) if p.exists()] if existing is None \
                 else list(existing)
             check_resume_files(found, rows=self.out, manifest_path=path,
                                manifest=manifest, keys=keys, words=words, resume=resume,
                                overwrite=overwrite, difference=difference)
-            previous_id = _stored_run_of(path) if resume else None
+            previous_id = stored_run_of(path) if resume else None
             self._manifest_path, self._manifest = path, dict(manifest)
             self._write_manifest("running")
         if self._store is not None:
@@ -193,7 +195,7 @@ class Job:
         Raises:
             ConfigError: ``parallel`` is not a whole number of at least 1.
         """
-        _check_parallel(parallel)  # before the file is touched
+        check_parallel(parallel)  # before the file is touched
         path = rows or self.rows_path
         kept = {k: v for k, v in load_finished(path).items() if keep(v)} if resume else {}
         done = {key(i): kept[key(i)] for i in items if key(i) in kept}
@@ -201,57 +203,52 @@ class Job:
         recorder = self._recorder if record else None
         if recorder is not None and done:
             recorder.add_many(done.values())
-        writer = ResultsWriter(path, append=resume)  # a repeated id: the last one wins
+        # evaluate's writer: each row written (and stored) once every earlier item's is
+        sink = ResultSink(None, writer=ResultsWriter(path, append=resume), recorder=recorder,
+                          window=len(pending) + 1)  # a repeated id: the last one wins
+        for item in pending:
+            sink.expect(key(item))
 
         def write(item: Item, row: dict[str, Any]) -> None:
             done[key(item)] = row
-            writer.write(row)
-            if recorder is not None:
-                recorder.add(row)
+            sink.add(row, key=key(item))
 
         try:
             await self.each(pending, work, write, parallel=parallel, progress=progress,
                             description=description, total=len(items))
         finally:
-            writer.close()
+            sink.close()  # rows held for an unfinished earlier item: written all the same
         ordered = [done[key(i)] for i in items if key(i) in done]
         rewrite_in_order(path, ordered, what=what)
         return JobRows(ordered, len(pending))
 
-    async def each(self, items: Sequence[Item], work: Callable[[Item], Awaitable[Done]],
+    async def each(self, items: Sequence[Item] | AsyncIterable[Item],
+                   work: Callable[[Item], Awaitable[Done]],
                    write: Callable[[Item, Done], None], *, parallel: int = 4,
                    progress: bool = False, description: str = "working",
                    total: int | None = None) -> None:
-        """The loop under :meth:`run`, for a producer that writes its own files (generate's
-        rounds: passed and rejected candidates): ``work`` every item, ``parallel`` at a
-        time, handing each result to ``write`` as it finishes, with progress (``total``
-        items, those not in ``items`` done already). The first error cancels the rest (no
-        new item starts) and is raised.
+        """The loop under :meth:`run` (:func:`~assay.records.work_each`), for a
+        producer that writes its own files (generate's rounds: passed and rejected
+        candidates): ``work`` every item, ``parallel`` at a time, handing each result to
+        ``write`` as it finishes, with progress (``total`` items, those not in ``items`` done
+        already). ``items`` may be an async iterable, read only as workers free up. The first
+        error cancels the rest (no new item starts) and is raised.
 
         Raises:
             ConfigError: ``parallel`` is not a whole number of at least 1.
         """
-        _check_parallel(parallel)
-        total = len(items) if total is None else total
-        gate = asyncio.Semaphore(parallel)
-        stopping = False  # an item raised: none starts after it, even one already let in
+        check_parallel(parallel)
+        if total is None:
+            total = len(items) if isinstance(items, Sequence) else 0
+        left = len(items) if isinstance(items, Sequence) else total
 
-        async def one(item: Item) -> None:
-            nonlocal stopping
-            async with gate:
-                if stopping:
-                    return
-                try:
-                    result = await work(item)
-                except BaseException:
-                    stopping = True
-                    raise
-            write(item, result)
-            bar.advance()
-
-        with RowProgress(total, enabled=progress, done=total - len(items),
+        with RowProgress(total, enabled=progress, done=total - left,
                          description=description) as bar:
-            await all_or_none([one(i) for i in items])
+            def finished(item: Item, result: Done) -> None:
+                write(item, result)
+                bar.advance()
+
+            await work_each(items, work, finished, parallel=parallel)
 
     def record(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add ``rows`` to the stored run now: the rows a producer wrote itself, in their
@@ -263,7 +260,7 @@ class Job:
         """Set ``fields`` in the manifest and write it (the status kept)."""
         if self._manifest is not None:
             self._manifest.update(fields)
-            self._write_manifest("running")
+        self._write_manifest("running")
 
     def finish(self, summary: Mapping[str, Any], *, summary_path: Path | None = None,
                what: str = "the summary") -> str | None:
@@ -282,24 +279,25 @@ class Job:
         finally:
             self._write_manifest("complete" if complete else "interrupted")
 
+    def abandon(self) -> None:
+        """The job failed before working anything (say, its store would not open): forget it
+        (a folder that held no run is left as it was found; see
+        :meth:`~assay.records.OutputClaim.abandon`) and release the output."""
+        self.finished = True
+        if self.claim is not None:
+            self.claim.abandon()
+        self.close()
+
+    def close(self) -> None:
+        """Release the output (what leaving the ``with`` block does, once finished)."""
+        self.__exit__(None, None, None)
+
     def _write_manifest(self, status: str) -> None:
+        if self.claim is not None and self.claim.manifest is not None:
+            self.claim.finish(status=status, run_id=self.run_id)
+            return
         if self._manifest_path is None or self._manifest is None:
             return
         write_json(self._manifest_path, {**self._manifest, "status": status,
                                          "run_id": self.run_id, "owner": _owner()},
                    "the run's manifest")
-
-
-def _stored_run_of(manifest_path: Path) -> str | None:
-    """The stored run an earlier manifest names (None: none, or no readable manifest)."""
-    try:
-        run_id = json.loads(manifest_path.read_text(encoding="utf-8")).get("run_id")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return run_id if isinstance(run_id, str) else None
-
-
-def _check_parallel(parallel: int) -> None:
-    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
-        raise ConfigError(f"Got {option('parallel', parallel)}. Must be a whole number of "
-                          "items in flight, at least 1.")

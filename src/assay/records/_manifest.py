@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import option
 
-__all__ = ["MANIFEST_NAME", "RunManifest", "read_manifest"]
+__all__ = ["MANIFEST_NAME", "RunManifest", "read_manifest", "stored_run_of"]
 
 MANIFEST_NAME = "run.json"
 
@@ -91,3 +91,13 @@ def read_manifest(folder: Path) -> RunManifest | None:
         return RunManifest(**{k: data[k] for k in RunManifest.__dataclass_fields__ if k in data})
     except (OSError, ValueError, TypeError, KeyError):
         return None
+
+
+def stored_run_of(manifest_path: Path) -> str | None:
+    """The stored run an earlier job's manifest (a JSON object with ``run_id``) names; None: none,
+    or no readable manifest."""
+    try:
+        run_id = json.loads(manifest_path.read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return run_id if isinstance(run_id, str) else None

@@ -25,7 +25,8 @@ from ..judges import Judge
 from ..metrics import Metric, Plan
 from ..records import (
     EvalResult,
-    OutputClaim,
+    Job,
+    ResultSink,
     ResultsWriter,
     RowProgress,
     RunManifest,
@@ -33,7 +34,6 @@ from ..records import (
     file_sha256,
     kept_results,
     load_finished,
-    lock_output,
     reorder_results,
     start_recording,
     typed_summary,
@@ -52,7 +52,6 @@ from ._setup import (
     read_and_plan,
     unavailable_metrics,
 )
-from ._sink import ResultSink
 from ._sync import run_sync
 from ._tally import RunTally, run_summary
 
@@ -129,8 +128,9 @@ async def evaluate_async(
     check_embedder_spec(embeddings)
     unavailable = unavailable_metrics(embeddings)
     out_dir = Path(run.out) if run.out else None
-    # Lock the output folder first: a second run on it fails at once, before any reading.
-    claim: OutputClaim | None = lock_output(out_dir) if out_dir is not None else None
+    # Hold the output folder first (the jobs' one claim: its lock, then its run.json): a
+    # second run on it fails at once, before any reading. The run records itself (store=None).
+    job = Job(out_dir, kind=run.kind, folder=True).__enter__() if out_dir is not None else None
     try:
         source, dataset, total, plan = read_and_plan(
             data, metrics, unavailable=unavailable, mapping=options.reading.mapping,
@@ -143,8 +143,8 @@ async def evaluate_async(
                               engine=run.engine, ray_address=run.ray_address,
                               ray_workers=run.ray_workers)
     except BaseException:
-        if claim is not None:
-            claim.release()
+        if job is not None:
+            job.close()
         raise
     results_path = out_dir / "results.jsonl" if out_dir else None
     names = [m.name for m in plan.metrics]
@@ -153,13 +153,14 @@ async def evaluate_async(
     # the bytes read (a piped dataset's copy: "-" names no file)
     dataset_sha256 = file_sha256(source.path) if isinstance(source, DatasetStream) else None
     try:
-        if claim is not None:
-            claim.begin(RunManifest(
+        if job is not None:
+            job.begin(RunManifest(
                 dataset=dataset, dataset_sha256=dataset_sha256,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
                 judging={"fence": settings.fence, "on_injection": settings.on_injection,
                          "injection_detector": settings.injection_detector}),
                 resume=resume, overwrite=run.overwrite)
+        claim = job.claim if job is not None else None
         previous_run = claim.previous if (claim is not None and resume) else None
         finished = load_finished(results_path) if (previous_run and results_path) else {}
         recorder, stored_id = start_recording(
@@ -174,13 +175,13 @@ async def evaluate_async(
                 settings, judge=judge, embeddings=embeddings, out_dir=out_dir,
                 ray_workers=getattr(runner, "workers", None))
             | ({"agent": agent.id} if agent is not None else {}))
-        if claim is not None and claim.manifest and recorder:  # a resume finds the stored run
-            claim.manifest.run_id = recorder.run_id
-            claim.write_manifest()
+        if job is not None and recorder:  # a resume finds the stored run
+            job.run_id = recorder.run_id
+            job.update_manifest()
     except BaseException:
         await runner.aclose()
-        if claim is not None:
-            claim.abandon()
+        if job is not None:
+            job.abandon()
         raise
     failures: list[Exception] = []  # wrap-up steps that failed (a full disk): raised at the end
     try:
@@ -238,10 +239,10 @@ async def evaluate_async(
                 summary, complete=complete, prompt_sha256=tally.prompt_sha256)) and complete
             if not isinstance(store, Store):
                 attempt(failures, recorder.store.close)
-        if claim is not None:
-            attempt(failures, lambda: claim.finish(
-                status="complete" if complete else "interrupted", run_id=summary.get("run_id")))
-            claim.release()
+        if job is not None:
+            job.run_id = summary.get("run_id")
+            attempt(failures, lambda: job.finish(summary) if complete else job.close())
+            job.close()
     if failures:
         raise failures[0]
     rows_out = sink.kept if sink is not None else []

@@ -1,4 +1,5 @@
-"""The local engine: rows scored concurrently by asyncio workers in this process.
+"""The local engine: rows scored concurrently by asyncio workers in this process, on the
+jobs' one loop (:func:`assay.records.work_each`, under :meth:`assay.records.Job.each`).
 
 An engine takes ``(row, previous results)`` pairs from an async iterator, as fast as it can
 score them, and hands each finished record to ``on_record``; the Ray engine has the same shape.
@@ -33,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from ..data import Row
+from ..records import work_each
 from ._score import Scorer
 
 __all__ = ["LocalEngine"]
@@ -40,10 +42,6 @@ __all__ = ["LocalEngine"]
 
 #: Rows scored in line between two yields to the event loop.
 _YIELD_EVERY = 256
-
-
-class _Interrupted(Exception):
-    """Carries a KeyboardInterrupt / SystemExit out of a worker task."""
 
 
 class LocalEngine:
@@ -62,33 +60,13 @@ class LocalEngine:
         if not self.scorer.waits:
             await self._run_in_line(items, on_record)
             return
-        lock = asyncio.Lock()  # one worker at a time may advance the shared iterator
 
-        async def next_item() -> tuple[Row, Mapping[str, Any]] | None:
-            async with lock:
-                return await anext(items, None)
+        async def score(item: tuple[Row, Mapping[str, Any]]) -> dict[str, Any]:
+            return await self.scorer.score(*item)
 
-        async def worker() -> None:
-            while (item := await next_item()) is not None:
-                row, previous = item
-                try:
-                    record = await self.scorer.score(row, previous)
-                except (KeyboardInterrupt, SystemExit) as e:
-                    # Raised inside a task, these would stop the loop before the summary is
-                    # written; carry them out as an ordinary exception instead.
-                    raise _Interrupted() from e
-                on_record(record)
-
-        tasks = [asyncio.create_task(worker()) for _ in range(self.workers)]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException as e:
-            for task in tasks:  # stop the other rows before the results file closes
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            if isinstance(e, _Interrupted):
-                raise e.__cause__ from None  # type: ignore[misc]
-            raise
+        # the jobs' one loop: bounded workers on the shared reader, Ctrl-C carried out
+        await work_each(items, score, lambda _item, record: on_record(record),
+                        parallel=self.workers)
 
     async def _run_in_line(self, items: AsyncIterator[tuple[Row, Mapping[str, Any]]],
                            on_record: Callable[[dict[str, Any]], None]) -> None:

@@ -60,6 +60,7 @@ from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
 from ..judges import Judge, make_judge
 from ..metrics import Metric
+from ..records import work_each
 from ._panel import check_panel_ids, panel_id
 from ._panel_tally import split_usage
 from ._ray_address import check_ray_address, ray_cluster_error
@@ -204,44 +205,38 @@ class RayEngine:
         await self.start()
         source = aiter(items)
         load = [0] * len(self._actors)
-        running: dict[asyncio.Future[Any], tuple[int, Any]] = {}
-        filling: asyncio.Future[Batch] | None = None
-        exhausted = False
-        try:
-            while True:
-                if filling is None and not exhausted and len(running) < IN_FLIGHT * len(load):
-                    filling = asyncio.ensure_future(take_batch(source, self.batch_size))
-                waiting = set(running) | ({filling} if filling is not None else set())
-                if not waiting:
+
+        async def batches() -> AsyncIterator[Batch]:
+            while batch := await take_batch(source, self.batch_size):
+                yield batch
+                if len(batch) < self.batch_size:
                     return
-                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                for fut in done:
-                    if fut is filling:
-                        filling = None
-                        batch = fut.result()
-                        exhausted = len(batch) < self.batch_size
-                        if batch:
-                            w = min(range(len(load)), key=load.__getitem__)
-                            ref = self._actors[w].score_batch.remote(batch)
-                            load[w] += 1
-                            running[asyncio.wrap_future(ref.future())] = (w, ref)
-                        continue
-                    w, _ref = running.pop(fut)
-                    load[w] -= 1
-                    records, judge_stats, embedder_stats = result_of(fut, ray)
-                    self._note_stats(w, judge_stats, embedder_stats)
-                    for record in records:
-                        on_record(record)
-        except BaseException:
-            if filling is not None:
-                filling.cancel()
-            for fut, (_w, ref) in running.items():
+
+        async def score(batch: Batch) -> Any:
+            w = min(range(len(load)), key=load.__getitem__)  # the least loaded worker
+            ref = self._actors[w].score_batch.remote(batch)
+            load[w] += 1
+            fut = asyncio.wrap_future(ref.future())
+            try:
+                await asyncio.wait([fut])
+            except BaseException:  # cancelled (another batch failed, or Ctrl-C)
                 with contextlib.suppress(Exception):  # already finished, or the worker is gone
                     ray.cancel(ref)
                 fut.cancel()
-            await asyncio.gather(*running, *([filling] if filling else []),
-                                 return_exceptions=True)
-            raise
+                raise
+            finally:
+                load[w] -= 1
+            records, judge_stats, embedder_stats = result_of(fut, ray)
+            self._note_stats(w, judge_stats, embedder_stats)
+            return records
+
+        def hand_on(_batch: Batch, records: Any) -> None:
+            for record in records:
+                on_record(record)
+
+        try:
+            # the jobs' one loop: IN_FLIGHT batches per worker, read only when one is free
+            await work_each(batches(), score, hand_on, parallel=IN_FLIGHT * len(load))
         finally:
             await self._refresh_stats()
 
