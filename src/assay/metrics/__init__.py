@@ -10,7 +10,6 @@ Example:
 # this order: the order of ``assay metrics``.
 from . import judge, rag, embedding, lexical, safety, agent, conversation  # noqa: F401  # isort: skip
 from ._base import (
-    REQUIRED_MEMBERS,
     UNREADABLE,
     Metric,
     MetricResult,
@@ -19,10 +18,10 @@ from ._base import (
     mean_aggregate,
     unreadable_kind,
     unscored_reason_key,
-    with_defaults,
 )
 from ._common import UNANSWERABLE, FieldMetric, answerable_flag, is_unanswerable
 from ._context import ScoreContext
+from ._defaults import REQUIRED_MEMBERS, with_defaults
 from ._family import (
     BaseFamily,
     FamilyTally,

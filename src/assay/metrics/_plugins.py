@@ -20,7 +20,8 @@ from typing import Any
 
 from .._entry_points import PLUGIN_FAILURES, Plugin, failure_text, scan_plugins
 from ..errors import ConfigError
-from ._base import REQUIRED_MEMBERS, Metric, with_defaults
+from ._base import Metric
+from ._defaults import REQUIRED_MEMBERS, with_defaults
 
 __all__ = ["METRICS_GROUP", "MetricInfo", "MetricRegistry", "metric_kind"]
 

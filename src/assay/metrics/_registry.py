@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from ..data import Row
 from ..errors import ConfigError, DataError, option
-from ._base import Metric, with_defaults
+from ._base import Metric
+from ._defaults import with_defaults
 from ._plugins import MetricInfo
 from ._register import REGISTRY, register
 from .agent import AGENT_JUDGED, AGENT_METRICS
