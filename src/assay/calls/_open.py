@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from types import TracebackType
 
+from .._sqlite_cache import SqliteCache
 from ..embeddings import Embedder, EmbeddingCache, make_embedder
 from ..judges import Judge, JudgeCache, make_judge
 from ._budget import Budget
@@ -44,43 +45,16 @@ def retry_policy(options: JudgeCallOptions) -> RetryPolicy:
     return RetryPolicy(max_attempts=options.attempts, max_wait=options.max_wait)
 
 
-class OpenedJudges:
-    """Managed judges made by :func:`open_judges` / :func:`open_judge`, sharing one cache and
-    one budget; ``judges`` in the order of the specs. Used as ``async with``, it yields the
-    list (:func:`open_judge`: the one judge); :meth:`aclose` closes what was opened here."""
+class _Opened:
+    """What an opener made here and closes once: the cache, and the backends it made from
+    specs (an instance given by the caller stays open: its owner's)."""
 
-    def __init__(self, specs: Sequence[str | Judge], options: JudgeCallOptions, *,
-                 budget: Budget | None, single: bool) -> None:
-        self._single = single
-        self._owned: list[Judge] = []
-        self.cache: JudgeCache | None = None
-        try:
-            made: dict[object, Judge] = {}  # the same spec twice: one backend
-            for spec in specs:
-                key = spec if isinstance(spec, str) else id(spec)
-                if key not in made:
-                    made[key] = make_judge(spec, timeout=options.timeout)
-                    if isinstance(spec, str):  # made here: closed here
-                        self._owned.append(made[key])
-            backends = [made[spec if isinstance(spec, str) else id(spec)] for spec in specs]
-            self.cache = JudgeCache(options.cache) if backends and options.cache else None
-        except BaseException:
-            self.close_cache()
-            raise
-        shared = budget if budget is not None else Budget(tpm=options.tpm, rpm=options.rpm)
-        retry = retry_policy(options)
-        #: The managed judges (each with its own pace and counters).
-        self.judges = [ManagedJudge(b, cache=self.cache, budget=shared,
-                                    concurrency=options.concurrency, retry=retry,
-                                    timeout=options.timeout) for b in backends]
-
-    @property
-    def judge(self) -> ManagedJudge:
-        """The first (for :func:`open_judge`, the only) judge."""
-        return self.judges[0]
+    def __init__(self) -> None:
+        self.cache: SqliteCache | None = None
+        self._owned: list[Judge | Embedder] = []
 
     def close_cache(self) -> None:
-        """Close the cache now (what a caller does when it fails before using the judges)."""
+        """Close the cache now (what a caller does when it fails before using the models)."""
         if self.cache is not None:
             self.cache.close()
             self.cache = None
@@ -91,6 +65,42 @@ class OpenedJudges:
         owned, self._owned = self._owned, []
         for backend in owned:
             await backend.aclose()
+
+
+class OpenedJudges(_Opened):
+    """Managed judges made by :func:`open_judges` / :func:`open_judge`, sharing one cache and
+    one budget; ``judges`` in the order of the specs. Used as ``async with``, it yields the
+    list (:func:`open_judge`: the one judge); :meth:`aclose` closes what was opened here."""
+
+    def __init__(self, specs: Sequence[str | Judge], options: JudgeCallOptions, *,
+                 budget: Budget | None, single: bool) -> None:
+        super().__init__()
+        self._single = single
+        try:
+            made: dict[object, Judge] = {}  # the same spec twice: one backend
+            for spec in specs:
+                key = spec if isinstance(spec, str) else id(spec)
+                if key not in made:
+                    made[key] = make_judge(spec, timeout=options.timeout)
+                    if isinstance(spec, str):  # made here: closed here
+                        self._owned.append(made[key])
+            backends = [made[spec if isinstance(spec, str) else id(spec)] for spec in specs]
+            judge_cache = JudgeCache(options.cache) if backends and options.cache else None
+            self.cache = judge_cache
+        except BaseException:
+            self.close_cache()
+            raise
+        shared = budget if budget is not None else Budget(tpm=options.tpm, rpm=options.rpm)
+        retry = retry_policy(options)
+        #: The managed judges (each with its own pace and counters).
+        self.judges = [ManagedJudge(b, cache=judge_cache, budget=shared,
+                                    concurrency=options.concurrency, retry=retry,
+                                    timeout=options.timeout) for b in backends]
+
+    @property
+    def judge(self) -> ManagedJudge:
+        """The first (for :func:`open_judge`, the only) judge."""
+        return self.judges[0]
 
     async def __aenter__(self) -> ManagedJudge | list[ManagedJudge]:
         return self.judge if self._single else self.judges
@@ -142,29 +152,19 @@ def open_judges(specs: Sequence[str | Judge], options: JudgeCallOptions | None =
                         single=False)
 
 
-class OpenedEmbedder:
+class OpenedEmbedder(_Opened):
     """A managed embedder made by :func:`open_embedder`; ``async with`` yields it."""
 
     def __init__(self, spec: str | Embedder, options: JudgeCallOptions) -> None:
+        super().__init__()
         backend = make_embedder(spec, timeout=options.timeout)
-        self._owned: Embedder | None = backend if isinstance(spec, str) else None
-        self.cache = EmbeddingCache(options.cache) if options.cache else None
+        if isinstance(spec, str):  # made here: closed here
+            self._owned.append(backend)
+        cache = EmbeddingCache(options.cache) if options.cache else None
+        self.cache = cache
         #: The managed embedder.
-        self.embedder = ManagedEmbedder(backend, cache=self.cache, retry=retry_policy(options),
+        self.embedder = ManagedEmbedder(backend, cache=cache, retry=retry_policy(options),
                                         timeout=options.timeout)
-
-    def close_cache(self) -> None:
-        """Close the cache now (what a caller does when it fails before using the embedder)."""
-        if self.cache is not None:
-            self.cache.close()
-            self.cache = None
-
-    async def aclose(self) -> None:
-        """Close the cache and the backend when it was made here from a spec (once)."""
-        self.close_cache()
-        owned, self._owned = self._owned, None
-        if owned is not None:
-            await owned.aclose()
 
     async def __aenter__(self) -> ManagedEmbedder:
         return self.embedder
