@@ -33,7 +33,6 @@ from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, ope
 from ._options import JudgeCallOptions
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._retry import RetryPolicy
-from ._together import all_or_none
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -49,7 +48,6 @@ __all__ = [
     "OpenedJudge",
     "OpenedJudges",
     "RetryPolicy",
-    "all_or_none",
     "check_timeout",
     "in_daemon_thread",
     "open_embedder",
