@@ -9,5 +9,7 @@ Example:
 
 from ._gate import check_comparison, check_summary, parse_bars
 from ._names import check_bar_names
+from ._outcome import BarKind, BarOutcome, RowNote, Verdict, worst_verdict
 
-__all__ = ["check_bar_names", "check_comparison", "check_summary", "parse_bars"]
+__all__ = ["BarKind", "BarOutcome", "RowNote", "Verdict", "check_bar_names", "check_comparison",
+           "check_summary", "parse_bars", "worst_verdict"]
