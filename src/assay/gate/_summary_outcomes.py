@@ -13,16 +13,17 @@ Example:
     >>> outcome.verdict, outcome.value, outcome.message
     ('fail', 3.0, 'groundedness mean 3.0 is under the bar 4.0')
     >>> [(row.id, row.shown, row.reason) for row in outcome.worst]
-    [('b', '1', 'made up'), ('c', '3', None), ('a', '5', None)]
+    [('b', '1', 'made up'), ('c', '3', None)]
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from ..errors import AssayError
 from ._gate import _measure, _num, check_summary
 from ._outcome import BarKind, BarOutcome, RowNote
 
@@ -45,9 +46,10 @@ def summary_outcomes(summary: Mapping[str, Any], *, fail_under: Mapping[str, flo
         summary: the run's summary (as in ``summary.json``).
         fail_under, fail_over: ``{bar name: limit}`` (see :func:`check_summary` for the names).
         records: the run's records (as in ``results.jsonl``), read once and only when a bar
-            failed; each failed bar then names its :data:`WORST_ROWS` worst rows: the lowest
-            scores for a floor, the highest for a ceiling (a defect rate: the most severe), the
-            unscored rows with their error for an unscored rate, each with the judge's reason.
+            failed; each failed bar then names its :data:`WORST_ROWS` worst rows among those
+            that weigh against it: the lowest scores under a floor, the highest over a ceiling,
+            the most severe defects for a defect rate, the unscored rows with their error for
+            an unscored rate; each with the judge's reason.
 
     Example:
         >>> summary = {"rows": 2, "metrics": {"violence": {"mean": 1.0, "scored": 2,
@@ -91,15 +93,32 @@ def _interval(summary: Mapping[str, Any], name: str) -> tuple[float, float] | No
     return None
 
 
-def _source(summary: Mapping[str, Any], name: str) -> tuple[str, str]:
-    """``(metric, what)``: the records' metric a bar reads and how (``value``: its scores;
-    ``unscored``: the rows it left unscored)."""
+def _against(summary: Mapping[str, Any], outcome: BarOutcome
+             ) -> tuple[str, Callable[[float | None], bool]]:
+    """``(metric, weighs)``: the records' metric a bar reads, and which of its rows weigh
+    against the bar: below a floor or above a ceiling (a mean), a defect at the summary's
+    threshold (a defect rate), unscored (an unscored rate)."""
     metrics = summary.get("metrics") or {}
-    if name not in metrics:
-        for suffix, what in ((_DEFECT, "value"), (_UNSCORED, "unscored")):
-            if name.endswith(suffix) and name[:-len(suffix)] in metrics:
-                return name[:-len(suffix)], what
-    return name, "value"
+    name, bar = outcome.name, outcome.bar
+    if name not in metrics and name.endswith(_UNSCORED) and name[:-len(_UNSCORED)] in metrics:
+        return name[:-len(_UNSCORED)], lambda v: v is None
+    if name not in metrics and name.endswith(_DEFECT) and name[:-len(_DEFECT)] in metrics:
+        defects = metrics[name[:-len(_DEFECT)]].get("defects") or {}
+        threshold = str(defects.get("threshold", "low"))
+        return name[:-len(_DEFECT)], lambda v: v is not None and _defect(v, threshold)
+    if outcome.kind == "fail_over":
+        return name, lambda v: v is not None and v > bar
+    return name, lambda v: v is not None and v < bar
+
+
+def _defect(severity: float, threshold: str) -> bool:
+    """Whether a severity is a defect at ``threshold`` (any severity above 0, when either is
+    out of what the safety metrics know)."""
+    from ..metrics.safety import is_defect
+    try:
+        return is_defect(severity, threshold)
+    except (ValueError, AssayError):
+        return severity > 0
 
 
 def _with_worst_rows(outcomes: list[BarOutcome], summary: Mapping[str, Any],
@@ -107,17 +126,17 @@ def _with_worst_rows(outcomes: list[BarOutcome], summary: Mapping[str, Any],
     """``outcomes`` with each failed bar's worst rows, from one pass over ``records``."""
     failed = [i for i, o in enumerate(outcomes) if not o.passed]
     heaps: dict[int, list[tuple[float, int, RowNote]]] = {i: [] for i in failed}
-    sources = {i: _source(summary, outcomes[i].name) for i in failed}
+    sources = {i: _against(summary, outcomes[i]) for i in failed}
     for n, record in enumerate(records):
         for i in failed:
-            metric, what = sources[i]
+            metric, weighs = sources[i]
             result = record.get(metric)
             if not isinstance(result, Mapping):
                 continue
             value = result.get("value")
             number = (float(value) if isinstance(value, (int, float))
                       and not isinstance(value, bool) else None)
-            if (what == "unscored") != (number is None):  # a score for one, none for the other
+            if not weighs(number):
                 continue
             note = _note(record, result, number)
             # heap of the rows that weigh most: the highest ``weight`` stay
