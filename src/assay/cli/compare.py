@@ -99,7 +99,8 @@ def compare(
     # the CI outputs, whatever the verdict; mean_drop_outcomes: swap for decide_drops
     write_ci_outputs(mean_drop_outcomes(comparison, max_drop=bars), junit=junit,
                      markdown=markdown, suite="compare",
-                     title=f"assay compare {comparison['a']['id']} -> {comparison['b']['id']}",
+                     title=f"assay compare {_short(comparison['a']['id'])} -> "
+                           f"{_short(comparison['b']['id'])}",
                      defects=None if attacks else comparison.get("defects"))
     failures = check_comparison(comparison, max_drop=bars)
     for message in failures:
@@ -151,6 +152,11 @@ def _two_runs(run_a: Path | None, run_b: Path | None,
         f"Got {len(given)} run{'s' if len(given) != 1 else ''} "
         f"({', '.join(map(str, given)) or 'none'}). Must be two: the baseline and the "
         "candidate. Fix: `assay compare RUN_A RUN_B` or `assay compare --baseline RUN_A RUN_B`.")
+
+
+def _short(run_id: object) -> str:
+    """A run as the CI outputs name it: a stored run's id, an ``--out`` folder's name."""
+    return Path(str(run_id)).name or str(run_id)
 
 
 def _num(x: float | None, signed: bool = False) -> str:

@@ -19,6 +19,8 @@ from ._outcome import BarOutcome
 
 __all__ = ["VERDICT_MARK", "bar_label", "figure", "shown_text"]
 
+_MARGIN = 512
+
 #: How each verdict is written: plain words, no emoji (terminals, logs and XML show them).
 VERDICT_MARK = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 
@@ -67,7 +69,10 @@ def shown_text(text: object, chars: int | None = None) -> str:
     """``text`` as one line fit to show in a shared place: credentials masked
     (:func:`~assay._secrets.mask_secrets`), whitespace folded, clipped to ``chars`` (an
     ellipsis marks the cut)."""
-    line = " ".join(mask_secrets(str(text)).split())
+    text = str(text)
+    if chars is not None:  # mask only what can be shown (a key of up to _MARGIN characters
+        text = text[:chars + _MARGIN]  # across the cut is still masked whole)
+    line = " ".join(mask_secrets(text).split())
     if chars is not None and len(line) > chars:
         line = line[:chars - 1].rstrip() + "…"
     return line

@@ -173,6 +173,8 @@ class _Budget:
             taken.append(item)
             self.left -= len(item) + 1
         shown = len(taken) - len(head)
+        if not shown:  # not one fits: no empty table
+            taken = []
         if shown < len(items):
             taken.append(f"\n... {len(items) - shown} more {noun} left out to keep this under "
                          f"{COMMENT_LIMIT:,} characters (see the run's files).")
