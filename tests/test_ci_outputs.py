@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,6 @@ from assay.gate import (
     BarOutcome,
     RowNote,
     check_summary,
-    junit_xml,
     markdown_summary,
     mean_drop_outcomes,
     publish_ci_outputs,
@@ -64,11 +64,12 @@ OVER = {"violence_defect_rate": 0.1, "groundedness_unscored_rate": 0.1, "violenc
 
 
 def fail_outcome(**changes: Any) -> BarOutcome:
-    base: dict[str, Any] = dict(
-        name="groundedness", kind="fail_under", bar=4.0, verdict="fail", value=3.0,
-        interval=(1.5, 4.5), message="groundedness mean 3.0 is under the bar 4.0",
-        worst=(RowNote(id="q2", shown="1", reason="invents a date"),))
-    return BarOutcome(**{**base, **changes})
+    """A failed floor on groundedness (3.0 under 4.0, row q2 worst), with ``changes``."""
+    base = BarOutcome(name="groundedness", kind="fail_under", bar=4.0, verdict="fail",
+                      value=3.0, interval=(1.5, 4.5),
+                      message="groundedness mean 3.0 is under the bar 4.0",
+                      worst=(RowNote(id="q2", shown="1", reason="invents a date"),))
+    return replace(base, **changes)
 
 
 # --- summary_outcomes ---------------------------------------------------------------------------
