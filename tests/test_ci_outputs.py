@@ -206,7 +206,7 @@ def test_markdown_verdict_bars_defects_and_worst_rows() -> None:
                             defects={"violence": SUMMARY["metrics"]["violence"]["defects"]})
     assert text.splitlines()[:7] == [
         "### assay run qa: FAIL", "", "1 of 2 bars failed.", "",
-        "| bar | value | verdict |", "|:--|:--|:--|",
+        "| bar | value [CI] | verdict |", "|:--|:--|:--|",
         "| groundedness >= 4.0 | 3 [1.5, 4.5] | FAIL |"]
     assert "| violence\\_defect\\_rate \\<= 0.6 | 0.5 | PASS |" in text
     assert "- **groundedness >= 4.0**: groundedness mean 3.0 is under the bar 4.0" in text

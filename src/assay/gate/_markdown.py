@@ -75,7 +75,7 @@ def markdown_summary(outcomes: Sequence[BarOutcome], *, title: str,
         <BLANKLINE>
         1 of 1 bar failed.
         <BLANKLINE>
-        | bar | difference | verdict |
+        | bar | difference [CI] | verdict |
         |:--|:--|:--|
         | groundedness max drop 0.2 | -0.4 [-0.6, -0.2] | FAIL |
         <BLANKLINE>
@@ -100,6 +100,7 @@ def markdown_summary(outcomes: Sequence[BarOutcome], *, title: str,
     if outcomes:
         column = ("difference" if all(o.kind == "max_drop" for o in outcomes) else "value"
                   if all(o.kind != "max_drop" for o in outcomes) else "value or difference")
+        column += " [CI]" if any(o.interval for o in outcomes) else ""
         lines += budget.table(f"| bar | {column} | verdict |", "|:--|:--|:--|",
                               [f"| {_cell(bar_label(o))} | {figure(o)} | "
                                f"{VERDICT_MARK[o.verdict]} |" for o in outcomes], "bars")
