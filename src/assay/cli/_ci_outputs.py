@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from ..gate import BarOutcome, publish_ci_outputs
 from ._errors import exit_on_errors
@@ -26,6 +27,8 @@ from ._format import printable
 
 __all__ = ["JunitOption", "MarkdownOption", "check_output_file", "read_results",
            "write_ci_outputs"]
+
+err = Console(stderr=True)
 
 
 def check_output_file(path: Path | None) -> Path | None:
@@ -68,8 +71,6 @@ def write_ci_outputs(outcomes: Sequence[BarOutcome], *, junit: Path | None,
     with exit_on_errors("interrupted"):
         publish_ci_outputs(outcomes, junit=junit, markdown=markdown, title=title, suite=suite,
                            defects=defects)
-    from rich.console import Console
-    err = Console(stderr=True)
     for what, path in (("junit", junit), ("markdown", markdown)):
         if path is not None:
             err.print(f"{what}: {printable(path)}", highlight=False, markup=False)

@@ -245,7 +245,9 @@ def run(
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "
                   f"{result.summary['run_id']})", highlight=False, markup=False)
-    suite = "stdin" if str(data) == "-" else data.stem  # the outputs, whatever the exit code
+    # the CI outputs, whatever the exit code; the suite: qa.jsonl.gz -> qa, eval.v2.csv -> eval_v2
+    suite = "stdin" if piped or str(data) == "-" else \
+        Path(data.name.removesuffix(".gz")).stem.replace(".", "_")
     write_ci_outputs(summary_outcomes(result.summary, fail_under=under, fail_over=over,
                                       records=read_results(out_dir)),
                      junit=junit, markdown=markdown, title=f"assay run {suite}", suite=suite,
