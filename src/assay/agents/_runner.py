@@ -43,7 +43,7 @@ from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
 from ..data import FieldLimits, Row
 from ..errors import ConfigError, DataError, JudgeError, option
-from ..targets import AgentTarget, ChatTarget, close_target, make_target
+from ..targets import AgentTarget, ChatTarget, PythonTarget, close_target, make_target
 from ._messages import (
     final_answer,
     masked_message,
@@ -250,7 +250,8 @@ def make_agent(target: str | Callable[..., Any], *,
                           " that target takes no tool definitions. A target that runs tools "
                           f"must be one of {', '.join(AGENT_TARGETS)}.")
     functions = load_tools(tools) if isinstance(tools, str) and tools else tools or None
-    made = make_target(target, timeout=timeout)
+    made = (make_target(target, timeout=timeout) if isinstance(target, str)
+            else PythonTarget(target, timeout=check_timeout(timeout)))
     return AgentRunner(made, tools=functions, max_steps=max_steps,
                        concurrency=concurrency, tool_timeout=timeout, max_wait=max_wait,
                        limits=limits)

@@ -30,12 +30,12 @@ Example:
 from __future__ import annotations
 
 import json
-import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from ._settings import PluginSettings
 
 if TYPE_CHECKING:
     from ._evaluate import AssayEval
@@ -53,32 +53,6 @@ _OPTIONS = (("judge", ("the judge of every assay_eval that names none: local (de
                       "(env ASSAY_STORE; default: none)")),
             ("out", ("keep each assay_eval's results.jsonl and summary.json under this folder, "
                     "one per test (default: pytest's temporary directory)")))
-
-
-@dataclass(frozen=True)
-class PluginSettings:
-    """The session's choices for every evaluation: the judge spec, the run store (a path or
-    URL, ``True`` for ``ASSAY_STORE``, ``None`` for none) and the folder for run outputs
-    (``None``: pytest's temporary directory)."""
-
-    judge: str
-    store: str | bool | None
-    out: str | None
-
-    @classmethod
-    def of(cls, config: pytest.Config) -> PluginSettings:
-        """The settings of a session: each from its flag, else the environment, else the ini
-        file."""
-        def ini(name: str) -> str | None:
-            value = config.getini(f"assay_{name}")
-            return str(value) if value else None
-
-        store: str | bool | None = config.getoption("assay_store")
-        if store is None:
-            store = True if os.environ.get("ASSAY_STORE") else ini("store")
-        return cls(judge=config.getoption("assay_judge") or os.environ.get("ASSAY_JUDGE")
-                   or ini("judge") or "local",
-                   store=store, out=config.getoption("assay_out") or ini("out"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -28,9 +28,7 @@ from ..records import EvalResult, RunData, load_run
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async, run_sync
 from ._bars import run_outcomes
 from ._report import evaluation_entry, failure_message
-
-if TYPE_CHECKING:
-    from . import PluginSettings
+from ._settings import PluginSettings
 
 __all__ = ["AssayEval"]
 
@@ -90,6 +88,7 @@ class AssayEval:
                  confidence: float = 0.95, inconclusive: str = "fail",
                  max_failed_share: float = 0.05, **options: Any) -> EvalResult:
         out = self._folder(name)
+        error: str | None = None
         try:
             under, over = _bars(fail_under, "fail_under"), _bars(fail_over, "fail_over")
             drops = _bars(max_drop, "max_drop")
@@ -111,9 +110,12 @@ class AssayEval:
                     _comparison(baseline, result, list(drops), grouped["run"].store),
                     drops, confidence=confidence)
         except AssayError as e:
+            error = str(e)  # failed below, outside this block: no chained traceback
+        if error is not None:
             self._record(evaluation_entry(self.nodeid, name, [], rows=0, run_id=None,
-                                          out=str(out), problems=[f"error: {e}"]))
-            pytest.fail(f"assay: {_title(self.nodeid, name)}: {e}", pytrace=False)
+                                          out=str(out), problems=[f"error: {error}"],
+                                          error=True))
+            pytest.fail(f"assay: {_title(self.nodeid, name)}: {error}", pytrace=False)
         summary = result.summary
         rows = int(summary.get("rows") or 0)
         problems = _judge_problems(summary, max_failed_share) + _agent_problems(
@@ -251,15 +253,17 @@ async def _closing(agent: Any, work: Coroutine[Any, Any, EvalResult]) -> EvalRes
 
 def _judge_problems(summary: Mapping[str, Any], max_failed_share: float) -> list[str]:
     """A line per metric that lost more than ``max_failed_share`` of its rows to failed judge
-    calls or unreadable judge answers (``assay run`` exits 3 on it), with the top causes."""
+    calls or unreadable judge answers (``assay run`` exits 3 on it), with the top causes;
+    none when only the target failed (:func:`_agent_problems` says so)."""
     report = summary.get("failures") or {}
-    causes = {**(report.get("causes") or {})}
+    causes = {why: n for why, n in (report.get("causes") or {}).items()
+              if not str(why).startswith("target call failed")}
     for reasons in (report.get("unreadable") or {}).values():
         causes.update(reasons or {})
     lost = [f"{name} lost {int(m.get('failed', 0)) + int(m.get('unreadable', 0))} of "
             f"{m.get('applicable', '?')} rows" for name, m in (report.get("by_metric") or {}).items()
             if (m.get("failed") or m.get("unreadable")) and m.get("share", 0) > max_failed_share]
-    if not lost:
+    if not lost or not causes:
         return []
     top = "; ".join(f"{n} x {why}" for why, n in list(causes.items())[:3])
     return [(f"judge failed: {', '.join(lost)} to failed judge calls or unreadable answers "

@@ -63,12 +63,12 @@ def failure_message(outcomes: Sequence[BarOutcome], *, rows: int, title: str, wh
 
 
 def evaluation_entry(nodeid: str, name: str | None, outcomes: Sequence[BarOutcome], *, rows: int,
-                     run_id: str | None, out: str | None,
-                     problems: Sequence[str] = ()) -> dict[str, Any]:
+                     run_id: str | None, out: str | None, problems: Sequence[str] = (),
+                     error: bool = False) -> dict[str, Any]:
     """One evaluation as the terminal summary lists it (plain JSON values: pytest-xdist
     sends it from a worker with the test's report, and ``--junitxml`` writes it as a
-    property)."""
-    verdict = "fail" if problems else worst_verdict(outcomes)
+    property); its verdict is ``error`` when it could not run (bad input)."""
+    verdict = "error" if error else "fail" if problems else worst_verdict(outcomes)
     return {"nodeid": nodeid, "name": name, "rows": rows, "verdict": verdict,
             "bars": [{"name": o.name, "kind": o.kind, "bar": o.bar, "verdict": o.verdict,
                       "value": o.value} for o in outcomes],
@@ -81,8 +81,9 @@ def summary_line(entry: Mapping[str, Any]) -> str:
     bars = "; ".join(f"{b['name']} {b['verdict']} ({_figure(b['value'])}, {b['kind']} "
                      f"{b['bar']})" for b in entry.get("bars") or []) or "no bars"
     title = entry["nodeid"] + (f" [{entry['name']}]" if entry.get("name") else "")
-    parts = [f"{str(entry['verdict']).upper()} {title}: {entry['rows']} rows", bars]
-    parts += [str(p) for p in entry.get("problems") or []]
+    parts = ([f"ERROR {title}"] if entry["verdict"] == "error" else
+             [f"{str(entry['verdict']).upper()} {title}: {entry['rows']} rows", bars])
+    parts += [" ".join(str(p).split()) for p in entry.get("problems") or []]
     if entry.get("run_id"):
         parts.append(f"run {entry['run_id']}")
     if entry.get("out"):

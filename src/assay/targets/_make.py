@@ -8,9 +8,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from .._spec_kinds import KindFactory, SpecKinds
 from ..calls import DEFAULT_TIMEOUT, check_timeout
 from ._kinds import AppTarget, target_protocol_gaps
@@ -55,13 +52,8 @@ async def close_target(target: object) -> None:
         await aclose()
 
 
-def make_target(spec: str | Callable[..., Any], *,
-                timeout: float = DEFAULT_TIMEOUT) -> AppTarget:
+def make_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT) -> AppTarget:
     """A target from ``python:...``, ``openai:MODEL``, ``http:URL`` or ``local`` (or a kind
-    registered by code or a plugin), or from a Python function (as ``python:`` makes it);
-    each is both a :class:`Target` and a :class:`ChatTarget`. ``timeout``: seconds one call
-    may take in all (a positive finite number)."""
-    if callable(spec):
-        from ._python import PythonTarget
-        return PythonTarget(spec, timeout=check_timeout(timeout))
+    registered by code or a plugin); each is both a :class:`Target` and a :class:`ChatTarget`.
+    ``timeout``: seconds one call may take in all (a positive finite number)."""
     return TARGET_KINDS.make(spec, timeout=check_timeout(timeout))
