@@ -139,7 +139,7 @@ def test_default_judge(assay_eval):
                          "--assay-out", str(out), f"--junitxml={tmp_path / 'junit.xml'}")
     result.assert_outcomes(passed=1)
     line = result.stdout.str().split("assay: 1 evaluation")[1]
-    assert "PASS test_spec.py::test_default_judge [fluent]: 1 rows; fluency pass (5" in line
+    assert "PASS test_spec.py::test_default_judge [fluent]: 1 row; fluency pass (5" in line
     folder = out / "test_spec.py_test_default_judge-fluent"
     assert f"out {folder}" in line and (folder / "summary.json").exists()
     from assay.store import open_store
@@ -300,6 +300,19 @@ def test_drop(assay_eval, inconclusive):
     assert "to decide: about 40 more shared rows" in text and "q2: 5 -> 1 - Lyon" in text
     assert text.count("INCONCLUSIVE test_undecided.py::test_drop[") == 3
     assert "Traceback" not in text and "During handling" not in text
+
+
+def test_xdist_workers_evaluations_reach_the_summary(pytester: pytest.Pytester,
+                                                     run_session) -> None:
+    """With pytest-xdist, each evaluation runs in a worker and comes back with its test's
+    report: the controller's summary lists them all."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_bot=TESTS)
+    result = run_session("-p", "xdist.plugin", "-n", "2")
+    result.assert_outcomes(passed=1, failed=1)
+    tail = result.stdout.str().split("assay: 2 evaluations")[1]
+    assert "PASS test_bot.py::test_good: 2 rows" in tail
+    assert "FAIL test_bot.py::test_bad: 4 rows" in tail
 
 
 def test_the_entry_point_is_declared() -> None:

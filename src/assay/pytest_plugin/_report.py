@@ -82,7 +82,8 @@ def summary_line(entry: Mapping[str, Any]) -> str:
                      f"{b['bar']})" for b in entry.get("bars") or []) or "no bars"
     title = entry["nodeid"] + (f" [{entry['name']}]" if entry.get("name") else "")
     parts = ([f"ERROR {title}"] if entry["verdict"] == "error" else
-             [f"{str(entry['verdict']).upper()} {title}: {entry['rows']} rows", bars])
+             [f"{str(entry['verdict']).upper()} {title}: {entry['rows']} row"
+              + ("s" if entry["rows"] != 1 else ""), bars])
     parts += [" ".join(str(p).split()) for p in entry.get("problems") or []]
     if entry.get("run_id"):
         parts.append(f"run {entry['run_id']}")
