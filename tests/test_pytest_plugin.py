@@ -190,6 +190,29 @@ def test_broken_app(assay_eval):
     assert "judge failed" not in text  # the app failed, not the judge
 
 
+def test_a_failed_judge_fails_the_test_whatever_the_bars(pytester: pytest.Pytester,
+                                                         run_session) -> None:
+    """A judge whose answers cannot be read leaves every row unscored: the test fails with
+    the cause (as ``assay run`` exits 3), even with no bar and with a bar on another metric."""
+    pytester.makepyfile(test_judge='''
+from assay import FakeJudge
+
+def test_unreadable(assay_eval):
+    assay_eval([{"id": "r1", "answer": "Fine.", "ground_truth": "Fine."},
+                {"id": "r2", "answer": "Good.", "ground_truth": "Good."}],
+               metrics="fluency,f1_score", judge=FakeJudge("I would rate it highly."),
+               fail_under={"f1_score": 0.5}, cache=False)
+''')
+    result = run_session()
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "judge failed: fluency lost 2 of 2 rows to failed judge calls or unreadable " \
+           "answers (over max_failed_share=0.05): 2 x " in text
+    assert "pass f1_score mean 1.0 is at or over the bar 0.5" in text
+    assert "FAIL test_judge.py::test_unreadable: 2 rows; f1_score pass (1, fail_under 0.5); " \
+           "judge failed" in text
+
+
 def test_bad_input_fails_the_test_with_a_clear_message(pytester: pytest.Pytester,
                                                        run_session) -> None:
     """A misspelt bar, an unknown option, a missing file and half a baseline each fail their
