@@ -77,13 +77,14 @@ def test_a_passing_and_a_failing_bar(pytester: pytest.Pytester, run_session) -> 
     result = run_session()
     result.assert_outcomes(passed=1, failed=1)
     text = result.stdout.str()
-    # the failure: the figure, the bar, the three worst rows with the judge's reasons
+    # the failure: the figure, the bar, the (at most three) rows under it with the judge's
+    # reasons, worst first; a row that meets the bar is not one to look at
     failure = text[text.index("test_bad"):]
     assert "assay: test_bot.py::test_bad failed 1 of 1 bar on 4 rows" in failure
     assert "FAIL groundedness mean 3.25 is under the bar 4.0" in failure
     assert "q2: 1 - Lyon is not what the context says" in failure
     assert "q3: 2 - Marseille is not the capital" in failure
-    assert "q1: 5 - supported by the context" in failure
+    assert failure.index("q2: 1") < failure.index("q3: 2") and "q1: 5" not in failure
     assert "Traceback" not in text and "def test_bad" not in failure  # pytest.fail, no trace
     # the terminal summary lists both evaluations with their verdicts and folders
     summary = text[text.index("assay: 2 evaluations"):]

@@ -22,11 +22,10 @@ from typing import Any
 import pytest
 
 from ..errors import AssayError, ConfigError
-from ..gate import BarOutcome, check_bar_names, parse_bars
+from ..gate import BarOutcome, check_bar_names, parse_bars, summary_outcomes
 from ..metrics import Plan
 from ..records import EvalResult, RunData, load_run
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions, evaluate_async, run_sync
-from ._bars import run_outcomes
 from ._report import evaluation_entry, failure_message
 from ._settings import PluginSettings
 
@@ -103,8 +102,8 @@ class AssayEval:
             result = run_sync(lambda: _closing(agent, evaluate_async(
                 data, metrics=metrics, judge=judge or self.settings.judge, on_plan=on_plan,
                 agent=agent, **grouped)))
-            outcomes = run_outcomes(result.summary, result.rows, fail_under=under,
-                                    fail_over=over)
+            outcomes = summary_outcomes(result.summary, fail_under=under, fail_over=over,
+                                        records=result.rows)
             if decide_drops is not None:
                 outcomes += decide_drops(
                     _comparison(baseline, result, list(drops), grouped["run"].store),
