@@ -136,7 +136,7 @@ def _decide_mean(name: str, m: Mapping[str, Any], margin: float, confidence: flo
                 if diff is not None and sd is not None else None)
     moved = m.get("rose" if lower else "fell") or []
     return _outcome(name, margin, diff, interval, n, sd, confidence, lower, moved,
-                    _repeat_noise(m))
+                    _repeat_noise(m) if _judged(name) else (0.0, 1))
 
 
 def _decide_defects(name: str, d: Mapping[str, Any], margin: float,
@@ -150,7 +150,8 @@ def _decide_defects(name: str, d: Mapping[str, Any], margin: float,
     sd = (math.sqrt(max(0.0, (only_a + only_b - n * diff * diff) / (n - 1)))
           if diff is not None and n > 1 else None)
     return _outcome(name, margin, None if diff is None else round(diff, 6), interval, n, sd,
-                    confidence, True, p.get("new_defects") or [], None)
+                    confidence, True, p.get("new_defects") or [],
+                    None if _judged(name[:-len(_DEFECT)]) else (0.0, 1))
 
 
 def _outcome(name: str, margin: float, diff: float | None,
@@ -192,7 +193,8 @@ def _rows_to_decide(n: int, half: float, room: float, sd: float | None,
     """What would decide a bar whose interval reaches ``half`` from the difference towards
     the margin, ``room`` away: an interval narrows as 1/sqrt(rows), so about
     ``n * (half / room)**2`` rows (the difference staying where it is); and when the runs
-    were repeated, the fewest repeats that would narrow it enough on these rows."""
+    were repeated, the fewest repeats that would narrow it enough on these rows. ``noise``:
+    ``(judge variance, repeats)``; None: unknown (a judged metric, not repeated)."""
     if room <= _EPS:
         return ("the difference sits on the margin: no number of rows decides it; set the "
                 "margin by what matters, not by this run")
@@ -207,6 +209,15 @@ def _rows_to_decide(n: int, half: float, room: float, sd: float | None,
         if k > repeats and total and math.sqrt((rows_var + judge_var / k) / total) * half <= room:
             return text + f", or --repeat {k} on both runs"
     return text
+
+
+def _judged(name: str) -> bool:
+    """Whether a judge scores the metric (its scores may be noisy); a metric the registry
+    does not know (a --metric-file metric) is taken to be judged."""
+    from ..metrics import REGISTRY
+
+    metric = REGISTRY.get(name)
+    return metric is None or bool(metric.uses_judge)
 
 
 def _repeat_noise(m: Mapping[str, Any]) -> tuple[float, int] | None:

@@ -1,0 +1,116 @@
+"""The verdict options of ``assay compare`` and ``assay run --baseline`` (``--max-drop``,
+``--confidence``, ``--inconclusive``), the verdict table they print and their exit code.
+
+Exit codes, the same for both commands: 0 every bar passes, 1 a bar failed, 3 a bar is
+inconclusive (``--inconclusive pass`` makes that 0, ``--inconclusive fail`` 1), 2 a usage or
+data error.
+
+Example:
+    >>> from assay.gate import BarOutcome
+    >>> undecided = BarOutcome(name="g", kind="max_drop", bar=0.2, verdict="inconclusive")
+    >>> verdict_exit_code([undecided], "exit"), verdict_exit_code([undecided], "pass")
+    (3, 0)
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, get_args
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..gate import BarOutcome, worst_verdict
+
+__all__ = ["ConfidenceOption", "Inconclusive", "InconclusiveOption", "MaxDropOption",
+           "check_inconclusive_flag", "print_verdicts", "verdict_exit_code"]
+
+Inconclusive = Literal["exit", "pass", "fail"]
+"""How an inconclusive verdict ends the command: exit 3, or as a pass (0) or a fail (1)."""
+
+#: Exit status of an inconclusive verdict under ``--inconclusive exit``.
+INCONCLUSIVE_EXIT = 3
+#: A worst row's reasons are clipped to this many characters.
+REASON_CHARS = 160
+
+
+def check_inconclusive_flag(value: str) -> str:
+    """``--inconclusive`` as given when it is exit, pass or fail, else a usage error (exit 2).
+
+    Example:
+        >>> try:
+        ...     check_inconclusive_flag("ignore")
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got ignore. Must be one of: exit, pass, fail.
+    """
+    allowed = get_args(Inconclusive)
+    if value not in allowed:
+        raise typer.BadParameter(f"Got {value}. Must be one of: {', '.join(allowed)}.")
+    return value
+
+
+#: ``--max-drop``: the bars against the baseline.
+MaxDropOption = Annotated[list[str] | None, typer.Option(
+    "--max-drop", help="Verdict against the baseline: METRIC=D allows the candidate to be at "
+         "most D worse (repeatable, or a=0.1,b=0.2; also <category>_defect_rate=D). Decided "
+         "from the paired difference's interval: pass when confidently no worse than D, fail "
+         "when confidently worse, else inconclusive (with how many more rows would decide). "
+         "For lower-is-better metrics (safety severities, defect rates) worse means higher.")]
+#: ``--confidence``: the level of the verdict's interval.
+ConfidenceOption = Annotated[float, typer.Option(
+    help="Confidence of the --max-drop verdicts' intervals (two-sided), over 0.5 and under 1.")]
+#: ``--inconclusive``: how an undecided bar ends the command.
+InconclusiveOption = Annotated[str, typer.Option(
+    callback=check_inconclusive_flag,
+    help="When a --max-drop bar is inconclusive: exit (status 3), pass (0) or fail (1).")]
+
+
+def verdict_exit_code(outcomes: list[BarOutcome], inconclusive: str) -> int:
+    """0 when every bar passes (or there are none), 1 when one failed, else the status
+    ``inconclusive`` gives an undecided bar.
+
+    Example:
+        >>> verdict_exit_code([], "fail")
+        0
+    """
+    verdict = worst_verdict(outcomes)
+    if verdict == "inconclusive":
+        return {"exit": INCONCLUSIVE_EXIT, "pass": 0, "fail": 1}[inconclusive]
+    return 1 if verdict == "fail" else 0
+
+
+def print_verdicts(outcomes: list[BarOutcome], console: Console, *, confidence: float) -> None:
+    """The verdict table (one line per bar), then for each bar not passed its message, what
+    would decide it and its worst rows (with the judge's reasons)."""
+    if not outcomes:
+        return
+    table = Table(title=f"verdicts against the baseline ({confidence * 100:g}% CI of the "
+                        "paired difference, candidate - baseline)",
+                  box=box.SIMPLE_HEAD, show_edge=False)
+    for col in ("bar", "allowed", "diff", "CI", "verdict"):
+        table.add_column(col, justify="left" if col in ("bar", "verdict") else "right",
+                         no_wrap=col == "bar", overflow="fold")
+    colour = {"pass": "green", "fail": "red", "inconclusive": "yellow"}
+    for o in outcomes:
+        allowed = f"{(1 if o.lower_is_better else -1) * o.bar:+g}"
+        table.add_row(Text(o.name), allowed, "-" if o.value is None else f"{o.value:+.3f}",
+                      "-" if o.interval is None
+                      else f"[{o.interval[0]:+.3f}, {o.interval[1]:+.3f}]",
+                      Text(o.verdict, style=colour[o.verdict]))
+    console.print(table)
+    for o in outcomes:
+        if o.passed:
+            continue
+        console.print(Text.assemble((f"{o.verdict}: ", colour[o.verdict]), o.message),
+                      soft_wrap=True)
+        if o.decide:
+            console.print(Text(f"  would decide it: {o.decide}"), soft_wrap=True)
+        for row in o.worst:
+            reason = " ".join((row.reason or "").split())
+            if len(reason) > REASON_CHARS:
+                reason = reason[:REASON_CHARS - 1] + "…"
+            console.print(Text(f"  {row.id}: {row.shown}" + (f"  ({reason})" if reason else "")),
+                          soft_wrap=True)
