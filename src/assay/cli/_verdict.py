@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal, get_args
 
 import typer
@@ -22,10 +23,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..gate import BarOutcome, worst_verdict
+from ..compare import check_margins, compare_runs, decide_drops
+from ..errors import ConfigError, option
+from ..gate import BarOutcome, parse_bars, worst_verdict
+from ..records import RunData, load_run, load_run_dir
 
-__all__ = ["ConfidenceOption", "Inconclusive", "InconclusiveOption", "MaxDropOption",
-           "check_inconclusive_flag", "print_verdicts", "verdict_exit_code"]
+__all__ = ["BaselineOption", "ConfidenceOption", "Inconclusive", "InconclusiveOption",
+           "MaxDropOption", "check_inconclusive_flag", "decide_against_baseline",
+           "open_baseline", "print_verdicts", "verdict_exit_code"]
 
 Inconclusive = Literal["exit", "pass", "fail"]
 """How an inconclusive verdict ends the command: exit 3, or as a pass (0) or a fail (1)."""
@@ -59,6 +64,11 @@ MaxDropOption = Annotated[list[str] | None, typer.Option(
          "from the paired difference's interval: pass when confidently no worse than D, fail "
          "when confidently worse, else inconclusive (with how many more rows would decide). "
          "For lower-is-better metrics (safety severities, defect rates) worse means higher.")]
+#: ``--baseline`` of ``assay run``: the run its ``--max-drop`` bars are decided against.
+BaselineOption = Annotated[Path | None, typer.Option(
+    "--baseline", help="With --max-drop: after the run, decide each bar against this run (a "
+         "stored run id, unique prefix or latest, or an `assay run --out` folder), row by row. "
+         "Exit 1 when a bar fails, 3 when one is inconclusive (see --inconclusive).")]
 #: ``--confidence``: the level of the verdict's interval.
 ConfidenceOption = Annotated[float, typer.Option(
     help="Confidence of the --max-drop verdicts' intervals (two-sided), over 0.5 and under 1.")]
@@ -114,3 +124,32 @@ def print_verdicts(outcomes: list[BarOutcome], console: Console, *, confidence: 
                 reason = reason[:REASON_CHARS - 1] + "…"
             console.print(Text(f"  {row.id}: {row.shown}" + (f"  ({reason})" if reason else "")),
                           soft_wrap=True)
+
+
+def open_baseline(baseline: Path | None, max_drop: list[str] | None, *, confidence: float,
+                  store: str | None) -> tuple[RunData | None, dict[str, float]]:
+    """``assay run``'s baseline run and its bars, read before anything is scored.
+
+    Raises:
+        ConfigError: a bad bar or confidence, or ``--max-drop`` without ``--baseline``.
+        DataError: the baseline run cannot be found or read.
+    """
+    bars = parse_bars(max_drop or [], "max_drop")
+    check_margins(bars, confidence=confidence)
+    if bars and baseline is None:
+        first = next(iter(bars.items()))
+        raise ConfigError(
+            f"Got {option('max_drop', f'{first[0]}={first[1]:g}')} without "
+            f"{option('baseline')}: a drop is measured from a baseline run. Fix: add "
+            f"{option('baseline', 'RUN')} (a stored run id, or an `assay run --out` folder), "
+            f"or use {option('fail_under')} for a floor on this run alone.")
+    return (load_run(baseline, store or True) if baseline is not None else None), bars
+
+
+def decide_against_baseline(baseline: RunData | None, out_dir: Path, bars: dict[str, float], *,
+                            confidence: float) -> list[BarOutcome]:
+    """The verdict of each bar: the run written to ``out_dir`` compared with ``baseline``."""
+    if baseline is None or not bars:
+        return []
+    comparison = compare_runs(baseline, load_run_dir(out_dir))
+    return decide_drops(comparison, bars, confidence=confidence)
