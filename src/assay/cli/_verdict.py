@@ -14,8 +14,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 import typer
 from rich import box
@@ -23,14 +24,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..compare import check_margins, compare_runs, decide_drops
 from ..errors import ConfigError, option
 from ..gate import BarOutcome, parse_bars, worst_verdict
-from ..records import RunData, load_run, load_run_dir
+
+if TYPE_CHECKING:  # the comparison (numpy, scipy) loads when a baseline is given, not for -h
+    from ..metrics import Metric
+    from ..records import RunData
 
 __all__ = ["BaselineOption", "ConfidenceOption", "Inconclusive", "InconclusiveOption",
-           "MaxDropOption", "check_inconclusive_flag", "decide_against_baseline",
-           "open_baseline", "print_verdicts", "verdict_exit_code"]
+           "MaxDropOption", "check_baseline_bars", "check_inconclusive_flag",
+           "decide_against_baseline", "open_baseline", "print_verdicts", "verdict_exit_code"]
 
 Inconclusive = Literal["exit", "pass", "fail"]
 """How an inconclusive verdict ends the command: exit 3, or as a pass (0) or a fail (1)."""
@@ -135,6 +138,11 @@ def open_baseline(baseline: Path | None, max_drop: list[str] | None, *, confiden
         DataError: the baseline run cannot be found or read.
     """
     bars = parse_bars(max_drop or [], "max_drop")
+    if not bars and baseline is None:
+        return None, bars
+    from ..compare import check_margins
+    from ..records import load_run
+
     check_margins(bars, confidence=confidence)
     if bars and baseline is None:
         first = next(iter(bars.items()))
@@ -151,5 +159,18 @@ def decide_against_baseline(baseline: RunData | None, out_dir: Path, bars: dict[
     """The verdict of each bar: the run written to ``out_dir`` compared with ``baseline``."""
     if baseline is None or not bars:
         return []
+    from ..compare import compare_runs, decide_drops
+    from ..records import load_run_dir
+
     comparison = compare_runs(baseline, load_run_dir(out_dir))
     return decide_drops(comparison, bars, confidence=confidence)
+
+
+def check_baseline_bars(metrics: Sequence[Metric], baseline: RunData | None,
+                        bars: dict[str, float]) -> None:
+    """Refuse, before any judge call, a bar the run and its baseline cannot decide (see
+    :func:`assay.compare.check_drop_names`)."""
+    if baseline is not None:
+        from ..compare import check_drop_names
+
+        check_drop_names(metrics, baseline, bars)

@@ -19,7 +19,6 @@ from rich.markup import escape
 
 from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
-from ..compare import check_drop_names
 from ..data import FieldLimits, open_source, parse_mapping
 from ..errors import AssayError
 from ..gate import check_bar_names, check_summary, parse_bars
@@ -64,6 +63,7 @@ from ._verdict import (
     ConfidenceOption,
     InconclusiveOption,
     MaxDropOption,
+    check_baseline_bars,
     decide_against_baseline,
     open_baseline,
     print_verdicts,
@@ -223,8 +223,7 @@ def run(
         def on_plan(plan: Plan) -> None:  # a bar that can never pass stops the run here
             print_plan(plan)
             check_bar_names(plan.metrics, fail_under=under, fail_over=over, skipped=plan.skipped)
-            if base_run is not None:
-                check_drop_names(plan.metrics, base_run, drops)
+            check_baseline_bars(plan.metrics, base_run, drops)
 
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
