@@ -110,7 +110,7 @@ def test_pass_when_the_worse_end_is_within_the_margin_and_fail_only_beyond_it() 
     same = _run("a", {"f1_score": [0.5] * 10})
     o = _verdict(same, same, {"f1_score": 0.0})
     assert (o.verdict, o.value, o.interval, o.worst) == ("pass", 0.0, (0.0, 0.0), ())
-    assert o.message == ("f1_score: no worse than -0 (diff +0.000, 95% CI [+0.000, +0.000] "
+    assert o.message == ("f1_score: no worse than 0 (diff +0.000, 95% CI [+0.000, +0.000] "
                          "over 10 rows)")
     lower = _run("b", {"f1_score": [0.4] * 10})  # exactly 0.1 worse on every row
     assert _verdict(same, lower, {"f1_score": 0.1}).verdict == "pass"  # equal to the bar

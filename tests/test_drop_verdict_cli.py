@@ -102,11 +102,11 @@ def test_json_carries_the_verdicts(noisy: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.parametrize(("bar", "message"), [
-    ("groundednes=0.2", "--max-drop groundednes=0.2: no metric 'groundednes' to compare "
-                        "(did you mean groundedness?)"),
+    ("groundednes=0.2", ("--max-drop groundednes=0.2: no metric 'groundednes' to compare "
+                        "(did you mean groundedness?)")),
     ("groundedness=lots", "Got --max-drop groundedness=lots: 'lots' is not a number"),
-    ("groundedness=-0.2", "--max-drop groundedness=-0.2: a margin is how much worse the "
-                          "candidate may be, so it cannot be negative"),
+    ("groundedness=-0.2", ("--max-drop groundedness=-0.2: a margin is how much worse the "
+                          "candidate may be, so it cannot be negative")),
 ])
 def test_bad_bars_exit_2(noisy: tuple[Path, Path], bar: str, message: str) -> None:
     r = _invoke("compare", *noisy, "--max-drop", bar)

@@ -106,10 +106,11 @@ def print_verdicts(outcomes: list[BarOutcome], console: Console, *, confidence: 
     for col in ("bar", "allowed", "diff", "CI", "verdict"):
         table.add_column(col, justify="left" if col in ("bar", "verdict") else "right",
                          no_wrap=col == "bar", overflow="fold")
+    from ..compare import allowed_text
+
     colour = {"pass": "green", "fail": "red", "inconclusive": "yellow"}
     for o in outcomes:
-        allowed = f"{(1 if o.lower_is_better else -1) * o.bar:+g}"
-        table.add_row(Text(o.name), allowed, "-" if o.value is None else f"{o.value:+.3f}",
+        table.add_row(Text(o.name), allowed_text(o.bar, o.lower_is_better), "-" if o.value is None else f"{o.value:+.3f}",
                       "-" if o.interval is None
                       else f"[{o.interval[0]:+.3f}, {o.interval[1]:+.3f}]",
                       Text(o.verdict, style=colour[o.verdict]))

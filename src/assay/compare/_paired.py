@@ -167,10 +167,12 @@ def defect_pairs(records_a: Mapping[str, Mapping[str, Any]],
 
 
 def _severity(record: Mapping[str, Any], category: str) -> float | None:
+    """A row's 0-7 severity (None: unscored, or not a severity)."""
     result = record.get(category)
     value = result.get("value") if isinstance(result, Mapping) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value <= 7 else None
 
 
 def _reason(record: Mapping[str, Any] | None, name: str) -> str | None:

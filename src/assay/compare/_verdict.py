@@ -34,7 +34,7 @@ from ..errors import ConfigError, option
 from ..gate import BarOutcome, RowNote, Verdict, worst_verdict
 from ._paired import newcombe_paired_interval, paired_t_interval
 
-__all__ = ["check_margins", "decide_drops", "with_verdicts"]
+__all__ = ["allowed_text", "check_margins", "decide_drops", "with_verdicts"]
 
 _DEFECT = "_defect_rate"
 #: Candidate repeats tried when saying whether ``--repeat K`` would decide a bar.
@@ -161,7 +161,7 @@ def _outcome(name: str, margin: float, diff: float | None,
     """Decide one bar on the "worse" scale (positive = worse): pass when the interval's worse
     end is within the margin, fail when its better end is beyond it."""
     sign = 1.0 if lower else -1.0
-    bar_text = f"{sign * margin:+g}"
+    bar_text = allowed_text(margin, lower)
     level = f"{confidence * 100:g}% CI"
     if diff is None or interval is None:
         return BarOutcome(
@@ -186,6 +186,17 @@ def _outcome(name: str, margin: float, diff: float | None,
     return BarOutcome(name=name, kind="max_drop", bar=margin, verdict=verdict, value=diff,
                       interval=interval, message=message, decide=decide,
                       worst=() if verdict == "pass" else _notes(moved), lower_is_better=lower)
+
+
+def allowed_text(margin: float, lower: bool) -> str:
+    """The margin as the difference it allows: ``-0.2`` (higher is better), ``+0.05``
+    (lower is better), ``0``.
+
+    Example:
+        >>> allowed_text(0.2, False), allowed_text(0.05, True), allowed_text(0.0, False)
+        ('-0.2', '+0.05', '0')
+    """
+    return f"{(1 if lower else -1) * margin:+g}" if margin else "0"
 
 
 def _rows_to_decide(n: int, half: float, room: float, sd: float | None,
