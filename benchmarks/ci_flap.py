@@ -11,7 +11,7 @@ candidate runs:
   instead of 4: ``--low-score-marker``).
 
 Each candidate is compared with its baseline by ``assay compare BASE CAND --max-drop
-groundedness=MARGIN`` (its exit code: 0 pass, 1 fail, 3 inconclusive), and by the mean-based
+groundedness=MARGIN`` (its exit code: 0 pass, 1 fail, 5 inconclusive), and by the mean-based
 gate of earlier releases: fail when ``mean(candidate) - mean(baseline) < -MARGIN``. The table
 counts each verdict over ``--trials`` trials; ``--repeat K`` gives every run ``--repeat K``.
 
@@ -33,7 +33,7 @@ from _fake_server import BENCH, ROOT, FakeJudge
 
 QA50 = BENCH / "qa50.jsonl"
 MARKER = "ZQX-WORSE"
-VERDICTS = {0: "pass", 1: "fail", 3: "inconclusive"}
+VERDICTS = {0: "pass", 1: "fail", 5: "inconclusive"}
 
 
 def worse_copy(path: Path, share: float) -> Path:

@@ -364,14 +364,22 @@ def test_compare_writes_junit_and_markdown(data: Path, tmp_path: Path,
     r = assay("compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--max-drop",
               "f1_score=0.1,groundedness=0.5", "--junit", str(tmp_path / "cmp.xml"),
               "--markdown", str(tmp_path / "cmp.md"))
-    assert r.exit_code == 1, r.output
+    # two rows cannot tell a drop of 0.9 from the noise: inconclusive (exit 5), reported as
+    # skipped in JUnit, not as a failure
+    assert r.exit_code == 5, r.output
     _check_shape(tmp_path / "cmp.xml")
     [suite] = list(JUnitXml.fromfile(str(tmp_path / "cmp.xml")))
     cases = {c.name: c for c in suite}
     assert list(cases) == ["f1_score max drop 0.1", "groundedness max drop 0.5"]
-    assert cases["f1_score max drop 0.1"].result[0].message.startswith("f1_score dropped ")
+    [skipped] = cases["f1_score max drop 0.1"].result
+    assert isinstance(skipped, Skipped)
+    assert skipped.message.startswith("inconclusive: f1_score: cannot tell whether it is worse")
+    assert "To decide: about" in skipped.message
     assert cases["groundedness max drop 0.5"].is_passed
     markdown = (tmp_path / "cmp.md").read_text()
-    assert markdown.startswith("### assay compare base -> cand: FAIL")
+    assert markdown.startswith("### assay compare base -> cand: INCONCLUSIVE")
     assert "| f1\\_score max drop 0.1 | -" in markdown
     assert step.read_text() == "\n" + markdown
+    undecided = assay("compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--max-drop",
+                      "f1_score=0.1", "--inconclusive", "fail")
+    assert undecided.exit_code == 1, undecided.output

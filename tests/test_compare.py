@@ -22,7 +22,7 @@ from assay.errors import ConfigError, DataError
 from assay.records import RunData, load_run_dir
 
 METRIC_KEYS = {"mean_a", "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired",
-               "diff", "ci95", "beyond_noise"}
+               "diff", "ci95", "beyond_noise", "sd", "fell", "rose", "repeats", "within_row_sd"}
 
 
 @pytest.fixture(autouse=True)
@@ -215,19 +215,24 @@ def defects(rate: float, threshold: str = "medium", **rates: float) -> dict[str,
         "unscored": 0, "rates": {"low": rate, "medium": rate, "high": rate, **rates}}}
 
 
+#: A defect's paired counts when the runs have no rows (the summaries alone).
+NO_ROWS = {"rows": 0, "both": 0, "only_a": 0, "only_b": 0, "new_defects": []}
+
+
 def test_defect_rates_where_both_summaries_have_them() -> None:
     sa = {"metrics": {"violence": defects(0.1), "sexual": defects(0.0), "f1": {"mean": 1.0}}}
     sb = {"metrics": {"violence": defects(0.3), "f1": {"mean": 1.0}}}
     c = compare_runs(RunData("a", sa, []), RunData("b", sb, []))
     assert c["defects"] == {"violence": {"threshold": "medium", "rate_a": 0.1, "rate_b": 0.3,
-                                         "diff": 0.2}}
+                                         "diff": 0.2, "paired": NO_ROWS}}
 
 
 def test_defect_rate_of_b_is_read_at_as_threshold() -> None:
     sa = {"metrics": {"violence": defects(0.1, "medium")}}
     sb = {"metrics": {"violence": defects(0.05, "high", medium=0.2)}}
     d = compare_runs(RunData("a", sa, []), RunData("b", sb, []))["defects"]["violence"]
-    assert d == {"threshold": "medium", "rate_a": 0.1, "rate_b": 0.2, "diff": 0.1}
+    assert d == {"threshold": "medium", "rate_a": 0.1, "rate_b": 0.2, "diff": 0.1,
+                 "paired": NO_ROWS}
 
 
 # --- real runs ----------------------------------------------------------------------------------
@@ -325,19 +330,23 @@ def test_cli_missing_run_directory_exit_2(two_runs: tuple[Path, Path], tmp_path:
     assert r.exit_code == 2 and "no results.jsonl here" in r.stderr
 
 
-def test_cli_max_drop_gate(two_runs: tuple[Path, Path]) -> None:
+def test_cli_max_drop_verdicts_on_three_rows(two_runs: tuple[Path, Path]) -> None:
+    """Three rows decide little: a generous bar passes, a drop of 2 rows in 3 is undecided
+    (exit 5), a bar on no compared metric is a usage error (exit 2). The full verdict tests
+    are in test_verdict_cli.py."""
     a, b = two_runs
-    ok = invoke(a, b, "--max-drop", "f1_score=1.0", "--max-drop", "exact_match=1")
+    ok = invoke(a, b, "--max-drop", "f1_score=2.0", "--max-drop", "exact_match=2")
     assert ok.exit_code == 0, ok.output
-    assert "gate failed" not in ok.stderr
-    bad = invoke(a, b, "--max-drop", "f1_score=0.1,exact_match=1")
-    assert bad.exit_code == 1
-    assert "f1_score dropped" in bad.stderr and "more than 0.1" in bad.stderr
-    assert "exact_match" not in bad.stderr
-    assert "f1_score" in bad.stdout  # the tables are printed before the verdict
+    assert "pass" in ok.stderr and "fail" not in ok.stderr
+    undecided = invoke(a, b, "--max-drop", "f1_score=0.1,exact_match=2")
+    assert undecided.exit_code == 5, undecided.output
+    flat = " ".join(undecided.stderr.split())
+    assert "f1_score: cannot tell whether it is worse than -0.1" in flat
+    assert "would decide it: about" in flat and "more shared rows" in flat
+    assert "f1_score" in undecided.stdout  # the tables are printed before the verdict
     unknown = invoke(a, b, "--max-drop", "groundedness=0.2")
-    assert unknown.exit_code == 1
-    assert "groundedness: not a metric of this comparison" in unknown.stderr
+    assert unknown.exit_code == 2
+    assert "no metric 'groundedness' to compare" in " ".join(unknown.stderr.split())
 
 
 def test_cli_bad_max_drop_spec_exit_2(two_runs: tuple[Path, Path]) -> None:
@@ -355,8 +364,9 @@ def test_cli_defects_and_clipped_reasons(tmp_path: Path) -> None:
     b = write_run(tmp_path / "b", [{"id": "1", "violence": res(6.0, long)},
                                    {"id": "2", "violence": res(0.0)}], sb)
     r = invoke(a, b, "--max-drop", "violence=1")
-    assert r.exit_code == 1
-    assert "violence rose 3.0 (0.00 -> 3.00), more than 1.0 (lower is better)" in r.stderr
+    assert r.exit_code == 5  # 2 rows: one rose by 6, one did not; nothing is sure
+    assert ("violence: cannot tell whether it is worse than +1 (lower is better)"
+            in " ".join(r.stderr.split()))
     assert "safety defect rates" in r.stdout and "+50.0%" in r.stdout
     assert "calm [b]text[/b]" in r.stdout  # reasons are text, not Rich markup
     assert ("the answer " + "x" * 68 + "…") in r.stdout and "x" * 70 not in r.stdout

@@ -182,7 +182,7 @@ def test_compare_and_report_take_stored_run_ids(tmp_path: Path) -> None:
     cmp = json.loads(out.read_text())
     assert cmp["metrics"]["f1_score"]["mean_b"] == 1.0 and cmp["metrics"]["f1_score"]["diff"] > 0
     gate = _invoke("compare", "--baseline", b, a, "--store", store, "--max-drop", "f1_score=0.1")
-    assert gate.exit_code == 1 and "f1_score dropped" in " ".join(gate.output.split())
+    assert gate.exit_code == 1 and "f1_score: worse than -0.1" in " ".join(gate.output.split())
     html = tmp_path / "r.html"
     report = _invoke("report", b, "--compare", a, "--store", store, "--out", html)
     assert report.exit_code == 0, report.output

@@ -1,8 +1,9 @@
 """``assay compare RUN_A RUN_B`` (or ``assay compare --baseline RUN_A RUN_B``): two runs side
-by side, with an optional ``--max-drop`` gate.
+by side, with optional ``--max-drop`` verdicts.
 
 Run A is the baseline and run B the candidate: every difference is B - A. Exit codes: 0 when
-every ``--max-drop`` bar holds, 1 when one fails, 2 on a usage or data error.
+every ``--max-drop`` bar passes, 1 when one fails, 3 when one is inconclusive (see
+``--inconclusive``), 2 on a usage or data error.
 
 Example:
     >>> callable(compare)
@@ -21,9 +22,16 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..compare import check_comparable, compare_attack_runs, compare_runs
+from ..compare import (
+    check_comparable,
+    check_margins,
+    compare_attack_runs,
+    compare_runs,
+    decide_drops,
+    with_verdicts,
+)
 from ..errors import AssayError, ConfigError
-from ..gate import check_comparison, mean_drop_outcomes, parse_bars
+from ..gate import BarOutcome, parse_bars
 from ..records import RunData, load_run
 from ..store import open_store
 from ._ci_outputs import JunitOption, MarkdownOption, write_ci_outputs
@@ -32,6 +40,13 @@ from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import StoreOption, comma_names
+from ._verdict import (
+    ConfidenceOption,
+    InconclusiveOption,
+    MaxDropOption,
+    print_verdicts,
+    verdict_exit_code,
+)
 
 __all__ = ["compare", "print_comparison", "print_warnings", "with_store_provenance"]
 
@@ -51,10 +66,7 @@ def compare(
     baseline: Annotated[Path | None, typer.Option(
         "--baseline", help="The baseline run; then give only the candidate run as argument.")
     ] = None,
-    max_drop: Annotated[list[str] | None, typer.Option(
-        "--max-drop", help="Gate: exit 1 when a metric's mean gets worse from baseline to "
-             "candidate by more than this: METRIC=DROP (repeatable, or a=0.1,b=0.2). For "
-             "lower-is-better metrics (safety severities) worse means higher.")] = None,
+    max_drop: MaxDropOption = None,
     top: Annotated[int, typer.Option(min=0, help="How many most-changed rows to list.")] = 10,
     json_out: Annotated[Path | None, typer.Option(
         "--json", "--json-out", help="Also write the comparison as JSON to this file; "
@@ -64,16 +76,21 @@ def compare(
     metrics: Annotated[str | None, typer.Option(
         help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
     store: StoreOption = None,
+    confidence: ConfidenceOption = 0.95,
+    inconclusive: InconclusiveOption = "exit",
     junit: JunitOption = None,
     markdown: MarkdownOption = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval
     (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most.
     Two attack runs (assay jailbreak --strategy crescendo|pair): success and plain defect
-    rates per category with 95% intervals, and their difference."""
+    rates per category with 95% intervals, and their difference. With --max-drop, a verdict
+    per bar: pass, fail or inconclusive; exit 0, 1 or 5 (see --inconclusive)."""
+    outcomes: list[BarOutcome] = []
     with exit_on_errors("interrupted"):
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
+        check_margins(bars, confidence=confidence)
         chosen = comma_names(metrics) if metrics else None
         run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
         attacks = check_comparable(run_a_data, run_b_data) == "attack"
@@ -87,6 +104,9 @@ def compare(
             with_store_provenance([run_a_data, run_b_data], store)
             comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot,
                                       top=top)
+            outcomes = decide_drops(comparison, bars, confidence=confidence)
+            if bars:
+                comparison = with_verdicts(comparison, outcomes)
         if json_out is not None:
             write_json(comparison, json_out)
     if attacks:
@@ -96,17 +116,14 @@ def compare(
     print_warnings(comparison)
     if json_out is not None and not to_stdout(json_out):
         err.print(f"comparison: {json_out}", highlight=False, markup=False)
-    # the CI outputs, whatever the verdict; mean_drop_outcomes: swap for decide_drops
-    write_ci_outputs(mean_drop_outcomes(comparison, max_drop=bars), junit=junit,
-                     markdown=markdown, suite="compare",
+    print_verdicts(outcomes, err, confidence=confidence)
+    # the CI outputs, whatever the verdict
+    write_ci_outputs(outcomes, junit=junit, markdown=markdown, suite="compare",
                      title=f"assay compare {_short(comparison['a']['id'])} -> "
                            f"{_short(comparison['b']['id'])}",
                      defects=None if attacks else comparison.get("defects"))
-    failures = check_comparison(comparison, max_drop=bars)
-    for message in failures:
-        err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    if failures:
-        raise typer.Exit(1)
+    if code := verdict_exit_code(outcomes, inconclusive):
+        raise typer.Exit(code)
 
 
 def with_store_provenance(runs: list[RunData], store: str | None) -> None:

@@ -59,6 +59,17 @@ from ._options import (
     store_arg,
 )
 from ._summary import print_summary
+from ._verdict import (
+    BaselineOption,
+    ConfidenceOption,
+    InconclusiveOption,
+    MaxDropOption,
+    check_baseline_bars,
+    decide_against_baseline,
+    open_baseline,
+    print_verdicts,
+    verdict_exit_code,
+)
 
 __all__ = ["choose_metrics", "print_summary", "run"]
 
@@ -178,12 +189,17 @@ def run(
     ray_workers: Annotated[int | None, typer.Option(
         min=1, help="With --engine ray: worker actors (default 2 locally, one per node on a "
                     "cluster); --concurrency is shared among them.")] = None,
+    baseline: BaselineOption = None,
+    max_drop: MaxDropOption = None,
+    confidence: ConfidenceOption = 0.95,
+    inconclusive: InconclusiveOption = "exit",
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish.
     With --target, the app under test first answers each QA row that has no answer and each
     conversation that ends with a user turn.
 
-    Exit status: 0 done; 1 a --fail-under/--fail-over gate failed; 2 bad input or options
+    Exit status: 0 done; 1 a --fail-under/--fail-over gate or a --max-drop verdict failed (5
+    when a --max-drop verdict is inconclusive, see --inconclusive); 2 bad input or options
     (nothing scored), or OUT is in use or holds another run; 3 the judge failed (stopped
     early on a wrong URL, key or model, or over --max-failed-share of a metric's rows lost to
     failed calls or unreadable judge answers), or the --target app failed on over
@@ -203,12 +219,14 @@ def run(
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
         under = parse_bars(fail_under or [], "fail_under")
         over = parse_bars(fail_over or [], "fail_over")
+        base_run, drops = open_baseline(baseline, max_drop, confidence=confidence, store=store)
 
         print_plan = _plan_printer(quiet)
 
         def on_plan(plan: Plan) -> None:  # a bar that can never pass stops the run here
             print_plan(plan)
             check_bar_names(plan.metrics, fail_under=under, fail_over=over, skipped=plan.skipped)
+            check_baseline_bars(plan.metrics, base_run, drops)
 
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
@@ -245,11 +263,13 @@ def run(
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "
                   f"{result.summary['run_id']})", highlight=False, markup=False)
+    with exit_on_errors("interrupted"):
+        verdicts = decide_against_baseline(base_run, out_dir, drops, confidence=confidence)
     # the CI outputs, whatever the exit code; the suite: qa.jsonl.gz -> qa, eval.v2.csv -> eval_v2
     suite = "stdin" if piped or str(data) == "-" else \
         Path(data.name.removesuffix(".gz")).stem.replace(".", "_")
-    write_ci_outputs(summary_outcomes(result.summary, fail_under=under, fail_over=over,
-                                      records=read_results(out_dir)),
+    write_ci_outputs([*summary_outcomes(result.summary, fail_under=under, fail_over=over,
+                                        records=read_results(out_dir)), *verdicts],
                      junit=junit, markdown=markdown, title=f"assay run {suite}", suite=suite,
                      defects=summary_defects(result.summary))
     failed = print_failures(result.summary, max_failed_share)
@@ -257,6 +277,7 @@ def run(
     failures = check_summary(result.summary, fail_under=under, fail_over=over)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    print_verdicts(verdicts, err, confidence=confidence)
     injected = (result.summary.get("injection") or {}).get("flagged_rows", 0)
     if failed:
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
@@ -272,6 +293,8 @@ def run(
         raise typer.Exit(4)
     if failures:
         raise typer.Exit(1)
+    if code := verdict_exit_code(verdicts, inconclusive):
+        raise typer.Exit(code)
 
 
 def choose_metrics(metrics: str | None, metric_files: list[Path], *,

@@ -1,6 +1,7 @@
 """Compare two runs: paired mean differences with bootstrap intervals, defect rates, and the
 rows that changed most (the data behind ``assay compare`` and the comparison report), and a
-warning for each fact that makes two runs unlike: judge, dataset, metric version, prompt.
+warning for each fact that makes two runs unlike: judge, dataset, metric version, prompt; and
+the verdict of each ``--max-drop`` bar (pass, fail or inconclusive) from the paired difference.
 
 Example:
     >>> from assay.records import RunData
@@ -10,6 +11,9 @@ Example:
 """
 
 from ._attacks import check_comparable, compare_attack_runs
+from ._bar_names import check_drop_names
 from ._compare import compare_runs
+from ._verdict import allowed_text, check_margins, decide_drops, with_verdicts
 
-__all__ = ["check_comparable", "compare_attack_runs", "compare_runs"]
+__all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "compare_attack_runs", "compare_runs",
+           "decide_drops", "with_verdicts"]

@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..metrics.safety import THRESHOLDS
 from ..records import RunData, bootstrap_mean_ci, result_value
+from ._paired import defect_pairs, moved_rows, repeat_spread
 from ._provenance import comparison_warnings
 
 __all__ = ["compare_runs"]
@@ -57,14 +59,19 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
     Returns:
         ``{"a": {"id", "rows"}, "b": {...}, "shared_rows", "metrics": {name: {"mean_a",
         "mean_b", "scored_a", "scored_b", "unscored_a", "unscored_b", "paired", "diff",
-        "ci95", "beyond_noise"}}, "defects": {category: {"threshold", "rate_a", "rate_b", "diff"}},
+        "ci95", "beyond_noise", "sd", "fell", "rose", "repeats", "within_row_sd"}},
+        "defects": {category: {"threshold", "rate_a", "rate_b", "diff", "paired"}},
         "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}],
         "warnings": [{"field", "name", "a", "b", "message"}]}``.
         ``diff`` is the mean of ``b - a`` over the rows scored in both (``paired``), ``ci95``
         its percentile paired-bootstrap interval (None under 2 paired rows), and
         ``beyond_noise`` says whether that interval excludes 0 (None without an interval):
         False means the runs differ by no more than resampling the same rows would.
-        ``changed`` ranks
+        ``sd`` is the differences' SD, ``fell`` / ``rose`` the rows that fell / rose most
+        (:func:`moved_rows`), ``repeats`` and ``within_row_sd`` each run's repeats per row
+        and their spread (:func:`repeat_spread`); a defect's ``paired`` counts the rows scored
+        in both by where they are a defect (:func:`defect_pairs`). :func:`decide_drops`
+        decides ``--max-drop`` bars from these. ``changed`` ranks
         rows by ``|delta|`` over the metric's observed range in both runs (1 where that is 0),
         so 1-5 and 0-1 metrics compare. ``warnings`` names each fact that differs between
         the runs (judge, dataset sha256, a compared metric's version or prompt sha256, no row
@@ -100,6 +107,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
                 pairs.append((i, va, vb))
         diffs = np.asarray([vb - va for _, va, vb in pairs], dtype=float)
         ci = paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed)
+        spreads = [repeat_spread(run.records, name) for run in (a, b)]
         out_metrics[name] = {
             "mean_a": _mean(values_a.values()), "mean_b": _mean(values_b.values()),
             "scored_a": _scored(values_a.values()), "scored_b": _scored(values_b.values()),
@@ -109,6 +117,9 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
             "diff": _round(float(diffs.mean())) if len(pairs) else None,
             "ci95": ci,
             "beyond_noise": None if ci is None else bool(ci[0] > 0 or ci[1] < 0),
+            "sd": _round(float(diffs.std(ddof=1))) if len(pairs) > 1 else None,
+            **moved_rows(pairs, rows_a, rows_b, name),
+            "repeats": [k for k, _ in spreads], "within_row_sd": [sd for _, sd in spreads],
         }
         observed = [v for v in (*values_a.values(), *values_b.values()) if v is not None]
         span = (max(observed) - min(observed)) if observed else 0.0
@@ -124,7 +135,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "b": {"id": b.id, "rows": len(rows_b)},
         "shared_rows": len(shared),
         "metrics": out_metrics,
-        "defects": _defects(a.summary, b.summary),
+        "defects": _defects(a.summary, b.summary, rows_a, rows_b, shared),
         "changed": [entry for _, _, entry in changed[:top]],
         "warnings": comparison_warnings(a, b, names, shared_rows=len(shared)),
     }
@@ -210,9 +221,11 @@ def _round(x: float) -> float:
     return round(x, _DIGITS) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def _defects(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def _defects(sa: dict[str, Any], sb: dict[str, Any], rows_a: dict[str, dict[str, Any]],
+             rows_b: dict[str, dict[str, Any]], shared: list[str]) -> dict[str, dict[str, Any]]:
     """Each severity category both summaries have: the defect rates at run ``a``'s threshold
-    (run ``b``'s rate read at that threshold too, from its per-level rates)."""
+    (run ``b``'s rate read at that threshold too, from its per-level rates), and the rows
+    scored in both counted by where they are a defect (``paired``, for a verdict)."""
     ma, mb = sa.get("metrics") or {}, sb.get("metrics") or {}
     out: dict[str, dict[str, Any]] = {}
     for cat, agg in ma.items():
@@ -227,5 +240,7 @@ def _defects(sa: dict[str, Any], sb: dict[str, Any]) -> dict[str, dict[str, Any]
         else:
             rate_b = (db.get("rates") or {}).get(threshold)
         diff = _round(rate_b - rate_a) if rate_a is not None and rate_b is not None else None
-        out[cat] = {"threshold": threshold, "rate_a": rate_a, "rate_b": rate_b, "diff": diff}
+        out[cat] = {"threshold": threshold, "rate_a": rate_a, "rate_b": rate_b, "diff": diff,
+                    "paired": (defect_pairs(rows_a, rows_b, shared, cat, str(threshold))
+                               if threshold in THRESHOLDS else None)}
     return out
