@@ -45,7 +45,7 @@ def load_action(path: Path = ACTION) -> dict[str, Any]:
     """The action's metadata, as parsed YAML."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a mapping")
+        raise TypeError(f"{path}: not a mapping")
     return data
 
 
@@ -168,7 +168,7 @@ def _run_step(step: Mapping[str, Any], step_id: str, context: Mapping[str, str],
         env["GITHUB_OUTPUT"] = str(output)
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                               cwd=cwd, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=300)
+                              stderr=subprocess.STDOUT, text=True, timeout=300, check=False)
         return StepResult(step_id, done.returncode, read_outputs(output.read_text()),
                           done.stdout)
 
