@@ -178,10 +178,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     exit with the action's status."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", type=Path, default=Path.cwd())
+    parser.add_argument("--install", action="store_true",
+                        help="also run the install step (pip install into this PATH's python)")
     parser.add_argument("inputs", nargs="*", metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     inputs = dict(item.split("=", 1) for item in args.inputs)
-    result = run_action(inputs, workdir=args.workdir.resolve())
+    result = run_action(inputs, workdir=args.workdir.resolve(),
+                        skip=() if args.install else ("install",))
     for step in result.steps:
         print(f"--- step {step.id}: " + ("not run" if step.returncode is None
                                          else f"exit {step.returncode}"))
