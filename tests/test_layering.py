@@ -167,7 +167,7 @@ def test_the_flag_check_finds_a_planted_flag(tmp_path: Path) -> None:
 #: README's layout section say what each one holds.
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
-    ("cli", "testing"),
+    ("cli", "pytest_plugin", "testing"),
     ("serve",),
     ("report", "compare", "gate"),
     ("watch",),

@@ -43,7 +43,7 @@ from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
 from ..data import FieldLimits, Row
 from ..errors import ConfigError, DataError, JudgeError, option
-from ..targets import AgentTarget, ChatTarget, close_target, make_target
+from ..targets import AgentTarget, ChatTarget, PythonTarget, close_target, make_target
 from ._messages import (
     final_answer,
     masked_message,
@@ -228,12 +228,14 @@ class AgentRunner:
         return {"target": self.id, "failure": mask_secrets(error)}
 
 
-def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
+def make_agent(target: str | Callable[..., Any], *,
+               tools: str | Mapping[str, Callable[..., Any]] | None = None, max_steps: int = 8,
                concurrency: int = 4, timeout: float = DEFAULT_TIMEOUT,
                max_wait: float = RetryPolicy.max_wait,
                limits: FieldLimits | None = None) -> AgentRunner:
-    """An :class:`AgentRunner` from a target spec (any of ``assay.targets.TARGET_SPECS``)
-    and, optionally, a tools spec (``python:package.module:TOOLS``), which needs a target
+    """An :class:`AgentRunner` from a target spec (any of ``assay.targets.TARGET_SPECS``, or
+    a Python function) and, optionally, a tools spec (``python:package.module:TOOLS``, or the
+    dict of name -> function), which needs a target
     that takes tool definitions (:data:`AGENT_TARGETS`); ``timeout``: seconds one target call
     or tool call may take in all; ``max_wait`` and ``limits``: as :class:`AgentRunner`'s.
 
@@ -243,12 +245,13 @@ def make_agent(target: str, *, tools: str | None = None, max_steps: int = 8,
         ...
         assay.errors.ConfigError: Got target='local' with tools: ...
     """
-    if tools and not target.startswith(("python:", "openai:")):
+    if tools and isinstance(target, str) and not target.startswith(("python:", "openai:")):
         raise ConfigError(f"Got {option('target', mask_secrets(target))} with {option('tools')}:"
                           " that target takes no tool definitions. A target that runs tools "
                           f"must be one of {', '.join(AGENT_TARGETS)}.")
-    functions = load_tools(tools) if tools else None
-    made = make_target(target, timeout=timeout)
+    functions = load_tools(tools) if isinstance(tools, str) and tools else tools or None
+    made = (make_target(target, timeout=timeout) if isinstance(target, str)
+            else PythonTarget(target, timeout=check_timeout(timeout)))
     return AgentRunner(made, tools=functions, max_steps=max_steps,
                        concurrency=concurrency, tool_timeout=timeout, max_wait=max_wait,
                        limits=limits)

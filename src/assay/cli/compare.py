@@ -23,9 +23,10 @@ from rich.text import Text
 
 from ..compare import check_comparable, compare_attack_runs, compare_runs
 from ..errors import AssayError, ConfigError
-from ..gate import check_comparison, parse_bars
+from ..gate import check_comparison, mean_drop_outcomes, parse_bars
 from ..records import RunData, load_run
 from ..store import open_store
+from ._ci_outputs import JunitOption, MarkdownOption, write_ci_outputs
 from ._compare_attacks import print_attack_comparison
 from ._errors import exit_on_errors
 from ._format import percent
@@ -63,6 +64,8 @@ def compare(
     metrics: Annotated[str | None, typer.Option(
         help="Metrics to compare, a,b,c. Default: every metric both runs have.")] = None,
     store: StoreOption = None,
+    junit: JunitOption = None,
+    markdown: MarkdownOption = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval
     (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most.
@@ -93,6 +96,12 @@ def compare(
     print_warnings(comparison)
     if json_out is not None and not to_stdout(json_out):
         err.print(f"comparison: {json_out}", highlight=False, markup=False)
+    # the CI outputs, whatever the verdict; mean_drop_outcomes: swap for decide_drops
+    write_ci_outputs(mean_drop_outcomes(comparison, max_drop=bars), junit=junit,
+                     markdown=markdown, suite="compare",
+                     title=f"assay compare {_short(comparison['a']['id'])} -> "
+                           f"{_short(comparison['b']['id'])}",
+                     defects=None if attacks else comparison.get("defects"))
     failures = check_comparison(comparison, max_drop=bars)
     for message in failures:
         err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
@@ -143,6 +152,11 @@ def _two_runs(run_a: Path | None, run_b: Path | None,
         f"Got {len(given)} run{'s' if len(given) != 1 else ''} "
         f"({', '.join(map(str, given)) or 'none'}). Must be two: the baseline and the "
         "candidate. Fix: `assay compare RUN_A RUN_B` or `assay compare --baseline RUN_A RUN_B`.")
+
+
+def _short(run_id: object) -> str:
+    """A run as the CI outputs name it: a stored run's id, an ``--out`` folder's name."""
+    return Path(str(run_id)).name or str(run_id)
 
 
 def _num(x: float | None, signed: bool = False) -> str:

@@ -21,7 +21,7 @@ from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
 from ..data import FieldLimits, open_source, parse_mapping
 from ..errors import AssayError
-from ..gate import check_bar_names, check_summary, parse_bars
+from ..gate import check_bar_names, check_summary, parse_bars, summary_defects, summary_outcomes
 from ..metrics import Metric, Plan
 from ..metrics.custom import check_file_metric_names, load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
@@ -43,6 +43,7 @@ from ._call_flags import (
     TpmOption,
     call_options,
 )
+from ._ci_outputs import JunitOption, MarkdownOption, read_results, write_ci_outputs
 from ._errors import exit_on_errors, print_failures
 from ._format import percent, printable
 from ._options import (
@@ -161,6 +162,8 @@ def run(
         "--fail-over", help="CI gate: exit 1 when a value is over its bar, e.g. "
              "violence_defect_rate=0.05, <metric>_unscored_rate=0.1, METRIC=MAX; repeatable.")
     ] = None,
+    junit: JunitOption = None,
+    markdown: MarkdownOption = None,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
     name: Annotated[str | None, typer.Option(help="A name for the stored run.")] = None,
@@ -242,6 +245,13 @@ def run(
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "
                   f"{result.summary['run_id']})", highlight=False, markup=False)
+    # the CI outputs, whatever the exit code; the suite: qa.jsonl.gz -> qa, eval.v2.csv -> eval_v2
+    suite = "stdin" if piped or str(data) == "-" else \
+        Path(data.name.removesuffix(".gz")).stem.replace(".", "_")
+    write_ci_outputs(summary_outcomes(result.summary, fail_under=under, fail_over=over,
+                                      records=read_results(out_dir)),
+                     junit=junit, markdown=markdown, title=f"assay run {suite}", suite=suite,
+                     defects=summary_defects(result.summary))
     failed = print_failures(result.summary, max_failed_share)
     exit_if_agent_failed(agent, result.summary, max_failed_share, resume_hint)
     failures = check_summary(result.summary, fail_under=under, fail_over=over)

@@ -7,9 +7,16 @@ Example:
     []
 """
 
+from ._drop_outcomes import mean_drop_outcomes
 from ._gate import check_comparison, check_summary, parse_bars
+from ._junit import junit_xml, write_junit
+from ._markdown import markdown_summary, summary_defects
 from ._names import check_bar_names
 from ._outcome import BarKind, BarOutcome, RowNote, Verdict, worst_verdict
+from ._publish import publish_ci_outputs
+from ._summary_outcomes import summary_outcomes
 
 __all__ = ["BarKind", "BarOutcome", "RowNote", "Verdict", "check_bar_names", "check_comparison",
-           "check_summary", "parse_bars", "worst_verdict"]
+           "check_summary", "junit_xml", "markdown_summary", "mean_drop_outcomes", "parse_bars",
+           "publish_ci_outputs", "summary_defects", "summary_outcomes", "worst_verdict",
+           "write_junit"]

@@ -17,6 +17,7 @@ from . import _python, _openai, _http, _local  # noqa: F401  # isort: skip
 from ._failures import DEFAULT_MAX_FAILED_SHARE, FailureTally, cause_key, unscored_causes
 from ._kinds import AgentTarget, AppTarget, ChatTarget, Target
 from ._make import TARGET_KINDS, TARGETS_GROUP, close_target, make_target, register_target
+from ._python import PythonTarget
 
 #: The built-in ``--target`` forms, as errors list them (``TARGET_KINDS.specs()`` adds
 #: plugins'), read from the kinds the modules above registered.
@@ -31,6 +32,7 @@ __all__ = [
     "AppTarget",
     "ChatTarget",
     "FailureTally",
+    "PythonTarget",
     "Target",
     "cause_key",
     "close_target",

@@ -114,17 +114,32 @@ def takes_tools(fn: Callable[..., Any]) -> bool:
 
 
 class PythonTarget:
-    """``python:package.module:function``; the function may be async and returns text. The
+    """``python:package.module:function``, or the function itself (the pytest plugin's
+    ``target=my_app``); the function may be async and returns text. The
     robustness suites call it with ``(question, passages)``; simulate and jailbreak call it with
     ``(messages)``, the conversation so far (an agent: ``(messages, None)``, its last text is
     the reply); ``assay run --target`` with ``(messages, tools)``,
     or ``(messages)`` when it takes one parameter (:func:`takes_tools`). The current directory
     is importable. A plain function runs in a daemon thread (see the module's note on
-    deadlines)."""
+    deadlines).
 
-    def __init__(self, ref: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.id = f"python:{ref}"
+    Example:
+        >>> def app(messages):
+        ...     return "Paris."
+        >>> PythonTarget(app).id.endswith(":app")
+        True
+    """
+
+    def __init__(self, ref: str | Callable[..., Any], *,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout
+        self._fn: Callable[..., Any]
+        if callable(ref):
+            self._fn = ref
+            self.id = f"python:{getattr(ref, '__module__', '?')}:{getattr(ref, '__qualname__', '?')}"
+            self.takes_tools = takes_tools(ref)
+            return
+        self.id = f"python:{ref}"
         module_name, _, func = ref.partition(":")
         if not module_name or not func:
             raise ConfigError(f"Got {option('target', 'python:' + ref)}: expected "
@@ -132,7 +147,7 @@ class PythonTarget:
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         try:
-            self._fn: Callable[..., Any] = getattr(importlib.import_module(module_name), func)
+            self._fn = getattr(importlib.import_module(module_name), func)
         except (ImportError, AttributeError) as e:
             raise ConfigError(f"Got {option('target', 'python:' + ref)}: cannot import it "
                               f"({e}).") from e
