@@ -28,10 +28,9 @@ BIN = Path(sys.executable).parent
 #: The CLI command each shell step runs (the install step runs pip, and ``assay --version``).
 STEP_COMMANDS = {"run": "run", "report": "report"}
 #: Flags the steps pass that issue 46's other parts are adding to the CLI (h-verdict:
-#: --baseline, --max-drop, --inconclusive on run; h-ciout: --junit, --markdown; h-repeat:
-#: --repeat). Their tests are xfail until those are merged; then this list empties.
-PENDING_FLAGS = {("run", f) for f in ("--baseline", "--max-drop", "--inconclusive", "--junit",
-                                      "--markdown", "--repeat")}
+#: --baseline, --max-drop, --inconclusive on run; h-repeat: --repeat). Their tests are xfail
+#: until those are merged; then this list empties.
+PENDING_FLAGS = {("run", f) for f in ("--baseline", "--max-drop", "--inconclusive", "--repeat")}
 PENDING = pytest.mark.xfail(
     strict=False, reason="flag being added by another part of issue 46 (see PENDING_FLAGS)")
 
@@ -112,21 +111,28 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_judged_run_that_passes_its_bar_exits_0_with_the_report(
+def test_a_judged_run_that_passes_its_bar_exits_0_with_report_junit_and_summary(
         workdir: Path, fake_judge_server: Any) -> None:
     fake_judge_server("--latency-ms", "1")
     result = run_action({"data": "qa.jsonl", "metrics": "groundedness",
-                         "judge": "openai:gpt-4o-mini", "fail-under": "groundedness=3",
-                         "junit": "", "markdown": ""}, workdir=workdir, env=_env())
+                         "judge": "openai:gpt-4o-mini", "fail-under": "groundedness=3"},
+                        workdir=workdir, env=_env())
     assert result.returncode == 0, result.step("run").log
     assert result.outputs["verdict"] == "pass"
     assert result.outputs["exit-code"] == "0"
-    report = Path(result.outputs["report"])
-    assert report == workdir / "assay-out" / "report.html" and report.stat().st_size > 0
+    out = workdir / "assay-out"
+    report, junit, markdown = (Path(result.outputs[k]) for k in ("report", "junit", "markdown"))
+    assert (report, junit, markdown) == (out / "report.html", out / "junit.xml",
+                                         out / "summary.md")
+    assert report.stat().st_size > 0
+    suite = ElementTree.parse(junit).getroot()
+    assert [c.get("name") for c in suite.iter("testcase")] == ["groundedness >= 3.0"]
+    assert not list(suite.iter("failure"))
+    assert markdown.read_text(encoding="utf-8").strip() in result.summary  # the job summary
     assert result.step("report").outputs["files"].splitlines() == [
-        str(workdir / "assay-out" / "run"), str(report)]
+        str(out / "run"), str(report), str(junit), str(markdown)]
     secret = os.environ["OPENAI_API_KEY"]
-    for path in [report, *(workdir / "assay-out" / "run").iterdir()]:
+    for path in [report, junit, markdown, *(out / "run").iterdir()]:
         assert secret not in path.read_text(encoding="utf-8", errors="replace"), path
     assert all(secret not in s.log for s in result.steps)
 
@@ -134,14 +140,16 @@ def test_a_judged_run_that_passes_its_bar_exits_0_with_the_report(
 def test_a_failing_bar_fails_the_action_with_exit_1_and_still_names_the_files(
         workdir: Path) -> None:
     result = run_action({"data": "qa.jsonl", "metrics": "f1_score",
-                         "fail-under": "f1_score=0.99", "junit": "", "markdown": "",
-                         "report": ""}, workdir=workdir, env=_env())
+                         "fail-under": "f1_score=0.99", "markdown": "", "report": ""},
+                        workdir=workdir, env=_env())
     assert result.returncode == 1
     assert result.step("status").returncode == 1
     assert result.outputs["verdict"] == "fail"
     assert result.outputs["out"] == str(workdir / "assay-out" / "run")
-    assert result.outputs["report"] == ""
-    assert "f1_score" in result.step("run").log
+    assert result.outputs["report"] == result.outputs["markdown"] == ""
+    failures = list(ElementTree.parse(result.outputs["junit"]).getroot().iter("failure"))
+    assert [f.get("message") for f in failures] == [
+        "f1_score mean 0.4747 is under the bar 0.99"]
 
 
 def test_bad_data_is_an_error_with_exit_2_and_a_note_in_the_job_summary(workdir: Path) -> None:
