@@ -30,7 +30,7 @@ def completion_response(resp: Any, request: JudgeRequest) -> JudgeResponse:
         ...     "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 8}}}, ask)
         ... # doctest: +NORMALIZE_WHITESPACE
         JudgeResponse(text='4', logprobs=None, prompt_tokens=9, completion_tokens=1,
-                      model='m', cached=False, truncated=True, processed_prompt_tokens=1)
+                      processed_prompt_tokens=1, truncated=True, model='m', cached=False)
     """
     choices = _get(resp, "choices")
     if not choices or not isinstance(choices, list):
@@ -52,9 +52,10 @@ def completion_response(resp: Any, request: JudgeRequest) -> JudgeResponse:
     return JudgeResponse(
         text=text, logprobs=logprobs, model=_get(resp, "model"),
         truncated=_get(choice, "finish_reason") == "length",
-        prompt_tokens=prompt if usage else request.estimate_prompt_tokens(),
-        completion_tokens=(_get(usage, "completion_tokens") or 0) if usage else 0,
-        processed_prompt_tokens=None if cached is None or prompt is None else prompt - cached)
+        prompt_tokens=prompt if isinstance(prompt, int) else request.estimate_prompt_tokens(),
+        completion_tokens=_get(usage, "completion_tokens") or 0,
+        processed_prompt_tokens=(prompt - cached if isinstance(prompt, int)
+                                 and isinstance(cached, int) else None))
 
 
 def _get(obj: Any, name: str) -> Any:

@@ -129,7 +129,7 @@ def not_json_error(detail: object) -> RetryableJudgeError:
 
     Example:
         >>> str(not_json_error("<html>"))
-        "judge answered with a body that is not the JSON the API promises: <html>"
+        'judge answered with a body that is not the JSON the API promises: <html>'
     """
     return RetryableJudgeError("judge answered with a body that is not the JSON the API "
                                f"promises: {short(detail)}")
