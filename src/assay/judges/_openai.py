@@ -208,14 +208,12 @@ def azure_judge(deployment: str, *, timeout: float = 120.0,
     key in the ``api-key`` header. ``transport`` replaces the network (tests).
 
     Example:
-        >>> import os
-        >>> os.environ.update(AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com/",
-        ...                   AZURE_OPENAI_API_KEY="az-key-123456", OPENAI_API_VERSION="2024-10-21")
-        >>> judge = azure_judge("gpt-4o")
+        >>> from unittest import mock
+        >>> with mock.patch.dict("os.environ", AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com/",
+        ...                      AZURE_OPENAI_API_KEY="az-key-1234", OPENAI_API_VERSION="2024-10-21"):
+        ...     judge = azure_judge("gpt-4o")
         >>> judge.id, judge.endpoint
         ('azure:gpt-4o', 'https://x.openai.azure.com/openai')
-        >>> for name in ("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION"):
-        ...     del os.environ[name]
     """
     endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
     key = os.environ.get("AZURE_OPENAI_API_KEY")
