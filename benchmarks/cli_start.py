@@ -9,6 +9,10 @@ give it more than once to compare trees in one sitting, e.g. the tree before a c
 ``git worktree add /tmp/before REV``: their runs alternate (A B A B ...), so a machine that
 slows down or speeds up during the call moves both alike.
 
+The child processes run without ``PYTHONDONTWRITEBYTECODE`` (some machines set it), so the
+uncounted first round writes each tree's bytecode and the counted rounds load it, as an
+installed assay does; with it set, every run would compile ``src/assay`` from source (0.3 s).
+
     .venv/bin/python benchmarks/cli_start.py [--runs 5] [--src /tmp/before/src --src src]
 """
 
@@ -43,9 +47,9 @@ def timed(src: Path, args: list[str], env: dict[str, str]) -> float:
     return time.monotonic() - t0
 
 
-def qa_run(src: Path, base_url: str, out: Path) -> tuple[float, float]:
+def qa_run(src: Path, base_url: str, out: Path, env: dict[str, str]) -> tuple[float, float]:
     """(process wall, the run's own elapsed_s) of one qa50 run."""
-    env = {**os.environ, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench"}
+    env = {**env, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench"}
     wall = timed(src, ["run", str(QA50), "--metrics", "groundedness", "--judge",
                        "openai:gpt-4o-mini", "--out", str(out), "--no-cache", "--no-store",
                        "--no-progress", "--overwrite"], env)
@@ -62,14 +66,15 @@ def main() -> None:
     args = ap.parse_args()
     trees = [p.resolve() for p in (args.src or [ROOT / "src"])]
     tmp = Path(tempfile.mkdtemp(prefix="assay-start-"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     figures: dict[tuple[str, int], list[float]] = {}
     with FakeJudge("--latency-ms", args.latency_ms, log=tmp / "judge.jsonl") as judge:
         for i in range(args.runs + 1):  # the first round warms the file cache, not counted
             for t, src in enumerate(trees):
                 for name, case in CASES.items():
                     figures.setdefault((name, t), []).append(timed(src, case, env))
-                wall, elapsed = qa_run(src, judge.base_url, tmp / f"out{t}")
+                wall, elapsed = qa_run(src, judge.base_url, tmp / f"out{t}", env)
                 figures.setdefault((QA_CASE + " (process wall)", t), []).append(wall)
                 figures.setdefault((QA_CASE + " (its elapsed_s)", t), []).append(elapsed)
             if i == 0:

@@ -8,7 +8,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
@@ -109,12 +109,19 @@ def completion_body(content: str | None, model: str = "m") -> dict[str, Any]:
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
-def mock_openai_judge(handler: Callable[[httpx.Request], httpx.Response],
-                      model: str = "gpt-4o-mini", **kwargs: Any) -> OpenAIJudge:
-    """An OpenAIJudge whose HTTP calls go to ``handler`` (no network)."""
-    client = openai.AsyncOpenAI(
-        api_key="sk-mock", base_url="http://judge.invalid/v1", max_retries=0,
-        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+def mock_openai_judge(handler: Callable[[httpx.Request],
+                                       httpx.Response | Awaitable[httpx.Response]],
+                      model: str = "gpt-4o-mini", *, path: str = "http",
+                      **kwargs: Any) -> OpenAIJudge:
+    """An OpenAIJudge whose HTTP calls go to ``handler`` (no network): over assay's own HTTP
+    client (``path="http"``, what ``openai:`` specs build) or through an ``openai`` SDK client
+    passed in (``path="sdk"``)."""
+    transport = httpx.MockTransport(handler)
+    if path == "http":
+        return OpenAIJudge(model, base_url="http://judge.invalid/v1", api_key="sk-mock",
+                           transport=transport, **kwargs)
+    client = openai.AsyncOpenAI(api_key="sk-mock", base_url="http://judge.invalid/v1",
+                                max_retries=0, http_client=httpx.AsyncClient(transport=transport))
     return OpenAIJudge(model, client=client, **kwargs)
 
 

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,31 @@ def test_the_records_package_imports_its_names_on_first_use() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          env=env, timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_run_with_an_openai_judge_does_not_import_the_openai_sdk(tmp_path: Path) -> None:
+    """``assay run --judge openai:MODEL@URL`` speaks chat completions over httpx: the ``openai``
+    package (0.6 s of pydantic models on import) is never loaded, yet every row is scored."""
+    from support import LoopbackServer, completion_body, send_json
+
+    class Judge(LoopbackServer):
+        def on_post(self, handler: Any, body: bytes) -> None:
+            model = json.loads(body)["model"]
+            send_json(handler, 200, completion_body('{"reason": "in the context", "score": 5}',
+                                                    model))
+
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(json.dumps({"id": str(i), "question": "Capital?", "answer": "Paris.",
+                                        "context": "Paris is the capital of France."}) + "\n"
+                            for i in range(3)))
+    server = Judge()
+    try:
+        loaded = _loaded_by_cli("run", str(data), "--metrics", "groundedness", "--judge",
+                                f"openai:gpt-4o-mini@{server.base_url}", "--out",
+                                str(tmp_path / "out"), "--no-store", "--no-cache",
+                                "--no-progress")
+    finally:
+        server.stop()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["metrics"]["groundedness"]["scored"] == 3
+    assert "openai" not in loaded and "httpx" in loaded

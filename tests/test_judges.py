@@ -35,7 +35,7 @@ from assay.judges import (
     make_judge,
 )
 from assay.judges._local import PARALLEL, LocalJudge
-from assay.judges._openai import OpenAIJudge
+from assay.judges._openai import OpenAIJudge, azure_judge
 
 AZURE_VARS = ("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION")
 
@@ -102,7 +102,29 @@ def test_make_judge_azure(monkeypatch: pytest.MonkeyPatch) -> None:
     judge = make_judge("azure:d")
     assert isinstance(judge, OpenAIJudge)
     assert judge.id == "azure:d" and judge.model == "d"
-    assert isinstance(judge._client, openai.AsyncAzureOpenAI)
+    assert judge.endpoint == "http://127.0.0.1:9/openai"  # as the SDK's client named it
+
+
+async def test_azure_judge_posts_to_the_deployment_with_the_api_key_header(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return httpx.Response(200, json=_completion("4", usage={"prompt_tokens": 3,
+                                                                "completion_tokens": 1}))
+
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://x.openai.azure.com/")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "az-unit-key-0123456789")
+    monkeypatch.setenv("OPENAI_API_VERSION", "2024-10-21")
+    judge = azure_judge("my-dep", transport=httpx.MockTransport(handler))
+    assert (await judge.complete(_request())).text == "4"
+    await judge.aclose()
+    (req,) = seen
+    assert str(req.url) == ("https://x.openai.azure.com/openai/deployments/my-dep/chat/"
+                            "completions?api-version=2024-10-21")
+    assert req.headers["api-key"] == "az-unit-key-0123456789"
+    assert "authorization" not in req.headers
 
 
 def test_make_judge_fake_and_instances() -> None:
@@ -168,11 +190,26 @@ def test_azure_judge_scores_rows_through_the_deployment_path(
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def _mock_judge(handler: Handler) -> OpenAIJudge:
-    client = openai.AsyncOpenAI(
-        api_key="sk-mock-key", base_url="http://judge.invalid/v1", max_retries=0,
-        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
-    return OpenAIJudge("gpt-4o-mini", client=client)
+MockJudge = Callable[[Handler], OpenAIJudge]
+
+
+@pytest.fixture(params=["http", "sdk"])
+def mock_judge(request: pytest.FixtureRequest) -> MockJudge:
+    """Makes an OpenAIJudge whose calls go to a handler: over assay's own HTTP client
+    (``http``, what ``openai:`` specs build) or through an ``openai`` SDK client passed in
+    (``sdk``): the same failures must mean the same errors on both."""
+
+    def make(handler: Handler) -> OpenAIJudge:
+        transport = httpx.MockTransport(handler)
+        if request.param == "http":
+            return OpenAIJudge("gpt-4o-mini", base_url="http://judge.invalid/v1",
+                               api_key="sk-mock-key", transport=transport)
+        client = openai.AsyncOpenAI(api_key="sk-mock-key", base_url="http://judge.invalid/v1",
+                                    max_retries=0,
+                                    http_client=httpx.AsyncClient(transport=transport))
+        return OpenAIJudge("gpt-4o-mini", client=client)
+
+    return make
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> httpx.Response:
@@ -192,14 +229,14 @@ def _completion(content: str, *, logprobs: list[dict[str, Any]] | None = None,
     return body
 
 
-async def test_429_with_retry_after_ms_is_retryable_and_rate_limited() -> None:
+async def test_429_with_retry_after_ms_is_retryable_and_rate_limited(mock_judge: MockJudge) -> None:
     calls: list[httpx.Request] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
         calls.append(req)
         return _error(429, "Rate limit reached", {"retry-after-ms": "1500", "retry-after": "9"})
 
-    judge = _mock_judge(handler)
+    judge = mock_judge(handler)
     with pytest.raises(RetryableJudgeError) as info:
         await judge.complete(_request())
     err = info.value
@@ -210,22 +247,22 @@ async def test_429_with_retry_after_ms_is_retryable_and_rate_limited() -> None:
     await judge.aclose()
 
 
-async def test_429_with_retry_after_seconds_only() -> None:
-    judge = _mock_judge(lambda req: _error(429, "slow down", {"retry-after": "7"}))
+async def test_429_with_retry_after_seconds_only(mock_judge: MockJudge) -> None:
+    judge = mock_judge(lambda req: _error(429, "slow down", {"retry-after": "7"}))
     with pytest.raises(RetryableJudgeError) as info:
         await judge.complete(_request())
     assert info.value.rate_limited is True and info.value.retry_after == 7.0
 
 
 @pytest.mark.parametrize("status", [500, 502, 503])
-async def test_5xx_is_retryable_but_not_rate_limited(status: int) -> None:
+async def test_5xx_is_retryable_but_not_rate_limited(status: int, mock_judge: MockJudge) -> None:
     calls: list[httpx.Request] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
         calls.append(req)
         return _error(status, "overloaded", {"retry-after": "2"})
 
-    judge = _mock_judge(handler)
+    judge = mock_judge(handler)
     with pytest.raises(RetryableJudgeError) as info:
         await judge.complete(_request())
     assert info.value.status == status
@@ -235,23 +272,23 @@ async def test_5xx_is_retryable_but_not_rate_limited(status: int) -> None:
 
 
 @pytest.mark.parametrize("status", [408, 409])
-async def test_timeout_and_conflict_statuses_are_retryable(status: int) -> None:
-    judge = _mock_judge(lambda req: _error(status, "try again"))
+async def test_timeout_and_conflict_statuses_are_retryable(status: int, mock_judge: MockJudge) -> None:
+    judge = mock_judge(lambda req: _error(status, "try again"))
     with pytest.raises(RetryableJudgeError) as info:
         await judge.complete(_request())
     assert info.value.status == status and info.value.rate_limited is False
 
 
-async def test_connection_error_is_retryable() -> None:
+async def test_connection_error_is_retryable(mock_judge: MockJudge) -> None:
     def handler(req: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused", request=req)
 
     with pytest.raises(RetryableJudgeError):
-        await _mock_judge(handler).complete(_request())
+        await mock_judge(handler).complete(_request())
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 422])
-async def test_client_errors_are_final(status: int) -> None:
+async def test_client_errors_are_final(status: int, mock_judge: MockJudge) -> None:
     calls: list[httpx.Request] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
@@ -259,20 +296,20 @@ async def test_client_errors_are_final(status: int) -> None:
         return _error(status, "Incorrect API key provided" if status == 401 else "nope")
 
     with pytest.raises(JudgeError) as info:
-        await _mock_judge(handler).complete(_request())
+        await mock_judge(handler).complete(_request())
     assert not isinstance(info.value, RetryableJudgeError)
     assert str(status) in str(info.value)
     assert len(calls) == 1
 
 
-async def test_401_through_managed_judge_is_not_retried() -> None:
+async def test_401_through_managed_judge_is_not_retried(mock_judge: MockJudge) -> None:
     calls: list[httpx.Request] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
         calls.append(req)
         return _error(401, "Incorrect API key provided")
 
-    managed = ManagedJudge(_mock_judge(handler), retry=RetryPolicy(max_attempts=5, base_delay=0.0))
+    managed = ManagedJudge(mock_judge(handler), retry=RetryPolicy(max_attempts=5, base_delay=0.0))
     with pytest.raises(JudgeError):
         await managed.complete(_request())
     assert len(calls) == 1
@@ -280,7 +317,7 @@ async def test_401_through_managed_judge_is_not_retried() -> None:
     assert managed.stats.failed == 1
 
 
-async def test_400_about_logprobs_retries_without_them_and_remembers() -> None:
+async def test_400_about_logprobs_retries_without_them_and_remembers(mock_judge: MockJudge) -> None:
     bodies: list[dict[str, Any]] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
@@ -292,7 +329,7 @@ async def test_400_about_logprobs_retries_without_them_and_remembers() -> None:
                                                     usage={"prompt_tokens": 30,
                                                            "completion_tokens": 6}))
 
-    judge = _mock_judge(handler)
+    judge = mock_judge(handler)
     resp = await judge.complete(_request())
     assert resp.text == '{"score": 4, "reason": "ok"}'
     assert resp.logprobs is None
@@ -305,7 +342,7 @@ async def test_400_about_logprobs_retries_without_them_and_remembers() -> None:
     assert len(bodies) == 3 and "logprobs" not in bodies[2]
 
 
-async def test_other_400_is_final_and_not_resent() -> None:
+async def test_other_400_is_final_and_not_resent(mock_judge: MockJudge) -> None:
     calls: list[httpx.Request] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
@@ -313,13 +350,13 @@ async def test_other_400_is_final_and_not_resent() -> None:
         return _error(400, "Invalid schema for response_format 'rating'.")
 
     with pytest.raises(JudgeError) as info:
-        await _mock_judge(handler).complete(_request())
+        await mock_judge(handler).complete(_request())
     assert not isinstance(info.value, RetryableJudgeError)
     assert "rejected" in str(info.value)
     assert len(calls) == 1
 
 
-async def test_answer_with_logprobs_is_parsed_and_request_is_well_formed() -> None:
+async def test_answer_with_logprobs_is_parsed_and_request_is_well_formed(mock_judge: MockJudge) -> None:
     bodies: list[dict[str, Any]] = []
     headers: list[httpx.Headers] = []
     content = [
@@ -338,7 +375,7 @@ async def test_answer_with_logprobs_is_parsed_and_request_is_well_formed() -> No
             '{"score": 4, "reason": "Mostly right."}', logprobs=content,
             usage={"prompt_tokens": 123, "completion_tokens": 11}))
 
-    judge = _mock_judge(handler)
+    judge = mock_judge(handler)
     req = _request(max_tokens=160, top_logprobs=3)
     resp = await judge.complete(req)
     assert isinstance(resp, JudgeResponse)
@@ -361,7 +398,7 @@ async def test_answer_with_logprobs_is_parsed_and_request_is_well_formed() -> No
     assert headers[0]["authorization"] == "Bearer sk-mock-key"
 
 
-async def test_request_without_schema_or_logprobs_sends_neither() -> None:
+async def test_request_without_schema_or_logprobs_sends_neither(mock_judge: MockJudge) -> None:
     bodies: list[dict[str, Any]] = []
 
     def handler(req: httpx.Request) -> httpx.Response:
@@ -369,23 +406,23 @@ async def test_request_without_schema_or_logprobs_sends_neither() -> None:
         return httpx.Response(200, json=_completion("hi", usage={"prompt_tokens": 1,
                                                                  "completion_tokens": 1}))
 
-    await _mock_judge(handler).complete(_request(json_schema=None, logprobs=False))
+    await mock_judge(handler).complete(_request(json_schema=None, logprobs=False))
     assert "response_format" not in bodies[0] and "logprobs" not in bodies[0]
 
 
-async def test_missing_usage_falls_back_to_the_estimate() -> None:
-    judge = _mock_judge(lambda req: httpx.Response(200, json=_completion("x")))
+async def test_missing_usage_falls_back_to_the_estimate(mock_judge: MockJudge) -> None:
+    judge = mock_judge(lambda req: httpx.Response(200, json=_completion("x")))
     req = _request()
     resp = await judge.complete(req)
     assert resp.prompt_tokens == req.estimate_prompt_tokens() > 0
     assert resp.completion_tokens == 0
 
 
-async def test_no_choices_is_retryable() -> None:
+async def test_no_choices_is_retryable(mock_judge: MockJudge) -> None:
     body = _completion("x")
     body["choices"] = []
     with pytest.raises(RetryableJudgeError):
-        await _mock_judge(lambda req: httpx.Response(200, json=body)).complete(_request())
+        await mock_judge(lambda req: httpx.Response(200, json=body)).complete(_request())
 
 
 # ---------------------------------------------------------------- cache

@@ -238,8 +238,9 @@ def test_an_explicit_concurrency_wins() -> None:
 # ---------------------------------------------------------------- the provider's headers
 
 
-def _header_judge(remaining_requests: int, status: int = 200) -> OpenAIJudge:
-    def handler(request: httpx.Request) -> httpx.Response:
+def _header_judge(remaining_requests: int, status: int = 200, path: str = "http") -> OpenAIJudge:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0)  # a network call yields to the loop: requests overlap
         headers = {"x-ratelimit-remaining-requests": str(remaining_requests),
                    "x-ratelimit-limit-requests": "10000",
                    "x-ratelimit-remaining-tokens": "1990000",
@@ -249,15 +250,16 @@ def _header_judge(remaining_requests: int, status: int = 200) -> OpenAIJudge:
                                   json={"error": {"message": "slow down", "type": "error"}})
         return chat_completion(ANSWER, headers=headers)
 
-    return mock_openai_judge(handler)
+    return mock_openai_judge(handler, path=path)
 
 
-def test_the_openai_judge_reads_the_rate_limit_headers() -> None:
-    judge = _header_judge(remaining_requests=123)
+@pytest.mark.parametrize("path", ["http", "sdk"])
+def test_the_openai_judge_reads_the_rate_limit_headers(path: str) -> None:
+    judge = _header_judge(remaining_requests=123, path=path)
     asyncio.run(judge.complete(_request(0)))
     assert judge.rate_limits == {"remaining_requests": 123.0, "limit_requests": 10_000.0,
                                  "remaining_tokens": 1_990_000.0, "limit_tokens": 2_000_000.0}
-    refused = _header_judge(remaining_requests=0, status=429)
+    refused = _header_judge(remaining_requests=0, status=429, path=path)
     with pytest.raises(JudgeError):
         asyncio.run(refused.complete(_request(0)))
     assert refused.rate_limits["remaining_requests"] == 0.0

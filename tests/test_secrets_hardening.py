@@ -204,8 +204,8 @@ def test_a_provider_401_repeating_the_url_credentials_is_recorded_masked(
     assert refusing.chat_calls and default.calls == []
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     errors = {r["groundedness"]["error"] for r in records}
-    assert errors == {("judge call failed: HTTP 401: Error code: 401 - Incorrect API key "
-                       "provided: ***. You can find your API key at https://x.example/keys.")}
+    assert errors == {("judge call failed: HTTP 401: Incorrect API key provided: ***. You can "
+                       "find your API key at https://x.example/keys.")}
     assert _leaks(tmp_path, proc, PASSWORD, _basic("bob", PASSWORD), SK_KEY) == []
 
 
@@ -314,16 +314,22 @@ def test_calibrate_names_a_judge_with_credentials_without_its_password(
                 or f.is_file() and PASSWORD.encode() in f.read_bytes()]
 
 
-def test_the_key_of_a_client_passed_in_code_is_masked_in_the_errors_it_gets() -> None:
+@pytest.mark.parametrize("path", ["http", "sdk"])
+def test_the_key_of_a_client_passed_in_code_is_masked_in_the_errors_it_gets(path: str) -> None:
     key = "custom-client-key"  # no shape a rule knows: masked because the judge was given it
 
     def refuse(request: httpx.Request) -> httpx.Response:
         sent = request.headers["Authorization"].split()[-1]
         return httpx.Response(401, json={"error": {"message": f"Incorrect API key: {sent}"}})
 
-    client = openai.AsyncOpenAI(api_key=key, base_url="http://judge.invalid/v1", max_retries=0,
-                                http_client=httpx.AsyncClient(transport=httpx.MockTransport(refuse)))
-    judge = OpenAIJudge("m", client=client)
+    if path == "http":  # the key passed to the judge, sent by assay's own client
+        judge = OpenAIJudge("m", base_url="http://judge.invalid/v1", api_key=key,
+                            transport=httpx.MockTransport(refuse))
+    else:  # the key of an SDK client passed in
+        client = openai.AsyncOpenAI(
+            api_key=key, base_url="http://judge.invalid/v1", max_retries=0,
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(refuse)))
+        judge = OpenAIJudge("m", client=client)
     request = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="rating")
     with pytest.raises(JudgeError) as refused:
         asyncio.run(judge.complete(request))

@@ -1,9 +1,13 @@
-"""OpenAI-compatible judges (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server) via ``openai``.
+"""OpenAI-compatible judges (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp server): chat
+completions over assay's own HTTP client (:mod:`assay.judges._chat_http`), or through an
+``openai`` SDK client a caller hands in.
 
 Example:
     >>> judge = OpenAIJudge("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="sk-x")
     >>> judge.id, judge.capabilities.context_window, judge.capabilities.local
     ('openai:gpt-4o-mini', 128000, False)
+    >>> judge.endpoint
+    'http://127.0.0.1:9/v1'
 """
 
 from __future__ import annotations
@@ -13,27 +17,38 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .._secrets import remember_secret
-from ..errors import ConfigError, JudgeError, RetryableJudgeError, option
-from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse, TokenLogprob
+from ..errors import ConfigError, JudgeError, option
+from ._base import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
+from ._chat_http import ChatHttp
+from ._completion import completion_response
 from ._endpoint import basic_auth_header, client_endpoint, public_url, split_model_url
 from ._factory import register_judge
+from ._http_errors import RejectedRequestError
 from ._known import known_capabilities
 from ._openai_calls import call_openai
 from ._ratelimit import rate_limits
 
-if TYPE_CHECKING:  # ``openai`` (and httpx under it) is imported on first use, not with assay
+if TYPE_CHECKING:  # neither ``openai`` nor httpx is imported with assay
+    import httpx
     import openai
 
 __all__ = ["OpenAIJudge", "azure_judge", "openai_client"]
 
+#: Where OpenAI's API is when no base URL is given (the ``openai`` SDK's default too).
+OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 class OpenAIJudge:
     """A judge behind any OpenAI-compatible chat-completions endpoint.
 
     The API key is read from the argument or ``OPENAI_API_KEY`` and is never part of ``id``,
     logs, caches or results (its value is masked in any error that repeats it). Retries are
-    the runner's job: the client's own are turned off. ``endpoint`` is the base URL the
+    the runner's job: the judge sends each request once. ``endpoint`` is the base URL the
     requests go to, without credentials: the run's cache keeps answers apart per endpoint.
+
+    The requests go over assay's own HTTP client (``transport`` replaces its network, for
+    tests); ``client`` is an ``openai`` SDK client to send them through instead (e.g. an
+    ``AsyncAzureOpenAI`` with Entra ID tokens), its own retries best turned off. Both paths
+    map failures onto assay's errors the same way (:mod:`assay.judges._http_errors`).
 
     ``capabilities`` come from a table of well-known models (context window, price, whether
     it gives log-probabilities), else the remote defaults; pass them for another endpoint
@@ -50,19 +65,27 @@ class OpenAIJudge:
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 120.0, client: Any | None = None, id_prefix: str = "openai",
-                 capabilities: JudgeCapabilities | None = None) -> None:
+                 capabilities: JudgeCapabilities | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.model = model
         self.id = f"{id_prefix}:{model}"
         self._declared = capabilities or known_capabilities(model)
         self._logprobs_ok = self._declared.token_logprobs
-        self.rate_limits: dict[str, float] = {}
+        self._sdk_rate_limits: dict[str, float] = {}
         if client is None:
-            client = openai_client(base_url=base_url, api_key=api_key, timeout=timeout,
-                                   option=option("judge", "openai:MODEL"))
-        self._client = client
-        self.endpoint: str | None = client_endpoint(client)
+            client = _chat_http(base_url=base_url, api_key=api_key, timeout=timeout,
+                                transport=transport, option=option("judge", "openai:MODEL"))
+        self._client: Any = client
+        self._http = client if isinstance(client, ChatHttp) else None
+        self.endpoint: str | None = (self._http.endpoint if self._http is not None
+                                     else client_endpoint(client))
         if isinstance(key := getattr(client, "api_key", None), str):
             remember_secret(key)  # a client made elsewhere (Azure, a caller's): mask its key too
+
+    @property
+    def rate_limits(self) -> dict[str, float]:
+        """The provider's rate-limit figures from its last answer (empty when it sends none)."""
+        return self._http.rate_limits if self._http is not None else self._sdk_rate_limits
 
     @property
     def capabilities(self) -> JudgeCapabilities:
@@ -75,52 +98,33 @@ class OpenAIJudge:
                        accept: Accept | None = None) -> JudgeResponse:
         """Send one chat completion; map failures to retryable or final judge errors
         (``accept`` is ignored: caching is the managed judge's)."""
-        import openai
-
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": request.messages,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
         if request.json_schema is not None:
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
+            body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema_name, "schema": request.json_schema, "strict": True}}
         if request.logprobs and self._logprobs_ok:
-            kwargs["logprobs"] = True
-            kwargs["top_logprobs"] = request.top_logprobs
+            body["logprobs"] = True
+            body["top_logprobs"] = request.top_logprobs
         try:
-            resp = await call_openai(self._create, **kwargs)
+            if self._http is not None:
+                resp = await self._http.post(body)
+            else:
+                resp = await call_openai(self._create, **body)
         except JudgeError as e:
-            cause = e.__cause__
-            headers = getattr(getattr(cause, "response", None), "headers", None)
-            if headers is not None:
-                self.rate_limits = rate_limits(headers)
-            if (isinstance(cause, openai.BadRequestError) and "logprobs" in kwargs
-                    and "logprob" in str(cause).lower()):
+            headers = getattr(getattr(e.__cause__, "response", None), "headers", None)
+            if self._http is None and headers is not None:
+                self._sdk_rate_limits = rate_limits(headers)
+            if (isinstance(e, RejectedRequestError) and e.status == 400 and "logprobs" in body
+                    and "logprob" in str(e).lower()):
                 self._logprobs_ok = False  # endpoint cannot return logprobs: ask without them
                 return await self.complete(request)
             raise
-        if not getattr(resp, "choices", None):
-            body = resp if isinstance(resp, str) else "no choices"
-            raise RetryableJudgeError("judge answered HTTP 200 with a body that is not a chat "
-                                      f"completion: {str(body)[:120]!r}")
-        choice = resp.choices[0]
-        text = choice.message.content or ""  # a refusal has no content: the metric's unscored
-        logprobs = None
-        lp = getattr(choice, "logprobs", None)
-        if lp is not None and getattr(lp, "content", None):
-            logprobs = [TokenLogprob(token=t.token, logprob=t.logprob,
-                                     top={a.token: a.logprob for a in (t.top_logprobs or [])})
-                        for t in lp.content]
-        usage = resp.usage
-        cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
-        return JudgeResponse(
-            text=text, logprobs=logprobs, model=resp.model,
-            truncated=getattr(choice, "finish_reason", None) == "length",
-            prompt_tokens=usage.prompt_tokens if usage else request.estimate_prompt_tokens(),
-            completion_tokens=usage.completion_tokens if usage else 0,
-            processed_prompt_tokens=None if cached is None else usage.prompt_tokens - cached)
+        return completion_response(resp, request)
 
     async def _create(self, **kwargs: Any) -> Any:
         """``chat.completions.create``, through ``with_raw_response`` where the client has it,
@@ -130,29 +134,20 @@ class OpenAIJudge:
         if raw_api is None:
             return await completions.create(**kwargs)
         raw = await raw_api.create(**kwargs)
-        self.rate_limits = rate_limits(raw.headers)
+        self._sdk_rate_limits = rate_limits(raw.headers)
         return raw.parse()
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._http is not None:
+            await self._http.aclose()
+        else:
+            await self._client.close()
 
 
-def openai_client(*, base_url: str | None = None, api_key: str | None = None,
-                  timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
-    """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
-    with the client's own retries off (the runner retries).
-
-    A key passed here is remembered as a secret (masked wherever a server repeats it); a base
-    URL with ``user:password@`` sends them as HTTP Basic auth and the client holds the URL
-    without them (see :mod:`assay.judges._endpoint`).
-
-    Example:
-        >>> client = openai_client(base_url="https://bob:hunter2@h.example/v1", api_key="k")
-        >>> str(client.base_url), client.default_headers["Authorization"]
-        ('https://h.example/v1/', 'Basic Ym9iOmh1bnRlcjI=')
-    """
-    import openai
-
+def _key_and_base(base_url: str | None, api_key: str | None,
+                  option: str) -> tuple[str, str | None, dict[str, str]]:
+    """``(key, base URL without credentials, Basic-auth headers)`` from the arguments or
+    ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``; a ConfigError when OpenAI's own API has no key."""
     key = api_key or os.environ.get("OPENAI_API_KEY")
     base = base_url or os.environ.get("OPENAI_BASE_URL")
     remember_secret(api_key)
@@ -165,26 +160,76 @@ def openai_client(*, base_url: str | None = None, api_key: str | None = None,
         else:
             raise ConfigError(f"{option} needs OPENAI_API_KEY (and OPENAI_BASE_URL for a "
                               "self-hosted endpoint such as vLLM, Ollama or llama.cpp's server).")
+    return key, base, headers
+
+
+def _chat_http(*, base_url: str | None, api_key: str | None, timeout: float,
+               transport: httpx.AsyncBaseTransport | None, option: str) -> ChatHttp:
+    """The HTTP client of an ``openai:`` judge: ``Authorization: Bearer KEY`` (or a URL's
+    Basic auth), and ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` as the SDK sends them."""
+    key, base, basic = _key_and_base(base_url, api_key, option)
+    base = (base or OPENAI_BASE_URL).rstrip("/")
+    headers = {"Authorization": f"Bearer {key}", **basic}
+    for env, header in (("OPENAI_ORG_ID", "OpenAI-Organization"),
+                        ("OPENAI_PROJECT_ID", "OpenAI-Project")):
+        if value := os.environ.get(env):
+            headers[header] = value
+    return ChatHttp(f"{base}/chat/completions", endpoint=base.split("?")[0], timeout=timeout,
+                    headers=headers, transport=transport)
+
+
+def openai_client(*, base_url: str | None = None, api_key: str | None = None,
+                  timeout: float = 120.0, option: str = "openai:MODEL") -> openai.AsyncOpenAI:
+    """An ``AsyncOpenAI`` client from arguments or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``,
+    with the client's own retries off (the runner retries): the embedder's and the
+    ``openai:`` target's.
+
+    A key passed here is remembered as a secret (masked wherever a server repeats it); a base
+    URL with ``user:password@`` sends them as HTTP Basic auth and the client holds the URL
+    without them (see :mod:`assay.judges._endpoint`).
+
+    Example:
+        >>> client = openai_client(base_url="https://bob:hunter2@h.example/v1", api_key="k")
+        >>> str(client.base_url), client.default_headers["Authorization"]
+        ('https://h.example/v1/', 'Basic Ym9iOmh1bnRlcjI=')
+    """
+    import openai
+
+    key, base, headers = _key_and_base(base_url, api_key, option)
     return openai.AsyncOpenAI(api_key=key, base_url=base, timeout=timeout, max_retries=0,
                               default_headers=headers or None)
 
 
-def azure_judge(deployment: str, *, timeout: float = 120.0) -> OpenAIJudge:
+def azure_judge(deployment: str, *, timeout: float = 120.0,
+                transport: httpx.AsyncBaseTransport | None = None) -> OpenAIJudge:
     """A judge on an Azure OpenAI deployment (``AZURE_OPENAI_ENDPOINT``,
-    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``)."""
+    ``AZURE_OPENAI_API_KEY``, ``OPENAI_API_VERSION``): POSTs to
+    ``{endpoint}/openai/deployments/{deployment}/chat/completions?api-version=...`` with the
+    key in the ``api-key`` header. ``transport`` replaces the network (tests).
+
+    Example:
+        >>> from unittest import mock
+        >>> with mock.patch.dict("os.environ", AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com/",
+        ...                      AZURE_OPENAI_API_KEY="az-key-1234", OPENAI_API_VERSION="2024-10-21"):
+        ...     judge = azure_judge("gpt-4o")
+        >>> judge.id, judge.endpoint
+        ('azure:gpt-4o', 'https://x.openai.azure.com/openai')
+    """
     endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
     key = os.environ.get("AZURE_OPENAI_API_KEY")
     version = os.environ.get("OPENAI_API_VERSION")
     missing = [n for n, v in (("AZURE_OPENAI_ENDPOINT", endpoint), ("AZURE_OPENAI_API_KEY", key),
                               ("OPENAI_API_VERSION", version)) if not v]
-    if missing or not endpoint:
+    if missing or not endpoint or not key or not version:
         raise ConfigError(f"{option('judge', f'azure:{deployment}')} needs {', '.join(missing)} set in the "
                           "environment (e.g. OPENAI_API_VERSION=2024-10-21).")
-    import openai
-
-    client = openai.AsyncAzureOpenAI(azure_endpoint=endpoint, api_key=key, api_version=version,
-                                     timeout=timeout, max_retries=0)
-    return OpenAIJudge(deployment, client=client, id_prefix="azure")
+    remember_secret(key)
+    bare, basic = basic_auth_header(endpoint)
+    base = f"{bare.rstrip('/')}/openai"
+    chat = ChatHttp(f"{base}/deployments/{deployment}/chat/completions", endpoint=base,
+                    timeout=timeout, headers={"api-key": key, **basic},
+                    params={"api-version": version}, transport=transport)
+    return OpenAIJudge(deployment, client=chat, id_prefix="azure")
 
 
 def _openai_judge(rest: str, *, timeout: float) -> OpenAIJudge:
