@@ -37,7 +37,7 @@ class RunManifest:
     owner: dict[str, Any] = field(default_factory=dict)
     #: How the judge reads the rows: ``{"fence": ..., "on_injection": ...}`` (None in a
     #: folder written before it was recorded: not compared).
-    judging: dict[str, str] | None = None
+    judging: dict[str, str | int] | None = None
 
     def differences(self, other: RunManifest) -> list[str]:
         """What differs between the run in a folder (``self``) and a resume (``other``).
