@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from ._pool import work_each
     from ._progress import RowProgress
     from ._recording import RunRecorder, file_sha256, open_run_store, start_recording
-    from ._retest import RetestTally, with_failed_repeats
     from ._results import (
         EvalResult,
         ResultsWriter,
@@ -48,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         rewrite_in_order,
         write_summary,
     )
+    from ._retest import RetestTally, with_failed_repeats
     from ._side_run import ResumeWords, plain_difference
     from ._sink import ResultSink
     from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
