@@ -253,3 +253,14 @@ def test_a_deterministic_judge_agrees_with_itself_and_alpha_says_why_it_is_undef
     retest = result.summary["metrics"]["fluency"]["retest"]
     assert retest["agreement"] == 1.0 and retest["within_row_sd"] == 0.0
     assert retest["alpha"] is None and "same value" in retest["alpha_note"]
+
+
+def test_the_html_report_shows_the_retest_figures(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    evaluate(ROWS, metrics="fluency", judge=FakeJudge(scripted),
+             judging=JudgeOptions(cache=False), run=RunOptions(out=out, repeat=3))
+    page = tmp_path / "report.html"
+    done = CliRunner().invoke(app, ["report", str(out), "-o", str(page)])
+    assert done.exit_code == 0, done.output
+    html = page.read_text()
+    assert "3 repeats: agreement 50.0%, SD 0.394, &alpha; " in html
