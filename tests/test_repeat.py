@@ -264,3 +264,19 @@ def test_the_html_report_shows_the_retest_figures(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     html = page.read_text()
     assert "3 repeats: agreement 50.0%, SD 0.394, &alpha; " in html
+
+
+def test_a_panel_repeated_gives_each_judge_its_mean_over_the_repeats() -> None:
+    def judge_a(request: JudgeRequest) -> str:
+        return json.dumps({"score": [2, 4][JUDGE_REPEAT.get()], "reason": "a"})
+
+    def judge_b(request: JudgeRequest) -> str:
+        return json.dumps({"score": 5, "reason": "b"})
+
+    result = evaluate(ROWS[:2], metrics="fluency",
+                      judge=[FakeJudge(judge_a, id="fake:a"), FakeJudge(judge_b, id="fake:b")],
+                      judging=JudgeOptions(cache=False), run=RunOptions(repeat=2))
+    fluency = result.rows[0]["fluency"]
+    assert fluency["repeats"] == [3.5, 4.5] and fluency["value"] == 4.0
+    assert {judge: e["value"] for judge, e in fluency["details"]["panel"].items()} == {
+        "fake:a": 3.0, "fake:b": 5.0}

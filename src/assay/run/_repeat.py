@@ -14,7 +14,10 @@ repeats combine (:func:`combine_repeats`):
   and ``details`` are the first scored repeat's (for a label, the first that gave it);
   ``details.unscored_repeats`` lists the others' errors (``--resume`` asks again a row whose
   repeat failed a call or gave an answer that could not be read: the cache answers the rest);
-- no repeat scored: the row is unscored with the first repeat's reason and details.
+- no repeat scored: the row is unscored with the first repeat's reason and details;
+- a panel of judges (repeats of the panel's combined answer): ``details.panel`` gives each
+  judge's mean over the repeats it scored, so the panel's agreement figures compare like with
+  like.
 
 Example:
     >>> from assay.metrics import MetricResult
@@ -79,11 +82,30 @@ def combine_repeats(results: Sequence[MetricResult]) -> MetricResult:
             "details": _with_missed(chosen.details, missed), "repeats": values})
     first = scored[0]
     weights = [r.weighted for r in scored]
+    details = _with_missed(first.details, missed)
+    if isinstance(details.get("panel"), dict):
+        details["panel"] = _judge_means(scored)
     return first.model_copy(update={
         "value": math.fsum(r.value for r in scored if r.value is not None) / len(scored),
         "weighted": (math.fsum(w for w in weights if w is not None) / len(weights)
                      if all(w is not None for w in weights) else None),
-        "details": _with_missed(first.details, missed), "repeats": values})
+        "details": details, "repeats": values})
+
+
+def _judge_means(scored: Sequence[MetricResult]) -> dict[str, Any]:
+    """A panel's ``details.panel`` over the repeats: each judge's first entry with a value,
+    its value the mean of the values it gave (its first entry when it gave none)."""
+    panels = [r.details.get("panel") for r in scored]
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for panel in panels:
+        for judge, entry in (panel if isinstance(panel, dict) else {}).items():
+            entries.setdefault(judge, []).append(entry)
+    out: dict[str, Any] = {}
+    for judge, seen in entries.items():
+        given = [e for e in seen if isinstance(e.get("value"), (int, float))]
+        out[judge] = ({**given[0], "value": math.fsum(e["value"] for e in given) / len(given)}
+                      if given else seen[0])
+    return out
 
 
 def _missed(index: int, result: MetricResult) -> dict[str, Any]:
