@@ -221,13 +221,16 @@ def _waits(metric: Metric) -> bool:
 
 
 def result_record(result: MetricResult) -> dict[str, Any]:
-    """``result.model_dump()``, built directly for a plain MetricResult with empty
-    ``details`` (most lexical results), where there is nothing nested to serialise.
+    """``result.model_dump()`` (``repeats`` left out when the metric was asked once), built
+    directly for a plain MetricResult with empty ``details`` (most lexical results), where
+    there is nothing nested to serialise.
 
     Example:
         >>> r = MetricResult(value=0.5)
-        >>> result_record(r) == r.model_dump(), list(result_record(r))
+        >>> result_record(r) == r.model_dump(exclude={"repeats"}), list(result_record(r))
         (True, ['value', 'weighted', 'reason', 'error', 'details'])
+        >>> result_record(MetricResult(value=0.5, repeats=[0.0, 1.0]))["repeats"]
+        [0.0, 1.0]
     """
     if result.details or type(result) is not MetricResult or result.repeats is not None:
         # ``repeats`` only where the metric was asked more than once (--repeat)
