@@ -30,7 +30,7 @@ STEP_COMMANDS = {"run": "run", "report": "report"}
 #: Flags the steps pass that issue 46's other parts are adding to the CLI (h-verdict:
 #: --baseline, --max-drop, --inconclusive on run; h-repeat: --repeat). Their tests are xfail
 #: until those are merged; then this list empties.
-PENDING_FLAGS = {("run", f) for f in ("--repeat",)}
+PENDING_FLAGS: set[tuple[str, str]] = set()
 PENDING = pytest.mark.xfail(
     strict=False, reason="flag being added by another part of issue 46 (see PENDING_FLAGS)")
 

@@ -11,6 +11,7 @@ the robustness suites and the simulators all call models through here).
 - :class:`Budget`: the client-side TPM / RPM budget (``start_budget_actor`` and
   :class:`BudgetClient` share one among the workers of a Ray run).
 - :class:`RetryPolicy`: which failures are tried again, how often and how long.
+- :func:`as_repeat`: a judge metric asked again (``--repeat``), its answers cached apart.
 - :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
   (``--timeout``), for model calls, the app under test and an agent's tools alike.
 
@@ -32,10 +33,12 @@ from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
 from ._ray_budget import BudgetClient, start_budget_actor
+from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "JUDGE_REPEAT",
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",
@@ -48,11 +51,13 @@ __all__ = [
     "OpenedJudge",
     "OpenedJudges",
     "RetryPolicy",
+    "as_repeat",
     "check_timeout",
     "in_daemon_thread",
     "open_embedder",
     "open_judge",
     "open_judges",
+    "repeat_scope",
     "start_budget_actor",
     "within",
 ]

@@ -39,6 +39,7 @@ from ..judges import (
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, within
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
+from ._repeat import JUDGE_REPEAT, repeat_scope
 from ._retry import RetryPolicy
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
@@ -178,7 +179,8 @@ class ManagedJudge:
         """
         if self.stopped is not None:
             raise self.stopped
-        key = request.cache_key(self._cache_scope)
+        # a repeat of a judge metric (--repeat) is cached apart from the others
+        key = request.cache_key(repeat_scope(self._cache_scope, JUDGE_REPEAT.get()))
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

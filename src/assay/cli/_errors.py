@@ -114,7 +114,8 @@ def print_failures(summary: Mapping[str, Any], max_failed_share: float, *,
                       highlight=False)
             _print_causes(reasons, top, indent="    ")
     return [name for name, m in by_metric.items()
-            if (m.get("failed") or m.get("unreadable")) and m.get("share", 0) > max_failed_share]
+            if (m.get("failed") or m.get("unreadable") or m.get("failed_repeats"))
+            and m.get("share", 0) > max_failed_share]
 
 
 def _print_causes(causes: Mapping[str, int], top: int, indent: str = "  ") -> None:

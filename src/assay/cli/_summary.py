@@ -17,7 +17,7 @@ from ..metrics import summary_tables
 from ..metrics.safety import THRESHOLDS
 from ._format import percent, prompt_tokens_text
 
-__all__ = ["print_summary"]
+__all__ = ["print_summary", "retest_line"]
 
 
 def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
@@ -73,6 +73,28 @@ def _print_panel(summary: dict) -> None:  # type: ignore[type-arg]
             Console().print(f"{escape(name)}: alpha {escape(m['alpha_note'])}", highlight=False)
 
 
+def retest_line(name: str, retest: dict) -> str:  # type: ignore[type-arg]
+    """One judge metric's test-retest figures (``--repeat``) as a line of the summary.
+
+    Example:
+        >>> retest_line("fluency", {"repeats": 3, "rows": 40, "agreement": 0.625,
+        ...                         "within_row_sd": 0.41, "alpha": 0.8123, "unscored_repeats": 2})
+        'fluency retest (3 repeats, 40 rows): agreement 62.5%, within-row SD 0.410, alpha 0.812, 2 repeats unscored'
+    """
+    parts = []
+    if retest.get("agreement") is not None:
+        parts.append(f"agreement {percent(retest['agreement'])}")
+    if retest.get("within_row_sd") is not None:
+        parts.append(f"within-row SD {retest['within_row_sd']:.3f}")
+    alpha = retest.get("alpha")
+    parts.append(f"alpha {alpha:.3f}" if alpha is not None
+                 else f"alpha {retest.get('alpha_note') or '-'}")
+    if retest.get("unscored_repeats"):
+        parts.append(f"{retest['unscored_repeats']} repeats unscored")
+    return (f"{name} retest ({retest.get('repeats')} repeats, {retest.get('rows')} rows): "
+            + ", ".join(parts))
+
+
 def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
     """Print the per-metric table, the safety defect rates, and the judge's counters."""
     table = Table(title=f"assay: {summary['rows']} rows, {summary['elapsed_s']:.1f} s")
@@ -85,6 +107,10 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
                       "-" if weighted is None else f"{weighted:.3f}",
                       str(agg.get("scored", 0)), str(agg.get("unscored", 0)))
     Console().print(table)
+    for name, agg in summary["metrics"].items():
+        if isinstance(agg.get("retest"), dict):
+            Console().print(retest_line(name, agg["retest"]), highlight=False, markup=False,
+                            emoji=False)
     _print_defects(summary)
     for name, agg in summary["metrics"].items():
         if "candidate_win_rate" in agg:

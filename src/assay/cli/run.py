@@ -58,6 +58,7 @@ from ._options import (
     comma_names,
     store_arg,
 )
+from ._repeat_flag import check_repeat_flag
 from ._summary import print_summary
 from ._verdict import (
     BaselineOption,
@@ -193,6 +194,14 @@ def run(
     max_drop: MaxDropOption = None,
     confidence: ConfidenceOption = 0.95,
     inconclusive: InconclusiveOption = "exit",
+    repeat: Annotated[int, typer.Option(
+        callback=check_repeat_flag, metavar="K",
+        help="Ask each judge metric K times per row, to measure the judge's noise and average "
+             "it out: K times the judge calls (and cost). Each repeat is cached apart (the "
+             "first as a run without --repeat). A row's value is the mean of its repeats (the "
+             "majority for labels); the summary shows each judge metric's test-retest "
+             "agreement, within-row SD and Krippendorff's alpha. Metrics without a judge are "
+             "computed once.")] = 1,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish.
     With --target, the app under test first answers each QA row that has no answer and each
@@ -255,6 +264,7 @@ def run(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],
                 engine=engine, ray_address=ray_address, ray_workers=ray_workers,
+                repeat=repeat,
                 keep_rows=False))))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {printable(out_dir / 'results.jsonl')}  "

@@ -44,7 +44,10 @@ class MetricResult(BaseModel):
     without a reason, never a made-up 0. ``weighted`` is the probability-weighted score where the
     judge gave token probabilities. ``details`` holds metric-specific evidence. ``error`` is
     masked of secrets (it may quote what a provider or a target answered, e.g. a refused key):
-    every result file, store and report shows it as masked here.
+    every result file, store and report shows it as masked here. ``repeats``: a judge metric
+    asked several times (``assay run --repeat K``), each repeat's value in order (``None``
+    for one left unscored); ``value`` is then their mean. ``None`` (and left out of the
+    record) when the metric was asked once.
 
     Example:
         >>> MetricResult.unscored("judge call failed: Bearer abcdefgh12345678 refused").error
@@ -56,6 +59,7 @@ class MetricResult(BaseModel):
     reason: str | None = None
     error: str | None = None
     details: dict[str, Any] = Field(default_factory=dict)
+    repeats: list[float | None] | None = None
 
     @field_validator("error")
     @classmethod

@@ -1,7 +1,8 @@
 """The run as written and read back: the output folder and its lock, ``results.jsonl``
 (written in dataset order as rows finish, read back on resume), ``summary.json`` and its
-schema, the run store's recording, bootstrap and Wilson intervals, the failed-call tally and the
-progress bar. The report, compare, the web UI and the CI gate read runs through here.
+schema, the run store's recording, bootstrap and Wilson intervals, the failed-call tally,
+the test-retest figures of judge metrics asked several times per row, and the progress bar.
+The report, compare, the web UI and the CI gate read runs through here.
 
 Each public name is imported on first use (PEP 562): a command that needs one of them does
 not import the run store (SQLAlchemy) or numpy unless that name needs them.
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
         rewrite_in_order,
         write_summary,
     )
+    from ._retest import RetestTally, with_failed_repeats
     from ._side_run import ResumeWords, plain_difference
     from ._sink import ResultSink
     from ._stored_row import StoredRow, judge_spec_of, store_reasons, write_reasons
@@ -55,6 +57,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
 #: Each public name and the module it lives in.
 _LAZY: dict[str, str] = {
     "call_failures": "._failures",
+    "RetestTally": "._retest", "with_failed_repeats": "._retest",
     "bootstrap_mean_ci": "._interval",
     "with_interval": "._interval",
     "Job": "._job",
@@ -105,6 +108,7 @@ __all__ = [
     "ResultSink",
     "ResultsWriter",
     "ResumeWords",
+    "RetestTally",
     "RowProgress",
     "RunData",
     "RunManifest",
@@ -133,6 +137,7 @@ __all__ = [
     "stored_run_ref",
     "typed_summary",
     "wilson_interval",
+    "with_failed_repeats",
     "with_interval",
     "work_each",
     "write_reasons",

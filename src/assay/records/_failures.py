@@ -64,4 +64,5 @@ def over_failed_share(report: Mapping[str, Any], max_share: float) -> list[str]:
     """The metrics whose share of rows lost to failed calls or unreadable answers is over
     ``max_share``."""
     return [name for name, m in report["by_metric"].items()
-            if (m["failed"] or m.get("unreadable")) and m["share"] > max_share]
+            if (m["failed"] or m.get("unreadable") or m.get("failed_repeats"))
+            and m["share"] > max_share]

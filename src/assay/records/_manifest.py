@@ -37,7 +37,7 @@ class RunManifest:
     owner: dict[str, Any] = field(default_factory=dict)
     #: How the judge reads the rows: ``{"fence": ..., "on_injection": ...}`` (None in a
     #: folder written before it was recorded: not compared).
-    judging: dict[str, str] | None = None
+    judging: dict[str, str | int] | None = None
 
     def differences(self, other: RunManifest) -> list[str]:
         """What differs between the run in a folder (``self``) and a resume (``other``).
@@ -54,6 +54,9 @@ class RunManifest:
             >>> c.differences(RunManifest("a.jsonl", "11", {}, None,
             ...                           judging={"on_injection": "mask"}))
             ["on_injection: the folder's run used flag, this one mask"]
+            >>> c.differences(RunManifest("a.jsonl", "11", {}, None,
+            ...                           judging={"on_injection": "flag", "repeat": 3}))
+            ["repeat: the folder's run used 1, this one 3"]
         """
         out = []
         if self.dataset_sha256 != other.dataset_sha256:
@@ -74,8 +77,10 @@ class RunManifest:
             out.append(f"judge: the folder's run used {self.judge or 'no judge'}, this one "
                        f"{other.judge or 'no judge'}")
         if self.judging is not None and other.judging is not None:
-            for key in sorted(set(self.judging) & set(other.judging)):
-                was, now = self.judging.get(key), other.judging.get(key)
+            # a folder written before --repeat was recorded asked each judge metric once
+            was_judging, now_judging = {"repeat": 1, **self.judging}, {"repeat": 1, **other.judging}
+            for key in sorted(set(was_judging) & set(now_judging)):
+                was, now = was_judging.get(key), now_judging.get(key)
                 if was != now:
                     out.append(f"{option(key)}: the folder's run used {was}, "
                                f"this one {now}")

@@ -217,12 +217,13 @@ def _in_order(records: dict[str, dict[str, Any]], ids: Iterable[str]) -> Iterabl
 def kept_results(record: Mapping[str, Any]) -> dict[str, Any]:
     """The results of an earlier record that a resume keeps: all but those a failed judge or
     embedding call left unscored, those whose judge answer could not be read, or where a judge
-    of a panel failed (those are scored again: the cache answers for the judges that did not
-    fail, and never holds an answer that could not be read)."""
+    of a panel or a repeat (``--repeat``) failed so (those are scored again: the cache answers
+    for the judges and repeats that did not fail, and never holds an answer that could not
+    be read)."""
     return {k: v for k, v in record.items()
             if not (isinstance(v, Mapping) and (is_call_failure(v.get("error"))
                                                 or unreadable_kind(v) is not None
-                                                or _panel_failed(v)))}
+                                                or _panel_failed(v) or _repeat_failed(v)))}
 
 
 def _panel_failed(result: Mapping[str, Any]) -> bool:
@@ -232,6 +233,17 @@ def _panel_failed(result: Mapping[str, Any]) -> bool:
     return isinstance(panel, Mapping) and any(
         isinstance(entry, Mapping) and is_call_failure(entry.get("error"))
         for entry in panel.values())
+
+
+def _repeat_failed(result: Mapping[str, Any]) -> bool:
+    """Whether a repeat behind ``result`` failed its call or gave an answer that could not be
+    read (``details.unscored_repeats``)."""
+    details = result.get("details")
+    missed = details.get("unscored_repeats") if isinstance(details, Mapping) else None
+    return isinstance(missed, list) and any(
+        isinstance(entry, Mapping) and (is_call_failure(entry.get("error"))
+                                        or entry.get("unreadable") is not None)
+        for entry in missed)
 
 
 def result_value(record: Mapping[str, Any], metric: str) -> float | None:

@@ -67,6 +67,37 @@ class MetricSummary(BaseModel):
         "Of the unscored rows, those whose judge answer could not be read (empty, not JSON, "
         "the wrong shape, out of range, cut at max_tokens) or whose template could not "
         "render: failures, counted against --max-failed-share."))
+    retest: RetestSummary | None = Field(None, description=(
+        "Test-retest figures of a judge metric asked several times per row (--repeat)."))
+
+
+class RetestSummary(BaseModel):
+    """A judge metric asked several times per row (``--repeat K``): how often the judge gives
+    a row the same score again, and how far its scores spread."""
+
+    model_config = ConfigDict(extra="allow")
+
+    repeats: int = Field(description="K: how many times the metric was asked per row.")
+    rows: int = Field(description="Rows with two scored repeats or more (the figures' n).")
+    agreement: float | None = Field(None, description=(
+        "Share of those rows whose scored repeats are all equal; left out for values that are "
+        "not whole numbers (agreement_note says so)."))
+    agreement_note: str | None = None
+    within_row_sd: float | None = Field(None, description=(
+        "Mean over those rows of the sample standard deviation of their repeats (left out "
+        "for labels)."))
+    alpha: float | None = Field(None, description=(
+        "Krippendorff's alpha with each repeat as a rater; null when undefined "
+        "(alpha_note says why)."))
+    alpha_level: str | None = Field(None, description="interval (numbers) or nominal (labels).")
+    alpha_note: str | None = None
+    unscored_repeats: int = Field(0, description=(
+        "Repeats left unscored in rows that their other repeats scored."))
+    failed_repeats: int = Field(0, description=(
+        "Of those, repeats whose call failed or whose answer could not be read (counted "
+        "against --max-failed-share)."))
+    failed_repeat_causes: dict[str, int] | None = Field(None, description=(
+        "The failed repeats' call failures by cause."))
 
 
 class MetricFailures(BaseModel):
@@ -77,7 +108,12 @@ class MetricFailures(BaseModel):
     unreadable: int = Field(0, description=(
         "Rows whose judge answer could not be read or whose template could not render."))
     applicable: int
-    share: float = Field(description="(failed + unreadable) / applicable.")
+    share: float = Field(description=(
+        "(failed + unreadable) / applicable; for a metric asked K times per row, "
+        "(K x (failed + unreadable) + failed_repeats) / (K x applicable)."))
+    failed_repeats: int | None = Field(None, description=(
+        "Repeats (--repeat) whose call failed or whose answer could not be read, in rows "
+        "that the other repeats scored."))
 
 
 class CallFailures(BaseModel):

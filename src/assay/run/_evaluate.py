@@ -158,7 +158,8 @@ async def evaluate_async(
                 dataset=dataset, dataset_sha256=dataset_sha256,
                 metrics={m.name: m.version for m in plan.metrics}, judge=runner.judge_id,
                 judging={"fence": settings.fence, "on_injection": settings.on_injection,
-                         "injection_detector": settings.injection_detector}),
+                         "injection_detector": settings.injection_detector,
+                         "repeat": run.repeat}),
                 resume=resume, overwrite=run.overwrite)
         claim = job.claim if job is not None else None
         previous_run = claim.previous if (claim is not None and resume) else None

@@ -49,9 +49,10 @@ class EvalOptions:
 
     def score_settings(self, scoring: ScoringSettings) -> ScoreSettings:
         """What the scorers need: the run's ``scoring`` settings (built by
-        :meth:`ScoringOptions.settings`) and how judge calls are made (sent as they are to
-        Ray workers)."""
-        return ScoreSettings(scoring=scoring, calls=self.judging.call_options())
+        :meth:`ScoringOptions.settings`), how judge calls are made (sent as they are to
+        Ray workers) and how many times each judge metric is asked (``run.repeat``)."""
+        return ScoreSettings(scoring=scoring, calls=self.judging.call_options(),
+                             repeat=self.run.repeat)
 
     def recorded_settings(self, scoring: ScoringSettings, *, judge: object, embeddings: object,
                           out_dir: Path | None, ray_workers: int | None) -> dict[str, Any]:
@@ -60,7 +61,7 @@ class EvalOptions:
         j, engine = self.judging, self.run.engine
         return {
             **scoring.as_dict(), "concurrency": j.concurrency, "tpm": j.tpm, "rpm": j.rpm,
-            "engine": engine,
+            "engine": engine, "repeat": self.run.repeat,
             **({"ray_workers": ray_workers} if engine == "ray" else {}),
             "judge": ([j if isinstance(j, str) else j.id for j in judge] if isinstance(judge, list)
                       else judge if isinstance(judge, str) else getattr(judge, "id", None)),

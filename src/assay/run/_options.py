@@ -7,7 +7,7 @@ with the defaults of a plain call.
 - :class:`JudgeOptions` (``judging=``): how judge calls are made (concurrency, budget, retries,
   timeout, cache);
 - :class:`RunOptions` (``run=``): where the run goes and where it runs (output folder, resume,
-  run store, progress, engine).
+  run store, progress, engine), and how many times each judge metric is asked (``repeat``).
 
 Each field keeps the name of the flat keyword it replaces (``evaluate(lang="zh")`` is
 ``evaluate(scoring=ScoringOptions(lang="zh"))``); those keywords still work for one release,
@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..calls import DEFAULT_TIMEOUT, JudgeCallOptions
+from ..errors import ConfigError, option
 from ..metrics import ScoringSettings
 
 if TYPE_CHECKING:
     from ..data import LongFields
     from ..store import Store
 
-__all__ = ["JudgeOptions", "ReadOptions", "RunOptions", "ScoringOptions"]
+__all__ = ["JudgeOptions", "ReadOptions", "RunOptions", "ScoringOptions", "check_repeat"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,7 +188,8 @@ class JudgeOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
-    """Where the run's results go, and where its rows are scored.
+    """Where the run's results go, where its rows are scored, and how many times each judge
+    metric is asked per row.
 
     Attributes:
         out: directory for ``results.jsonl`` (written as rows finish), ``summary.json`` and
@@ -216,10 +218,22 @@ class RunOptions:
             when ``None``.
         ray_workers: Ray worker actors (default: 2 on a local instance, one per node of a
             cluster); the judge concurrency is shared among them.
+        repeat: how many times each judge metric is asked per row (K): K times the judge
+            calls, each repeat cached apart (the first under the key of a run without
+            repeats). A row's result is the mean of its scored repeats (the majority for a
+            label), with every repeat's value in ``repeats``; the summary gives each judge
+            metric's test-retest figures (``retest``: agreement, within-row SD,
+            Krippendorff's alpha). Metrics that call no judge are computed once.
 
     Example:
         >>> RunOptions(out="runs/a", resume=True).engine
         'local'
+        >>> RunOptions(repeat=3).repeat
+        3
+        >>> RunOptions(repeat=0)
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got repeat=0. Must be a whole number, 1 or more: how many times each judge metric is asked per row, such as 3 (1 asks once).
     """
 
     out: str | Path | None = None
@@ -234,3 +248,25 @@ class RunOptions:
     engine: str = "local"
     ray_address: str | None = None
     ray_workers: int | None = None
+    repeat: int = 1
+
+    def __post_init__(self) -> None:
+        check_repeat(self.repeat)  # a bad value: a ConfigError now
+
+
+def check_repeat(repeat: object) -> int:
+    """``repeat`` when it is a whole number, 1 or more, else a ConfigError that says so.
+
+    Example:
+        >>> check_repeat(3)
+        3
+        >>> check_repeat(0)
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: Got repeat=0. Must be a whole number, 1 or more: how many times each judge metric is asked per row, such as 3 (1 asks once).
+    """
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ConfigError(f"Got {option('repeat', repeat)}. Must be a whole number, 1 or "
+                          "more: how many times each judge metric is asked per row, such as "
+                          "3 (1 asks once).")
+    return repeat

@@ -47,6 +47,7 @@ from ..metrics import (
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
+from ._repeat import ask_repeats
 
 __all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
 
@@ -56,10 +57,12 @@ log = logging.getLogger("assay")
 class ScoreSettings:
     """How rows are scored, apart from the judge and embedder themselves: the run's scoring
     settings (``scoring``, which every ScoreContext carries) and how judge and embedding calls
-    are made (``calls``: plain values, so the Ray engine can send them to its workers)."""
+    are made (``calls``: plain values, so the Ray engine can send them to its workers);
+    ``repeat``: how many times each judge metric is asked per row (see :mod:`._repeat`)."""
 
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     calls: JudgeCallOptions = field(default_factory=JudgeCallOptions)
+    repeat: int = 1
 
 
 class Scorer:
@@ -83,6 +86,7 @@ class Scorer:
         if any(m.uses_judge for m in self.metrics):  # every row will be scanned (score_row):
             preload_detectors()  # the language model loads while the judge opens (its SDK)
         self.fence = settings.scoring.fence
+        self.repeat = settings.repeat  # each judge metric asked this many times per row
         specs = ([] if judge is None else list(judge)
                  if isinstance(judge, Sequence) and not isinstance(judge, str) else [judge])
         self._opened_judges = open_judges(specs, settings.calls, budget=budget)
@@ -144,7 +148,8 @@ class Scorer:
         token = FENCE_STYLE.set(self.fence)
         try:
             return await score_row(row, self.metrics, self.ctx, previous or {},
-                                   families=self.families, panel=self.panel)
+                                   families=self.families, panel=self.panel,
+                                   repeat=self.repeat)
         finally:
             FENCE_STYLE.reset(token)
 
@@ -178,9 +183,10 @@ class Scorer:
 
 async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
                      previous: Mapping[str, Any], found: dict[str, Any] | None,
-                     panel: Panel | None = None) -> MetricResult:
+                     panel: Panel | None = None, repeat: int = 1) -> MetricResult:
     """One metric's result for the row (``judged``: the row as judge metrics read it); a
-    judge metric asked of each judge of ``panel``, when there is one."""
+    judge metric asked of each judge of ``panel``, when there is one, and ``repeat`` times
+    (combined by :func:`~assay.run._repeat.combine_repeats`)."""
     if metric.name in previous:
         return MetricResult.model_validate(previous[metric.name])
     if row.extra.get("app_failed"):  # a traced app call that failed: no answer to score
@@ -193,8 +199,9 @@ async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
     if not metric.uses_judge:
         return await _ask(metric, row, ctx)
     if panel is not None:
-        return await panel.score(lambda judge_ctx: _ask(metric, judged, judge_ctx))
-    return await _ask(metric, judged, ctx)
+        return await ask_repeats(
+            lambda: panel.score(lambda judge_ctx: _ask(metric, judged, judge_ctx)), repeat)
+    return await ask_repeats(lambda: _ask(metric, judged, ctx), repeat)
 
 
 async def _ask(metric: Metric, row: Row, ctx: ScoreContext) -> MetricResult:
@@ -214,16 +221,20 @@ def _waits(metric: Metric) -> bool:
 
 
 def result_record(result: MetricResult) -> dict[str, Any]:
-    """``result.model_dump()``, built directly for a plain MetricResult with empty
-    ``details`` (most lexical results), where there is nothing nested to serialise.
+    """``result.model_dump()`` (``repeats`` left out when the metric was asked once), built
+    directly for a plain MetricResult with empty ``details`` (most lexical results), where
+    there is nothing nested to serialise.
 
     Example:
         >>> r = MetricResult(value=0.5)
-        >>> result_record(r) == r.model_dump(), list(result_record(r))
+        >>> result_record(r) == r.model_dump(exclude={"repeats"}), list(result_record(r))
         (True, ['value', 'weighted', 'reason', 'error', 'details'])
+        >>> result_record(MetricResult(value=0.5, repeats=[0.0, 1.0]))["repeats"]
+        [0.0, 1.0]
     """
-    if result.details or type(result) is not MetricResult:
-        return result.model_dump()
+    if result.details or type(result) is not MetricResult or result.repeats is not None:
+        # ``repeats`` only where the metric was asked more than once (--repeat)
+        return result.model_dump(exclude=None if result.repeats is not None else {"repeats"})
     return {"value": result.value, "weighted": result.weighted, "reason": result.reason,
             "error": result.error, "details": {}}
 
@@ -231,7 +242,7 @@ def result_record(result: MetricResult) -> dict[str, Any]:
 async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
                     previous: Mapping[str, Any], *,
                     families: Sequence[MetricFamily] | None = None,
-                    panel: Panel | None = None) -> dict[str, Any]:
+                    panel: Panel | None = None, repeat: int = 1) -> dict[str, Any]:
     """Score ``row`` with every metric (those in ``previous`` are kept as they are).
 
     A metric that does not apply, or that fails with a bug, gives an unscored result with the
@@ -243,7 +254,9 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     its judge metrics read it with the flagged text withheld; ``"unscored"``: they are not
     asked.
     With a ``panel``, each judge metric is asked of every judge and their answers combined
-    (:func:`~assay.run._panel.combine_panel`); the other metrics are scored once.
+    (:func:`~assay.run._panel.combine_panel`); the other metrics are scored once. With
+    ``repeat`` K > 1, each judge metric is asked K times (:mod:`~assay.run._repeat`); the
+    others, deterministic, once.
     """
     mode = ctx.settings.on_injection
     learned = ctx.settings.injection_detector == "learned"
@@ -255,7 +268,7 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         judged = mask_row(row, learned=learned)
 
     async def one(metric: Metric) -> MetricResult:
-        return await _score_one(metric, row, judged, ctx, previous, found, panel)
+        return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).

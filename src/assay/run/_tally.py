@@ -35,7 +35,7 @@ from ..metrics import (
     unreadable_kind,
     unscored_reason_key,
 )
-from ..records import call_failures, with_interval
+from ..records import RetestTally, call_failures, with_failed_repeats, with_interval
 from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
@@ -130,6 +130,7 @@ class RunTally:
         self.unknown_language_rows = 0  # rows with a judged text in a language the detector lacks
         self.unknown_languages: Counter[str] = Counter()
         self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
+        self.retest = RetestTally()  # results of metrics asked several times (``repeats``)
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
@@ -147,6 +148,8 @@ class RunTally:
                 self._reasons[name][unscored_reason_key(error)] += 1
                 if unreadable_kind(result):
                     self.unreadable[name][unscored_reason_key(error)] += 1
+            if "repeats" in result:
+                self.retest.add(name, result)
             details = result.get("details") or {}
             if "panel" in details:
                 self.panel.add(name, result)
@@ -202,6 +205,8 @@ class RunTally:
                 agg["unreadable"] = sum(self.unreadable[name].values())
             if self._no_reason[name]:
                 agg["without_reason"] = self._no_reason[name]
+            if (retest := self.retest.figures(name)) is not None:
+                agg["retest"] = retest
             out[name] = agg
         return out
 
@@ -228,7 +233,8 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         "prompt_sha256": dict(tally.prompt_sha256),
         "lang": lang,
         "metrics": (metrics_summary := tally.metrics(options)),
-        "failures": _with_panel(call_failures(metrics_summary, tally.unreadable), tally.panel),
+        "failures": with_failed_repeats(_with_panel(
+            call_failures(metrics_summary, tally.unreadable), tally.panel), metrics_summary),
         "injection": {"mode": on_injection, "flagged_rows": tally.injected,
                       "kinds": dict(tally.injection_kinds.most_common()),
                       "unknown_language": {
