@@ -30,9 +30,6 @@ STEP_COMMANDS = {"run": "run", "report": "report"}
 #: Flags the steps pass that issue 46's other parts are adding to the CLI (h-verdict:
 #: --baseline, --max-drop, --inconclusive on run; h-repeat: --repeat). Their tests are xfail
 #: until those are merged; then this list empties.
-PENDING_FLAGS: set[tuple[str, str]] = set()
-PENDING = pytest.mark.xfail(
-    strict=False, reason="flag being added by another part of issue 46 (see PENDING_FLAGS)")
 
 
 def _steps() -> dict[str, dict[str, Any]]:
@@ -82,17 +79,9 @@ def test_the_docs_name_every_input_and_output_and_no_other() -> None:
     assert documented == set(meta["inputs"]) | set(meta["outputs"])
 
 
-def test_every_flag_the_steps_pass_exists_in_the_cli_or_is_pending() -> None:
-    used = _step_flags()
-    assert PENDING_FLAGS <= used, "a pending flag the steps no longer pass: drop it from the list"
-    missing = {(c, f) for c, f in used - PENDING_FLAGS if f not in _cli_flags(c)}
+def test_every_flag_the_steps_pass_exists_in_the_cli() -> None:
+    missing = {(c, f) for c, f in _step_flags() if f not in _cli_flags(c)}
     assert not missing, f"flags the CLI does not have: {sorted(missing)}"
-
-
-@PENDING
-@pytest.mark.parametrize("command,flag", sorted(PENDING_FLAGS))
-def test_the_pending_flag_exists_in_the_cli(command: str, flag: str) -> None:
-    assert flag in _cli_flags(command)
 
 
 def _env() -> dict[str, str]:
@@ -173,7 +162,6 @@ def test_a_bad_input_is_refused_before_assay_runs(workdir: Path) -> None:
     assert "No closing quotation" in result.step("run").log
 
 
-@PENDING
 def test_a_baseline_bar_with_junit_and_markdown_passes_and_fills_the_job_summary(
         workdir: Path) -> None:
     base = run_action({"data": "qa.jsonl", "metrics": "f1_score", "out": "base", "junit": "",

@@ -21,7 +21,6 @@ from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
 from ..data import FieldLimits, open_source, parse_mapping
 from ..errors import AssayError
-from ..gate import check_bar_names, check_summary, parse_bars, summary_defects, summary_outcomes
 from ..metrics import Metric, Plan
 from ..metrics.custom import check_file_metric_names, load_metric_file
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
@@ -43,7 +42,7 @@ from ._call_flags import (
     TpmOption,
     call_options,
 )
-from ._ci_outputs import JunitOption, MarkdownOption, read_results, write_ci_outputs
+from ._ci_outputs import JunitOption, MarkdownOption
 from ._errors import exit_on_errors, print_failures
 from ._format import percent, printable
 from ._options import (
@@ -59,18 +58,9 @@ from ._options import (
     store_arg,
 )
 from ._repeat_flag import check_repeat_flag
+from ._run_gates import RunGates, suite_name
 from ._summary import print_summary
-from ._verdict import (
-    BaselineOption,
-    ConfidenceOption,
-    InconclusiveOption,
-    MaxDropOption,
-    check_baseline_bars,
-    decide_against_baseline,
-    open_baseline,
-    print_verdicts,
-    verdict_exit_code,
-)
+from ._verdict import BaselineOption, ConfidenceOption, InconclusiveOption, MaxDropOption
 
 __all__ = ["choose_metrics", "print_summary", "run"]
 
@@ -226,16 +216,15 @@ def run(
     if piped:  # a pipe cannot be read again: the same rows are piped in again
         resume_hint = "pipe the same data in again and " + resume_hint
     with exit_on_errors(f"\ninterrupted: {resume_hint}", stopped=f"Then {resume_hint}"):
-        under = parse_bars(fail_under or [], "fail_under")
-        over = parse_bars(fail_over or [], "fail_over")
-        base_run, drops = open_baseline(baseline, max_drop, confidence=confidence, store=store)
-
+        gates = RunGates.from_flags(
+            fail_under=fail_under, fail_over=fail_over, baseline=baseline, max_drop=max_drop,
+            confidence=confidence, inconclusive=inconclusive, junit=junit, markdown=markdown,
+            store=store)
         print_plan = _plan_printer(quiet)
 
         def on_plan(plan: Plan) -> None:  # a bar that can never pass stops the run here
             print_plan(plan)
-            check_bar_names(plan.metrics, fail_under=under, fail_over=over, skipped=plan.skipped)
-            check_baseline_bars(plan.metrics, base_run, drops)
+            gates.check_plan(plan)
 
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
@@ -273,21 +262,10 @@ def run(
     if result.summary.get("run_id"):
         err.print(f"stored run: {result.summary['run_id']} (assay show "
                   f"{result.summary['run_id']})", highlight=False, markup=False)
-    with exit_on_errors("interrupted"):
-        verdicts = decide_against_baseline(base_run, out_dir, drops, confidence=confidence)
-    # the CI outputs, whatever the exit code; the suite: qa.jsonl.gz -> qa, eval.v2.csv -> eval_v2
-    suite = "stdin" if piped or str(data) == "-" else \
-        Path(data.name.removesuffix(".gz")).stem.replace(".", "_")
-    write_ci_outputs([*summary_outcomes(result.summary, fail_under=under, fail_over=over,
-                                        records=read_results(out_dir)), *verdicts],
-                     junit=junit, markdown=markdown, title=f"assay run {suite}", suite=suite,
-                     defects=summary_defects(result.summary))
+    failures, verdicts = gates.decide(result.summary, out_dir, suite=suite_name(data, piped))
     failed = print_failures(result.summary, max_failed_share)
     exit_if_agent_failed(agent, result.summary, max_failed_share, resume_hint)
-    failures = check_summary(result.summary, fail_under=under, fail_over=over)
-    for message in failures:
-        err.print(f"[red]gate failed:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    print_verdicts(verdicts, err, confidence=confidence)
+    gates.print(failures, verdicts)
     injected = (result.summary.get("injection") or {}).get("flagged_rows", 0)
     if failed:
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed))} lost more than "
@@ -301,10 +279,7 @@ def run(
                   "(--on-injection fail); exit 4. Each is marked 'injection' in results.jsonl.",
                   highlight=False, soft_wrap=True)
         raise typer.Exit(4)
-    if failures:
-        raise typer.Exit(1)
-    if code := verdict_exit_code(verdicts, inconclusive):
-        raise typer.Exit(code)
+    gates.exit(failures, verdicts)
 
 
 def choose_metrics(metrics: str | None, metric_files: list[Path], *,
