@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ._hidden import hidden_texts
+from ._nfkc_classes import WIDE as _WIDE
+from ._nfkc_classes import nfkc_classes
 
 __all__ = ["Normalised", "normalise", "readings"]
 
@@ -46,11 +48,9 @@ _INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2
 _GAP_CHARS = "\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0"
 _GAP = re.compile(f"(?<=\\S)[{_GAP_CHARS}]+(?=\\S)")
 _GAP_RUN = re.compile(f"[{_GAP_CHARS}]+")
-_KEEP = "\u2025\u2026"  # ‥ … would become "..": a sentence end the writer did not put there
 _TAG_TEXT = re.compile(r"[\U000e0020-\U000e007e]{3,}")  # ASCII spelt in tag characters
 _FLAG = "\U0001f3f4"  # a flag emoji whose subdivision is spelt in tag characters
-# Full-width ASCII punctuation: folded in Latin text, kept between CJK characters.
-_WIDE = r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff60"
+# Full-width ASCII punctuation (_WIDE): folded in Latin text, kept between CJK characters.
 _WIDE_PUNCT = re.compile(f"[{_WIDE}]")
 _CJK = "\u2e80-\u2fff\u3001-\ufe4f\uff61-\uffdc\U00020000-\U0003ffff"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
@@ -279,32 +279,9 @@ def _invisible_re() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _changed_re() -> re.Pattern[str]:
     """Runs of invisible characters, and each character NFKC changes with the combining marks
-    after it (half-width ｶﾞ is one ガ); built once, from the running Python's Unicode data."""
-    changed, combining = [], []
-    for code in range(0x30000):
-        char = chr(code)
-        if 0xD800 <= code <= 0xDFFF or char in _KEEP:
-            continue
-        if unicodedata.normalize("NFKC", char) != char:
-            changed.append(code)
-        if unicodedata.combining(unicodedata.normalize("NFKD", char)[:1] or " "):
-            combining.append(code)
-    wide = {ord(c) for c in re.findall(f"[{_WIDE}]", "".join(map(chr, changed)))}
+    after it (half-width ｶﾞ is one ガ); built once, from the running Python's Unicode data
+    (its classes shipped for the supported Pythons: :mod:`._nfkc_classes`)."""
+    changed, combining = nfkc_classes()
     return re.compile(f"[\U000e0000-\U000e007f]+|[{_INVISIBLE}]+"
                       f"|(?<![{_CJK}])[{_WIDE}](?![{_CJK}])"  # next to CJK: kept, not looked at
-                      f"|[{_ranges([c for c in changed if c not in wide])}]"
-                      f"[{_ranges(combining)}]*")
-
-
-def _ranges(codes: list[int]) -> str:
-    """A character class's body for ``codes`` (sorted), as ranges."""
-    parts: list[str] = []
-    start = prev = codes[0]
-    for code in [*codes[1:], -1]:
-        if code == prev + 1:
-            prev = code
-            continue
-        parts.append(re.escape(chr(start)) if start == prev
-                     else f"{re.escape(chr(start))}-{re.escape(chr(prev))}")
-        start = prev = code
-    return "".join(parts)
+                      f"|[{changed}][{combining}]*")

@@ -32,6 +32,7 @@ from ._quoted import JSON_VERDICT_PATTERNS, quoted_as_data
 from ._russian import RUSSIAN
 from ._scripts import SCRIPTS, WRITTEN_IN
 from ._spanish import SPANISH
+from ._stored_patterns import PatternStore, default_store_path
 
 __all__ = ["BASELINE", "LEARNED", "PATTERNS", "PATTERN_KINDS", "USER_KINDS", "compiled_patterns",
            "judged_texts", "patterns_for", "scan_row", "scan_text"]
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
 def compiled_patterns() -> tuple[tuple[str, str, re.Pattern[str]], ...]:
     """Every language's patterns, ``(id, kind, pattern)``, compiled on first use and kept for
     the process: compiling them all takes about 0.3 s, which ``assay --help``, a usage error
-    or a run without a judge metric never pays.
+    or a run without a judge metric never pays, and a later process builds them from the
+    programs the first kept (:mod:`._stored_patterns`) in a few milliseconds.
 
     Example:
         >>> compiled_patterns() is compiled_patterns(), compiled_patterns()[0][0]
@@ -86,13 +88,21 @@ def patterns_for(text: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
 
 @cache
 def _patterns_of(scripts: frozenset[str]) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
-    return tuple((pid, kind, _compiled(source)) for pid, kind, source in _SOURCES
-                 if WRITTEN_IN.get(pid.split(".", 1)[0], "") in scripts | {""})
+    patterns = tuple((pid, kind, _compiled(source)) for pid, kind, source in _SOURCES
+                     if WRITTEN_IN.get(pid.split(".", 1)[0], "") in scripts | {""})
+    _store().save(source for _, _, source in _SOURCES)  # when one was compiled here
+    return patterns
+
+
+@cache
+def _store() -> PatternStore:
+    """The patterns' programs kept between processes (:mod:`._stored_patterns`)."""
+    return PatternStore(default_store_path(), _FLAGS)
 
 
 @cache
 def _compiled(source: str) -> re.Pattern[str]:
-    return re.compile(source, _FLAGS)
+    return _store().pattern(source)
 
 
 def __getattr__(name: str) -> Any:
