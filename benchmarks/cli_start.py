@@ -4,7 +4,10 @@ Times, as whole processes: ``assay --help``, ``assay run -h``, ``assay run`` of 
 (a usage error) and ``assay run`` of the bench's qa50 with ``--metrics groundedness`` against
 the fake judge at 300 ms (``../shared/bench/fake_judge.py``, started as the judge-efficiency
 benchmark starts it), whose own ``elapsed_s`` (from ``summary.json``: reading, judge set-up,
-scoring) is printed too. ``--src`` names the source tree to time (default: this checkout's);
+scoring) is printed too, and the same for the first row of qa50 alone: a one-row run's
+``elapsed_s`` less one request's latency is the run's fixed cost (what does not grow with the
+rows), and qa50's less the one-row run's is what its other 49 rows add (each row's injection
+scan and request, in the interpreter). ``--src`` names the source tree to time (default: this checkout's);
 give it more than once to compare trees in one sitting, e.g. the tree before a change, made with
 ``git worktree add /tmp/before REV``: their runs alternate (A B A B ...), so a machine that
 slows down or speeds up during the call moves both alike.
@@ -37,6 +40,7 @@ CASES = {
     "assay run MISSING.jsonl (exit 2)": ["run", "no-such-file.jsonl"],
 }
 QA_CASE = "assay run qa50 --metrics groundedness"
+ONE_CASE = "assay run of qa50's first row (its elapsed_s)"
 
 
 def timed(src: Path, args: list[str], env: dict[str, str]) -> float:
@@ -47,10 +51,11 @@ def timed(src: Path, args: list[str], env: dict[str, str]) -> float:
     return time.monotonic() - t0
 
 
-def qa_run(src: Path, base_url: str, out: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(process wall, the run's own elapsed_s) of one qa50 run."""
+def qa_run(src: Path, base_url: str, out: Path, env: dict[str, str],
+           data: Path = QA50) -> tuple[float, float]:
+    """(process wall, the run's own elapsed_s) of one run of ``data`` (default: qa50)."""
     env = {**env, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench"}
-    wall = timed(src, ["run", str(QA50), "--metrics", "groundedness", "--judge",
+    wall = timed(src, ["run", str(data), "--metrics", "groundedness", "--judge",
                        "openai:gpt-4o-mini", "--out", str(out), "--no-cache", "--no-store",
                        "--no-progress", "--overwrite"], env)
     summary = json.loads((out / "summary.json").read_text())
@@ -69,6 +74,8 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     figures: dict[tuple[str, int], list[float]] = {}
+    qa1 = tmp / "qa1.jsonl"
+    qa1.write_text(QA50.read_text().splitlines()[0] + "\n")
     with FakeJudge("--latency-ms", args.latency_ms, log=tmp / "judge.jsonl") as judge:
         for i in range(args.runs + 1):  # the first round warms the file cache, not counted
             for t, src in enumerate(trees):
@@ -77,13 +84,23 @@ def main() -> None:
                 wall, elapsed = qa_run(src, judge.base_url, tmp / f"out{t}", env)
                 figures.setdefault((QA_CASE + " (process wall)", t), []).append(wall)
                 figures.setdefault((QA_CASE + " (its elapsed_s)", t), []).append(elapsed)
+                _, one = qa_run(src, judge.base_url, tmp / f"one{t}", env, data=qa1)
+                figures.setdefault((ONE_CASE, t), []).append(one)
             if i == 0:
                 figures.clear()
     print(f"median of {args.runs} runs, seconds; fake judge at {args.latency_ms} ms")
     print(f"{'':<52}" + "".join(f"{'tree ' + str(t + 1):>10}" for t in range(len(trees))))
-    for name in [*CASES, QA_CASE + " (process wall)", QA_CASE + " (its elapsed_s)"]:
+    for name in [*CASES, QA_CASE + " (process wall)", QA_CASE + " (its elapsed_s)", ONE_CASE]:
         print(f"{name:<52}" + "".join(
             f"{statistics.median(figures[name, t]):>10.2f}" for t in range(len(trees))))
+    latency = float(args.latency_ms) / 1000
+    for name, figure in (
+            ("fixed cost: one-row elapsed_s - one latency", lambda t: statistics.median(
+                figures[ONE_CASE, t]) - latency),
+            ("per further row (qa50 - one row) / 49, ms", lambda t: 1000 * (statistics.median(
+                figures[QA_CASE + " (its elapsed_s)", t]) - statistics.median(
+                figures[ONE_CASE, t])) / 49)):
+        print(f"{name:<52}" + "".join(f"{figure(t):>10.2f}" for t in range(len(trees))))
     for t, src in enumerate(trees):
         print(f"tree {t + 1}: {src}")
 
