@@ -27,6 +27,7 @@ from ..gate import check_comparison, parse_bars
 from ..records import RunData, load_run
 from ..store import open_store
 from ._compare_attacks import print_attack_comparison
+from ._configured import from_config
 from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
@@ -69,6 +70,8 @@ def compare(
     Two attack runs (assay jailbreak --strategy crescendo|pair): success and plain defect
     rates per category with 95% intervals, and their difference."""
     with exit_on_errors("interrupted"):
+        if run_b is not None and from_config("baseline"):
+            baseline = None  # two runs given: the config's baseline is not for them
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
         chosen = comma_names(metrics) if metrics else None

@@ -216,6 +216,9 @@ class RunOptions:
             when ``None``.
         ray_workers: Ray worker actors (default: 2 on a local instance, one per node of a
             cluster); the judge concurrency is shared among them.
+        config: the config file the options came from (``assay run`` reading ``[tool.assay]``
+            or ``assay.toml``), recorded as the summary's ``config`` and in the stored run's
+            settings, so that a CI log can say where the settings came from.
 
     Example:
         >>> RunOptions(out="runs/a", resume=True).engine
@@ -234,3 +237,4 @@ class RunOptions:
     engine: str = "local"
     ray_address: str | None = None
     ray_workers: int | None = None
+    config: str | None = None
