@@ -44,7 +44,8 @@ def assay(*args: str) -> Any:
 
 
 def run(*args: str) -> Any:
-    return assay("run", "qa.jsonl", "--no-progress", "--no-cache", "--overwrite", *args)
+    return assay("run", "qa.jsonl", "--no-progress", "--no-cache", "--overwrite", "--judge",
+                 "fake", *args)  # a fake judge: fast even when the file is not read
 
 
 def pyproject(root: Path, settings: str) -> Path:
@@ -243,7 +244,7 @@ def test_the_installed_command_reads_the_file_in_a_subprocess(project: Path) -> 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])}
     done = subprocess.run([sys.executable, "-m", "assay", "run", "qa.jsonl", "--no-progress",
-                           "--no-store", "--no-cache"], capture_output=True, text=True,
+                           "--no-store", "--no-cache", "--judge", "fake"], capture_output=True, text=True,
                           env=env, timeout=120, cwd=project, check=False)
     assert done.returncode == 1, done.stderr
     assert "config: pyproject.toml:4 (fail_under, metrics)" in done.stderr
