@@ -128,6 +128,8 @@ def test_config_names_a_file_and_no_config_reads_none(
     (project / "ci.toml").write_text('metrics = "f1_score"\n')
     r = run("--config", "ci.toml")
     assert r.exit_code == 0 and config_line(r.stderr) == "config: ci.toml (metrics)", r.output
+    summary = json.loads((project / "assay-out/qa/summary.json").read_text())
+    assert summary["config"] == str(project / "ci.toml")  # absolute: the log explains itself
     monkeypatch.setenv("ASSAY_CONFIG", "ci.toml")
     r = run()
     assert r.exit_code == 0 and config_line(r.stderr) == "config: ci.toml (metrics)", r.output

@@ -110,6 +110,7 @@ def read_config(path: Path, *, explicit: bool = True) -> ConfigFile | None:
         raise ConfigError(f"{_shown_path(path)}{where}: does not parse as TOML: {message}. Fix "
                           "the file (assay reads its settings from it), or run with "
                           "--no-config.") from None
+    path = path.resolve()  # recorded in the run as it is: absolute
     if path.name != "pyproject.toml":
         return ConfigFile(path, document, (), text)
     table: Any = document
