@@ -82,9 +82,12 @@ class ConfigDefaults(Mapping[str, Any]):
                        else find_config(Path.cwd()))
         if self.config is None:
             return {}
-        from ._app import COMMANDS
         from ._config_values import command_defaults
-        return command_defaults(self.config, self.command, COMMANDS, self.ctx)
+        parent = self.ctx.parent  # the root group: every command's name, none imported
+        names = (parent.command.list_commands(parent) if parent is not None  # else: alone
+                 else [key for key, value in self.config.table.items() if isinstance(value, dict)])
+        return command_defaults(self.config, self.command, [*names, self.command.name],
+                                self.ctx)
 
     def __getitem__(self, name: str) -> Any:
         if name in ("help", "config", "no_config"):  # the eager ones: before the file is read
