@@ -228,6 +228,8 @@ async def evaluate_async(
                            if claim is not None and claim.manifest is not None else None,
                            on_injection=settings.on_injection)
         add_usage(summary, runner, usage)
+        if run.config:
+            summary["config"] = run.config
         if agent is not None:
             summary["agent"] = agent.summary()
         if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged
