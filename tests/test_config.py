@@ -207,11 +207,11 @@ def test_compare_takes_the_baseline_from_the_file_unless_given_two_runs(project:
         {**ROWS[1], "answer": "Paris"}) + "\n")
     assert run("--metrics", "f1_score", "--out", "cand", "--no-store").exit_code == 0
     pyproject(project, '[tool.assay]\nbaseline = "base"\nmax_drop = {f1_score = 0.1}\n')
-    r = assay("compare", "cand")
-    assert r.exit_code == 0 and "A (baseline): base" in r.stdout, r.output
+    r = assay("compare", "cand")  # two rows decide nothing at 0.1: inconclusive (exit 5)
+    assert r.exit_code == 5 and "A (baseline): base" in r.stdout, r.output
     assert config_line(r.stderr) == "config: pyproject.toml:4 (baseline, max_drop)"
     r = assay("compare", "cand", "base")  # two runs: the file's baseline is left out
-    assert r.exit_code == 1 and "A (baseline): cand" in r.stdout, r.output
+    assert r.exit_code == 5 and "A (baseline): cand" in r.stdout, r.output
 
 
 def test_the_stored_run_records_the_config_file(project: Path) -> None:
