@@ -68,16 +68,26 @@ class PriceBook:
         """The model's prices per million tokens, ``None`` when nobody prices it (and for the
         embedded judge, which is free: see :meth:`cost`)."""
         name, provider = _split(model, provider)
-        user = self._user.get(model.strip()) or self._user.get(name)
+        user = self._lookup(model, name)
         if user is not None:
             return user
-        found = _genai_price(name, provider)
-        if found is None:
+        if "@" in name:
             return None
+        found = _genai_price(name, provider)
+        if found is None or found.input_mtok is None or found.output_mtok is None:
+            return None  # not priced per token (per request, per second): not a token price
         return ModelPrice(input=_per_million(found.input_mtok) or 0.0,
                           output=_per_million(found.output_mtok) or 0.0,
                           cache_read=_per_million(found.cache_read_mtok),
                           cache_write=_per_million(found.cache_write_mtok))
+
+    def _lookup(self, model: str, name: str) -> ModelPrice | None:
+        """The user's price for the spec as written, the model name, or the name without its
+        endpoint (``MODEL@URL``)."""
+        for key in (model.strip(), name, name.partition("@")[0]):
+            if key in self._user:
+                return self._user[key]
+        return None
 
     def cost(self, model: str, usage: Usage, *, provider: str | None = None) -> Cost:
         """What ``usage`` cost on ``model``: cache reads and writes at their own prices, reasoning
@@ -86,11 +96,15 @@ class PriceBook:
         if _is_embedded(model):
             return Cost(0.0, None, FREE_SOURCE)
         name, provider = _split(model, provider)
-        user = self._user.get(model.strip()) or self._user.get(name)
+        user = self._lookup(model, name)
         if user is not None:
             return Cost(_user_usd(user, usage), None, self._user_source)
         if usage.is_empty():
             return Cost(0.0)
+        bare, at, url = name.partition("@")
+        if at:  # an endpoint of its own: the provider's list price may not be what it charges
+            return Cost.unknown(f"no price for model {bare!r} at {url} (a self-hosted or "
+                                "proxied endpoint: add it to a --prices file)")
         try:
             calc = _genai_calc(name, provider, usage)
         except LookupError:
