@@ -29,6 +29,13 @@ def _metric_of(req: JudgeRequest) -> str:
     return "?"
 
 
+def _without_usage(rows: list[dict]) -> list[dict]:
+    """The records without each result's ``details.usage`` (what its judge calls used)."""
+    return [{k: ({**v, "details": {d: x for d, x in v["details"].items() if d != "usage"}}
+                 if isinstance(v, dict) and isinstance(v.get("details"), dict) else v)
+             for k, v in row.items()} for row in rows]
+
+
 def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     judge = FakeJudge(GOOD)
     cache = tmp_path / "cache.sqlite"
@@ -46,7 +53,13 @@ def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     assert again.requests == []
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30
-    assert second.rows == first.rows
+    # the same results; only what the calls used differs (the second run spent nothing)
+    assert _without_usage(second.rows) == _without_usage(first.rows)
+    assert all("usage" not in r["coherence"]["details"] for r in second.rows)
+    assert first.rows[0]["coherence"]["details"]["usage"]["fake"]["requests"] == 1
+    assert first.summary["cost"]["by_metric"]["coherence"]["requests"] == 6
+    assert second.summary["cost"]["by_metric"] == {}
+    assert second.summary["cost"]["usd"] == 0.0
     lines = (tmp_path / "b" / "results.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in ROWS]
 

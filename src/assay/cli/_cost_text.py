@@ -1,0 +1,61 @@
+"""How the terminal writes dollars and a run's cost: an unknown cost is written "unknown"
+with the reason, never "$0".
+
+Example:
+    >>> usd_text(0.000214), usd_text(12.5), usd_text(0.0), usd_text(None)
+    ('$0.000214', '$12.50', '$0', 'unknown')
+    >>> usd_delta_text(0.5, 0.25), usd_delta_text(None, 0.25)
+    ('+$0.250', 'unknown')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["cost_line", "usd_delta_text", "usd_text"]
+
+
+def usd_text(usd: float | None) -> str:
+    """Dollars to three significant digits (cents from $1 up); ``None``: ``unknown``."""
+    if usd is None:
+        return "unknown"
+    if usd == 0:
+        return "$0"
+    sign = "-" if usd < 0 else ""
+    usd = abs(usd)
+    if usd >= 1:
+        return f"{sign}${usd:,.2f}"
+    return f"{sign}${usd:.{max(2, 2 - math.floor(math.log10(usd)))}f}"
+
+
+def usd_delta_text(usd: float | None, base: float | None) -> str:
+    """``usd`` minus ``base``, signed; ``unknown`` when either is."""
+    if usd is None or base is None:
+        return "unknown"
+    delta = round(usd - base, 10)
+    return ("+" if delta > 0 else "") + usd_text(delta)
+
+
+def cost_line(cost: Mapping[str, Any] | None) -> str | None:
+    """One line for a run's ``summary["cost"]``: the total and each metric's, ``unknown``
+    with the reason where a price is; ``None`` for a summary without a cost section.
+
+    Example:
+        >>> cost_line({"usd": 0.0042, "by_metric": {"fluency": {"usd": 0.0042}},
+        ...            "source": "genai-prices 0.2.5"})
+        'cost: $0.00420 (fluency $0.00420); prices: genai-prices 0.2.5'
+        >>> cost_line({"usd": None, "unknown_reason": "no price for model 'm'",
+        ...            "by_metric": {"fluency": {"usd": None}}})
+        "cost: unknown: no price for model 'm' (fluency unknown)"
+    """
+    if not isinstance(cost, Mapping):
+        return None
+    total = usd_text(cost.get("usd"))
+    if cost.get("usd") is None:
+        total += f": {cost.get('unknown_reason') or 'a price is unknown'}"
+    parts = [f"{name} {usd_text(m.get('usd'))}"
+             for name, m in (cost.get("by_metric") or {}).items() if isinstance(m, Mapping)]
+    line = f"cost: {total}" + (f" ({', '.join(parts)})" if parts else "")
+    return line + (f"; prices: {cost['source']}" if cost.get("source") else "")
