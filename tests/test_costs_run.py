@@ -141,3 +141,39 @@ def test_cached_and_reasoning_tokens_are_read_counted_and_priced() -> None:
     # the cached prompt tokens at the cache-read price, reasoning tokens as output
     assert book.cost(judge.id, used).usd == pytest.approx(
         (400 * price.input + 1600 * price.cache_read + 600 * price.output) / 1e6)
+
+
+def test_compare_puts_the_cost_difference_beside_the_quality_difference(
+        tmp_path: Path, fake_judge_server: Any) -> None:
+    fake_judge_server()
+    outs = []
+    for model in ("gpt-4o-mini", "gpt-4o"):
+        folder = tmp_path / model
+        folder.mkdir()
+        proc, summary = _assay_run(folder, f"openai:{model}")
+        assert proc.returncode == 0, proc.stderr
+        outs.append((folder / "out", summary))
+    (a, summary_a), (b, summary_b) = outs
+    assert summary_a is not None and summary_b is not None
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay.cli", "compare", str(a), str(b), "--json",
+         str(tmp_path / "c.json")], capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    cost = json.loads((tmp_path / "c.json").read_text())["cost"]
+    assert (cost["usd_a"], cost["usd_b"]) == pytest.approx(
+        (summary_a["cost"]["usd"], summary_b["cost"]["usd"]))
+    assert cost["diff"] == pytest.approx(cost["usd_b"] - cost["usd_a"]) and cost["diff"] > 0
+    assert set(cost["by_metric"]) == {"fluency", "relevance"}
+    assert "cost diff" in proc.stdout and "cost: A $" in proc.stdout
+    # a price file prices both runs alike: here gpt-4o as cheap as gpt-4o-mini's list price
+    prices = tmp_path / "p.json"
+    prices.write_text('{"models": {"gpt-4o": {"input": 0.15, "output": 0.6}}}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay.cli", "compare", str(a), str(b), "--prices", str(prices),
+         "--json", "-"], capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    repriced = json.loads(proc.stdout)["cost"]
+    assert repriced["usd_a"] == pytest.approx(cost["usd_a"])
+    assert repriced["usd_b"] < cost["usd_b"]

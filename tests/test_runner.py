@@ -12,6 +12,7 @@ from assay.calls import RetryPolicy
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import ORIGINAL_AUTO
+from support import without_usage
 
 ROWS = [
     {"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
@@ -27,13 +28,6 @@ def _metric_of(req: JudgeRequest) -> str:
         if name in system:
             return name
     return "?"
-
-
-def _without_usage(rows: list[dict]) -> list[dict]:
-    """The records without each result's ``details.usage`` (what its judge calls used)."""
-    return [{k: ({**v, "details": {d: x for d, x in v["details"].items() if d != "usage"}}
-                 if isinstance(v, dict) and isinstance(v.get("details"), dict) else v)
-             for k, v in row.items()} for row in rows]
 
 
 def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
@@ -54,7 +48,7 @@ def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30
     # the same results; only what the calls used differs (the second run spent nothing)
-    assert _without_usage(second.rows) == _without_usage(first.rows)
+    assert without_usage(second.rows) == without_usage(first.rows)
     assert all("usage" not in r["coherence"]["details"] for r in second.rows)
     assert first.rows[0]["coherence"]["details"]["usage"]["fake"]["requests"] == 1
     assert first.summary["cost"]["by_metric"]["coherence"]["requests"] == 6

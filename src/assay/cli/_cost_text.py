@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["cost_line", "usd_delta_text", "usd_text"]
+__all__ = ["cost_diff_line", "cost_line", "usd_delta_text", "usd_text"]
 
 
 def usd_text(usd: float | None) -> str:
@@ -59,3 +59,19 @@ def cost_line(cost: Mapping[str, Any] | None) -> str | None:
              for name, m in (cost.get("by_metric") or {}).items() if isinstance(m, Mapping)]
     line = f"cost: {total}" + (f" ({', '.join(parts)})" if parts else "")
     return line + (f"; prices: {cost['source']}" if cost.get("source") else "")
+
+
+def cost_diff_line(cost: Mapping[str, Any]) -> str:
+    """Two runs' cost (``comparison["cost"]``) on one line: A, B and B - A.
+
+    Example:
+        >>> cost_diff_line({"usd_a": 0.25, "usd_b": 0.5, "diff": 0.25, "source": "genai-prices"})
+        'cost: A $0.250, B $0.500, diff +$0.250 (prices: genai-prices)'
+        >>> cost_diff_line({"usd_a": None, "usd_b": 0.5, "unknown_reason": "no price for 'm'"})
+        "cost: A unknown, B $0.500, diff unknown: no price for 'm'"
+    """
+    line = (f"cost: A {usd_text(cost.get('usd_a'))}, B {usd_text(cost.get('usd_b'))}, diff "
+            f"{usd_delta_text(cost.get('usd_b'), cost.get('usd_a'))}")
+    if cost.get("diff") is None and cost.get("unknown_reason"):
+        return f"{line}: {cost['unknown_reason']}"
+    return line + (f" (prices: {cost['source']})" if cost.get("source") else "")

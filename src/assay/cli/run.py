@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -58,9 +58,9 @@ from ._options import (
     comma_names,
     store_arg,
 )
+from ._prices_flag import PricesOption, check_prices_flag
 from ._repeat_flag import check_repeat_flag
 from ._run_gates import RunGates, suite_name
-from ._prices_flag import PricesOption, check_prices_flag
 from ._summary import print_summary
 from ._verdict import BaselineOption, ConfidenceOption, InconclusiveOption, MaxDropOption
 

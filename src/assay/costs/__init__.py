@@ -16,6 +16,7 @@ Example:
 from ._amounts import Cost, Usage
 from ._book import FREE_SOURCE, PriceBook
 from ._price_file import PRICE_KEYS, ModelPrice, read_price_file
+from ._tally import CostTally, cost_figures
 
-__all__ = ["FREE_SOURCE", "PRICE_KEYS", "Cost", "ModelPrice", "PriceBook", "Usage",
-           "read_price_file"]
+__all__ = ["FREE_SOURCE", "PRICE_KEYS", "Cost", "CostTally", "ModelPrice", "PriceBook", "Usage",
+           "cost_figures", "read_price_file"]

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..costs import PriceBook
+from ..costs import CostTally, PriceBook
 from ..metrics import (
     FieldMetric,
     Metric,
@@ -37,7 +37,6 @@ from ..metrics import (
     unscored_reason_key,
 )
 from ..records import RetestTally, call_failures, with_failed_repeats, with_interval
-from ._cost_tally import CostTally
 from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]

@@ -19,11 +19,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
-from ..costs import Cost, PriceBook, Usage
+from ._amounts import Cost, Usage
+from ._book import PriceBook
 
 __all__ = ["CostTally", "cost_figures"]
 
@@ -49,6 +50,24 @@ class CostTally:
             per_judge[str(judge)] = per_judge.get(str(judge), Usage()) + tokens
             requests = self._requests.setdefault(metric, {})
             requests[str(judge)] = requests.get(str(judge), 0) + int(counters.get("requests") or 0)
+
+    @classmethod
+    def of_records(cls, records: Iterable[Mapping[str, Any]]) -> CostTally:
+        """The usage of a run's records (``results.jsonl``): every metric result's
+        ``details["usage"]``.
+
+        Example:
+            >>> rec = {"id": "1", "m": {"value": 1, "details": {"usage": {"j": {"requests": 1}}}}}
+            >>> CostTally.of_records([rec, {"id": "2"}]).section(PriceBook())["by_metric"]["m"]
+            {'usd': 0.0, 'requests': 1, 'prompt_tokens': 0, 'completion_tokens': 0}
+        """
+        tally = cls()
+        for record in records:
+            for name, result in record.items():
+                details = result.get("details") if isinstance(result, Mapping) else None
+                if isinstance(details, Mapping) and "usage" in details:
+                    tally.add(name, details["usage"])
+        return tally
 
     def section(self, book: PriceBook) -> dict[str, Any]:
         """``summary["cost"]``: the total, ``by_metric``, ``by_judge``, and the app's,
