@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..costs import cost_line
 from ..metrics import summary_tables
 from ..metrics.safety import THRESHOLDS
-from ._cost_text import cost_line
 from ._format import percent, prompt_tokens_text
 
 __all__ = ["print_summary", "retest_line"]

@@ -30,13 +30,13 @@ from ..compare import (
     decide_drops,
     with_verdicts,
 )
+from ..costs import cost_diff_line, usd_delta_text
 from ..errors import AssayError, ConfigError
 from ..gate import BarOutcome, parse_bars
 from ..records import RunData, load_run
 from ..store import open_store
 from ._ci_outputs import JunitOption, MarkdownOption, write_ci_outputs
 from ._compare_attacks import print_attack_comparison
-from ._cost_text import cost_diff_line, usd_delta_text
 from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json

@@ -19,11 +19,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..costs import usd_text
 from ..errors import AssayError
 from ..records import stored_run_ref
 from ..report import job_headline, job_summary, skipped_traces
 from ..store import FORMATS, KINDS, RunInfo, Store, open_store
-from ._cost_text import usd_text
 from ._errors import exit_on_errors
 from ._options import StoreOption
 from ._runjson import run_detail, run_listing

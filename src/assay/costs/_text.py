@@ -1,5 +1,5 @@
-"""How the terminal writes dollars and a run's cost: an unknown cost is written "unknown"
-with the reason, never "$0".
+"""How dollars and a run's cost are written (terminal, report, web UI): an unknown cost is
+written "unknown" with the reason, never "$0".
 
 Example:
     >>> usd_text(0.000214), usd_text(12.5), usd_text(0.0), usd_text(None)
