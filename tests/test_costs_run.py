@@ -177,3 +177,23 @@ def test_compare_puts_the_cost_difference_beside_the_quality_difference(
     repriced = json.loads(proc.stdout)["cost"]
     assert repriced["usd_a"] == pytest.approx(cost["usd_a"])
     assert repriced["usd_b"] < cost["usd_b"]
+
+
+def test_generate_prices_its_calls_over_every_run_on_the_file(tmp_path: Path) -> None:
+    from assay.generate import generate
+    from generation_judge import generation_judge
+
+    docs = Path(__file__).resolve().parents[1] / "examples" / "docs"
+    options: dict[str, Any] = {"n": 4, "seed": 3, "cache": False, "embeddings": None}
+    judge = generation_judge()
+    unpriced = generate([docs], out=tmp_path / "a.jsonl", judge=judge, **options)
+    cost = unpriced.summary["cost"]
+    assert cost["usd"] is None and f"no price for model {judge.id!r}" in cost["unknown_reason"]
+    prices = tmp_path / "p.toml"
+    prices.write_text(f'[models."{judge.id}"]\ninput = 1.0\noutput = 2.0\n')
+    priced = generate([docs], out=tmp_path / "b.jsonl", judge=generation_judge(),
+                      prices=prices, **options)
+    spent = priced.summary["all_runs"]
+    assert priced.summary["cost"]["usd"] == pytest.approx(
+        (spent["prompt_tokens"] * 1.0 + spent["completion_tokens"] * 2.0) / 1e6)
+    assert priced.summary["cost"]["by_judge"][judge.id]["requests"] == spent["requests"] > 0

@@ -26,7 +26,7 @@ from typing import Any
 from ._amounts import Cost, Usage
 from ._book import PriceBook
 
-__all__ = ["CostTally", "cost_figures"]
+__all__ = ["CostTally", "cost_figures", "model_cost_section"]
 
 _TOKENS = tuple(f.name for f in fields(Usage))
 
@@ -113,3 +113,19 @@ def cost_figures(cost: Cost, usage: Usage, requests: int) -> dict[str, Any]:
     if cost.usd is None:
         out["unknown_reason"] = cost.reason
     return out
+
+
+def model_cost_section(model: str, usage: Usage, requests: int, book: PriceBook,
+                       role: str = "by_judge") -> dict[str, Any]:
+    """A ``cost`` section for work one model did (e.g. ``assay generate``'s writer model):
+    the total, and that model's line under ``role``.
+
+    Example:
+        >>> s = model_cost_section("openai:gpt-4o-mini", Usage(prompt_tokens=10**6), 3,
+        ...                        PriceBook.load())
+        >>> s["usd"], s["by_judge"]["openai:gpt-4o-mini"]["requests"]
+        (0.15, 3)
+    """
+    cost = book.cost(model, usage)
+    return {"usd": cost.usd, "unknown_reason": cost.reason,
+            role: {model: cost_figures(cost, usage, requests)}, "source": cost.source or None}
