@@ -16,6 +16,7 @@ import pytest
 
 from assay.calls import ManagedJudge, metered
 from assay.costs import PriceBook, Usage
+from assay.errors import ConfigError
 from assay.judges import JudgeRequest, OpenAIJudge
 from support import LoopbackServer, completion_body, send_json
 
@@ -197,3 +198,27 @@ def test_generate_prices_its_calls_over_every_run_on_the_file(tmp_path: Path) ->
     assert priced.summary["cost"]["usd"] == pytest.approx(
         (spent["prompt_tokens"] * 1.0 + spent["completion_tokens"] * 2.0) / 1e6)
     assert priced.summary["cost"]["by_judge"][judge.id]["requests"] == spent["requests"] > 0
+
+
+def test_simulate_keeps_the_simulated_users_cost_apart(tmp_path: Path) -> None:
+    from assay.scenarios import simulate_users
+    from simulated_user_judge import scripted_user
+
+    order = {"id": "order", "goal": "Find out whether my tent order has shipped.",
+             "facts": ["I ordered a tent ten days ago.", "My order number is A1005."]}
+    user = scripted_user()
+    prices = tmp_path / "p.toml"
+    prices.write_text(f'[models."{user.id}"]\ninput = 3.0\noutput = 6.0\n')
+    result = simulate_users([order], out=tmp_path / "sim.jsonl", user_model=user,
+                            target="python:examples.agent_app:agent",
+                            tools="python:examples.agent_app:TOOLS", cache=False,
+                            prices=prices)
+    cost, used = result.summary["cost"], result.summary["user_model"]
+    assert cost["simulated_user"]["model"] == user.id
+    assert cost["simulated_user"]["requests"] == used["requests"] > 0
+    assert cost["usd"] == cost["simulated_user"]["usd"] == pytest.approx(
+        (used["prompt_tokens"] * 3.0 + used["completion_tokens"] * 6.0) / 1e6)
+    assert cost["app"] is None and cost["by_judge"] == {}  # the app reports no usage
+    with pytest.raises(ConfigError, match="Cannot read the price file"):  # before any call
+        simulate_users([order], out=tmp_path / "bad.jsonl", user_model=scripted_user(),
+                       target="python:examples.agent_app:agent", prices=tmp_path / "no.toml")

@@ -26,7 +26,7 @@ from typing import Any
 from ._amounts import Cost, Usage
 from ._book import PriceBook
 
-__all__ = ["CostTally", "cost_figures", "model_cost_section"]
+__all__ = ["CostTally", "cost_figures", "model_cost_section", "roles_cost_section"]
 
 _TOKENS = tuple(f.name for f in fields(Usage))
 
@@ -129,3 +129,37 @@ def model_cost_section(model: str, usage: Usage, requests: int, book: PriceBook,
     cost = book.cost(model, usage)
     return {"usd": cost.usd, "unknown_reason": cost.reason,
             role: {model: cost_figures(cost, usage, requests)}, "source": cost.source or None}
+
+
+#: The parts of a job whose spend is kept apart from the judge's.
+ROLES = ("app", "simulated_user", "attacker")
+
+
+def roles_cost_section(book: PriceBook, *, judges: Mapping[str, Mapping[str, Any]] | None = None,
+                       **roles: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any]:
+    """A ``cost`` section for a job whose models play parts: ``judges`` (``{id: stats}``)
+    under ``by_judge``, and each of :data:`ROLES` (``(model id, stats)``, ``None``: the job
+    drove none, or it reports no usage) apart, with its ``model``; the total over all.
+
+    Example:
+        >>> s = roles_cost_section(PriceBook.load(), simulated_user=("openai:gpt-4o-mini",
+        ...     {"requests": 2, "prompt_tokens": 10**6, "completion_tokens": 0}))
+        >>> s["usd"], s["simulated_user"]["model"], s["app"]
+        (0.15, 'openai:gpt-4o-mini', None)
+    """
+    total = Cost.zero()
+    out: dict[str, Any] = {"usd": None, "unknown_reason": None, "by_metric": {},
+                           "by_judge": {}, **dict.fromkeys(ROLES)}
+    parts = [("by_judge", judge, stats) for judge, stats in (judges or {}).items()]
+    parts += [(role, *part) for role, part in roles.items() if part is not None]
+    for role, model, stats in parts:
+        usage = Usage(**{k: int(stats.get(k) or 0) for k in _TOKENS})
+        cost = book.cost(model, usage)
+        total = total.add(cost)
+        line = cost_figures(cost, usage, int(stats.get("requests") or 0))
+        if role == "by_judge":
+            out["by_judge"][model] = line
+        else:
+            out[role] = {"model": model, **line}
+    out.update(usd=total.usd, unknown_reason=total.reason, source=total.source or None)
+    return out
