@@ -90,8 +90,9 @@ def _parse(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"Cannot read the price file {path}: {e}. Check the --prices path."
-                          ) from None
+        why = getattr(e, "strerror", None) or e
+        raise ConfigError(f"Cannot read the price file {path}: {why}. Check the --prices "
+                          "path.") from None
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)
