@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, option
 
 __all__ = ["PRICE_KEYS", "ModelPrice", "read_price_file"]
 
@@ -91,8 +91,8 @@ def _parse(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         why = getattr(e, "strerror", None) or e
-        raise ConfigError(f"Cannot read the price file {path}: {why}. Check the --prices "
-                          "path.") from None
+        raise ConfigError(f"Got {option('prices', str(path))}: cannot read the price file: "
+                          f"{why}. Fix: name an existing TOML or JSON price file.") from None
     try:
         if path.suffix.lower() == ".json":
             return json.loads(text)

@@ -32,11 +32,13 @@ _TOKENS = tuple(f.name for f in fields(Usage))
 
 
 class CostTally:
-    """Requests and tokens per metric per judge, summed over a run's records."""
+    """Requests and tokens per metric per judge, summed over a run's records; ``metrics``
+    (the run's plan) orders ``by_metric`` whatever order the results came in."""
 
-    def __init__(self) -> None:
+    def __init__(self, metrics: Iterable[str] = ()) -> None:
         self._usage: dict[str, dict[str, Usage]] = {}
         self._requests: dict[str, dict[str, int]] = {}
+        self._order = {name: i for i, name in enumerate(metrics)}
 
     def add(self, metric: str, usage: Any) -> None:
         """Add one result's ``details["usage"]`` (anything else is ignored)."""
@@ -75,7 +77,9 @@ class CostTally:
         by_metric: dict[str, dict[str, Any]] = {}
         judge_usage: dict[str, Usage] = {}
         judge_requests: dict[str, int] = {}
-        for metric, per_judge in self._usage.items():
+        planned = sorted(self._usage, key=lambda m: self._order.get(m, len(self._order)))
+        for metric in planned:
+            per_judge = self._usage[metric]
             cost, usage = Cost.zero(), Usage()
             for judge, used in per_judge.items():
                 cost = cost.add(book.cost(judge, used))

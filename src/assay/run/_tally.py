@@ -132,7 +132,7 @@ class RunTally:
         self.unknown_languages: Counter[str] = Counter()
         self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
         self.retest = RetestTally()  # results of metrics asked several times (``repeats``)
-        self.cost = CostTally()  # what the judge calls cost, from each result's usage
+        self.cost = CostTally(m.name for m in metrics)  # judge spend, in the plan's order
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
