@@ -219,6 +219,6 @@ def test_simulate_keeps_the_simulated_users_cost_apart(tmp_path: Path) -> None:
     assert cost["usd"] == cost["simulated_user"]["usd"] == pytest.approx(
         (used["prompt_tokens"] * 3.0 + used["completion_tokens"] * 6.0) / 1e6)
     assert cost["app"] is None and cost["by_judge"] == {}  # the app reports no usage
-    with pytest.raises(ConfigError, match="Cannot read the price file"):  # before any call
+    with pytest.raises(ConfigError, match="cannot read the price file"):  # before any call
         simulate_users([order], out=tmp_path / "bad.jsonl", user_model=scripted_user(),
                        target="python:examples.agent_app:agent", prices=tmp_path / "no.toml")
