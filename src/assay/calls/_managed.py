@@ -41,6 +41,8 @@ from ._deadline import DEFAULT_TIMEOUT, within
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
 from ._repeat import JUDGE_REPEAT, repeat_scope
 from ._retry import RetryPolicy
+from ._row_time import add_judge_seconds
+from ._spend import Price, Reservation, SpendLimit
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
 
@@ -96,7 +98,9 @@ class ManagedJudge:
     "timed out after N s". Waiting for a slot or for the budget is not part of it. A local
     backend (``capabilities.local``, the embedded judge) has none: it computes in this process,
     cannot hang on a network, and a call cut short would go on computing in its thread and
-    hold up the calls after it.
+    hold up the calls after it. ``spend``: the run's spending limit (``--max-cost`` /
+    ``--max-tokens``, shared by its judges), with ``price`` what a request costs this judge;
+    a request that would pass it is not sent (:class:`~assay.calls._spend.BudgetReachedError`).
 
     Example:
         >>> from assay.judges import FakeJudge
@@ -110,8 +114,11 @@ class ManagedJudge:
     def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
                  budget: Budget | None = None, concurrency: int | None = None,
                  retry: RetryPolicy | None = None,
-                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
+                 timeout: float | None = DEFAULT_TIMEOUT, spend: SpendLimit | None = None,
+                 price: Price | None = None) -> None:
         self.backend = backend
+        self.spend = spend if spend is not None and spend.active else None
+        self.price = price
         self.timeout = None if backend.capabilities.local else timeout
         self.id = backend.id
         self.cache = cache
@@ -179,6 +186,8 @@ class ManagedJudge:
         """
         if self.stopped is not None:
             raise self.stopped
+        if self.spend is not None and self.spend.reached:
+            raise self.spend.stop()
         # a repeat of a judge metric (--repeat) is cached apart from the others
         key = request.cache_key(repeat_scope(self._cache_scope, JUDGE_REPEAT.get()))
         if self.cache is not None:
@@ -191,6 +200,7 @@ class ManagedJudge:
             return (await asyncio.shield(self._inflight[key])).model_copy(update={"cached": True})
         future: asyncio.Future[JudgeResponse] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
+        began = time.monotonic()
         try:
             resp = await self._send(request, key, accept)
         except BaseException as e:
@@ -203,6 +213,7 @@ class ManagedJudge:
             return resp
         finally:
             del self._inflight[key]
+            add_judge_seconds(time.monotonic() - began)  # the row's judge time (part 5)
 
     async def _send(self, request: JudgeRequest, key: str,
                     accept: Accept | None) -> JudgeResponse:
@@ -213,7 +224,12 @@ class ManagedJudge:
                 estimate = self._estimate(request)
                 self._budget_waiting += 1
                 try:
-                    grant = await self.budget.acquire(estimate)
+                    held = await self._reserve(request)
+                    try:
+                        grant = await self.budget.acquire(estimate)
+                    except BaseException:
+                        self._settle(held, None)
+                        raise
                 finally:
                     self._budget_waiting -= 1
                 self.stats.requests += 1
@@ -224,16 +240,21 @@ class ManagedJudge:
                 try:
                     resp = await within(self.timeout, self.backend.complete(request))
                 except RetryableJudgeError as e:
+                    self._settle(held, None)
                     self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
                     throttled = e.rate_limited or (e.status or 0) >= 500
                     self._pace(estimate, throttled_in=epoch if throttled else None)
                     raise
-                except JudgeError:
+                except BaseException as e:
+                    self._settle(held, None)
+                    if not isinstance(e, JudgeError):
+                        raise
                     self.stats.failed += 1
                     self._pace(estimate)
                     raise
                 finally:
                     self._sending -= 1
+                self._settle(held, resp)
                 self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
                 self._pace(estimate, latency=time.monotonic() - start)
                 return resp
@@ -254,6 +275,31 @@ class ManagedJudge:
         if self.cache is not None and (accept is None or accept(resp)):
             self.cache.put(key, self.id, resp)
         return resp
+
+    async def _reserve(self, request: JudgeRequest) -> Reservation | None:
+        """Hold this request's expected cost in the spending limit (its prompt, and its
+        completion at the largest of the recent answers, or ``max_tokens`` before any);
+        raise :class:`BudgetReachedError` when it would pass the limit."""
+        spend = self.spend
+        if spend is None:
+            return None
+        seen = self._completion_seen[-50:]
+        prompt, completion = request.estimate_prompt_tokens(), (max(seen) if seen
+                                                               else request.max_tokens)
+        usd = (self.price(prompt, completion) if self.price is not None else None) or 0.0
+        held = await spend.reserve(tokens=prompt + completion, usd=usd)
+        if held is None:
+            raise spend.stop()
+        return held
+
+    def _settle(self, held: Reservation | None, resp: JudgeResponse | None) -> None:
+        """Replace the reservation with what the request cost (nothing when it failed)."""
+        if held is None or self.spend is None:
+            return
+        tokens = resp.prompt_tokens + resp.completion_tokens if resp is not None else 0
+        usd = (self.price(resp.prompt_tokens, resp.completion_tokens)
+               if resp is not None and self.price is not None else None)
+        self.spend.settle(held, tokens=tokens, usd=usd or 0.0)
 
     def _pace(self, tokens: int, *, latency: float | None = None,
               throttled_in: int | None = None) -> None:

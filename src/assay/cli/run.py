@@ -37,6 +37,8 @@ from ._call_flags import (
     CacheOption,
     ConcurrencyOption,
     MaxAttemptsOption,
+    MaxCostOption,
+    MaxTokensOption,
     NoCacheOption,
     RpmOption,
     TpmOption,
@@ -117,6 +119,8 @@ def run(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed or the judge's answers could "
@@ -204,7 +208,8 @@ def run(
     failed calls or unreadable judge answers), or the --target app failed on over
     --max-failed-share of the rows, or
     OUT or the run store could not be written (a full disk: free space, then --resume); 4 rows
-    addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
+    addressed the evaluator with --on-injection fail; 6 --max-cost / --max-tokens reached (no
+    request sent past it; the requests in flight finished); 130 interrupted. Finished rows are kept
     in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -230,8 +235,12 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         calls = call_options(concurrency=concurrency, timeout=timeout,
                              max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
-                             cache=cache, no_cache=no_cache)
+                             cache=cache, no_cache=no_cache, max_cost=max_cost,
+                             max_tokens=max_tokens)
         judges = judge or ["local"]
+        if engine == "ray" and (max_cost is not None or max_tokens is not None):
+            raise AssayError("--max-cost / --max-tokens are not shared among Ray workers yet: "
+                             "use --engine local with them.")
         agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         if not piped and str(data) != "-":

@@ -274,9 +274,13 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
     # only for the rest (a task per metric per row costs more than a token F1).
     waiting = [m for m in metrics if _waits(m)]
     results = {m.name: await one(m) for m in metrics if not _waits(m)}
-    if waiting:
-        results.update(zip((m.name for m in waiting),
-                           await asyncio.gather(*(one(m) for m in waiting))))
+    if waiting:  # each metric ends before an error (e.g. a budget stop) is raised: what is
+        # in flight finishes (and is cached) instead of going on unwatched
+        done = await asyncio.gather(*(one(m) for m in waiting), return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        results.update(zip((m.name for m in waiting), done))  # type: ignore[arg-type]
     # the defence is thinner in a language the detector does not know: looked at once the
     # judge was asked, so a run's first request never waits for the language model's load
     unknown = unknown_languages(row) if judges else None
