@@ -90,21 +90,27 @@ def test_rpm_limit() -> None:
 # ---------------------------------------------------------------------------------------
 # The run's spending limit (--max-cost / --max-tokens, issue 47 part 4)
 
-#: gpt-4o-mini's list price, US dollars per token (what the judge declares).
+#: gpt-4o-mini's list price, US dollars per token (genai-prices; the fake judge's price file).
 PRICE_IN, PRICE_OUT = 0.15e-6, 0.6e-6
-PRICED = JudgeCapabilities(input_price=PRICE_IN, output_price=PRICE_OUT)
+
+
+def _price_file(tmp: Path) -> Path:
+    path = tmp / "prices.json"
+    path.write_text(json.dumps({"models": {"fake": {"input": 0.15, "output": 0.6}}}))
+    return path
 
 
 def _priced(prompt: int, completion: int) -> float:
     return prompt * PRICE_IN + completion * PRICE_OUT
 
 
-def test_no_request_passes_the_cost_limit_and_those_in_flight_finish() -> None:
-    judge = FakeJudge(latency_s=0.05, capabilities=PRICED)
+def test_no_request_passes_the_cost_limit_and_those_in_flight_finish(tmp_path: Path) -> None:
+    judge = FakeJudge(latency_s=0.05)
     one = _priced(_request(0).estimate_prompt_tokens(), 20)  # what a request may cost
 
     async def go() -> tuple[list[object], ManagedJudge]:
-        options = JudgeCallOptions(concurrency=8, cache=None, max_cost=one * 10.5)
+        options = JudgeCallOptions(concurrency=8, cache=None, max_cost=one * 10.5,
+                                   prices=_price_file(tmp_path))
         async with open_judge(judge, options) as managed:
             outcomes = await asyncio.gather(*(managed.complete(_request(i)) for i in range(30)),
                                             return_exceptions=True)
@@ -141,7 +147,7 @@ def test_a_token_limit_stops_the_same_way() -> None:
 
 
 def test_an_unknown_price_with_max_cost_is_refused_before_anything_is_sent() -> None:
-    judge = FakeJudge(id="openai:my-vllm")  # declares no price
+    judge = FakeJudge(id="openai:my-vllm")  # nobody prices it
     with pytest.raises(ConfigError, match="no price for openai:my-vllm; add it with --prices"):
         open_judge(judge, JudgeCallOptions(cache=None, max_cost=1.0))
     assert judge.requests == []

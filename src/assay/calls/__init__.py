@@ -32,6 +32,7 @@ from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
 from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
+from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
 from ._ray_budget import BudgetClient, start_budget_actor
@@ -47,6 +48,7 @@ __all__ = [
     "Budget",
     "BudgetClient",
     "BudgetReachedError",
+    "CallMeter",
     "EmbeddingStats",
     "JudgeCallOptions",
     "JudgeStats",
@@ -62,6 +64,8 @@ __all__ = [
     "as_repeat",
     "check_timeout",
     "in_daemon_thread",
+    "meter_call",
+    "metered",
     "open_embedder",
     "open_judge",
     "open_judges",

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from types import TracebackType
 
 from .._sqlite_cache import SqliteCache
+from ..costs import PriceBook
 from ..embeddings import Embedder, EmbeddingCache, make_embedder
 from ..judges import Judge, JudgeCache, make_judge
 from ._budget import Budget
@@ -91,8 +92,9 @@ class OpenedJudges(_Opened):
             #: The run's spending limit (--max-cost / --max-tokens), shared by these judges.
             self.spend = spend if spend is not None else SpendLimit(
                 max_cost=options.max_cost, max_tokens=options.max_tokens)
-            prices = [judge_price(b.id, b.capabilities, needed=self.spend.max_cost is not None)
-                      for b in backends]  # an unknown price with --max-cost: refused now
+            book = (PriceBook.load(options.prices) if self.spend.max_cost is not None
+                    else None)  # an unknown price with --max-cost: refused now
+            prices = [judge_price(b.id, book) if book is not None else None for b in backends]
         except BaseException:
             self.close_cache()
             raise

@@ -61,6 +61,8 @@ class JudgeCallOptions:
         max_cost: US dollars the run's model requests may cost in all (``None``: no limit):
             no request is sent that would pass it (see :mod:`assay.calls._spend`).
         max_tokens: tokens (prompt and completion) the run's model requests may use in all.
+        prices: a price file over genai-prices' list (see :mod:`assay.costs`), for the
+            prices ``max_cost`` is kept with.
 
     Example:
         >>> JudgeCallOptions(attempts=0)
@@ -78,6 +80,7 @@ class JudgeCallOptions:
     cache: Path | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
+    prices: Path | None = None
 
     def __post_init__(self) -> None:
         _whole("concurrency", self.concurrency, least=1, none_ok=True)
@@ -96,6 +99,8 @@ class JudgeCallOptions:
                 raise ConfigError(f"Got {option('cache', self.cache)}. Must be a path or None.")
             object.__setattr__(self, "cache", Path(self.cache))
         check_limits(self.max_cost, self.max_tokens)
+        if self.prices is not None and not isinstance(self.prices, Path):
+            object.__setattr__(self, "prices", Path(self.prices))
 
     @staticmethod
     def with_overrides(calls: JudgeCallOptions | None, *, cache_by_default: bool = False,

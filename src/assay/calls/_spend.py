@@ -27,14 +27,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..costs import PriceBook, Usage
 from ..errors import ConfigError, JudgeStoppedError, JudgeUnavailableError, option
-from ..judges import JudgeCapabilities
 
 __all__ = ["BudgetReachedError", "Price", "Reservation", "SpendLimit", "check_limits",
            "judge_price"]
 
-#: What a request costs in US dollars from its prompt and completion tokens; ``None``: unknown.
-Price = Callable[[int, int], "float | None"]
+#: What a request's usage costs in US dollars; ``None``: unknown.
+Price = Callable[[Usage], "float | None"]
 
 
 class BudgetReachedError(JudgeStoppedError):
@@ -171,28 +171,25 @@ class SpendLimit:
         return BudgetReachedError(self)
 
 
-def judge_price(judge_id: str, capabilities: JudgeCapabilities, *,
-                needed: bool) -> Price | None:
-    """What a request costs this judge (the embedded judge: nothing), from the prices its
-    backend declares; ``None`` when unknown. ``needed`` (``--max-cost`` is set): an unknown
-    price is a ConfigError before anything is sent.
+def judge_price(judge_id: str, book: PriceBook) -> Price:
+    """What a request's usage costs this judge (the embedded judge: nothing), from ``book``;
+    a ConfigError before anything is sent when the book has no price for it (``--max-cost``
+    cannot be kept without one).
 
     Example:
-        >>> from assay.judges import JudgeCapabilities
-        >>> judge_price("openai:my-vllm", JudgeCapabilities(), needed=True)
+        >>> judge_price("openai:my-vllm", PriceBook())
         Traceback (most recent call last):
         ...
         assay.errors.ConfigError: no price for openai:my-vllm; add it with --prices FILE or use --max-tokens instead of --max-cost.
-        >>> judge_price("local", JudgeCapabilities(local=True, input_price=0.0,
-        ...                                        output_price=0.0), needed=True)(1000, 10)
+        >>> judge_price("local", PriceBook())(Usage(prompt_tokens=1000))
         0.0
+        >>> judge_price("openai:gpt-4o-mini", PriceBook())(Usage(prompt_tokens=1_000_000))
+        0.15
     """
-    if capabilities.input_price is None or capabilities.output_price is None:
-        if needed:
-            raise ConfigError(f"no price for {judge_id}; add it with --prices FILE or use "
-                              "--max-tokens instead of --max-cost.")
-        return None
-    return capabilities.cost
+    if book.cost(judge_id, Usage(prompt_tokens=1, completion_tokens=1)).usd is None:
+        raise ConfigError(f"no price for {judge_id}; add it with --prices FILE or use "
+                          "--max-tokens instead of --max-cost.")
+    return lambda usage: book.cost(judge_id, usage).usd
 
 
 def _usd(amount: float) -> str:

@@ -144,6 +144,8 @@ class JudgeOptions:
             tried once more, then its row is unscored ("timed out after N s") and counted as
             a failed call. A positive finite number.
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
+        prices: a price file (TOML or JSON, dollars per million tokens) over genai-prices'
+            list, for self-hosted models and negotiated prices (see :mod:`assay.costs`).
         max_cost, max_tokens: US dollars / tokens the run's judge requests may use in all
             (``None``: no limit); no request that would pass it is sent, and the run stops
             with :class:`~assay.calls.BudgetReachedError` (``--resume`` continues).
@@ -160,6 +162,7 @@ class JudgeOptions:
     max_wait: float = 600.0
     timeout: float = DEFAULT_TIMEOUT
     cache: str | Path | bool | None = True
+    prices: str | Path | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
 
@@ -177,7 +180,7 @@ class JudgeOptions:
         return cls(concurrency=calls.concurrency, tpm=calls.tpm, rpm=calls.rpm,
                    max_attempts=calls.attempts, max_wait=calls.max_wait,
                    timeout=calls.timeout, cache=calls.cache or False,
-                   max_cost=calls.max_cost, max_tokens=calls.max_tokens)
+                   max_cost=calls.max_cost, max_tokens=calls.max_tokens, prices=calls.prices)
 
     def call_options(self) -> JudgeCallOptions:
         """These options as every model call takes them (``cache=True``: the default file).
@@ -190,7 +193,7 @@ class JudgeOptions:
             None, concurrency=self.concurrency, tpm=self.tpm, rpm=self.rpm,
             attempts=self.max_attempts, max_wait=self.max_wait, timeout=self.timeout,
             cache=self.cache if self.cache is not None else False,
-            max_cost=self.max_cost, max_tokens=self.max_tokens)
+            max_cost=self.max_cost, max_tokens=self.max_tokens, prices=self.prices)
 
 
 @dataclass(frozen=True, kw_only=True)
