@@ -147,3 +147,14 @@ def local_ray(*by_value: ModuleType) -> Iterator[Any]:
         ray.cloudpickle.unregister_pickle_by_value(module)
     if started:
         ray.shutdown()
+
+
+def timeless(records: Any) -> list[dict[str, Any]]:
+    """``records`` without their ``row_latency`` (the judge's and app's seconds on each row,
+    which differ from run to run): for comparing the results of two runs.
+
+    Example:
+        >>> timeless([{"id": "a", "row_latency": {"judge_s": 0.2}}])
+        [{'id': 'a'}]
+    """
+    return [{k: v for k, v in r.items() if k != "row_latency"} for r in records]

@@ -115,7 +115,8 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     records = _results(out)
     assert [r["id"] for r in records] == ["tent-1", "tent-2", "tent-3"]
     for rec in records:
-        assert set(rec) == {"id", *AUTO, "diagnosis"}
+        assert set(rec) == {"id", *AUTO, "diagnosis", "row_latency"}
+        assert set(rec["row_latency"]) == {"judge_s", "judge_by_metric"}
         for name in AUTO:
             assert set(rec[name]) == RESULT_KEYS, (name, rec[name])
             assert rec[name]["error"] is None, (name, rec[name])
@@ -207,7 +208,8 @@ def test_skipped_metrics_are_reported(fake_judge_server, tmp_path: Path) -> None
     assert set(_summary(out)["metrics"]) == {"coherence", "fluency", *SAFETY_METRICS}
     # per row: coherence and fluency, and one combined request for the four severity metrics
     assert len(server.records()) == sum(2 + bench_safety_requests(r) for r in rows) == 3 * 3
-    assert set(_results(out)[0]) == {"id", "coherence", "fluency", *SAFETY_METRICS}
+    assert set(_results(out)[0]) == {"id", "coherence", "fluency", *SAFETY_METRICS,
+                                     "row_latency"}
     assert [r["id"] for r in _results(out)] == ["1", "2", "3"]  # line numbers without an id
 
 

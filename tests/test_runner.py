@@ -12,6 +12,7 @@ from assay.calls import RetryPolicy
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import ORIGINAL_AUTO
+from support import timeless
 
 ROWS = [
     {"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
@@ -46,7 +47,7 @@ def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     assert again.requests == []
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30
-    assert second.rows == first.rows
+    assert timeless(second.rows) == timeless(first.rows)
     lines = (tmp_path / "b" / "results.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in ROWS]
 

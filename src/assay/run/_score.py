@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asking import FENCE_STYLE
-from ..calls import Budget, JudgeCallOptions, metered, open_embedder, open_judges
+from ..calls import (
+    Budget,
+    JudgeCallOptions,
+    RowClock,
+    metered,
+    open_embedder,
+    open_judges,
+    row_clock,
+)
 from ..data import Row
 from ..embeddings import Embedder
 from ..errors import ConfigError, JudgeStoppedError
@@ -45,6 +53,7 @@ from ..metrics import (
     with_defaults,
 )
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
+from ._latency import ROW_LATENCY
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
 from ._repeat import ask_repeats
@@ -272,8 +281,13 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         found["withheld"] = True
         judged = mask_row(row, learned=learned)
 
+    clocks: dict[str, RowClock] = {}  # each judge metric's seconds on the judge (row_latency)
+
     async def one(metric: Metric) -> MetricResult:
-        return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
+        if not metric.uses_judge or metric.name in previous:
+            return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
+        with row_clock() as clocks[metric.name]:
+            return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).
@@ -301,4 +315,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         record["injection_language"] = unknown
     for family in families_for(metrics) if families is None else families:
         record.update(family.row_details(record))  # e.g. the RAG family's stage diagnosis
+    if clocks:  # the judge's seconds on this row: its calls' wall time (a cache hit: 0)
+        record[ROW_LATENCY] = {
+            "judge_s": round(sum(c.judge_s for c in clocks.values()), 4),
+            "judge_by_metric": {name: round(c.judge_s, 4) for name, c in clocks.items()}}
     return record
