@@ -205,12 +205,16 @@ class ManagedJudge:
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
+        began = time.monotonic()  # the row's judge time: what it waits for an answer (part 5)
         if key in self._inflight:  # the same request for another metric: share its answer
             self.stats.shared += 1
-            return (await asyncio.shield(self._inflight[key])).model_copy(update={"cached": True})
+            try:
+                shared = await asyncio.shield(self._inflight[key])
+            finally:
+                add_judge_seconds(time.monotonic() - began)
+            return shared.model_copy(update={"cached": True})
         future: asyncio.Future[JudgeResponse] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
-        began = time.monotonic()
         try:
             resp = await self._send(request, key, accept)
         except BaseException as e:
@@ -223,7 +227,7 @@ class ManagedJudge:
             return resp
         finally:
             del self._inflight[key]
-            add_judge_seconds(time.monotonic() - began)  # the row's judge time (part 5)
+            add_judge_seconds(time.monotonic() - began)
 
     async def _send(self, request: JudgeRequest, key: str,
                     accept: Accept | None) -> JudgeResponse:
