@@ -263,3 +263,21 @@ def test_max_tokens_stops_with_exit_6(tmp_path: Path, fake_judge_server) -> None
     assert "of --max-tokens 3,000 tokens" in " ".join(proc.stderr.split())
     used = sum(r["prompt_tokens"] + r["completion_tokens"] for r in _log(server))
     assert 0 < used <= 3000
+
+
+def test_generate_stops_at_its_budget_too(tmp_path: Path, fake_judge_server) -> None:
+    server = fake_judge_server()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
+    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
+               NO_COLOR="1", COLUMNS="200", XDG_DATA_HOME=str(tmp_path / "xdg-data"))
+    docs = Path(__file__).resolve().parents[1] / "examples" / "docs"
+    proc = subprocess.run([*ASSAY, "generate", str(docs), "--out", str(tmp_path / "qa.jsonl"),
+                           "--n", "6", "--judge", "openai:gpt-4o-mini", "--embeddings", "none",
+                           "--no-cache", "--no-store", "--max-cost", "0.0008"],
+                          check=False, env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 6, proc.stderr
+    assert "of --max-cost $0.0008" in " ".join(proc.stderr.split())
+    sent = _log(server)
+    assert 0 < len(sent) and sum(_priced(r["prompt_tokens"], r["completion_tokens"])
+                                 for r in sent) <= 0.0008

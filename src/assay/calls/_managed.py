@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 
 from ..costs import Usage
@@ -149,6 +150,7 @@ class ManagedJudge:
         self.retry = retry or RetryPolicy()
         self.stats = JudgeStats(peak_concurrency=size, final_concurrency=size)
         self._completion_seen: list[int] = []
+        self._completion_by_kind: dict[str, deque[int]] = {}  # schema -> recent completions
         self._inflight: dict[str, asyncio.Future[JudgeResponse]] = {}
         self._hard: tuple[tuple[str, int | None], int] | None = None  # (kind, status), count
         self.stopped: JudgeStoppedError | None = None
@@ -292,18 +294,21 @@ class ManagedJudge:
                                                   + resp.processed_prompt_tokens)
         if resp.completion_tokens:
             self._completion_seen.append(resp.completion_tokens)
+            self._completion_by_kind.setdefault(request.schema_name, deque(maxlen=50)).append(
+                resp.completion_tokens)
         if self.cache is not None and (accept is None or accept(resp)):
             self.cache.put(key, self.id, resp)
         return resp
 
     async def _reserve(self, request: JudgeRequest) -> Reservation | None:
         """Hold this request's expected cost in the spending limit (its prompt, and its
-        completion at the largest of the recent answers, or ``max_tokens`` before any);
+        completion at the largest of the recent answers of its kind (its schema), or its
+        ``max_tokens`` before any);
         raise :class:`BudgetReachedError` when it would pass the limit."""
         spend = self.spend
         if spend is None:
             return None
-        seen = self._completion_seen[-50:]
+        seen = self._completion_by_kind.get(request.schema_name)  # answers of the same kind
         prompt, completion = request.estimate_prompt_tokens(), (max(seen) if seen
                                                                else request.max_tokens)
         usd = (self.price(Usage(prompt_tokens=prompt, completion_tokens=completion))
