@@ -281,3 +281,18 @@ def test_generate_stops_at_its_budget_too(tmp_path: Path, fake_judge_server) -> 
     sent = _log(server)
     assert 0 < len(sent) and sum(_priced(r["prompt_tokens"], r["completion_tokens"])
                                  for r in sent) <= 0.0008
+
+
+def test_a_budget_too_small_for_one_request_says_so_and_sends_nothing(tmp_path: Path) -> None:
+    judge = FakeJudge()
+
+    async def go() -> BudgetReachedError:
+        options = JudgeCallOptions(cache=None, max_cost=1e-7, prices=_price_file(tmp_path))
+        async with open_judge(judge, options) as managed:
+            with pytest.raises(BudgetReachedError) as stopped:
+                await managed.complete(_request(0))
+            return stopped.value
+
+    said = str(asyncio.run(go()))
+    assert "spent $0 of --max-cost $1e-07, the first request alone could use $" in said
+    assert "raise the budget" in said and judge.requests == []

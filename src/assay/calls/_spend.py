@@ -112,6 +112,7 @@ class SpendLimit:
         self._held_tokens = 0
         self.reached = False
         self._settled: asyncio.Event | None = None  # set when a reservation is settled
+        self._refused: tuple[int, float] | None = None  # the request that did not fit
 
     @property
     def active(self) -> bool:
@@ -137,6 +138,7 @@ class SpendLimit:
                 return Reservation(tokens, usd)
             if self._over(tokens, usd, held=False) or not self._held_tokens:
                 self.reached = True
+                self._refused = (tokens, usd)
                 break
             if self._settled is None:
                 self._settled = asyncio.Event()
@@ -164,6 +166,11 @@ class SpendLimit:
             parts.append(f"spent {_usd(self.spent_usd)} of --max-cost {_usd(self.max_cost)}")
         if self.max_tokens is not None:
             parts.append(f"{self.spent_tokens:,} of --max-tokens {self.max_tokens:,} tokens")
+        if self._refused is not None and not self.spent_tokens:  # not even one request fits
+            tokens, usd = self._refused
+            parts.append("the first request alone could use "
+                         + (f"{_usd(usd)}" if self.max_cost is not None else f"{tokens:,} tokens")
+                         + " (its prompt and its max_tokens): raise the budget")
         return ", ".join(parts)
 
     def stop(self) -> BudgetReachedError:
