@@ -85,3 +85,24 @@ def test_the_app_seconds_of_each_row_and_their_percentiles(module: Any, tmp_path
         assert record["row_latency"]["judge_by_metric"]["fluency"] >= 0.05  # one call each
     app = result.summary["latency"]["app"]
     assert app["rows"] == 4 and 0.12 <= app["p50"] <= app["p95"]
+
+
+def test_compare_shows_both_runs_latency(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+
+    rows = [{"id": f"q{i}", "answer": "Paris is the capital.", "ground_truth": "Paris"}
+            for i in range(3)]
+    for name, latency in (("a", 0.02), ("b", 0.06)):
+        evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(latency_s=latency),
+                 judging=JudgeOptions(cache=None),
+                 run=RunOptions(out=tmp_path / name, store=False, progress=False))
+    out = tmp_path / "cmp.json"
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    judge = json.loads(out.read_text())["latency"]["judge"]
+    assert 0.02 <= judge["p50_a"] < judge["p50_b"] and judge["p50_b"] >= 0.06
+    assert set(judge["by_metric"]) == {"fluency"}
+    assert "judge seconds per row, p50 / p95: A " in " ".join(result.output.split())
