@@ -296,3 +296,24 @@ def test_a_budget_too_small_for_one_request_says_so_and_sends_nothing(tmp_path: 
     said = str(asyncio.run(go()))
     assert "spent $0 of --max-cost $1e-07, the first request alone could use $" in said
     assert "raise the budget" in said and judge.requests == []
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--scenarios", "examples/scenarios.jsonl", "--target",
+     "python:examples.apps:faq_app", "--user-model", "openai:gpt-4o-mini"],
+    ["generate", "examples/docs", "--judge", "openai:gpt-4o-mini", "--embeddings", "none"],
+    ["jailbreak", "--target", "python:examples.apps:faq_app", "--judge", "openai:gpt-4o-mini"],
+])
+def test_every_command_with_a_budget_refuses_a_bad_one_with_exit_2(
+        tmp_path: Path, fake_judge_server, command: list[str]) -> None:
+    server = fake_judge_server()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
+    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
+               NO_COLOR="1", COLUMNS="200", XDG_DATA_HOME=str(tmp_path / "xdg-data"))
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([*ASSAY, *command, "--out", str(tmp_path / "out.jsonl"), "--no-cache",
+                           "--no-store", "--max-cost", "-2"], check=False, env=env, cwd=root,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stderr
+    assert "Got --max-cost -2.0. Must be a number of US dollars above 0" in proc.stderr
+    assert "Traceback" not in proc.stderr and _log(server) == []
