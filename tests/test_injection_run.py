@@ -112,7 +112,7 @@ def test_a_resume_must_treat_flagged_rows_as_the_run_did(tmp_path: Path) -> None
              scoring=ScoringOptions(on_injection="flag"), judging=JudgeOptions(cache=None),
              run=RunOptions(out=out))
     assert json.loads((out / "run.json").read_text())["judging"] == {
-        "fence": "tags", "on_injection": "flag", "injection_detector": "learned"}
+        "fence": "tags", "on_injection": "flag", "injection_detector": "learned", "repeat": 1}
     with pytest.raises(ConfigError, match="injection_detector: the folder's run used learned, "
                                           "this one patterns"):
         evaluate(data, metrics="groundedness", judge=FakeJudge(GOOD),

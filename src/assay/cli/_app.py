@@ -108,8 +108,9 @@ def load_command(name: str) -> TyperCommand | TyperGroup:
         return get_group_from_info(
             TyperInfo(target, name=name), pretty_exceptions_short=app.pretty_exceptions_short,
             suggest_commands=app.suggest_commands, rich_markup_mode=app.rich_markup_mode)
+    from ._configured import ConfiguredCommand  # option defaults from [tool.assay]
     return cast(TyperCommand, get_command_from_info(
-        CommandInfo(name=name, callback=target),
+        CommandInfo(name=name, callback=target, cls=ConfiguredCommand),
         pretty_exceptions_short=app.pretty_exceptions_short,
         rich_markup_mode=app.rich_markup_mode))
 

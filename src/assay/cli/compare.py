@@ -37,6 +37,7 @@ from ..records import RunData, load_run
 from ..store import open_store
 from ._ci_outputs import JunitOption, MarkdownOption, write_ci_outputs
 from ._compare_attacks import print_attack_comparison
+from ._configured import from_config
 from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
@@ -89,6 +90,8 @@ def compare(
     per bar: pass, fail or inconclusive; exit 0, 1 or 5 (see --inconclusive)."""
     outcomes: list[BarOutcome] = []
     with exit_on_errors("interrupted"):
+        if run_b is not None and from_config("baseline"):
+            baseline = None  # two runs given: the config's baseline is not for them
         path_a, path_b = _two_runs(run_a, run_b, baseline)
         bars = parse_bars(max_drop or [], "max_drop")
         check_margins(bars, confidence=confidence)

@@ -45,6 +45,7 @@ from ._call_flags import (
     call_options,
 )
 from ._ci_outputs import JunitOption, MarkdownOption
+from ._configured import used_config
 from ._errors import exit_on_errors, print_failures
 from ._format import percent, printable
 from ._options import (
@@ -262,7 +263,7 @@ def run(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],
                 engine=engine, ray_address=ray_address, ray_workers=ray_workers,
-                repeat=repeat,
+                repeat=repeat, config=used_config(),
                 keep_rows=False))))  # the records are in results.jsonl: memory stays flat
     print_summary(result.summary)
     err.print(f"results: {printable(out_dir / 'results.jsonl')}  "

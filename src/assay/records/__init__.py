@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_names
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
+    from ._alpha import alpha_of
     from ._failures import call_failures
     from ._interval import bootstrap_mean_ci, with_interval
     from ._job import Job, JobRows
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
 _LAZY: dict[str, str] = {
     "call_failures": "._failures",
     "RetestTally": "._retest", "with_failed_repeats": "._retest",
+    "alpha_of": "._alpha",
     "bootstrap_mean_ci": "._interval",
     "with_interval": "._interval",
     "Job": "._job",
@@ -115,6 +117,7 @@ __all__ = [
     "RunRecorder",
     "RunSummary",
     "StoredRow",
+    "alpha_of",
     "attempt",
     "bootstrap_mean_ci",
     "call_failures",

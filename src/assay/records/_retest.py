@@ -39,28 +39,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..metrics import call_failure_cause
+from ._alpha import alpha_of
 
 __all__ = ["RetestTally", "with_failed_repeats"]
 
 
-def _alpha(columns: list[array[float]], level: str) -> tuple[float | None, str | None]:
-    """Krippendorff's alpha (the ``krippendorff`` package) of ``columns`` (one per repeat,
-    NaN where unscored) at ``level``, rounded to 4 places; ``(None, why)`` when undefined.
-    A panel's alpha across its judges is computed the same way."""
-    import krippendorff  # imported when a summary with repeats is made, not with assay
-    import numpy as np
-
-    data = np.array([list(c) for c in columns], dtype=float)
-    values = data[:, np.sum(~np.isnan(data), axis=0) >= 2]
-    values = values[~np.isnan(values)]
-    if values.size and np.all(values == values[0]):
-        return None, "undefined: every repeat gave the same value"
-    try:
-        alpha = float(krippendorff.alpha(reliability_data=data,
-                                         level_of_measurement=level))  # type: ignore[arg-type]
-    except (ValueError, ZeroDivisionError) as e:
-        return None, f"undefined: {e}"
-    return (round(alpha, 4), None) if math.isfinite(alpha) else (None, "undefined")
+_SAME = "every repeat gave the same value"  # why alpha is undefined for a judge that repeats itself
 
 
 class _MetricRetest:
@@ -111,7 +95,7 @@ class _MetricRetest:
         if self.rows and not self.labels:
             out["within_row_sd"] = round(math.fsum(self.sds) / self.rows, 4)
         level = "nominal" if self.labels else "interval"
-        alpha, note = (_alpha(self.columns, level) if self.rows
+        alpha, note = (alpha_of(self.columns, level, same=_SAME) if self.rows
                        else (None, "undefined: no row has two scored repeats"))
         out.update(alpha=alpha, alpha_level=level)
         if note:

@@ -234,6 +234,9 @@ class RunSummary(BaseModel):
         "With a panel of judges: each judge's agreement with the panel and its usage."))
     elapsed_s: float | None = None
     run_id: str | None = None
+    config: str | None = Field(None, description=(
+        "The config file (pyproject.toml [tool.assay] or assay.toml) that gave `assay run` "
+        "option values; absent when none did."))
 
     def as_json(self) -> dict[str, Any]:
         """The summary as ``summary.json`` holds it (keys the run did not set left out)."""

@@ -230,6 +230,8 @@ async def evaluate_async(
                            if claim is not None and claim.manifest is not None else None,
                            on_injection=settings.on_injection, prices=prices)
         add_usage(summary, runner, usage, prices)
+        if run.config:
+            summary["config"] = run.config
         if agent is not None:
             summary["agent"] = agent.summary()
         if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged

@@ -67,7 +67,8 @@ class EvalOptions:
                       else judge if isinstance(judge, str) else getattr(judge, "id", None)),
             "embeddings": embeddings if isinstance(embeddings, str) else None,
             "mapping": dict(self.reading.mapping or {}),
-            "out": str(out_dir) if out_dir else None}
+            "out": str(out_dir) if out_dir else None,
+            **({"config": self.run.config} if self.run.config else {})}
 
 
 def group_options(**keywords: Any) -> dict[str, Any]:

@@ -234,6 +234,9 @@ class RunOptions:
             label), with every repeat's value in ``repeats``; the summary gives each judge
             metric's test-retest figures (``retest``: agreement, within-row SD,
             Krippendorff's alpha). Metrics that call no judge are computed once.
+        config: the config file the options came from (``assay run`` reading ``[tool.assay]``
+            or ``assay.toml``), recorded as the summary's ``config`` and in the stored run's
+            settings, so that a CI log can say where the settings came from.
 
     Example:
         >>> RunOptions(out="runs/a", resume=True).engine
@@ -259,6 +262,7 @@ class RunOptions:
     ray_address: str | None = None
     ray_workers: int | None = None
     repeat: int = 1
+    config: str | None = None
 
     def __post_init__(self) -> None:
         check_repeat(self.repeat)  # a bad value: a ConfigError now

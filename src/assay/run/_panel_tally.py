@@ -30,39 +30,11 @@ from ..calls import ManagedJudge
 from ..costs import PriceBook, Usage
 from ..judges import JudgeCapabilities
 from ..metrics import UNREADABLE, call_failure_cause, unscored_reason_key
+from ..records import alpha_of
 
-__all__ = ["PanelTally", "alpha_of", "judge_usage", "price_panel_usage", "split_usage"]
+__all__ = ["PanelTally", "judge_usage", "price_panel_usage", "split_usage"]
 
 _LEVEL = {"mean": "interval", "majority": "nominal"}
-
-
-def alpha_of(rows: list[list[float]], level: str) -> tuple[float | None, str | None]:
-    """Krippendorff's alpha of ``rows`` (one list per rater, NaN where a rater gave nothing)
-    at ``level`` (``interval`` or ``nominal``), rounded to 4 places; ``(None, why)`` when it
-    is undefined.
-
-    Example:
-        >>> alpha_of([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]], "interval")
-        (0.9369, None)
-        >>> alpha_of([[1.0, 1.0], [1.0, 1.0]], "nominal")
-        (None, 'undefined: every rating is the same value')
-    """
-    import krippendorff  # imported when a panel's summary is made, not with assay
-    import numpy as np
-
-    data = np.array(rows, dtype=float)
-    paired = data[:, np.sum(~np.isnan(data), axis=0) >= 2]  # the rows rated twice or more
-    if paired.shape[1] == 0:
-        return None, "undefined: no row has two ratings"
-    values = paired[~np.isnan(paired)]
-    if np.all(values == values[0]):
-        return None, "undefined: every rating is the same value"
-    try:
-        alpha = float(krippendorff.alpha(reliability_data=data,
-                                         level_of_measurement=level))  # type: ignore[arg-type]
-    except (ValueError, ZeroDivisionError) as e:
-        return None, f"undefined: {e}"
-    return (round(alpha, 4), None) if math.isfinite(alpha) else (None, "undefined")
 
 
 class _MetricPanel:
