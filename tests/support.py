@@ -155,3 +155,12 @@ def without_usage(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: ({**v, "details": {d: x for d, x in v["details"].items() if d != "usage"}}
                  if isinstance(v, dict) and isinstance(v.get("details"), dict) else v)
              for k, v in row.items()} for row in rows]
+def timeless(records: Any) -> list[dict[str, Any]]:
+    """``records`` without their ``row_latency`` (the judge's and app's seconds on each row,
+    which differ from run to run): for comparing the results of two runs.
+
+    Example:
+        >>> timeless([{"id": "a", "row_latency": {"judge_s": 0.2}}])
+        [{'id': 'a'}]
+    """
+    return [{k: v for k, v in r.items() if k != "row_latency"} for r in records]

@@ -29,7 +29,7 @@ from conftest import (
     bench_retrieval_requests,
     bench_safety_requests,
 )
-from support import without_usage
+from support import timeless, without_usage
 
 JUDGE = "openai:gpt-4o-mini"
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
@@ -116,7 +116,8 @@ def test_csv_dataset_full_run_writes_results_and_summary(fake_judge_server, tmp_
     records = _results(out)
     assert [r["id"] for r in records] == ["tent-1", "tent-2", "tent-3"]
     for rec in records:
-        assert set(rec) == {"id", *AUTO, "diagnosis"}
+        assert set(rec) == {"id", *AUTO, "diagnosis", "row_latency"}
+        assert set(rec["row_latency"]) == {"judge_s", "judge_by_metric"}
         for name in AUTO:
             assert set(rec[name]) == RESULT_KEYS, (name, rec[name])
             assert rec[name]["error"] is None, (name, rec[name])
@@ -208,7 +209,8 @@ def test_skipped_metrics_are_reported(fake_judge_server, tmp_path: Path) -> None
     assert set(_summary(out)["metrics"]) == {"coherence", "fluency", *SAFETY_METRICS}
     # per row: coherence and fluency, and one combined request for the four severity metrics
     assert len(server.records()) == sum(2 + bench_safety_requests(r) for r in rows) == 3 * 3
-    assert set(_results(out)[0]) == {"id", "coherence", "fluency", *SAFETY_METRICS}
+    assert set(_results(out)[0]) == {"id", "coherence", "fluency", *SAFETY_METRICS,
+                                     "row_latency"}
     assert [r["id"] for r in _results(out)] == ["1", "2", "3"]  # line numbers without an id
 
 
@@ -360,8 +362,10 @@ def test_cache_answers_a_second_run_and_no_cache_does_not(fake_judge_server,
     judge = _summary(tmp_path / "o2")["judge"]
     assert judge["requests"] == 0 and judge["cache_hits"] == per_run
     assert f"0 requests, {per_run} cache hits" in _flat(second.stdout)
-    # same scores and reasons; only what the calls used differs (the cache spent nothing)
-    assert without_usage(_results(tmp_path / "o2")) == without_usage(_results(tmp_path / "o1"))
+    # same scores and reasons; only what the calls used and took differs (the cache spent
+    # nothing, and its judge seconds are 0)
+    assert without_usage(timeless(_results(tmp_path / "o2"))) == without_usage(
+        timeless(_results(tmp_path / "o1")))
 
     for i in (3, 4):
         again = _invoke(data, *metrics, "--judge", JUDGE, "--no-cache", "--out", tmp_path / f"o{i}")

@@ -187,7 +187,7 @@ def test_the_concurrency_help_gives_the_code_figures() -> None:
 
 #: Every exit status assay uses, with a word its row must hold.
 EXIT_CODES = {0: "", 1: "--fail-under", 2: "bad", 3: "judge", 4: "--on-injection fail",
-              5: "inconclusive", 130: "Ctrl-C"}
+              5: "inconclusive", 6: "budget reached", 130: "Ctrl-C"}
 
 
 def test_one_exit_code_table_lists_every_code() -> None:

@@ -41,6 +41,7 @@ def _comparable(summary: Any) -> dict[str, Any]:
     """The summary without what depends on the clock."""
     data = summary.model_dump() if hasattr(summary, "model_dump") else dict(summary)
     data.pop("elapsed_s", None)
+    data.pop("latency", None)  # seconds per row
     return data
 
 

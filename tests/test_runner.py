@@ -12,7 +12,7 @@ from assay.calls import RetryPolicy
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import ORIGINAL_AUTO
-from support import without_usage
+from support import timeless, without_usage
 
 ROWS = [
     {"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
@@ -48,7 +48,7 @@ def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30
     # the same results; only what the calls used differs (the second run spent nothing)
-    assert without_usage(second.rows) == without_usage(first.rows)
+    assert without_usage(timeless(second.rows)) == without_usage(timeless(first.rows))
     assert all("usage" not in r["coherence"]["details"] for r in second.rows)
     assert first.rows[0]["coherence"]["details"]["usage"]["fake"]["requests"] == 1
     assert first.summary["cost"]["by_metric"]["coherence"]["requests"] == 6

@@ -21,6 +21,7 @@ from assay.metrics.safety import defect_summary
 from assay.records import ResultSink
 from assay.records._interval import mean_interval
 from assay.run._tally import ExactSum, RunTally
+from support import timeless
 
 ROWS = [{"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
          "answer": f"Item {i} is a red tent.", "ground_truth": f"A red tent ({i})."}
@@ -54,7 +55,7 @@ def test_results_are_written_in_dataset_order_when_early_rows_finish_last(tmp_pa
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in ROWS]
     kept = evaluate(ROWS, metrics="groundedness,f1_score", judge=FakeJudge(
         '{"score": 4, "reason": "ok"}'), judging=JudgeOptions(cache=None))
-    assert [json.loads(x) for x in lines] == kept.rows
+    assert timeless(json.loads(x) for x in lines) == timeless(kept.rows)
     assert res.summary["metrics"] == kept.summary["metrics"]
     assert res.summary["rows"] == res.summary["rows_done"] == 12
 

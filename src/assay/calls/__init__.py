@@ -10,6 +10,8 @@ the robustness suites and the simulators all call models through here).
   pace, retry and deadline, and their counters (:class:`JudgeStats`, :class:`EmbeddingStats`).
 - :class:`Budget`: the client-side TPM / RPM budget (``start_budget_actor`` and
   :class:`BudgetClient` share one among the workers of a Ray run).
+- :class:`SpendLimit`: the run's ``--max-cost`` / ``--max-tokens``; a request that would pass
+  it is not sent (:class:`BudgetReachedError`). :func:`row_clock`: a row's judge seconds.
 - :class:`RetryPolicy`: which failures are tried again, how often and how long.
 - :func:`as_repeat`: a judge metric asked again (``--repeat``), its answers cached apart.
 - :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
@@ -36,6 +38,8 @@ from ._options import JudgeCallOptions
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
+from ._row_time import RowClock, add_judge_seconds, row_clock
+from ._spend import BudgetReachedError, SpendLimit
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -43,6 +47,7 @@ __all__ = [
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",
+    "BudgetReachedError",
     "CallMeter",
     "EmbeddingStats",
     "JudgeCallOptions",
@@ -53,6 +58,9 @@ __all__ = [
     "OpenedJudge",
     "OpenedJudges",
     "RetryPolicy",
+    "RowClock",
+    "SpendLimit",
+    "add_judge_seconds",
     "as_repeat",
     "check_timeout",
     "in_daemon_thread",
@@ -62,6 +70,7 @@ __all__ = [
     "open_judge",
     "open_judges",
     "repeat_scope",
+    "row_clock",
     "start_budget_actor",
     "within",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 
 from ..costs import Usage
@@ -43,6 +44,8 @@ from ._metering import meter_call
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
 from ._repeat import JUDGE_REPEAT, repeat_scope
 from ._retry import RetryPolicy
+from ._row_time import add_judge_seconds
+from ._spend import Price, Reservation, SpendLimit
 
 __all__ = ["JudgeStats", "ManagedJudge", "RetryPolicy"]
 
@@ -106,7 +109,9 @@ class ManagedJudge:
     "timed out after N s". Waiting for a slot or for the budget is not part of it. A local
     backend (``capabilities.local``, the embedded judge) has none: it computes in this process,
     cannot hang on a network, and a call cut short would go on computing in its thread and
-    hold up the calls after it.
+    hold up the calls after it. ``spend``: the run's spending limit (``--max-cost`` /
+    ``--max-tokens``, shared by its judges), with ``price`` what a request costs this judge;
+    a request that would pass it is not sent (:class:`~assay.calls._spend.BudgetReachedError`).
 
     Example:
         >>> from assay.judges import FakeJudge
@@ -120,8 +125,11 @@ class ManagedJudge:
     def __init__(self, backend: Judge, *, cache: JudgeCache | None = None,
                  budget: Budget | None = None, concurrency: int | None = None,
                  retry: RetryPolicy | None = None,
-                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
+                 timeout: float | None = DEFAULT_TIMEOUT, spend: SpendLimit | None = None,
+                 price: Price | None = None) -> None:
         self.backend = backend
+        self.spend = spend if spend is not None and spend.active else None
+        self.price = price
         self.timeout = None if backend.capabilities.local else timeout
         self.id = backend.id
         self.cache = cache
@@ -142,6 +150,7 @@ class ManagedJudge:
         self.retry = retry or RetryPolicy()
         self.stats = JudgeStats(peak_concurrency=size, final_concurrency=size)
         self._completion_seen: list[int] = []
+        self._completion_by_kind: dict[str, deque[int]] = {}  # schema -> recent completions
         self._inflight: dict[str, asyncio.Future[JudgeResponse]] = {}
         self._hard: tuple[tuple[str, int | None], int] | None = None  # (kind, status), count
         self.stopped: JudgeStoppedError | None = None
@@ -189,6 +198,8 @@ class ManagedJudge:
         """
         if self.stopped is not None:
             raise self.stopped
+        if self.spend is not None and self.spend.reached:
+            raise self.spend.stop()
         # a repeat of a judge metric (--repeat) is cached apart from the others
         key = request.cache_key(repeat_scope(self._cache_scope, JUDGE_REPEAT.get()))
         if self.cache is not None:
@@ -196,9 +207,14 @@ class ManagedJudge:
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit.model_copy(update={"cached": True})
+        began = time.monotonic()  # the row's judge time: what it waits for an answer (part 5)
         if key in self._inflight:  # the same request for another metric: share its answer
             self.stats.shared += 1
-            return (await asyncio.shield(self._inflight[key])).model_copy(update={"cached": True})
+            try:
+                shared = await asyncio.shield(self._inflight[key])
+            finally:
+                add_judge_seconds(time.monotonic() - began)
+            return shared.model_copy(update={"cached": True})
         future: asyncio.Future[JudgeResponse] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
@@ -213,6 +229,7 @@ class ManagedJudge:
             return resp
         finally:
             del self._inflight[key]
+            add_judge_seconds(time.monotonic() - began)
 
     async def _send(self, request: JudgeRequest, key: str,
                     accept: Accept | None) -> JudgeResponse:
@@ -223,7 +240,12 @@ class ManagedJudge:
                 estimate = self._estimate(request)
                 self._budget_waiting += 1
                 try:
-                    grant = await self.budget.acquire(estimate)
+                    held = await self._reserve(request)
+                    try:
+                        grant = await self.budget.acquire(estimate)
+                    except BaseException:
+                        self._settle(held, None)
+                        raise
                 finally:
                     self._budget_waiting -= 1
                 self.stats.requests += 1
@@ -234,16 +256,21 @@ class ManagedJudge:
                 try:
                     resp = await within(self.timeout, self.backend.complete(request))
                 except RetryableJudgeError as e:
+                    self._settle(held, None)
                     self.budget.settle(grant, 0 if e.rate_limited else grant.tokens)
                     throttled = e.rate_limited or (e.status or 0) >= 500
                     self._pace(estimate, throttled_in=epoch if throttled else None)
                     raise
-                except JudgeError:
+                except BaseException as e:
+                    self._settle(held, None)
+                    if not isinstance(e, JudgeError):
+                        raise
                     self.stats.failed += 1
                     self._pace(estimate)
                     raise
                 finally:
                     self._sending -= 1
+                self._settle(held, resp)
                 self.budget.settle(grant, resp.prompt_tokens + resp.completion_tokens)
                 self._pace(estimate, latency=time.monotonic() - start)
                 return resp
@@ -267,9 +294,41 @@ class ManagedJudge:
                                                   + resp.processed_prompt_tokens)
         if resp.completion_tokens:
             self._completion_seen.append(resp.completion_tokens)
+            self._completion_by_kind.setdefault(request.schema_name, deque(maxlen=50)).append(
+                resp.completion_tokens)
         if self.cache is not None and (accept is None or accept(resp)):
             self.cache.put(key, self.id, resp)
         return resp
+
+    async def _reserve(self, request: JudgeRequest) -> Reservation | None:
+        """Hold this request's expected cost in the spending limit (its prompt, and its
+        completion at the largest of the recent answers of its kind (its schema), or its
+        ``max_tokens`` before any);
+        raise :class:`BudgetReachedError` when it would pass the limit."""
+        spend = self.spend
+        if spend is None:
+            return None
+        seen = self._completion_by_kind.get(request.schema_name)  # answers of the same kind
+        prompt, completion = request.estimate_prompt_tokens(), (max(seen) if seen
+                                                               else request.max_tokens)
+        usd = (self.price(Usage(prompt_tokens=prompt, completion_tokens=completion))
+               if self.price is not None else None) or 0.0
+        held = await spend.reserve(tokens=prompt + completion, usd=usd)
+        if held is None:
+            raise spend.stop()
+        return held
+
+    def _settle(self, held: Reservation | None, resp: JudgeResponse | None) -> None:
+        """Replace the reservation with what the request cost (nothing when it failed)."""
+        if held is None or self.spend is None:
+            return
+        tokens = resp.prompt_tokens + resp.completion_tokens if resp is not None else 0
+        usd = (self.price(Usage(prompt_tokens=resp.prompt_tokens,
+                                completion_tokens=resp.completion_tokens,
+                                cached_tokens=resp.cached_tokens,
+                                reasoning_tokens=resp.reasoning_tokens))
+               if resp is not None and self.price is not None else None)
+        self.spend.settle(held, tokens=tokens, usd=usd or 0.0)
 
     def _pace(self, tokens: int, *, latency: float | None = None,
               throttled_in: int | None = None) -> None:

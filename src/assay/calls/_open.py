@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from types import TracebackType
 
 from .._sqlite_cache import SqliteCache
+from ..costs import PriceBook
 from ..embeddings import Embedder, EmbeddingCache, make_embedder
 from ..judges import Judge, JudgeCache, make_judge
 from ._budget import Budget
@@ -31,6 +32,7 @@ from ._managed import ManagedJudge
 from ._managed_embedder import ManagedEmbedder
 from ._options import JudgeCallOptions
 from ._retry import RetryPolicy
+from ._spend import SpendLimit, judge_price
 
 __all__ = ["OpenedEmbedder", "OpenedJudge", "OpenedJudges", "open_embedder", "open_judge", "open_judges"]
 
@@ -73,7 +75,7 @@ class OpenedJudges(_Opened):
     list (:func:`open_judge`: the one judge); :meth:`aclose` closes what was opened here."""
 
     def __init__(self, specs: Sequence[str | Judge], options: JudgeCallOptions, *,
-                 budget: Budget | None, single: bool) -> None:
+                 budget: Budget | None, single: bool, spend: SpendLimit | None = None) -> None:
         super().__init__()
         self._single = single
         try:
@@ -87,6 +89,12 @@ class OpenedJudges(_Opened):
             backends = [made[spec if isinstance(spec, str) else id(spec)] for spec in specs]
             judge_cache = JudgeCache(options.cache) if backends and options.cache else None
             self.cache = judge_cache
+            #: The run's spending limit (--max-cost / --max-tokens), shared by these judges.
+            self.spend = spend if spend is not None else SpendLimit(
+                max_cost=options.max_cost, max_tokens=options.max_tokens)
+            book = (PriceBook.load(options.prices) if self.spend.max_cost is not None
+                    else None)  # an unknown price with --max-cost: refused now
+            prices = [judge_price(b.id, book) if book is not None else None for b in backends]
         except BaseException:
             self.close_cache()
             raise
@@ -95,7 +103,8 @@ class OpenedJudges(_Opened):
         #: The managed judges (each with its own pace and counters).
         self.judges = [ManagedJudge(b, cache=judge_cache, budget=shared,
                                     concurrency=options.concurrency, retry=retry,
-                                    timeout=options.timeout) for b in backends]
+                                    timeout=options.timeout, spend=self.spend, price=price)
+                       for b, price in zip(backends, prices, strict=True)]
 
     @property
     def judge(self) -> ManagedJudge:

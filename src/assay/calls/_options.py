@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import ConfigError, option
 from ..judges import cache_file
 from ._deadline import DEFAULT_TIMEOUT, check_timeout
+from ._spend import check_limits
 
 __all__ = ["JudgeCallOptions"]
 
@@ -57,6 +58,11 @@ class JudgeCallOptions:
             use up ``attempts``.
         tpm, rpm: client-side token / request budget per minute (``None``: no limit).
         cache: the judge (and embedding) cache file; ``None``: no cache.
+        max_cost: US dollars the run's model requests may cost in all (``None``: no limit):
+            no request is sent that would pass it (see :mod:`assay.calls._spend`).
+        max_tokens: tokens (prompt and completion) the run's model requests may use in all.
+        prices: a price file over genai-prices' list (see :mod:`assay.costs`), for the
+            prices ``max_cost`` is kept with.
 
     Example:
         >>> JudgeCallOptions(attempts=0)
@@ -72,6 +78,9 @@ class JudgeCallOptions:
     tpm: int | None = None
     rpm: int | None = None
     cache: Path | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    prices: Path | None = None
 
     def __post_init__(self) -> None:
         _whole("concurrency", self.concurrency, least=1, none_ok=True)
@@ -89,13 +98,17 @@ class JudgeCallOptions:
             if not isinstance(self.cache, str):
                 raise ConfigError(f"Got {option('cache', self.cache)}. Must be a path or None.")
             object.__setattr__(self, "cache", Path(self.cache))
+        check_limits(self.max_cost, self.max_tokens)
+        if self.prices is not None and not isinstance(self.prices, Path):
+            object.__setattr__(self, "prices", Path(self.prices))
 
     @staticmethod
     def with_overrides(calls: JudgeCallOptions | None, *, cache_by_default: bool = False,
                        **given: Any) -> JudgeCallOptions:
         """``calls`` (or the defaults) with the separate keywords a function also takes
         (``concurrency=``, ``timeout=``, ``max_attempts=``/``attempts=``, ``max_wait=``,
-        ``tpm=``, ``rpm=``, ``cache=``); a keyword left at ``None`` is not given. ``cache``
+        ``tpm=``, ``rpm=``, ``cache=``, ``max_cost=``, ``max_tokens=``); a keyword left at
+        ``None`` is not given. ``cache``
         may be ``True`` (the default cache file), a path, or ``False`` (none);
         ``cache_by_default``: with neither ``calls`` nor ``cache`` given, use the default
         cache file (for the functions whose cache was on unless turned off).

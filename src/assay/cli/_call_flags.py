@@ -32,6 +32,8 @@ __all__ = [
     "CacheOption",
     "ConcurrencyOption",
     "MaxAttemptsOption",
+    "MaxCostOption",
+    "MaxTokensOption",
     "MaxWaitOption",
     "NoCacheOption",
     "RpmOption",
@@ -55,6 +57,15 @@ TpmOption = Annotated[int | None, typer.Option(
 #: ``--rpm``: the request budget per minute.
 RpmOption = Annotated[int | None, typer.Option(
     min=1, help="Model request budget per minute (client-side; requests wait for room).")]
+#: ``--max-cost USD``: the run's spending limit in US dollars.
+MaxCostOption = Annotated[float | None, typer.Option(
+    metavar="USD", help="Stop sending model requests before their cost would pass USD "
+                        "(those in flight finish; exit 6; --resume continues). Needs the "
+                        "judge's price (--prices FILE for a model genai-prices does not list).")]
+#: ``--max-tokens N``: the run's spending limit in tokens.
+MaxTokensOption = Annotated[int | None, typer.Option(
+    metavar="N", help="Stop sending model requests before their tokens (prompt and "
+                      "completion, in all) would pass N (exit 6; --resume continues).")]
 #: ``--max-attempts``: tries per call for errors worth retrying.
 MaxAttemptsOption = Annotated[int, typer.Option(
     min=1, help="Tries per model call for errors worth retrying (5xx, resets; a call past "
@@ -90,9 +101,16 @@ CALL_FLAGS = ("--concurrency", "--timeout", "--max-attempts", "--max-wait", "--t
 
 def call_options(*, concurrency: int | None, timeout: float, max_attempts: int,
                  max_wait: float, tpm: int | None, rpm: int | None, cache: Path | None,
-                 no_cache: bool) -> JudgeCallOptions:
+                 no_cache: bool, max_cost: float | None = None,
+                 max_tokens: int | None = None, prices: Path | None = None) -> JudgeCallOptions:
     """The judge-call flags as one :class:`~assay.calls.JudgeCallOptions` (``--cache``
-    unset: the default cache file; ``--no-cache``: none)."""
+    unset: the default cache file; ``--no-cache``: none; ``--max-cost`` / ``--max-tokens``
+    for the commands that take them, priced with ``--prices`` where given).
+
+    Raises:
+        ConfigError: a bad value (``--max-cost 0``, a negative one, ...).
+    """
     return JudgeCallOptions.with_overrides(
         None, concurrency=concurrency, timeout=timeout, attempts=max_attempts,
-        max_wait=max_wait, tpm=tpm, rpm=rpm, cache=False if no_cache else (cache or True))
+        max_wait=max_wait, tpm=tpm, rpm=rpm, cache=False if no_cache else (cache or True),
+        max_cost=max_cost, max_tokens=max_tokens, prices=prices)

@@ -1,5 +1,5 @@
 """How every command ends on a known error: one red line and exit 2; a judge that stopped the
-run (wrong URL, key or model) exit 3; a file that could not be written (a full disk or quota,
+run (wrong URL, key or model) exit 3; a run stopped at its --max-cost / --max-tokens exit 6; a file that could not be written (a full disk or quota,
 a read-only file system: what, where and the fix on one line) exit 3; on Ctrl-C, where the
 work is kept and exit 130.
 
@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .._files import is_write_failure, write_error
+from ..calls import BudgetReachedError
 from ..errors import AssayError, JudgeStoppedError, OutputError
 from ._format import printable
 
@@ -54,6 +55,11 @@ def exit_on_errors(interrupted: str, *, stopped: str = "Finished rows are kept; 
     """
     try:
         yield
+    except BudgetReachedError as e:  # the run's --max-cost / --max-tokens: exit 6
+        err.print(f"[yellow]budget reached:[/yellow] {escape(printable(e.spent))}; the "
+                  f"requests in flight finished, no other was sent; exit 6.\n"
+                  f"{escape(printable(stopped, lines=True))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(6) from None
     except JudgeStoppedError as e:
         err.print(f"[red]judge failed:[/red] {_shown(e)}\n{escape(printable(stopped, lines=True))}",
                   highlight=False, soft_wrap=True)

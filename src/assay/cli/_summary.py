@@ -1,5 +1,6 @@
 """The summary of a run on the terminal: the per-metric table, safety defect rates, pairwise
-choices, injection flags, the judge's and embedder's counters, and unscored reasons.
+choices, injection flags, the judge's and embedder's counters, latency per row, and unscored
+reasons.
 
 Example:
     >>> callable(print_summary)
@@ -7,6 +8,9 @@ Example:
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -18,7 +22,7 @@ from ..metrics import summary_tables
 from ..metrics.safety import THRESHOLDS
 from ._format import percent, prompt_tokens_text
 
-__all__ = ["print_summary", "retest_line"]
+__all__ = ["latency_line", "print_summary", "retest_line"]
 
 
 def _print_defects(summary: dict) -> None:  # type: ignore[type-arg]
@@ -163,6 +167,8 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             markup=False, emoji=False)
     if (line := cost_line(summary.get("cost"))) is not None:
         Console().print(line, highlight=False, markup=False, emoji=False)
+    if (latency := latency_line(summary.get("latency"))) is not None:
+        Console().print(latency, highlight=False, markup=False, emoji=False)
     _print_panel(summary)
     silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
               if agg.get("without_reason")}
@@ -177,3 +183,18 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
         for note in agg.get("notes") or []:
             Console(stderr=True).print(f"[yellow]{escape(name)}: {escape(str(note))}[/yellow]",
                                        highlight=False)
+
+
+def latency_line(latency: Mapping[str, Any] | None) -> str | None:
+    """The terminal summary's one line on latency, or ``None`` without one.
+
+    Example:
+        >>> latency_line({"judge": {"p50": 0.41, "p95": 1.2, "rows": 9},
+        ...               "app": {"p50": 2.0, "p95": 3.5, "rows": 9}})
+        'latency per row: judge p50 0.41 s, p95 1.2 s; app p50 2 s, p95 3.5 s'
+    """
+    if not latency:
+        return None
+    parts = [f"{who} p50 {latency[who]['p50']:.3g} s, p95 {latency[who]['p95']:.3g} s"
+             for who in ("judge", "app") if latency.get(who)]
+    return "latency per row: " + "; ".join(parts) if parts else None

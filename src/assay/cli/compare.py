@@ -28,6 +28,7 @@ from ..compare import (
     compare_attack_runs,
     compare_runs,
     decide_drops,
+    latency_lines,
     with_verdicts,
 )
 from ..costs import cost_diff_line, usd_delta_text
@@ -240,6 +241,8 @@ def print_comparison(comparison: dict[str, Any], console: Console | None = None)
             defects.add_row(Text(cat), Text(str(d["threshold"])), percent(d["rate_a"]),
                             percent(d["rate_b"]), percent(d["diff"], signed=True))
         out.print(defects)
+    for line in latency_lines(comparison.get("latency")):
+        out.print(Text(line))
     if comparison["changed"]:
         out.print(_changed_table(comparison["changed"], out.width))
 

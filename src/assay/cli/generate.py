@@ -23,6 +23,8 @@ from ._call_flags import (
     CacheOption,
     ConcurrencyOption,
     MaxAttemptsOption,
+    MaxCostOption,
+    MaxTokensOption,
     NoCacheOption,
     RpmOption,
     TpmOption,
@@ -83,6 +85,8 @@ def generate_cmd(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prices: PricesOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -95,7 +99,8 @@ def generate_cmd(
 
     Exit status: 0 done (fewer than --n rows kept is said, not an error); 2 bad input or
     options; 3 the judge failed (every call, or the same hard way three times), no row was
-    kept at all, or a file could not be written; 130 interrupted. What was written is kept: --resume continues.
+    kept at all, or a file could not be written; 6 --max-cost / --max-tokens reached (no
+    request sent past it); 130 interrupted. What was written is kept: --resume continues.
     """
     hint = ("rerun the same command with --resume to continue (rows so far are in "
             f"{printable(out)}).")
@@ -105,7 +110,8 @@ def generate_cmd(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
             overwrite=overwrite, calls=call_options(concurrency=concurrency, timeout=timeout,
                                max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
-                               cache=cache, no_cache=no_cache),
+                               cache=cache, no_cache=no_cache,
+                               max_cost=max_cost, max_tokens=max_tokens, prices=prices),
             embeddings=None if embeddings == "none" else embeddings,
             max_candidates=max_candidates, progress=progress, prices=book,
             store=store_arg(store, no_store),  # it holds the file while it writes

@@ -41,6 +41,8 @@ from ._call_flags import (
     CacheOption,
     ConcurrencyOption,
     MaxAttemptsOption,
+    MaxCostOption,
+    MaxTokensOption,
     NoCacheOption,
     RpmOption,
     TpmOption,
@@ -127,6 +129,8 @@ def jailbreak_cmd(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prices: PricesOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
     parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations (seeds asked or attacked)"))] = 4,
     resume: Annotated[bool, typer.Option(
         help="Keep finished conversations and ratings; do only the rest.")] = False,
@@ -167,7 +171,8 @@ def jailbreak_cmd(
             "parallel": parallel, "progress": sys.stderr.isatty(),
             "calls": call_options(concurrency=concurrency, timeout=timeout,
                                   max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
-                                  rpm=rpm, cache=cache, no_cache=no_cache),
+                                  rpm=rpm, cache=cache, no_cache=no_cache,
+                               max_cost=max_cost, max_tokens=max_tokens, prices=prices),
             "max_field_chars": max_field_chars,
             "long_fields": long_fields, "store": store_arg(store, no_store),
             "prices": prices}

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -22,8 +20,7 @@ from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
 from ..data import FieldLimits, open_source, parse_mapping
 from ..errors import AssayError
-from ..metrics import Metric, Plan
-from ..metrics.custom import check_file_metric_names, load_metric_file
+from ..metrics import Plan
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._agent import (
     MaxStepsOption,
@@ -38,6 +35,8 @@ from ._call_flags import (
     CacheOption,
     ConcurrencyOption,
     MaxAttemptsOption,
+    MaxCostOption,
+    MaxTokensOption,
     NoCacheOption,
     RpmOption,
     TpmOption,
@@ -56,12 +55,12 @@ from ._options import (
     NoStoreOption,
     StoreOption,
     TimeoutOption,
-    comma_names,
     store_arg,
 )
 from ._prices_flag import PricesOption, check_prices_flag
 from ._repeat_flag import check_repeat_flag
 from ._run_gates import RunGates, suite_name
+from ._run_metrics import choose_metrics, plan_printer
 from ._summary import print_summary
 from ._verdict import BaselineOption, ConfidenceOption, InconclusiveOption, MaxDropOption
 
@@ -121,6 +120,8 @@ def run(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prices: PricesOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed or the judge's answers could "
@@ -208,7 +209,8 @@ def run(
     failed calls or unreadable judge answers), or the --target app failed on over
     --max-failed-share of the rows, or
     OUT or the run store could not be written (a full disk: free space, then --resume); 4 rows
-    addressed the evaluator with --on-injection fail; 130 interrupted. Finished rows are kept
+    addressed the evaluator with --on-injection fail; 6 --max-cost / --max-tokens reached (no
+    request sent past it; the requests in flight finished); 130 interrupted. Finished rows are kept
     in every case: --resume continues.
     """
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -224,7 +226,7 @@ def run(
             fail_under=fail_under, fail_over=fail_over, baseline=baseline, max_drop=max_drop,
             confidence=confidence, inconclusive=inconclusive, junit=junit, markdown=markdown,
             store=store)
-        print_plan = _plan_printer(quiet)
+        print_plan = plan_printer(quiet)
 
         def on_plan(plan: Plan) -> None:  # a bar that can never pass stops the run here
             print_plan(plan)
@@ -235,8 +237,12 @@ def run(
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         calls = call_options(concurrency=concurrency, timeout=timeout,
                              max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
-                             cache=cache, no_cache=no_cache)
+                             cache=cache, no_cache=no_cache, max_cost=max_cost,
+                             max_tokens=max_tokens, prices=prices)
         judges = judge or ["local"]
+        if engine == "ray" and (max_cost is not None or max_tokens is not None):
+            raise AssayError("--max-cost / --max-tokens are not shared among Ray workers yet: "
+                             "use --engine local with them.")
         agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         if not piped and str(data) != "-":
@@ -253,7 +259,7 @@ def run(
                 lang=lang, style=style, on_injection=on_injection, fence=fence,
                 injection_detector=injection_detector, safety_threshold=safety_threshold,
                 safety_mode=safety_mode, reasons=reasons),
-            judging=replace(JudgeOptions.from_calls(calls), prices=prices),
+            judging=JudgeOptions.from_calls(calls),
             run=RunOptions(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],
@@ -285,32 +291,3 @@ def run(
                   highlight=False, soft_wrap=True)
         raise typer.Exit(4)
     gates.exit(failures, verdicts)
-
-
-def choose_metrics(metrics: str | None, metric_files: list[Path], *,
-                   swap: bool = True) -> str | list[str | Metric]:
-    """What to run: ``--metrics`` (default auto) plus the ``--metric-file`` metrics; with
-    metric files and no ``--metrics``, only the file metrics. A file metric named in
-    ``--metrics`` too is run once, from its file."""
-    custom: list[Metric] = [load_metric_file(f, swap=swap) for f in metric_files]
-    check_file_metric_names(custom)
-    if not custom:
-        return metrics or "auto"
-    if metrics is None:
-        return list(custom)
-    if metrics.strip() == "auto":
-        raise AssayError("--metrics auto cannot be combined with --metric-file. Name the "
-                         "built-in metrics to add, e.g. --metrics groundedness,relevance.")
-    from_files = {m.name for m in custom}
-    named = [m for m in comma_names(metrics) if m not in from_files]
-    return [*named, *custom]
-
-
-def _plan_printer(quiet: bool) -> Callable[[Plan], None]:
-    """What prints the plan on stderr: the metrics to run, then (unless ``quiet``) one line
-    per skipped metric with the reason."""
-    def print_plan(plan: Plan) -> None:
-        err.print("metrics: " + ", ".join(m.name for m in plan.metrics), highlight=False)
-        for line in [] if quiet else plan.skipped:
-            err.print(f"[dim]{escape(line)}[/dim]", highlight=False)
-    return print_plan

@@ -42,6 +42,8 @@ from ._call_flags import (
     CacheOption,
     ConcurrencyOption,
     MaxAttemptsOption,
+    MaxCostOption,
+    MaxTokensOption,
     NoCacheOption,
     RpmOption,
     TpmOption,
@@ -104,6 +106,8 @@ def simulate_cmd(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prices: PricesOption = None,
+    max_cost: MaxCostOption = None,
+    max_tokens: MaxTokensOption = None,
     parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations"))] = 4,
     seed: Annotated[int | None, typer.Option(
         help="With --scenarios: picks the persona of each scenario that has none (terse, "
@@ -154,16 +158,19 @@ def simulate_cmd(
                      "--seed": seed is not None, "--cache": cache is not None,
                      "--tpm": tpm is not None, "--rpm": rpm is not None,
                      "--no-cache": no_cache, "--concurrency": concurrency is not None,
-                     "--max-attempts": max_attempts != DEFAULT_MAX_ATTEMPTS}
+                     "--max-attempts": max_attempts != DEFAULT_MAX_ATTEMPTS,
+                     "--max-cost": max_cost is not None, "--max-tokens": max_tokens is not None}
     with exit_on_errors("\ninterrupted"):
         _refuse_mixing(scenarios, seed_mode, scenario_mode)
+        calls = call_options(concurrency=concurrency, timeout=timeout,
+                             max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
+                             cache=cache, no_cache=no_cache, max_cost=max_cost,
+                             max_tokens=max_tokens, prices=prices)  # a bad value: exit 2, not a traceback
     if scenarios is not None:
         run_scenarios(scenarios, target=target, out=out, tools=tools,
                       user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
                       resume=resume, overwrite=overwrite, parallel=parallel,
-                      calls=call_options(concurrency=concurrency, timeout=timeout,
-                                         max_attempts=max_attempts, max_wait=max_wait,
-                                         tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache),
+                      calls=calls,
                       max_failed_share=max_failed_share, max_field_chars=max_field_chars,
                       long_fields=long_fields, store=store_arg(store, no_store), prices=prices)
         return

@@ -36,6 +36,7 @@ from ..errors import ConfigError, DataError
 from ..metrics.safety import THRESHOLDS
 from ..records import RunData, bootstrap_mean_ci, result_value
 from ._cost_diff import cost_comparison
+from ._latency import latency_comparison
 from ._paired import defect_pairs, moved_rows, repeat_spread
 from ._provenance import comparison_warnings
 
@@ -68,7 +69,9 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "defects": {category: {"threshold", "rate_a", "rate_b", "diff", "paired"}},
         "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}],
         "warnings": [{"field", "name", "a", "b", "message"}], "cost": {"usd_a", "usd_b",
-        "diff", "unknown_reason", "source", "by_metric"}}``.
+        "diff", "unknown_reason", "source", "by_metric"},
+        "latency": {"judge": {"p50_a", "p95_a", "p50_b", "p95_b", "by_metric"}, "app": ...}}``
+        (``latency`` when a run measured it: :func:`~._latency.latency_comparison`).
         ``diff`` is the mean of ``b - a`` over the rows scored in both (``paired``), ``ci95``
         its percentile paired-bootstrap interval (None under 2 paired rows), and
         ``beyond_noise`` says whether that interval excludes 0 (None without an interval):
@@ -145,6 +148,8 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "changed": [entry for _, _, entry in changed[:top]],
         "warnings": comparison_warnings(a, b, names, shared_rows=len(shared)),
         "cost": cost_comparison(a, b, prices if prices is not None else PriceBook.load()),
+        **({"latency": latency} if (latency := latency_comparison(a.summary, b.summary))
+           else {}),
     }
 
 

@@ -11,6 +11,8 @@ and evaluate's local engine both run on it.
   (``KeyboardInterrupt``, ``SystemExit``) raised inside an item comes out as itself, after the
   other items are stopped, so the caller's clean-up (rows written kept, the run marked
   ``interrupted``) runs before the process exits.
+* **Draining**: an error that says so (``drain = True``, a spending limit reached) stops the
+  loop too, but the items in flight finish (their requests are paid for) before it is raised.
 
 Example:
     >>> import asyncio
@@ -82,12 +84,20 @@ async def work_each(items: Iterable[Item] | AsyncIterable[Item],
             except StopAsyncIteration:
                 return None
 
+    drained: list[BaseException] = []  # a draining error: raised once the others finished
+
     async def worker() -> None:
         nonlocal stopping
         while (taken := await next_item()) is not None:
             try:
                 result = await work(taken[0])
                 done(taken[0], result)
+            except Exception as e:
+                stopping = True
+                if not getattr(e, "drain", False):
+                    raise
+                drained.append(e)
+                return
             except (KeyboardInterrupt, SystemExit) as e:
                 stopping = True
                 raise _Interrupted() from e
@@ -105,6 +115,8 @@ async def work_each(items: Iterable[Item] | AsyncIterable[Item],
         if isinstance(e, _Interrupted):
             raise e.__cause__ from None  # type: ignore[misc]
         raise
+    if drained:
+        raise drained[0]
 
 
 async def _items(items: Iterable[Item] | AsyncIterable[Item]) -> AsyncIterator[Item]:

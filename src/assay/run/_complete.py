@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from ..data import Row
 from ..metrics import MetricResult
+from ._latency import ROW_LATENCY
 from ._score import result_record
 
 __all__ = ["AGENT_KEY", "ANSWER_TO_COME", "AgentStage", "RowAgent", "planned_row"]
@@ -129,6 +130,8 @@ class AgentStage:
         if entry is None:
             return record
         rest = {k: v for k, v in record.items() if k != "id"}
+        if isinstance(entry.get("seconds"), (int, float)):  # the app's seconds on the row
+            rest[ROW_LATENCY] = {**(rest.get(ROW_LATENCY) or {}), "app_s": entry["seconds"]}
         return {"id": record["id"], AGENT_KEY: entry, **rest}
 
     async def _one(self, row: Row, previous: dict[str, Any]) -> Pair:

@@ -146,6 +146,9 @@ class JudgeOptions:
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
         prices: a price file (TOML or JSON, dollars per million tokens) over genai-prices'
             list, for self-hosted models and negotiated prices (see :mod:`assay.costs`).
+        max_cost, max_tokens: US dollars / tokens the run's judge requests may use in all
+            (``None``: no limit); no request that would pass it is sent, and the run stops
+            with :class:`~assay.calls.BudgetReachedError` (``--resume`` continues).
 
     Example:
         >>> JudgeOptions(tpm=90_000).cache
@@ -160,6 +163,8 @@ class JudgeOptions:
     timeout: float = DEFAULT_TIMEOUT
     cache: str | Path | bool | None = True
     prices: str | Path | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
         self.call_options()  # a bad value (timeout 0, attempts 0, ...): a ConfigError now
@@ -174,7 +179,8 @@ class JudgeOptions:
         """
         return cls(concurrency=calls.concurrency, tpm=calls.tpm, rpm=calls.rpm,
                    max_attempts=calls.attempts, max_wait=calls.max_wait,
-                   timeout=calls.timeout, cache=calls.cache or False)
+                   timeout=calls.timeout, cache=calls.cache or False,
+                   max_cost=calls.max_cost, max_tokens=calls.max_tokens, prices=calls.prices)
 
     def call_options(self) -> JudgeCallOptions:
         """These options as every model call takes them (``cache=True``: the default file).
@@ -186,7 +192,8 @@ class JudgeOptions:
         return JudgeCallOptions.with_overrides(
             None, concurrency=self.concurrency, tpm=self.tpm, rpm=self.rpm,
             attempts=self.max_attempts, max_wait=self.max_wait, timeout=self.timeout,
-            cache=self.cache if self.cache is not None else False)
+            cache=self.cache if self.cache is not None else False,
+            max_cost=self.max_cost, max_tokens=self.max_tokens, prices=self.prices)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asking import FENCE_STYLE
-from ..calls import Budget, JudgeCallOptions, metered, open_embedder, open_judges
+from ..calls import (
+    Budget,
+    JudgeCallOptions,
+    RowClock,
+    metered,
+    open_embedder,
+    open_judges,
+    row_clock,
+)
 from ..data import Row
 from ..embeddings import Embedder
 from ..errors import ConfigError, JudgeStoppedError
@@ -45,6 +53,7 @@ from ..metrics import (
     with_defaults,
 )
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
+from ._latency import ROW_LATENCY
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
 from ._repeat import ask_repeats
@@ -272,16 +281,25 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         found["withheld"] = True
         judged = mask_row(row, learned=learned)
 
+    clocks: dict[str, RowClock] = {}  # each judge metric's seconds on the judge (row_latency)
+
     async def one(metric: Metric) -> MetricResult:
-        return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
+        if not metric.uses_judge or metric.name in previous:
+            return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
+        with row_clock() as clocks[metric.name]:
+            return await _score_one(metric, row, judged, ctx, previous, found, panel, repeat)
 
     # Metrics that call no judge or embedder never wait: score them in line, and make tasks
     # only for the rest (a task per metric per row costs more than a token F1).
     waiting = [m for m in metrics if _waits(m)]
     results = {m.name: await one(m) for m in metrics if not _waits(m)}
-    if waiting:
-        results.update(zip((m.name for m in waiting),
-                           await asyncio.gather(*(one(m) for m in waiting))))
+    if waiting:  # each metric ends before an error (e.g. a budget stop) is raised: what is
+        # in flight finishes (and is cached) instead of going on unwatched
+        done = await asyncio.gather(*(one(m) for m in waiting), return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        results.update(zip((m.name for m in waiting), done))  # type: ignore[arg-type]
     # the defence is thinner in a language the detector does not know: looked at once the
     # judge was asked, so a run's first request never waits for the language model's load
     unknown = unknown_languages(row) if judges else None
@@ -297,4 +315,8 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         record["injection_language"] = unknown
     for family in families_for(metrics) if families is None else families:
         record.update(family.row_details(record))  # e.g. the RAG family's stage diagnosis
+    if clocks:  # the judge's seconds on this row: its calls' wall time (a cache hit: 0)
+        record[ROW_LATENCY] = {
+            "judge_s": round(sum(c.judge_s for c in clocks.values()), 4),
+            "judge_by_metric": {name: round(c.judge_s, 4) for name, c in clocks.items()}}
     return record

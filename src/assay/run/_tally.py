@@ -37,6 +37,7 @@ from ..metrics import (
     unscored_reason_key,
 )
 from ..records import RetestTally, call_failures, with_failed_repeats, with_interval
+from ._latency import LatencyTally
 from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
@@ -133,6 +134,7 @@ class RunTally:
         self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
         self.retest = RetestTally()  # results of metrics asked several times (``repeats``)
         self.cost = CostTally(m.name for m in metrics)  # judge spend, in the plan's order
+        self.latency = LatencyTally()  # the judge's and the app's seconds per row
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
@@ -173,6 +175,7 @@ class RunTally:
             self.unknown_languages.update({str(v) for v in languages.values()})
         for family in self.families:
             family.add(record)
+        self.latency.add(record)
 
     def sections(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The top-level sections the run's metric families add to ``summary.json`` (e.g.
@@ -252,6 +255,7 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
            if tally.panel.metrics else {}),
         "judge": None,
         "cost": tally.cost.section(prices if prices is not None else PriceBook.load()),
+        **({"latency": latency} if (latency := tally.latency.summary()) else {}),
         "elapsed_s": round(time.monotonic() - started, 3),
     }
 

@@ -1,0 +1,108 @@
+"""Latency per row (issue 47 part 5): the judge's seconds (each judge metric's, and in all) and
+the app's in each record's ``row_latency``, their p50 / p95 in ``summary["latency"]`` and one
+terminal line; a cache hit costs no judge time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay import JudgeOptions, RunOptions, evaluate
+from assay.agents import make_agent
+from assay.judges import FakeJudge
+from conftest import QA50
+
+ASSAY = [sys.executable, "-m", "assay.cli"]
+SLOW_APP = '''
+import time
+
+def app(messages):
+    time.sleep(0.12)
+    return "Tent " + messages[-1]["content"].split()[-1] + " is green."
+'''
+
+
+def _run(tmp: Path, server: Any, data: Path, out: str, *extra: str
+         ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
+    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
+               NO_COLOR="1", COLUMNS="200", XDG_DATA_HOME=str(tmp / "xdg-data"))
+    proc = subprocess.run([*ASSAY, "run", str(data), "--metrics", "fluency,coherence,f1_score",
+                           "--judge", "openai:gpt-4o-mini", "--out", str(tmp / out),
+                           "--no-store", "-q", "--cache", str(tmp / "c.sqlite"), *extra],
+                          check=False, env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_each_row_has_the_judge_seconds_and_the_summary_their_percentiles(
+        tmp_path: Path, fake_judge_server: Any) -> None:
+    server = fake_judge_server("--latency-ms", "100")
+    lines = [x for x in QA50.read_text(encoding="utf-8").splitlines() if x.strip()][:6]
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(x + "\n" for x in lines))
+    proc = _run(tmp_path, server, data, "first")
+    for record in _records(tmp_path / "first"):
+        latency = record["row_latency"]
+        by_metric = latency["judge_by_metric"]
+        assert set(by_metric) == {"fluency", "coherence"}  # judge metrics only
+        assert all(s >= 0.1 for s in by_metric.values()), latency  # one 100 ms call each
+        assert latency["judge_s"] == pytest.approx(sum(by_metric.values()), abs=1e-3)
+        assert "app_s" not in latency  # no --target
+    summary = json.loads((tmp_path / "first" / "summary.json").read_text())
+    judge = summary["latency"]["judge"]
+    assert judge["rows"] == 6 and 0.2 <= judge["p50"] <= judge["p95"]
+    assert set(judge["by_metric"]) == {"fluency", "coherence"}
+    assert judge["by_metric"]["fluency"]["p50"] >= 0.1
+    assert "app" not in summary["latency"]
+    assert f"latency per row: judge p50 {judge['p50']:.3g} s, p95 {judge['p95']:.3g} s" in (
+        " ".join(proc.stdout.split()))
+
+    _run(tmp_path, server, data, "cached")  # every answer from the cache: no judge time
+    assert {r["row_latency"]["judge_s"] for r in _records(tmp_path / "cached")} == {0.0}
+
+
+def test_the_app_seconds_of_each_row_and_their_percentiles(module: Any, tmp_path: Path) -> None:
+    name = module(SLOW_APP)
+    rows = [{"id": f"q{i}", "question": f"What colour is tent {i}?", "ground_truth": "green"}
+            for i in range(4)]
+    result = evaluate(rows, metrics="exact_match,fluency", judge=FakeJudge(latency_s=0.05),
+                      agent=make_agent(f"python:{name}:app"), judging=JudgeOptions(cache=None),
+                      run=RunOptions(store=False, progress=False))
+    for record in result.rows:
+        assert record["row_latency"]["app_s"] >= 0.12
+        assert record["row_latency"]["judge_by_metric"]["fluency"] >= 0.05  # one call each
+    app = result.summary["latency"]["app"]
+    assert app["rows"] == 4 and 0.12 <= app["p50"] <= app["p95"]
+
+
+def test_compare_shows_both_runs_latency(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+
+    rows = [{"id": f"q{i}", "answer": "Paris is the capital.", "ground_truth": "Paris"}
+            for i in range(3)]
+    for name, latency in (("a", 0.02), ("b", 0.06)):
+        evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(latency_s=latency),
+                 judging=JudgeOptions(cache=None),
+                 run=RunOptions(out=tmp_path / name, store=False, progress=False))
+    out = tmp_path / "cmp.json"
+    result = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                      "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    judge = json.loads(out.read_text())["latency"]["judge"]
+    assert 0.02 <= judge["p50_a"] < judge["p50_b"] and judge["p50_b"] >= 0.06
+    assert set(judge["by_metric"]) == {"fluency"}
+    assert "judge seconds per row, p50 / p95: A " in " ".join(result.output.split())
