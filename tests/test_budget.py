@@ -148,7 +148,7 @@ def test_a_token_limit_stops_the_same_way() -> None:
 
 def test_an_unknown_price_with_max_cost_is_refused_before_anything_is_sent() -> None:
     judge = FakeJudge(id="openai:my-vllm")  # nobody prices it
-    with pytest.raises(ConfigError, match="no price for openai:my-vllm; add it with --prices"):
+    with pytest.raises(ConfigError, match="no price for openai:my-vllm; add it with prices="):
         open_judge(judge, JudgeCallOptions(cache=None, max_cost=1.0))
     assert judge.requests == []
 

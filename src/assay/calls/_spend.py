@@ -84,17 +84,17 @@ def check_limits(max_cost: object, max_tokens: object) -> None:
         >>> check_limits(0, None)
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: Got max_cost=0. Must be a number of US dollars above 0, e.g. --max-cost 5.
+        assay.errors.ConfigError: Got max_cost=0. Must be a number of US dollars above 0, e.g. max_cost=5.
     """
     if max_cost is not None and (isinstance(max_cost, bool)
                                  or not isinstance(max_cost, (int, float))
                                  or not math.isfinite(max_cost) or max_cost <= 0):
         raise ConfigError(f"Got {option('max_cost', max_cost)}. Must be a number of US "
-                          "dollars above 0, e.g. --max-cost 5.")
+                          f"dollars above 0, e.g. {option('max_cost', 5)}.")
     if max_tokens is not None and (isinstance(max_tokens, bool)
                                    or not isinstance(max_tokens, int) or max_tokens < 1):
         raise ConfigError(f"Got {option('max_tokens', max_tokens)}. Must be a whole number "
-                          "of tokens, at least 1, e.g. --max-tokens 200000.")
+                          f"of tokens, at least 1, e.g. {option('max_tokens', 200000)}.")
 
 
 class SpendLimit:
@@ -187,15 +187,16 @@ def judge_price(judge_id: str, book: PriceBook) -> Price:
         >>> judge_price("openai:my-vllm", PriceBook())
         Traceback (most recent call last):
         ...
-        assay.errors.ConfigError: no price for openai:my-vllm; add it with --prices FILE or use --max-tokens instead of --max-cost.
+        assay.errors.ConfigError: no price for openai:my-vllm; add it with prices='FILE' or use max_tokens='N' instead of max_cost='USD'.
         >>> judge_price("local", PriceBook())(Usage(prompt_tokens=1000))
         0.0
         >>> judge_price("openai:gpt-4o-mini", PriceBook())(Usage(prompt_tokens=1_000_000))
         0.15
     """
     if book.cost(judge_id, Usage(prompt_tokens=1, completion_tokens=1)).usd is None:
-        raise ConfigError(f"no price for {judge_id}; add it with --prices FILE or use "
-                          "--max-tokens instead of --max-cost.")
+        raise ConfigError(f"no price for {judge_id}; add it with {option('prices', 'FILE')} "
+                          f"or use {option('max_tokens', 'N')} instead of "
+                          f"{option('max_cost', 'USD')}.")
     return lambda usage: book.cost(judge_id, usage).usd
 
 

@@ -17,4 +17,4 @@ from ._latency import latency_comparison, latency_lines
 from ._verdict import allowed_text, check_margins, decide_drops, with_verdicts
 
 __all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "compare_attack_runs", "compare_runs",
-           "decide_drops", "latency_comparison", "latency_lines", "with_verdicts"]
+           "decide_drops", "latency_lines", "with_verdicts"]

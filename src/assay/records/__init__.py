@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from ._failures import call_failures
     from ._interval import bootstrap_mean_ci, with_interval
     from ._job import Job, JobRows
+    from ._latency import ROW_LATENCY, LatencyTally
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
     from ._outdir import lock_file
@@ -63,6 +64,7 @@ _LAZY: dict[str, str] = {
     "bootstrap_mean_ci": "._interval",
     "with_interval": "._interval",
     "Job": "._job",
+    "LatencyTally": "._latency", "ROW_LATENCY": "._latency",
     "JobRows": "._job",
     "RunData": "._load",
     "load_run": "._load",
@@ -103,9 +105,11 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "MANIFEST_NAME",
+    "ROW_LATENCY",
     "EvalResult",
     "Job",
     "JobRows",
+    "LatencyTally",
     "MetricSummary",
     "ResultSink",
     "ResultsWriter",

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from ..data import Row
 from ..metrics import MetricResult
-from ._latency import ROW_LATENCY
+from ..records import ROW_LATENCY
 from ._score import result_record
 
 __all__ = ["AGENT_KEY", "ANSWER_TO_COME", "AgentStage", "RowAgent", "planned_row"]

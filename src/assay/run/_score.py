@@ -52,8 +52,8 @@ from ..metrics import (
     families_for,
     with_defaults,
 )
+from ..records import ROW_LATENCY
 from ._injection import WITHHOLDING_MODES, injection_of, injection_reason, unknown_languages
-from ._latency import ROW_LATENCY
 from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
 from ._repeat import ask_repeats

@@ -36,8 +36,7 @@ from ..metrics import (
     unreadable_kind,
     unscored_reason_key,
 )
-from ..records import RetestTally, call_failures, with_failed_repeats, with_interval
-from ._latency import LatencyTally
+from ..records import LatencyTally, RetestTally, call_failures, with_failed_repeats, with_interval
 from ._panel_tally import PanelTally
 
 __all__ = ["ExactSum", "RunTally", "run_summary"]
