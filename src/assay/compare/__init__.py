@@ -13,7 +13,7 @@ Example:
 from ._attacks import check_comparable, compare_attack_runs
 from ._bar_names import check_drop_names
 from ._compare import compare_runs
-from ._latency import latency_comparison, latency_lines
+from ._latency import latency_lines
 from ._verdict import allowed_text, check_margins, decide_drops, with_verdicts
 
 __all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "compare_attack_runs", "compare_runs",
