@@ -1,0 +1,270 @@
+"""``assay run --estimate``: the requests a run would send its judges, planned and counted
+without sending any.
+
+Each judge metric of the plan builds its real request(s) for every row, through the same
+code path as a run (:func:`._score._score_one`, the run's fence style, injection masking and
+settings), on a :class:`~assay.estimate.PlaceholderJudge` with the run's judge id and
+capabilities. Metrics that ask again after reading an answer (a decomposition into
+statements, then one verdict per statement) are rendered three times, their first answer
+listing 1 item (low), one item per sentence of the row's answer (expected) and twice that
+(high). Identical requests are counted once, as the run's cache and in-flight sharing send
+them once; requests the judge cache already answers are free and counted apart.
+
+Prompt tokens: :func:`~assay.estimate.prompt_tokens` of each rendered request. Completion
+tokens: a brief placeholder answer's (low), the mean the judge cache holds for the same kind of
+request or an earlier run in OUT measured (expected; else the placeholder's) and the
+request's ``max_tokens`` (high). Retries are not counted.
+
+Example:
+    >>> import asyncio
+    >>> rows = [{"question": "Q?", "answer": "It is 1.3 kg. It packs small.", "context": "C."}]
+    >>> est = asyncio.run(estimate_async(rows, metrics="fluency,faithfulness",
+    ...                                  judge="openai:gpt-4o-mini", cache=None))
+    >>> est.by_metric["fluency"].requests.as_dict(), est.by_metric["faithfulness"].requests.as_dict()
+    ({'low': 1, 'expected': 1, 'high': 1}, {'low': 2, 'expected': 2, 'high': 2})
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..asking import FENCE_STYLE
+from ..data import Row
+from ..errors import ConfigError
+from ..estimate import (
+    Estimate,
+    JudgeEstimate,
+    PlaceholderJudge,
+    Span,
+    Tally,
+    judge_pricer,
+    model_of,
+    placeholder_answer,
+    prompt_tokens,
+    token_counter,
+)
+from ..injection import mask_row
+from ..judges import (
+    FakeJudge,
+    Judge,
+    JudgeCache,
+    JudgeRequest,
+    cache_scope,
+    known_capabilities,
+    make_judge,
+)
+from ..metrics import Metric, ScoreContext, with_defaults
+from ._injection import WITHHOLDING_MODES, injection_of
+from ._options import ReadOptions, ScoringOptions
+from ._score import _score_one
+from ._setup import judge_list, read_and_plan, unavailable_metrics
+
+__all__ = ["estimate_async", "expected_items"]
+
+_PASSES = ("low", "expected", "high")
+_DEFAULT_READ, _DEFAULT_SCORING = ReadOptions(), ScoringOptions()
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+def expected_items(row: Row) -> int:
+    """How many statements a decomposition of the row's answer is expected to list: one per
+    sentence (the assistant turns' text for a conversation), at least one.
+
+    Example:
+        >>> expected_items(Row(id="1", line=1, answer="It is 1.3 kg. It packs small!"))
+        2
+    """
+    text = row.answer or " ".join(t.content for t in row.messages or [] if t.role == "assistant")
+    return max(1, len([s for s in _SENTENCE_END.split(text.strip()) if s.strip()]))
+
+
+async def estimate_async(
+    data: str | Path | Iterable[Mapping[str, Any]], *,
+    metrics: str | Sequence[str | Metric] = "auto",
+    judge: str | Judge | Sequence[str | Judge] = "local",
+    reading: ReadOptions = _DEFAULT_READ,
+    scoring: ScoringOptions = _DEFAULT_SCORING,
+    repeat: int = 1,
+    cache: Path | None = None,
+    tpm: int | None = None,
+    rpm: int | None = None,
+    out: Path | None = None,
+    prices_file: Path | None = None,
+    sample: int | None = None,
+) -> Estimate:
+    """Plan and count a run's judge requests (see the module); nothing is sent.
+
+    Args:
+        data, metrics, judge, reading, scoring: as for :func:`~assay.run.evaluate`.
+        repeat: ``--repeat K``: each judge request asked K times.
+        cache: the judge cache file the run would read (answers there are free); ``None``
+            for none. Only read, and only when it exists.
+        tpm, rpm: the run's token and request budget a minute, for the time at the limits.
+        out: the run's output folder: an earlier run's ``summary.json`` there gives the
+            measured completion tokens per request.
+        prices_file: the user's price file (see :mod:`assay.estimate._prices`).
+        sample: render only the first ``sample`` rows and scale their figures to the whole
+            dataset (the estimate printed before a large run); ``None``: every row.
+
+    Raises:
+        DataError: the dataset has problems (all listed).
+        ConfigError: a bad option.
+    """
+    settings = scoring.settings()
+    judges = [_judge_or_standin(spec) for spec in judge_list(judge)]
+    try:
+        source, _, total, plan = read_and_plan(
+            data, metrics, unavailable=unavailable_metrics("local"), mapping=reading.mapping,
+            max_field_chars=reading.max_field_chars, long_fields=reading.long_fields)
+        asked = [m for m in (with_defaults(m) for m in plan.metrics) if m.uses_judge]
+        counters = [token_counter(model_of(j.id)) for j in judges]
+        store = JudgeCache(cache) if cache is not None and Path(cache).is_file() else None
+        plans = [_JudgePlan(j, c, store) for j, c in zip(judges, counters)]
+        learned = settings.injection_detector == "learned"
+        fence = FENCE_STYLE.set(settings.fence)
+        try:
+            for rendered, row in enumerate(source, 1):
+                if sample is not None and rendered > sample:
+                    break
+                found = injection_of(row, learned=learned) if asked else None
+                judged = (mask_row(row, learned=learned)
+                          if found is not None and settings.on_injection in WITHHOLDING_MODES
+                          else row)
+                items = expected_items(row)
+                for judge_plan in plans:
+                    await judge_plan.add_row(row, judged, found, asked, settings, items)
+        finally:
+            FENCE_STYLE.reset(fence)
+            if store is not None:
+                store.close()
+    finally:
+        for backend in judges:
+            await backend.aclose()
+    rendered_rows = min(total, sample) if sample is not None else total
+    scale = total / rendered_rows if rendered_rows else 1.0
+    measured = _earlier_run_mean(out)
+    by_metric: dict[str, Tally] = {m.name: Tally() for m in asked}
+    by_judge: dict[str, JudgeEstimate] = {}
+    total_tally = Tally()
+    for judge_plan in plans:
+        tallies = {name: t.scaled(repeat * scale)
+                   for name, t in judge_plan.tallies(measured).items()}
+        judge_tally = Tally()
+        for name, tally in tallies.items():
+            by_metric[name].merge(tally)
+            judge_tally.merge(tally)
+        total_tally.merge(judge_tally)
+        by_judge[judge_plan.judge.id] = _priced(judge_plan.judge, judge_tally, prices_file)
+    notes = sorted({c.note for c in counters})
+    if rendered_rows < total:
+        notes.insert(0, f"from the first {rendered_rows:,} of {total:,} rows, scaled")
+    notes.append("completion tokens: low = a short answer of the metric's schema, expected = "
+                 + ("the mean measured in the judge cache or an earlier run where there is one, "
+                    "else " if store is not None or measured is not None else "")
+                 + "an answer of a usual length, high = each request's max_tokens; retries "
+                   "are not counted")
+    return Estimate(rows=total, total=total_tally, by_metric=by_metric, by_judge=by_judge,
+                    tpm=tpm, rpm=rpm, notes=notes)
+
+
+def _judge_or_standin(spec: str | Judge) -> Judge:
+    """The run's judge, made as the run makes it (nothing is sent); an ``openai:`` or
+    ``azure:`` judge whose key is not set stands in with the same id and the model's known
+    capabilities (an estimate needs no key)."""
+    try:
+        return make_judge(spec)
+    except ConfigError:
+        if not isinstance(spec, str) or not spec.startswith(("openai:", "azure:")):
+            raise
+        return FakeJudge(id=spec.split("@", 1)[0],
+                         capabilities=known_capabilities(model_of(spec)))
+
+
+def _priced(judge: Judge, tally: Tally, prices_file: Path | None) -> JudgeEstimate:
+    pricer = judge_pricer(judge.id, judge.capabilities, prices_file)
+    figures = [pricer.cost(getattr(tally.prompt_tokens, p), getattr(tally.completion_tokens, p))
+               for p in _PASSES]
+    reason = next((why for usd, why in figures if usd is None), None)
+    usd = None if reason else Span(*(usd or 0.0 for usd, _ in figures))
+    return JudgeEstimate(tally=tally, usd=usd, unknown_reason=reason,
+                         price_source=pricer.source)
+
+
+def _earlier_run_mean(out: Path | None) -> float | None:
+    """Completion tokens per request an earlier run in ``out`` measured, ``None`` without."""
+    if out is None or not (out / "summary.json").is_file():
+        return None
+    try:
+        judge = json.loads((out / "summary.json").read_text(encoding="utf-8")).get("judge") or {}
+        requests, completion = int(judge.get("requests") or 0), int(judge.get("completion_tokens") or 0)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    return completion / requests if requests else None
+
+
+class _JudgePlan:
+    """One judge's planned requests, per metric and per kind of request (``schema_name``)."""
+
+    def __init__(self, judge: Judge, counter: Any, store: JudgeCache | None) -> None:
+        self.judge, self.counter, self.store = judge, counter, store
+        self.scope = cache_scope(judge)
+        self.seen: dict[str, set[str]] = {p: set() for p in _PASSES}
+        # (metric, schema) -> pass -> [requests, prompt, placeholder completion, max_tokens]
+        self.counts: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
+            lambda: {p: [0, 0, 0, 0] for p in _PASSES})
+        self.cached: dict[str, int] = defaultdict(int)
+        self.cached_completion: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+    async def add_row(self, row: Row, judged: Row, found: dict[str, Any] | None,
+                      metrics: list[Metric], settings: Any, items: int) -> None:
+        """Render the row's requests for every metric, at each list length."""
+        if self.store is None:  # no cache: only a row's identical requests share one call
+            self.seen = {p: set() for p in _PASSES}
+        for which, n in zip(_PASSES, (1, items, 2 * items)):
+            recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, items=n)
+            ctx = ScoreContext(judge=recorder, embedder=None, settings=settings)
+            for metric in metrics:
+                recorder.requests.clear()
+                await _score_one(metric, row, judged, ctx, {}, found)
+                for request in recorder.requests:
+                    self._count(metric.name, which, n, request)
+
+    def _count(self, metric: str, which: str, items: int, request: JudgeRequest) -> None:
+        key = request.cache_key(self.scope)
+        if key in self.seen[which]:
+            return
+        self.seen[which].add(key)
+        if self.store is not None and (hit := self.store.get(key)) is not None:
+            if which == "expected":
+                self.cached[metric] += 1
+                measured = self.cached_completion[request.schema_name]
+                measured[0] += 1
+                measured[1] += hit.completion_tokens
+            return
+        counts = self.counts[(metric, request.schema_name)][which]
+        counts[0] += 1
+        counts[1] += prompt_tokens(request, self.counter)
+        counts[2] += self.counter.count(placeholder_answer(request.json_schema, items=items,
+                                                           brief=which == "low"))
+        counts[3] += request.max_tokens
+
+    def tallies(self, earlier_mean: float | None) -> dict[str, Tally]:
+        """Each metric's tally; the expected completion tokens from the mean the cache holds
+        for the same kind of request, else ``earlier_mean``, else the placeholder's."""
+        out: dict[str, Tally] = defaultdict(Tally)
+        for (metric, schema), by_pass in self.counts.items():
+            low, expected, high = (by_pass[p] for p in _PASSES)
+            seen, tokens = self.cached_completion.get(schema, [0, 0])
+            mean = tokens / seen if seen else earlier_mean
+            expected_completion = expected[0] * mean if mean is not None else expected[2]
+            out[metric].add(Span(low[0], expected[0], high[0]),
+                            prompt=Span(low[1], expected[1], high[1]),
+                            completion=Span(low[2], expected_completion, high[3]))
+        for metric, n in self.cached.items():
+            out[metric].cached += n
+        return dict(out)
