@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..judges import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
@@ -112,10 +113,13 @@ def _instance(schema: dict[str, Any], defs: dict[str, Any], name: str, depth: in
 class PlaceholderJudge:
     """Stands in for a run's judge (same ``id`` and ``capabilities``, so metrics build the
     requests they would send it): keeps every request in ``requests`` and answers each with
-    :func:`placeholder_answer`. It sends nothing."""
+    ``known(request)`` when that gives an answer (the judge cache's, so a metric's next
+    request is the one the run will make), else :func:`placeholder_answer`. It sends nothing."""
 
-    def __init__(self, id: str, capabilities: JudgeCapabilities, *, items: int = 1) -> None:
+    def __init__(self, id: str, capabilities: JudgeCapabilities, *, items: int = 1,
+                 known: Callable[[JudgeRequest], JudgeResponse | None] | None = None) -> None:
         self.id = id
+        self.known = known
         self.capabilities = capabilities
         self.items = items
         self.max_concurrency: int | None = None
@@ -125,6 +129,8 @@ class PlaceholderJudge:
                        accept: Accept | None = None) -> JudgeResponse:
         """The placeholder answer to ``request`` (kept in ``requests``)."""
         self.requests.append(request)
+        if self.known is not None and (answer := self.known(request)) is not None:
+            return answer  # what the judge cache holds: the run's next request follows it
         text = placeholder_answer(request.json_schema, items=self.items)
         return JudgeResponse(text=text, model=self.id)
 

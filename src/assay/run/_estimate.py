@@ -7,8 +7,10 @@ settings), on a :class:`~assay.estimate.PlaceholderJudge` with the run's judge i
 capabilities. Metrics that ask again after reading an answer (a decomposition into
 statements, then one verdict per statement) are rendered three times, their first answer
 listing 1 item (low), one item per sentence of the row's answer (expected) and twice that
-(high). Identical requests are counted once, as the run's cache and in-flight sharing send
-them once; requests the judge cache already answers are free and counted apart.
+(high). Identical requests (two metrics' shared decomposition, the four severity metrics'
+combined request) are counted once, as the run's cache sends them once; without a cache
+(``--no-cache``) they share one call only while in flight, so the high figure counts each;
+requests the judge cache already answers are free and counted apart.
 
 Prompt tokens: :func:`~assay.estimate.prompt_tokens` of each rendered request. Completion
 tokens: a brief placeholder answer's (low), the mean the judge cache holds for the same kind of
@@ -54,6 +56,7 @@ from ..judges import (
     Judge,
     JudgeCache,
     JudgeRequest,
+    JudgeResponse,
     cache_scope,
     known_capabilities,
     make_judge,
@@ -124,7 +127,8 @@ async def estimate_async(
         asked = [m for m in (with_defaults(m) for m in plan.metrics) if m.uses_judge]
         counters = [token_counter(model_of(j.id)) for j in judges]
         store = JudgeCache(cache) if cache is not None and Path(cache).is_file() else None
-        plans = [_JudgePlan(j, c, store) for j, c in zip(judges, counters)]
+        plans = [_JudgePlan(j, c, store, cached_run=cache is not None)
+                 for j, c in zip(judges, counters)]
         learned = settings.injection_detector == "learned"
         fence = FENCE_STYLE.set(settings.fence)
         try:
@@ -210,8 +214,12 @@ def _earlier_run_mean(out: Path | None) -> float | None:
 class _JudgePlan:
     """One judge's planned requests, per metric and per kind of request (``schema_name``)."""
 
-    def __init__(self, judge: Judge, counter: Any, store: JudgeCache | None) -> None:
+    def __init__(self, judge: Judge, counter: Any, store: JudgeCache | None, *,
+                 cached_run: bool) -> None:
         self.judge, self.counter, self.store = judge, counter, store
+        #: With a cache, a request already asked (any row) is answered from it; without,
+        #: identical requests share one call only while in flight (high: none shared).
+        self.cached_run = cached_run
         self.scope = cache_scope(judge)
         self.seen: dict[str, set[str]] = {p: set() for p in _PASSES}
         # (metric, schema) -> pass -> [requests, prompt, placeholder completion, max_tokens]
@@ -223,10 +231,11 @@ class _JudgePlan:
     async def add_row(self, row: Row, judged: Row, found: dict[str, Any] | None,
                       metrics: list[Metric], settings: Any, items: int) -> None:
         """Render the row's requests for every metric, at each list length."""
-        if self.store is None:  # no cache: only a row's identical requests share one call
+        if not self.cached_run:  # no cache: only a row's requests in flight share a call
             self.seen = {p: set() for p in _PASSES}
         for which, n in zip(_PASSES, (1, items, 2 * items)):
-            recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, items=n)
+            recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, items=n,
+                                        known=self._cached)
             ctx = ScoreContext(judge=recorder, embedder=None, settings=settings)
             for metric in metrics:
                 recorder.requests.clear()
@@ -234,9 +243,13 @@ class _JudgePlan:
                 for request in recorder.requests:
                     self._count(metric.name, which, n, request)
 
+    def _cached(self, request: JudgeRequest) -> JudgeResponse | None:
+        """The judge cache's answer to ``request``, ``None`` when it has none."""
+        return self.store.get(request.cache_key(self.scope)) if self.store is not None else None
+
     def _count(self, metric: str, which: str, items: int, request: JudgeRequest) -> None:
         key = request.cache_key(self.scope)
-        if key in self.seen[which]:
+        if key in self.seen[which] and (self.cached_run or which != "high"):
             return
         self.seen[which].add(key)
         if self.store is not None and (hit := self.store.get(key)) is not None:
