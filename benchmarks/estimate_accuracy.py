@@ -26,7 +26,7 @@ from pathlib import Path
 from _fake_server import BENCH, ROOT, FakeJudge
 
 sys.path.insert(0, str(ROOT / "src"))
-from assay.judges import known_capabilities  # noqa: E402
+from assay.judges import known_capabilities
 
 MODEL = "gpt-4o-mini"
 

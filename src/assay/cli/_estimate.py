@@ -123,12 +123,14 @@ def _rows_at_most(data: Path, limit: int) -> bool:
     """Whether ``data`` surely holds at most ``limit`` rows: a JSONL, CSV or TSV file of at
     most that many lines (other formats are counted by the estimate itself); a file that
     cannot be read here is left to the run to report."""
-    if data.suffix.lower() not in (".jsonl", ".csv", ".tsv"):
+    suffix = data.suffix.lower()
+    if suffix not in (".jsonl", ".csv", ".tsv"):
         return False
+    limit += suffix != ".jsonl"  # a CSV or TSV header line
     try:
         with data.open("rb") as f:
             for n, _ in enumerate(f, 1):
-                if n > limit + 1:  # +1: a CSV header
+                if n > limit:
                     return False
     except OSError:
         return True
