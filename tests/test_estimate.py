@@ -14,10 +14,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from assay.calls import placeholder_answer, prompt_tokens, token_counter
+from assay.calls._placeholder import STATEMENT
+from assay.cli._estimate_plan import estimate_async
 from assay.cli.main import app
-from assay.estimate import STATEMENT, placeholder_answer, prompt_tokens, token_counter
 from assay.judges import FakeJudge, JudgeCapabilities, JudgeRequest
-from assay.run import JudgeOptions, RunOptions, estimate_async, evaluate
+from assay.run import JudgeOptions, RunOptions, evaluate
 from support import LoopbackServer, send_json
 
 ROWS = [

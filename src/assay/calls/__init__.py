@@ -14,6 +14,12 @@ the robustness suites and the simulators all call models through here).
 - :func:`as_repeat`: a judge metric asked again (``--repeat``), its answers cached apart.
 - :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
   (``--timeout``), for model calls, the app under test and an agent's tools alike.
+- Calls counted before they are made (``assay run --estimate``): :class:`PlaceholderJudge`
+  records the requests metrics build and answers each with a placeholder of its schema;
+  :func:`token_counter` / :func:`prompt_tokens` count their tokens (exact where the model's
+  tokenizer is on this machine, else a stated approximation); :func:`judge_pricer` prices
+  them (unknown is ``None`` with a reason, never $0); :class:`Estimate` holds the figures as
+  low / expected / high (:class:`Span`, :class:`Tally`).
 
 Example:
     >>> import asyncio
@@ -28,13 +34,17 @@ Example:
 
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
+from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
 from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
+from ._placeholder import PlaceholderJudge, placeholder_answer
+from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
+from ._tokens import TokenCounter, prompt_tokens, token_counter
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -43,21 +53,34 @@ __all__ = [
     "Budget",
     "BudgetClient",
     "EmbeddingStats",
+    "Estimate",
     "JudgeCallOptions",
+    "JudgeEstimate",
+    "JudgePricer",
     "JudgeStats",
     "ManagedEmbedder",
     "ManagedJudge",
     "OpenedEmbedder",
     "OpenedJudge",
     "OpenedJudges",
+    "PlaceholderJudge",
     "RetryPolicy",
+    "Span",
+    "Tally",
+    "TokenCounter",
     "as_repeat",
     "check_timeout",
     "in_daemon_thread",
+    "judge_pricer",
+    "model_of",
     "open_embedder",
     "open_judge",
     "open_judges",
+    "placeholder_answer",
+    "prompt_tokens",
     "repeat_scope",
+    "seconds_at_limits",
     "start_budget_actor",
+    "token_counter",
     "within",
 ]

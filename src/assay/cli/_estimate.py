@@ -101,7 +101,7 @@ def estimate_first(given: EstimateFlags | tuple[bool | None, int, Path | None], 
     if not flags.only and (flags.estimate is False or piped or str(data) == "-"
                                or _rows_at_most(data, flags.over)):
         return False  # a pipe is read once: the run reads it
-    from ..run import estimate_async  # the runner: not imported for --help
+    from ._estimate_plan import estimate_async  # the runner: not imported for --help
 
     estimate = asyncio.run(estimate_async(
         data, metrics=metrics, judge=judges[0] if len(judges) == 1 else judges,

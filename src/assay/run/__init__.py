@@ -22,7 +22,6 @@ from .._lazy import lazy_names
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and IDEs
     from ..records import EvalResult
     from ._complete import AGENT_KEY, AgentStage, RowAgent
-    from ._estimate import estimate_async
     from ._evaluate import evaluate, evaluate_async
     from ._explain import Explanation, explain, explain_async
     from ._folding import group_options
@@ -35,7 +34,6 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
 _LAZY: dict[str, str] = {
     "EvalResult": "..records",
     "AGENT_KEY": "._complete", "AgentStage": "._complete", "RowAgent": "._complete",
-    "estimate_async": "._estimate",
     "evaluate": "._evaluate", "evaluate_async": "._evaluate",
     "Explanation": "._explain", "explain": "._explain", "explain_async": "._explain",
     "group_options": "._folding",
@@ -59,7 +57,6 @@ __all__ = [
     "RunOptions",
     "ScoringOptions",
     "StreamScorer",
-    "estimate_async",
     "evaluate",
     "evaluate_async",
     "explain",

@@ -4,7 +4,7 @@ follows the request's JSON schema.
 
 Metrics that ask again after reading an answer (claims, faithfulness, intents: one request
 per statement a first request listed) ask as many follow-ups as the placeholder lists items,
-so the estimate renders each row at three list lengths (see :mod:`._plan`).
+so the estimate renders each row at three list lengths (see :mod:`assay.cli._estimate_plan`).
 
 Example:
     >>> import asyncio

@@ -1,21 +1,22 @@
 """``assay run --estimate``: the requests a run would send its judges, planned and counted
 without sending any.
 
-Each judge metric of the plan builds its real request(s) for every row, through the same
-code path as a run (:func:`._score._score_one`, the run's fence style, injection masking and
-settings), on a :class:`~assay.estimate.PlaceholderJudge` with the run's judge id and
-capabilities. Metrics that ask again after reading an answer (a decomposition into
-statements, then one verdict per statement) are rendered three times, their first answer
-listing 1 item (low), one item per sentence of the row's answer (expected) and twice that
-(high). Identical requests (two metrics' shared decomposition, the four severity metrics'
-combined request) are counted once, as the run's cache sends them once; without a cache
-(``--no-cache``) they share one call only while in flight, so the high figure counts each;
-requests the judge cache already answers are free and counted apart.
+Each judge metric of the plan builds its real request(s) for every row through the run's own
+scoring path (:class:`~assay.run.StreamScorer`: the same planner checks, fence style,
+injection masking, settings and managed judge), on a :class:`~assay.calls.PlaceholderJudge`
+with the run's judge id and capabilities. Metrics that ask again after reading an answer (a
+decomposition into statements, then their verification; a list of intents, then their
+coverage) are rendered three times, their first answer listing 1 item (low), one item per
+sentence of the row's answer (expected) and twice that (high). Identical requests (two
+metrics' shared decomposition, the four severity metrics' combined request) are counted once,
+as the run's cache sends them once; without a cache (``--no-cache``) they share one call only
+while in flight, so the high figure counts each; requests the judge cache already answers
+are free and counted apart (and their cached answers lead to the follow-ups the run makes).
 
-Prompt tokens: :func:`~assay.estimate.prompt_tokens` of each rendered request. Completion
-tokens: a brief placeholder answer's (low), the mean the judge cache holds for the same kind of
-request or an earlier run in OUT measured (expected; else the placeholder's) and the
-request's ``max_tokens`` (high). Retries are not counted.
+Prompt tokens: :func:`~assay.calls.prompt_tokens` of each rendered request. Completion
+tokens: a brief placeholder answer's (low), the mean the judge cache holds for the same kind
+of request or an earlier run in OUT measured (expected; else a placeholder of a usual length)
+and the request's ``max_tokens`` (high). Retries are not counted.
 
 Example:
     >>> import asyncio
@@ -24,6 +25,8 @@ Example:
     ...                                  judge="openai:gpt-4o-mini", cache=None))
     >>> est.by_metric["fluency"].requests.as_dict(), est.by_metric["faithfulness"].requests.as_dict()
     ({'low': 1, 'expected': 1, 'high': 1}, {'low': 2, 'expected': 2, 'high': 2})
+    >>> est.by_metric["faithfulness"].prompt_tokens.low < est.by_metric["faithfulness"].prompt_tokens.high
+    True
 """
 
 from __future__ import annotations
@@ -31,26 +34,25 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..asking import FENCE_STYLE
-from ..data import Row
-from ..errors import ConfigError
-from ..estimate import (
+from ..calls import (
     Estimate,
     JudgeEstimate,
     PlaceholderJudge,
     Span,
     Tally,
+    TokenCounter,
     judge_pricer,
     model_of,
     placeholder_answer,
     prompt_tokens,
     token_counter,
 )
-from ..injection import mask_row
+from ..data import DatasetStream, Row, rows_from_records
+from ..errors import ConfigError
 from ..judges import (
     FakeJudge,
     Judge,
@@ -61,11 +63,8 @@ from ..judges import (
     known_capabilities,
     make_judge,
 )
-from ..metrics import Metric, ScoreContext, with_defaults
-from ._injection import WITHHOLDING_MODES, injection_of
-from ._options import ReadOptions, ScoringOptions
-from ._score import _score_one
-from ._setup import judge_list, read_and_plan, unavailable_metrics
+from ..metrics import Metric, MetricPlanner
+from ..run import JudgeOptions, ReadOptions, ScoringOptions, StreamScorer
 
 __all__ = ["estimate_async", "expected_items"]
 
@@ -105,12 +104,12 @@ async def estimate_async(
     Args:
         data, metrics, judge, reading, scoring: as for :func:`~assay.run.evaluate`.
         repeat: ``--repeat K``: each judge request asked K times.
-        cache: the judge cache file the run would read (answers there are free); ``None``
+        cache: the judge cache file the run would use (answers there are free); ``None``
             for none. Only read, and only when it exists.
         tpm, rpm: the run's token and request budget a minute, for the time at the limits.
         out: the run's output folder: an earlier run's ``summary.json`` there gives the
             measured completion tokens per request.
-        prices_file: the user's price file (see :mod:`assay.estimate._prices`).
+        prices_file: the user's price file (see :mod:`assay.calls._prices`).
         sample: render only the first ``sample`` rows and scale their figures to the whole
             dataset (the estimate printed before a large run); ``None``: every row.
 
@@ -118,32 +117,20 @@ async def estimate_async(
         DataError: the dataset has problems (all listed).
         ConfigError: a bad option.
     """
-    settings = scoring.settings()
-    judges = [_judge_or_standin(spec) for spec in judge_list(judge)]
+    scoring.settings()  # each value checked, as the run checks them
+    specs = (list(judge) if isinstance(judge, Sequence) and not isinstance(judge, str)
+             else [judge])
+    judges = [_judge_or_standin(spec) for spec in specs]
     try:
-        source, _, total, plan = read_and_plan(
-            data, metrics, unavailable=unavailable_metrics("local"), mapping=reading.mapping,
-            max_field_chars=reading.max_field_chars, long_fields=reading.long_fields)
-        asked = [m for m in (with_defaults(m) for m in plan.metrics) if m.uses_judge]
+        source, total, asked = _read_and_plan(data, metrics, reading)
         counters = [token_counter(model_of(j.id)) for j in judges]
         store = JudgeCache(cache) if cache is not None and Path(cache).is_file() else None
         plans = [_JudgePlan(j, c, store, cached_run=cache is not None)
                  for j, c in zip(judges, counters)]
-        learned = settings.injection_detector == "learned"
-        fence = FENCE_STYLE.set(settings.fence)
         try:
-            for rendered, row in enumerate(source, 1):
-                if sample is not None and rendered > sample:
-                    break
-                found = injection_of(row, learned=learned) if asked else None
-                judged = (mask_row(row, learned=learned)
-                          if found is not None and settings.on_injection in WITHHOLDING_MODES
-                          else row)
-                items = expected_items(row)
-                for judge_plan in plans:
-                    await judge_plan.add_row(row, judged, found, asked, settings, items)
+            for judge_plan in plans:
+                await judge_plan.render(source, asked, scoring, sample)
         finally:
-            FENCE_STYLE.reset(fence)
             if store is not None:
                 store.close()
     finally:
@@ -156,12 +143,11 @@ async def estimate_async(
     by_judge: dict[str, JudgeEstimate] = {}
     total_tally = Tally()
     for judge_plan in plans:
-        tallies = {name: t.scaled(repeat * scale)
-                   for name, t in judge_plan.tallies(measured).items()}
         judge_tally = Tally()
-        for name, tally in tallies.items():
-            by_metric[name].merge(tally)
-            judge_tally.merge(tally)
+        for name, tally in judge_plan.tallies(measured).items():
+            scaled = tally.scaled(repeat * scale)
+            by_metric[name].merge(scaled)
+            judge_tally.merge(scaled)
         total_tally.merge(judge_tally)
         by_judge[judge_plan.judge.id] = _priced(judge_plan.judge, judge_tally, prices_file)
     notes = sorted({c.note for c in counters})
@@ -174,6 +160,27 @@ async def estimate_async(
                    "are not counted")
     return Estimate(rows=total, total=total_tally, by_metric=by_metric, by_judge=by_judge,
                     tpm=tpm, rpm=rpm, notes=notes)
+
+
+def _read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
+                   metrics: str | Sequence[str | Metric], reading: ReadOptions,
+                   ) -> tuple[Iterable[Row], int, list[Metric]]:
+    """The rows (checked, every problem at once), their count and the judge metrics the
+    run's planner picks for them."""
+    options = {"mapping": reading.mapping, "max_field_chars": reading.max_field_chars,
+               "long_fields": reading.long_fields}
+    source: Iterable[Row]
+    if isinstance(data, (str, Path)):
+        stream = DatasetStream(data, **options)  # type: ignore[arg-type]
+        planner = MetricPlanner(metrics, unavailable={}, source=str(data))
+        total = stream.check(planner.add)
+        source = stream
+    else:
+        rows = rows_from_records(data, **options)  # type: ignore[arg-type]
+        planner = MetricPlanner(metrics, unavailable={}, source="<records>")
+        planner.add(rows)
+        source, total = rows, len(rows)
+    return source, total, [m for m in planner.finish().metrics if m.uses_judge]
 
 
 def _judge_or_standin(spec: str | Judge) -> Judge:
@@ -205,16 +212,21 @@ def _earlier_run_mean(out: Path | None) -> float | None:
         return None
     try:
         judge = json.loads((out / "summary.json").read_text(encoding="utf-8")).get("judge") or {}
-        requests, completion = int(judge.get("requests") or 0), int(judge.get("completion_tokens") or 0)
+        requests = int(judge.get("requests") or 0)
+        completion = int(judge.get("completion_tokens") or 0)
     except (OSError, ValueError, AttributeError, TypeError):
         return None
     return completion / requests if requests else None
 
 
+async def _one(row: Row) -> AsyncIterator[Row]:
+    yield row
+
+
 class _JudgePlan:
     """One judge's planned requests, per metric and per kind of request (``schema_name``)."""
 
-    def __init__(self, judge: Judge, counter: Any, store: JudgeCache | None, *,
+    def __init__(self, judge: Judge, counter: TokenCounter, store: JudgeCache | None, *,
                  cached_run: bool) -> None:
         self.judge, self.counter, self.store = judge, counter, store
         #: With a cache, a request already asked (any row) is answered from it; without,
@@ -228,20 +240,30 @@ class _JudgePlan:
         self.cached: dict[str, int] = defaultdict(int)
         self.cached_completion: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 
-    async def add_row(self, row: Row, judged: Row, found: dict[str, Any] | None,
-                      metrics: list[Metric], settings: Any, items: int) -> None:
-        """Render the row's requests for every metric, at each list length."""
-        if not self.cached_run:  # no cache: only a row's requests in flight share a call
-            self.seen = {p: set() for p in _PASSES}
-        for which, n in zip(_PASSES, (1, items, 2 * items)):
-            recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, items=n,
-                                        known=self._cached)
-            ctx = ScoreContext(judge=recorder, embedder=None, settings=settings)
-            for metric in metrics:
-                recorder.requests.clear()
-                await _score_one(metric, row, judged, ctx, {}, found)
-                for request in recorder.requests:
-                    self._count(metric.name, which, n, request)
+    async def render(self, rows: Iterable[Row], metrics: list[Metric], scoring: ScoringOptions,
+                     sample: int | None) -> None:
+        """Render every row's requests (the first ``sample`` rows), metric by metric, at each
+        list length, through one scorer per metric (so each request has its metric)."""
+        recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, known=self._cached)
+        scorers = [(m.name, StreamScorer([m], judge=recorder, scoring=scoring,
+                                         judging=JudgeOptions(cache=None))) for m in metrics]
+        try:
+            for n, row in enumerate(rows, 1):
+                if sample is not None and n > sample:
+                    break
+                if not self.cached_run:  # no cache: only a row's requests in flight share
+                    self.seen = {p: set() for p in _PASSES}
+                items = expected_items(row)
+                for which, count in zip(_PASSES, (1, items, 2 * items)):
+                    recorder.items = count
+                    for name, scorer in scorers:
+                        recorder.requests.clear()
+                        await scorer.score(_one(row), lambda _record: None)
+                        for request in recorder.requests:
+                            self._count(name, which, count, request)
+        finally:
+            for _, scorer in scorers:
+                await scorer.aclose()
 
     def _cached(self, request: JudgeRequest) -> JudgeResponse | None:
         """The judge cache's answer to ``request``, ``None`` when it has none."""
