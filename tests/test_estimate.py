@@ -95,8 +95,8 @@ def test_expected_figures_match_a_scripted_run(tmp_path: Path) -> None:
                                           cache=tmp_path / "fresh"))
     assert estimate.total.requests.expected == len(judge.requests) == 15
     assert abs(estimate.total.prompt_tokens.expected - sent_prompt) <= 0.02 * sent_prompt
-    assert estimate.by_metric["fluency"].requests.as_dict() == {"low": 3, "expected": 3,
-                                                                "high": 3}
+    assert estimate.by_kind["rating"].requests.as_dict() == {"low": 6, "expected": 6,
+                                                             "high": 6}  # fluency, groundedness
     # without a cache, identical requests share a call only while in flight: this judge
     # answers at once, so the four severities' combined request is sent for each metric
     uncached = FakeJudge(_scripted)

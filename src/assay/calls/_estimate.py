@@ -106,11 +106,13 @@ class JudgeEstimate:
 
 @dataclass
 class Estimate:
-    """What a run would ask of its judges, before it asks anything."""
+    """What a run would ask of its judges, before it asks anything: in all, per kind of
+    request (its ``schema_name``: ``rating``, ``statements``, ``verdicts``, ``safety``...) and
+    per judge."""
 
     rows: int
     total: Tally
-    by_metric: dict[str, Tally]
+    by_kind: dict[str, Tally]
     by_judge: dict[str, JudgeEstimate]
     tpm: int | None = None
     rpm: int | None = None
@@ -138,7 +140,7 @@ class Estimate:
                 "unknown_reason": self.unknown_reason,
                 "seconds_at_limits": seconds.as_dict(1) if seconds is not None else None,
                 "tpm": self.tpm, "rpm": self.rpm,
-                "by_metric": {name: t.as_dict() for name, t in self.by_metric.items()},
+                "by_kind": {name: t.as_dict() for name, t in self.by_kind.items()},
                 "by_judge": {name: j.as_dict() for name, j in self.by_judge.items()},
                 "notes": self.notes}
 

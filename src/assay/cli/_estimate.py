@@ -41,7 +41,7 @@ err = Console(stderr=True)
 #: Rows from which a run prints an estimate before it starts (``--estimate-over``).
 DEFAULT_ESTIMATE_OVER = 1000
 #: Rows rendered for the estimate printed before a large run (the figures are scaled).
-ESTIMATE_SAMPLE = 200
+ESTIMATE_SAMPLE = 100
 
 
 def check_estimate_over(value: int) -> int:

@@ -4,7 +4,8 @@ without sending any.
 Each judge metric of the plan builds its real request(s) for every row through the run's own
 scoring path (:class:`~assay.run.StreamScorer`: the same planner checks, fence style,
 injection masking, settings and managed judge), on a :class:`~assay.calls.PlaceholderJudge`
-with the run's judge id and capabilities. Metrics that ask again after reading an answer (a
+with the run's judge id and capabilities; each request is told apart by its row and kind
+(``schema_name``), so the figures come per kind of request (``by_kind``). Metrics that ask again after reading an answer (a
 decomposition into statements, then their verification; a list of intents, then their
 coverage) are rendered three times, their first answer listing 1 item (low), one item per
 sentence of the row's answer (expected) and twice that (high). Identical requests (two
@@ -23,9 +24,9 @@ Example:
     >>> rows = [{"question": "Q?", "answer": "It is 1.3 kg. It packs small.", "context": "C."}]
     >>> est = asyncio.run(estimate_async(rows, metrics="fluency,faithfulness",
     ...                                  judge="openai:gpt-4o-mini", cache=None))
-    >>> est.by_metric["fluency"].requests.as_dict(), est.by_metric["faithfulness"].requests.as_dict()
-    ({'low': 1, 'expected': 1, 'high': 1}, {'low': 2, 'expected': 2, 'high': 2})
-    >>> est.by_metric["faithfulness"].prompt_tokens.low < est.by_metric["faithfulness"].prompt_tokens.high
+    >>> sorted(est.by_kind), est.total.requests.as_dict()
+    (['rating', 'statements', 'verdicts'], {'low': 3, 'expected': 3, 'high': 3})
+    >>> est.by_kind["verdicts"].prompt_tokens.low < est.by_kind["verdicts"].prompt_tokens.high
     True
 """
 
@@ -35,6 +36,8 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,7 @@ from ..calls import (
 from ..data import DatasetStream, Row, rows_from_records
 from ..errors import ConfigError
 from ..judges import (
+    Accept,
     FakeJudge,
     Judge,
     JudgeCache,
@@ -71,6 +75,10 @@ __all__ = ["estimate_async", "expected_items"]
 _PASSES = ("low", "expected", "high")
 _DEFAULT_READ, _DEFAULT_SCORING = ReadOptions(), ScoringOptions()
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+#: The row being scored, and how many items a listing answer for it lists: set by the row
+#: source in the task that then scores the row (a worker of the engine), so each request
+#: the metrics make for that row carries it.
+_ROW: ContextVar[tuple[str, int]] = ContextVar("assay_estimate_row", default=("", 1))
 
 
 def expected_items(row: Row) -> int:
@@ -128,7 +136,7 @@ async def estimate_async(
         plans = [_JudgePlan(j, c, store, cached_run=cache is not None)
                  for j, c in zip(judges, counters)]
         try:
-            for judge_plan in plans:
+            for judge_plan in plans if asked else []:  # no judge metric: nothing to ask
                 await judge_plan.render(source, asked, scoring, sample)
         finally:
             if store is not None:
@@ -139,14 +147,14 @@ async def estimate_async(
     rendered_rows = min(total, sample) if sample is not None else total
     scale = total / rendered_rows if rendered_rows else 1.0
     measured = _earlier_run_mean(out)
-    by_metric: dict[str, Tally] = {m.name: Tally() for m in asked}
+    by_kind: dict[str, Tally] = defaultdict(Tally)
     by_judge: dict[str, JudgeEstimate] = {}
     total_tally = Tally()
     for judge_plan in plans:
         judge_tally = Tally()
         for name, tally in judge_plan.tallies(measured).items():
             scaled = tally.scaled(repeat * scale)
-            by_metric[name].merge(scaled)
+            by_kind[name].merge(scaled)
             judge_tally.merge(scaled)
         total_tally.merge(judge_tally)
         by_judge[judge_plan.judge.id] = _priced(judge_plan.judge, judge_tally, prices_file)
@@ -158,7 +166,7 @@ async def estimate_async(
                     "else " if store is not None or measured is not None else "")
                  + "an answer of a usual length, high = each request's max_tokens; retries "
                    "are not counted")
-    return Estimate(rows=total, total=total_tally, by_metric=by_metric, by_judge=by_judge,
+    return Estimate(rows=total, total=total_tally, by_kind=dict(by_kind), by_judge=by_judge,
                     tpm=tpm, rpm=rpm, notes=notes)
 
 
@@ -219,12 +227,47 @@ def _earlier_run_mean(out: Path | None) -> float | None:
     return completion / requests if requests else None
 
 
-async def _one(row: Row) -> AsyncIterator[Row]:
-    yield row
+async def _rows(rows: Iterable[Row], which: str) -> AsyncIterator[Row]:
+    """The rows, each with its id and list length set (:data:`_ROW`) in the task that takes
+    it: the engine's worker, which then scores it."""
+    for row in rows:
+        items = expected_items(row)
+        _ROW.set((row.id, {"low": 1, "expected": items, "high": 2 * items}[which]))
+        yield row
+
+
+class _UnitEmbedder:
+    """Stands in for the run's embedder (a judge metric that also compares embeddings): the
+    same vector for every text, computed at once (embedding calls are not estimated)."""
+
+    id = "estimate"
+    max_batch = 1024
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _RowRecorder(PlaceholderJudge):
+    """A placeholder judge that keeps each request with its row and lists that row's
+    number of items (:data:`_ROW`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked: list[tuple[tuple[str, int], JudgeRequest]] = []
+
+    async def complete(self, request: JudgeRequest, *,
+                       accept: Accept | None = None) -> JudgeResponse:
+        row = _ROW.get()
+        self.items = row[1]
+        self.asked.append((row, request))
+        return await super().complete(request, accept=accept)
 
 
 class _JudgePlan:
-    """One judge's planned requests, per metric and per kind of request (``schema_name``)."""
+    """One judge's planned requests, per kind of request (``schema_name``)."""
 
     def __init__(self, judge: Judge, counter: TokenCounter, store: JudgeCache | None, *,
                  cached_run: bool) -> None:
@@ -234,54 +277,48 @@ class _JudgePlan:
         self.cached_run = cached_run
         self.scope = cache_scope(judge)
         self.seen: dict[str, set[str]] = {p: set() for p in _PASSES}
-        # (metric, schema) -> pass -> [requests, prompt, placeholder completion, max_tokens]
-        self.counts: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
+        # schema -> pass -> [requests, prompt, placeholder completion, max_tokens]
+        self.counts: dict[str, dict[str, list[int]]] = defaultdict(
             lambda: {p: [0, 0, 0, 0] for p in _PASSES})
         self.cached: dict[str, int] = defaultdict(int)
         self.cached_completion: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 
     async def render(self, rows: Iterable[Row], metrics: list[Metric], scoring: ScoringOptions,
                      sample: int | None) -> None:
-        """Render every row's requests (the first ``sample`` rows), metric by metric, at each
-        list length, through one scorer per metric (so each request has its metric)."""
-        recorder = PlaceholderJudge(self.judge.id, self.judge.capabilities, known=self._cached)
-        scorers = [(m.name, StreamScorer([m], judge=recorder, scoring=scoring,
-                                         judging=JudgeOptions(cache=None))) for m in metrics]
+        """Render the requests of every row (the first ``sample`` rows) at each list length,
+        through one scorer with all the judge metrics, as the run scores them."""
+        recorder = _RowRecorder(self.judge.id, self.judge.capabilities, known=self._cached)
+        scorer = StreamScorer(metrics, judge=recorder, embeddings=_UnitEmbedder(),
+                              scoring=scoring, judging=JudgeOptions(cache=None))
         try:
-            for n, row in enumerate(rows, 1):
-                if sample is not None and n > sample:
-                    break
-                if not self.cached_run:  # no cache: only a row's requests in flight share
-                    self.seen = {p: set() for p in _PASSES}
-                items = expected_items(row)
-                for which, count in zip(_PASSES, (1, items, 2 * items)):
-                    recorder.items = count
-                    for name, scorer in scorers:
-                        recorder.requests.clear()
-                        await scorer.score(_one(row), lambda _record: None)
-                        for request in recorder.requests:
-                            self._count(name, which, count, request)
+            for which in _PASSES:
+                recorder.asked.clear()
+                await scorer.score(_rows(islice(rows, sample), which), lambda _record: None)
+                for (row_id, items), request in recorder.asked:
+                    self._count(row_id, which, items, request)
         finally:
-            for _, scorer in scorers:
-                await scorer.aclose()
+            await scorer.aclose()
 
     def _cached(self, request: JudgeRequest) -> JudgeResponse | None:
         """The judge cache's answer to ``request``, ``None`` when it has none."""
         return self.store.get(request.cache_key(self.scope)) if self.store is not None else None
 
-    def _count(self, metric: str, which: str, items: int, request: JudgeRequest) -> None:
-        key = request.cache_key(self.scope)
+    def _count(self, row_id: str, which: str, items: int, request: JudgeRequest) -> None:
+        # with a cache, a request already asked (any row) is answered from it; without,
+        # identical requests share one call only while in flight (a row's metrics at once)
+        key = request.cache_key(self.scope) + ("" if self.cached_run else f"\n{row_id}")
         if key in self.seen[which] and (self.cached_run or which != "high"):
             return
         self.seen[which].add(key)
+        key = request.cache_key(self.scope)
         if self.store is not None and (hit := self.store.get(key)) is not None:
             if which == "expected":
-                self.cached[metric] += 1
+                self.cached[request.schema_name] += 1
                 measured = self.cached_completion[request.schema_name]
                 measured[0] += 1
                 measured[1] += hit.completion_tokens
             return
-        counts = self.counts[(metric, request.schema_name)][which]
+        counts = self.counts[request.schema_name][which]
         counts[0] += 1
         counts[1] += prompt_tokens(request, self.counter)
         counts[2] += self.counter.count(placeholder_answer(request.json_schema, items=items,
@@ -289,17 +326,17 @@ class _JudgePlan:
         counts[3] += request.max_tokens
 
     def tallies(self, earlier_mean: float | None) -> dict[str, Tally]:
-        """Each metric's tally; the expected completion tokens from the mean the cache holds
+        """Each kind's tally; the expected completion tokens from the mean the cache holds
         for the same kind of request, else ``earlier_mean``, else the placeholder's."""
         out: dict[str, Tally] = defaultdict(Tally)
-        for (metric, schema), by_pass in self.counts.items():
+        for schema, by_pass in self.counts.items():
             low, expected, high = (by_pass[p] for p in _PASSES)
             seen, tokens = self.cached_completion.get(schema, [0, 0])
             mean = tokens / seen if seen else earlier_mean
             expected_completion = expected[0] * mean if mean is not None else expected[2]
-            out[metric].add(Span(low[0], expected[0], high[0]),
+            out[schema].add(Span(low[0], expected[0], high[0]),
                             prompt=Span(low[1], expected[1], high[1]),
                             completion=Span(low[2], expected_completion, high[3]))
-        for metric, n in self.cached.items():
-            out[metric].cached += n
+        for schema, n in self.cached.items():
+            out[schema].cached += n
         return dict(out)
