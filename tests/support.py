@@ -147,3 +147,11 @@ def local_ray(*by_value: ModuleType) -> Iterator[Any]:
         ray.cloudpickle.unregister_pickle_by_value(module)
     if started:
         ray.shutdown()
+
+
+def without_usage(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records without each result's ``details.usage`` (what its judge calls used, which a
+    run answered from the cache does not repeat)."""
+    return [{k: ({**v, "details": {d: x for d, x in v["details"].items() if d != "usage"}}
+                 if isinstance(v, dict) and isinstance(v.get("details"), dict) else v)
+             for k, v in row.items()} for row in rows]

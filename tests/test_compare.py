@@ -59,7 +59,8 @@ def test_shape_pairing_by_id_and_unscored_counts() -> None:
     b = run("cand", {"q3": {"g": 3.0, "f1": 0.0}, "q2": {"g": None, "f1": 1.0},
                      "q1": {"g": 5.0, "f1": 0.75}})
     c = compare_runs(a, b)
-    assert set(c) == {"a", "b", "shared_rows", "metrics", "defects", "changed", "warnings"}
+    assert set(c) == {"a", "b", "shared_rows", "metrics", "defects", "changed", "warnings",
+                      "cost"}
     assert c["a"] == {"id": "base", "rows": 4} and c["b"] == {"id": "cand", "rows": 3}
     assert c["shared_rows"] == 3
     assert list(c["metrics"]) == ["g", "f1"]

@@ -59,11 +59,13 @@ def _assay(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_estimate_sends_nothing_prints_the_figures_and_exits_0(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"  # a self-hosted endpoint is priced by the user's file
+    prices.write_text('[models.gpt-4o-mini]\ninput = 0.15\noutput = 0.6\n', encoding="utf-8")
     server = _RefusingJudge()
     try:
         got = _assay("run", _write(tmp_path), "--metrics", METRICS, "--judge",
                      f"openai:gpt-4o-mini@{server.base_url}", "--no-store", "--tpm", "60000",
-                     "--estimate", "--json", "-", cwd=tmp_path)
+                     "--prices", prices, "--estimate", "--json", "-", cwd=tmp_path)
     finally:
         server.stop()
     assert got.returncode == 0, got.stderr
@@ -74,7 +76,10 @@ def test_estimate_sends_nothing_prints_the_figures_and_exits_0(tmp_path: Path) -
         assert set(estimate[key]) == {"low", "expected", "high"}, key
         assert estimate[key]["low"] <= estimate[key]["expected"] <= estimate[key]["high"], key
     assert estimate["rows"] == 3 and estimate["unknown_reason"] is None
-    assert estimate["usd"]["expected"] > 0  # gpt-4o-mini has a list price
+    assert estimate["usd"]["expected"] > 0
+    (judge,) = estimate["by_judge"].values()
+    assert judge["price_source"] == f"price file {prices}"
+    assert "sk-test-not-a-secret" not in got.stdout + got.stderr
     assert "estimate for 3 row(s), nothing sent" in got.stderr
     assert "approximate: ceil(chars / 4)" in got.stderr  # says how it counted
     assert "time at limits" in got.stderr and "60,000 tokens a minute" in got.stderr

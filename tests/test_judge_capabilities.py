@@ -13,6 +13,7 @@ import assay
 from assay import JudgeOptions
 from assay.asking import ask_judge
 from assay.calls import ManagedJudge
+from assay.costs import PriceBook, Usage
 from assay.data import Row
 from assay.errors import ConfigError
 from assay.judges import FakeJudge, Judge, JudgeCapabilities, JudgeRequest, JudgeResponse
@@ -67,7 +68,9 @@ def test_every_judge_declares_capabilities_and_meets_the_protocol(tmp_path: Path
 def test_openai_judge_knows_well_known_models_and_leaves_the_rest_unknown() -> None:
     mini = OpenAIJudge("gpt-4o-mini-2024-07-18", base_url="http://127.0.0.1:9/v1", api_key="k")
     assert (mini.capabilities.context_window, mini.capabilities.local) == (128_000, False)
-    assert mini.capabilities.cost(1_000_000, 1_000_000) == pytest.approx(0.75)
+    # prices come from the price book (genai-prices), not from a hand table
+    assert mini.capabilities.cost(1_000_000, 1_000_000) is None
+    assert PriceBook.load().cost(mini.id, Usage(1_000_000, 1_000_000)).usd == pytest.approx(0.75)
     own = OpenAIJudge("qwen2.5-7b", base_url="http://127.0.0.1:9/v1", api_key="k")
     assert own.capabilities == JudgeCapabilities()
     assert own.capabilities.cost(10, 10) is None

@@ -439,3 +439,29 @@ def test_pair_tells_a_chinese_attacker_the_rating_in_chinese(world: World,
     world.run(tmp_path / "out", strategy="pair", turns=2)
     second = world.attacker.requests[1].messages[-1]["content"]
     assert "危害严重度" in second and "harm severity" not in second
+
+
+def test_the_attackers_cost_is_kept_apart_from_the_scorers(world: World,
+                                                          tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[models.fake]\ninput = 1.0\noutput = 1.0\n\n'
+                      '[models."fake:attacker"]\ninput = 10.0\noutput = 10.0\n')
+    report = world.run(tmp_path / "priced", prices=prices)
+    cost, calls = report["cost"], report["model_calls"]
+    attacker, scorer = cost["attacker"], cost["by_judge"]["fake"]
+    assert attacker["model"] == "fake:attacker"
+    assert attacker["requests"] == calls["attacker"]["requests"] > 0
+    assert scorer["requests"] == calls["scorer"]["requests"] > 0
+    tokens = {role: calls[role]["prompt_tokens"] + calls[role]["completion_tokens"]
+              for role in ("attacker", "scorer")}
+    assert attacker["usd"] == pytest.approx(tokens["attacker"] * 10.0 / 1e6)
+    assert scorer["usd"] == pytest.approx(tokens["scorer"] * 1.0 / 1e6)
+    assert cost["usd"] == pytest.approx(attacker["usd"] + scorer["usd"])
+    assert cost["app"] is None  # the app reports no usage to assay
+    # without a price for the fake models: unknown, never $0
+    unpriced = world.run(tmp_path / "unpriced", cache=False)["cost"]  # calls sent again
+    assert unpriced["usd"] is None and "no price for model 'fake" in unpriced["unknown_reason"]
+    shown = world.cli("--out", tmp_path / "cli", "--strategy", "crescendo", "--turns", "3",
+                      "--prices", prices)
+    assert shown.exit_code == 0, shown.output
+    assert "cost: $" in " ".join(shown.output.split())

@@ -231,6 +231,27 @@ def test_requests_tokens_and_cost_per_judge() -> None:
     assert usage["a"]["cost_usd"] == priced.cost(usage["a"]["prompt_tokens"],
                                                  usage["a"]["completion_tokens"]) > 0
     assert usage["b"]["cost_usd"] is None  # no price declared: unknown, not 0
+    assert usage["b"]["cost_unknown_reason"] == (
+        "no price for model 'b' (add it to a --prices file)")
+
+
+def test_each_panel_judge_is_priced_apart_with_the_price_file(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text("[models.a]\ninput = 1.0\noutput = 4.0\n\n"
+                      "[models.b]\ninput = 2.0\noutput = 2.0\n")
+    judges = [scripted("a", {"1": 5, "2": 4}), scripted("b", {"1": 3, "2": 3})]
+    summary = evaluate(qa_rows(2), metrics="fluency,coherence", judge=judges,
+                       judging=JudgeOptions(cache=None, concurrency=2, prices=prices),
+                       run=RunOptions(store=False)).summary
+    usage, cost = summary["panel"]["usage"], summary["cost"]
+    for judge, (price_in, price_out) in {"a": (1.0, 4.0), "b": (2.0, 2.0)}.items():
+        used = usage[judge]
+        expected = (used["prompt_tokens"] * price_in + used["completion_tokens"] * price_out) / 1e6
+        assert expected > 0 and used["cost_usd"] == pytest.approx(expected)
+        assert cost["by_judge"][judge]["usd"] == pytest.approx(expected)
+        assert cost["by_judge"][judge]["requests"] == used["requests"] == 4
+    assert cost["usd"] == pytest.approx(usage["a"]["cost_usd"] + usage["b"]["cost_usd"])
+    assert cost["by_metric"]["fluency"]["requests"] == 4  # 2 rows x 2 judges
 
 
 # ------------------------------------------------------------------------ refusals

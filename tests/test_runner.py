@@ -12,6 +12,7 @@ from assay.calls import RetryPolicy
 from assay.errors import JudgeError, RetryableJudgeError
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import ORIGINAL_AUTO
+from support import without_usage
 
 ROWS = [
     {"id": f"r{i}", "question": f"What is item {i}?", "context": f"Item {i} is a red tent.",
@@ -46,7 +47,13 @@ def test_every_row_scored_and_second_run_sends_nothing(tmp_path: Path) -> None:
     assert again.requests == []
     assert second.summary["judge"]["requests"] == 0
     assert second.summary["judge"]["cache_hits"] == 30
-    assert second.rows == first.rows
+    # the same results; only what the calls used differs (the second run spent nothing)
+    assert without_usage(second.rows) == without_usage(first.rows)
+    assert all("usage" not in r["coherence"]["details"] for r in second.rows)
+    assert first.rows[0]["coherence"]["details"]["usage"]["fake"]["requests"] == 1
+    assert first.summary["cost"]["by_metric"]["coherence"]["requests"] == 6
+    assert second.summary["cost"]["by_metric"] == {}
+    assert second.summary["cost"]["usd"] == 0.0
     lines = (tmp_path / "b" / "results.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in ROWS]
 

@@ -37,6 +37,7 @@ from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_t
 from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
 from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
+from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
 from ._placeholder import PlaceholderJudge, placeholder_answer
@@ -52,6 +53,7 @@ __all__ = [
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",
+    "CallMeter",
     "EmbeddingStats",
     "Estimate",
     "JudgeCallOptions",
@@ -72,6 +74,8 @@ __all__ = [
     "check_timeout",
     "in_daemon_thread",
     "judge_pricer",
+    "meter_call",
+    "metered",
     "model_of",
     "open_embedder",
     "open_judge",

@@ -21,6 +21,7 @@ import asyncio
 import time
 from dataclasses import asdict, dataclass
 
+from ..costs import Usage
 from ..errors import (
     JudgeError,
     JudgeStoppedError,
@@ -38,6 +39,7 @@ from ..judges import (
 )
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, within
+from ._metering import meter_call
 from ._pace import ADAPTIVE_CEILING, ADAPTIVE_START, FIXED_DEFAULT, AdaptiveLimit, Gate, headroom
 from ._repeat import JUDGE_REPEAT, repeat_scope
 from ._retry import RetryPolicy
@@ -54,7 +56,8 @@ class JudgeStats:
     ``peak_in_flight``: the most requests that were in flight at once;
     ``processed_prompt_tokens``: of ``prompt_tokens``, those the backend computed rather than
     took from its prompt (KV) cache, summed over the answers that said so; ``None`` when none
-    did, and then left out of :meth:`as_dict`).
+    did, and then left out of :meth:`as_dict`; ``cached_tokens`` / ``reasoning_tokens``: of
+    the prompt / completion tokens, those the provider billed as cache reads / reasoning).
 
     Example:
         >>> stats = JudgeStats(prompt_tokens=900, processed_prompt_tokens=120)
@@ -69,6 +72,8 @@ class JudgeStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     processed_prompt_tokens: int | None = None
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
     retries: int = 0
     rate_limited: int = 0
     failed: int = 0
@@ -78,9 +83,14 @@ class JudgeStats:
     peak_in_flight: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        """The counters by name; a count nobody reported (``None``) is left out, so that
-        workers' stats add up key by key."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The counters by name; a count nobody reported (``None``, and cache-read or reasoning
+        tokens no answer had) is left out, so that workers' stats add up key by key."""
+        return {k: v for k, v in asdict(self).items()
+                if v is not None and (v or k not in _ONLY_WHEN_REPORTED)}
+
+
+#: Counters :meth:`JudgeStats.as_dict` leaves out while 0 (most judges never report them).
+_ONLY_WHEN_REPORTED = frozenset({"cached_tokens", "reasoning_tokens"})
 
 
 class ManagedJudge:
@@ -246,6 +256,12 @@ class ManagedJudge:
         self._hard = None
         self.stats.prompt_tokens += resp.prompt_tokens
         self.stats.completion_tokens += resp.completion_tokens
+        self.stats.cached_tokens += resp.cached_tokens
+        self.stats.reasoning_tokens += resp.reasoning_tokens
+        meter_call(self.id, Usage(prompt_tokens=resp.prompt_tokens,
+                                  completion_tokens=resp.completion_tokens,
+                                  cached_tokens=resp.cached_tokens,
+                                  reasoning_tokens=resp.reasoning_tokens))
         if resp.processed_prompt_tokens is not None:
             self.stats.processed_prompt_tokens = ((self.stats.processed_prompt_tokens or 0)
                                                   + resp.processed_prompt_tokens)

@@ -26,7 +26,8 @@ __all__ = ["DETAIL_KEYS", "LISTING_KEYS", "run_detail", "run_listing"]
 
 #: The keys of each run in ``assay runs --json``, in this order (stable: scripts read them).
 LISTING_KEYS = ("id", "name", "kind", "status", "created", "finished", "rows", "dataset",
-                "dataset_sha256", "judge", "tags", "metrics", "means", "assay_version")
+                "dataset_sha256", "judge", "tags", "metrics", "means", "cost",
+                "assay_version")
 #: ``assay show --json``: the listing's keys, then the run's full record.
 DETAIL_KEYS = (*LISTING_KEYS, "prompt_sha256", "settings", "tokens", "timings", "summary")
 
@@ -35,6 +36,15 @@ def _means(info: RunInfo) -> dict[str, float | None]:
     metrics = (info.summary or {}).get("metrics") or {}
     return {name: (agg.get("mean") if isinstance(agg, dict) else None)
             for name, agg in metrics.items()}
+
+
+def _cost(info: RunInfo) -> dict[str, Any] | None:
+    """The run's cost: ``{"usd", "unknown_reason"}`` (``usd`` null when a price is unknown);
+    ``None`` for a run recorded before costs were."""
+    cost = (info.summary or {}).get("cost")
+    if not isinstance(cost, dict):
+        return None
+    return {"usd": cost.get("usd"), "unknown_reason": cost.get("unknown_reason")}
 
 
 def _text(value: str | None) -> str | None:
@@ -48,7 +58,7 @@ def run_listing(info: RunInfo) -> dict[str, Any]:
         "created": info.created, "finished": info.finished, "rows": info.rows,
         "dataset": _text(info.dataset), "dataset_sha256": info.dataset_sha256,
         "judge": _text(info.judge), "tags": [mask_secrets(t) for t in info.tags],
-        "metrics": dict(info.metrics or {}), "means": _means(info),
+        "metrics": dict(info.metrics or {}), "means": _means(info), "cost": _cost(info),
         "assay_version": info.assay_version,
     }
 

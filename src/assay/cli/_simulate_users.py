@@ -25,10 +25,12 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calls import JudgeCallOptions
+from ..costs import cost_line
 from ..errors import AssayError
 from ..scenarios import DEFAULT_MAX_TURNS, STOP_REASONS, simulate_users
 from ..targets import FailureTally
 from ._errors import exit_on_errors
+from ._prices_flag import check_prices_flag
 from ._redteam_common import TARGET_HELP, exit_if_failed
 
 __all__ = ["SCORE_METRICS", "print_simulation", "run_scenarios"]
@@ -43,7 +45,7 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
                   user_model: str, max_turns: int | None, seed: int | None, resume: bool,
                   overwrite: bool, parallel: int, calls: JudgeCallOptions,
                   max_failed_share: float, max_field_chars: int, long_fields: str,
-                  store: str | bool = False) -> None:
+                  store: str | bool = False, prices: Path | None = None) -> None:
     """Simulate the users of ``scenarios``, print the table and the hint; exit 3 when more
     than ``max_failed_share`` of the conversations failed."""
     path = out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl"
@@ -51,14 +53,18 @@ def run_scenarios(scenarios: Path, *, target: str, out: Path | None, tools: str 
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         if not target:
             raise AssayError(f"--target is required. {TARGET_HELP}")
+        book = check_prices_flag(prices)  # a bad price file: exit 2 before any call
         result = simulate_users(
             scenarios, target=target, out=path, tools=tools, user_model=user_model,
             max_turns=max_turns or DEFAULT_MAX_TURNS, seed=seed or 0, resume=resume,
             overwrite=overwrite, parallel=parallel, calls=calls,
             progress=sys.stderr.isatty(), max_field_chars=max_field_chars,
-            long_fields=long_fields, store=store)  # it holds the file while it writes
+            long_fields=long_fields, store=store,  # it holds the file while it writes
+            prices=book)
     summary = result.summary
     print_simulation(summary, title=f"assay simulate: {summary['scenarios']} scenarios")
+    if (line := cost_line(summary.get("cost"))) is not None:  # the simulated user's calls
+        err.print(line, highlight=False, markup=False, emoji=False)
     for r in result.failed[:10]:  # ids and errors may hold brackets: no markup
         err.print(f"{r['id']} ({r['stop_reason']}): {r['error']}", style="yellow",
                   highlight=False, markup=False, soft_wrap=True)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..costs import cost_line
 from ..metrics import summary_tables
 from ..metrics.safety import THRESHOLDS
 from ._format import percent, prompt_tokens_text
@@ -160,6 +161,8 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             f"{prompt_tokens_text(judge)} + {judge['completion_tokens']} completion tokens, "
             f"{judge['retries']} retries, {judge['rate_limited']} rate-limited", highlight=False,
             markup=False, emoji=False)
+    if (line := cost_line(summary.get("cost"))) is not None:
+        Console().print(line, highlight=False, markup=False, emoji=False)
     _print_panel(summary)
     silent = {name: agg["without_reason"] for name, agg in summary["metrics"].items()
               if agg.get("without_reason")}

@@ -30,6 +30,7 @@ from ..compare import (
     decide_drops,
     with_verdicts,
 )
+from ..costs import cost_diff_line, usd_delta_text
 from ..errors import AssayError, ConfigError
 from ..gate import BarOutcome, parse_bars
 from ..records import RunData, load_run
@@ -40,6 +41,7 @@ from ._errors import exit_on_errors
 from ._format import percent
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import StoreOption, comma_names
+from ._prices_flag import PricesOption, check_prices_flag
 from ._verdict import (
     ConfidenceOption,
     InconclusiveOption,
@@ -80,6 +82,7 @@ def compare(
     inconclusive: InconclusiveOption = "exit",
     junit: JunitOption = None,
     markdown: MarkdownOption = None,
+    prices: PricesOption = None,
 ) -> None:
     """Compare two runs row by row: means, paired difference with a 95% bootstrap interval
     (beyond noise when it excludes 0), defect rates, and the rows whose scores changed most.
@@ -92,6 +95,7 @@ def compare(
         bars = parse_bars(max_drop or [], "max_drop")
         check_margins(bars, confidence=confidence)
         chosen = comma_names(metrics) if metrics else None
+        book = check_prices_flag(prices)
         run_a_data, run_b_data = load_run(path_a, store or True), load_run(path_b, store or True)
         attacks = check_comparable(run_a_data, run_b_data) == "attack"
         if attacks and (bars or chosen):
@@ -103,7 +107,7 @@ def compare(
         else:
             with_store_provenance([run_a_data, run_b_data], store)
             comparison = compare_runs(run_a_data, run_b_data, metrics=chosen, n_boot=n_boot,
-                                      top=top)
+                                      top=top, prices=book)
             outcomes = decide_drops(comparison, bars, confidence=confidence)
             if bars:
                 comparison = with_verdicts(comparison, outcomes)
@@ -208,16 +212,23 @@ def print_comparison(comparison: dict[str, Any], console: Console | None = None)
                   caption="* beyond noise: the diff's 95% CI excludes 0",
                   box=box.SIMPLE_HEAD, show_edge=False)
     # metric names stay whole; on a narrow terminal the figures wrap, never end in "…"
-    for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored"):
+    cost = comparison.get("cost")
+    for col in ("metric", "mean A", "mean B", "diff", "95% CI", "paired", "unscored",
+                *(["cost diff"] if cost else [])):
         table.add_column(col, justify="left" if col == "metric" else "right",
                          no_wrap=col == "metric", overflow="fold")
     for name, m in comparison["metrics"].items():
         ci = m["ci95"]
+        spent = (cost or {}).get("by_metric", {}).get(name)
         table.add_row(Text(name), _num(m["mean_a"]), _num(m["mean_b"]),
                       _num(m["diff"], True) + _noise(m.get("beyond_noise")),
                       "-" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]", str(m["paired"]),
-                      f"{m['unscored_a']}/{m['unscored_b']}")
+                      f"{m['unscored_a']}/{m['unscored_b']}",
+                      *([usd_delta_text(spent["usd_b"], spent["usd_a"]) if spent else "$0"]
+                        if cost else []))
     out.print(table)
+    if cost:
+        out.print(Text(cost_diff_line(cost)))
     if comparison["defects"]:
         defects = Table(title="safety defect rates", box=box.SIMPLE_HEAD, show_edge=False)
         for col in ("category", "threshold", "rate A", "rate B", "diff"):

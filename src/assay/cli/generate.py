@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT
+from ..costs import cost_line
 from ..generate import DETECT, KINDS, generate
 from ._call_flags import (
     DEFAULT_MAX_ATTEMPTS,
@@ -37,6 +38,7 @@ from ._options import (
     TimeoutOption,
     store_arg,
 )
+from ._prices_flag import PricesOption, check_prices_flag
 
 __all__ = ["generate_cmd", "print_generation"]
 
@@ -80,6 +82,7 @@ def generate_cmd(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     progress: Annotated[bool, typer.Option(
         help="Show progress on stderr: a bar on a terminal, else a line every few seconds.")
     ] = True,
@@ -97,13 +100,14 @@ def generate_cmd(
     hint = ("rerun the same command with --resume to continue (rows so far are in "
             f"{printable(out)}).")
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
+        book = check_prices_flag(prices)  # a bad price file: exit 2 before any call
         result = generate(
             docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang, resume=resume,
             overwrite=overwrite, calls=call_options(concurrency=concurrency, timeout=timeout,
                                max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
                                cache=cache, no_cache=no_cache),
             embeddings=None if embeddings == "none" else embeddings,
-            max_candidates=max_candidates, progress=progress,
+            max_candidates=max_candidates, progress=progress, prices=book,
             store=store_arg(store, no_store),  # it holds the file while it writes
             on_stage=lambda line: err.print(printable(line), highlight=False, markup=False))
     print_generation(result.summary)
@@ -166,6 +170,8 @@ def print_generation(summary: dict[str, Any]) -> None:
         f"{summary['seconds']:.1f} s; documents read {docs['read']}, skipped "
         f"{len(docs['skipped'])}; near-duplicates by {summary['near_duplicates']['method']}",
         highlight=False, markup=False)
+    if (line := cost_line(summary.get("cost"))) is not None:  # over every run on the file
+        Console().print(line, highlight=False, markup=False, emoji=False)
     lost = summary["rejected_by_reason"].get("judge call failed", 0)
     if lost:
         err.print(f"{lost} candidates lost to failed judge calls: --resume asks them again.",

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..calls import DEFAULT_TIMEOUT
+from ..costs import cost_line
 from ..errors import AssayError
 from ..judges import check_judge_spec
 from ..redteam import (
@@ -59,6 +60,7 @@ from ._options import (
     TimeoutOption,
     store_arg,
 )
+from ._prices_flag import PricesOption, check_prices_flag
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -124,6 +126,7 @@ def jailbreak_cmd(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations (seeds asked or attacked)"))] = 4,
     resume: Annotated[bool, typer.Option(
         help="Keep finished conversations and ratings; do only the rest.")] = False,
@@ -155,6 +158,7 @@ def jailbreak_cmd(
         check_judge_spec(judge)
         if attacker is not None:
             check_judge_spec(attacker)
+        check_prices_flag(prices)  # a bad price file: exit 2 before any call
         app = make_target(target, timeout=timeout)
         common: dict[str, Any] = {
             "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),
@@ -165,7 +169,8 @@ def jailbreak_cmd(
                                   max_attempts=max_attempts, max_wait=max_wait, tpm=tpm,
                                   rpm=rpm, cache=cache, no_cache=no_cache),
             "max_field_chars": max_field_chars,
-            "long_fields": long_fields, "store": store_arg(store, no_store)}
+            "long_fields": long_fields, "store": store_arg(store, no_store),
+            "prices": prices}
         if strategy == "template":
             report = asyncio.run(owning(app, jailbreak(
                 app, templates=templates, turns=turns or 1, top=top, **common)))
@@ -173,6 +178,8 @@ def jailbreak_cmd(
             report = asyncio.run(owning(app, attack(
                 app, strategy=strategy, turns=turns or DEFAULT_TURNS, backtracks=backtracks,
                 attacker=attacker, **common)))
+    if (line := cost_line(report.get("cost"))) is not None:  # the judge's, the attacker's
+        err.print(line, highlight=False, markup=False, emoji=False)
     if strategy != "template":
         _print_attack(report, app.id, out_dir, top=top if show_text else 0,
                       max_failed_share=max_failed_share)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -58,6 +59,7 @@ from ._options import (
     comma_names,
     store_arg,
 )
+from ._prices_flag import PricesOption, check_prices_flag
 from ._repeat_flag import check_repeat_flag
 from ._run_gates import RunGates, suite_name
 from ._summary import print_summary
@@ -118,6 +120,7 @@ def run(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 when a metric could not score more than this share of "
                            "its rows because judge calls failed or the judge's answers could "
@@ -230,6 +233,7 @@ def run(
             print_plan(plan)
             gates.check_plan(plan)
 
+        check_prices_flag(prices)  # a bad price file: exit 2 before anything is sent
         mapping = parse_mapping(map_ or [])
         chosen = choose_metrics(metrics, metric_file or [], swap=not no_swap)
         calls = call_options(concurrency=concurrency, timeout=timeout,
@@ -248,7 +252,7 @@ def run(
             safety_mode=safety_mode, reasons=reasons)
         if estimate_first((estimate, estimate_over, json_out), data, piped=piped, metrics=chosen,
                           judges=judges, reading=reading, scoring=scoring, repeat=repeat,
-                          calls=calls, out=out_dir):
+                          calls=calls, out=out_dir, prices=prices):
             return  # --estimate: nothing sent
         from ..run import evaluate_async  # the runner: not imported for --help
 
@@ -256,7 +260,7 @@ def run(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,
             agent=agent, reading=reading, scoring=scoring,
-            judging=JudgeOptions.from_calls(calls),
+            judging=replace(JudgeOptions.from_calls(calls), prices=prices),
             run=RunOptions(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
                 store=store_arg(store, no_store), run_name=name, tags=tag or [],

@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..costs import usd_text
 from ..errors import AssayError
 from ..records import stored_run_ref
 from ..report import job_headline, job_summary, skipped_traces
@@ -86,6 +87,23 @@ def _cut(text: str, width: int = ID_WIDTH) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+def _cost_lines(info: RunInfo) -> list[str]:
+    """The run's cost for the listing (``cost unknown`` where a price is), none for a run
+    recorded before costs were.
+
+    Example:
+        >>> from assay.store import RunInfo
+        >>> info = RunInfo(id="r", name=None, kind="run", tags=[], created="", status="complete",
+        ...     dataset=None, dataset_sha256=None, metrics={}, prompt_sha256={}, judge=None,
+        ...     settings={}, tokens={}, timings={}, assay_version="0", rows=1,
+        ...     summary={"cost": {"usd": 0.0123}})
+        >>> _cost_lines(info)
+        ['cost $0.0123']
+    """
+    cost = (info.summary or {}).get("cost")
+    return [f"cost {usd_text(cost.get('usd'))}"] if isinstance(cost, dict) else []
+
+
 def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
     """The runs as a table that reads at 80 columns: four columns of stacked facts, and the id
     never broken (it starts with the UTC time the run was created).
@@ -123,7 +141,7 @@ def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
         run = [info.id, _cut(info.name or "-"),
                _cut(PurePath(info.dataset).name if info.dataset else "-")]
         status = [info.status, f"{info.rows} rows",
-                  *([info.kind] if info.kind != "run" else [])]
+                  *([info.kind] if info.kind != "run" else []), *_cost_lines(info)]
         judge = [info.judge or "-", *([", ".join(info.tags)] if info.tags else [])]
         metrics = (info.summary or {}).get("metrics") or {}
         means = [f"{m} {_mean(a)}" for m, a in list(metrics.items())[:4]]

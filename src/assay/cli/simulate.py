@@ -60,6 +60,7 @@ from ._options import (
     TimeoutOption,
     store_arg,
 )
+from ._prices_flag import PricesOption
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -102,6 +103,7 @@ def simulate_cmd(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     parallel: Annotated[int, typer.Option(min=1, help=parallel_help("Conversations"))] = 4,
     seed: Annotated[int | None, typer.Option(
         help="With --scenarios: picks the persona of each scenario that has none (terse, "
@@ -163,7 +165,7 @@ def simulate_cmd(
                                          max_attempts=max_attempts, max_wait=max_wait,
                                          tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache),
                       max_failed_share=max_failed_share, max_field_chars=max_field_chars,
-                      long_fields=long_fields, store=store_arg(store, no_store))
+                      long_fields=long_fields, store=store_arg(store, no_store), prices=prices)
         return
     seeds = seeds or BUILTIN
     turns = turns or 1

@@ -13,7 +13,8 @@ Example:
 from ._attacks import check_comparable, compare_attack_runs
 from ._bar_names import check_drop_names
 from ._compare import compare_runs
+from ._cost_diff import cost_comparison
 from ._verdict import allowed_text, check_margins, decide_drops, with_verdicts
 
 __all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "compare_attack_runs", "compare_runs",
-           "decide_drops", "with_verdicts"]
+           "cost_comparison", "decide_drops", "with_verdicts"]

@@ -31,9 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from ..costs import PriceBook
 from ..errors import ConfigError, DataError
 from ..metrics.safety import THRESHOLDS
 from ..records import RunData, bootstrap_mean_ci, result_value
+from ._cost_diff import cost_comparison
 from ._paired import defect_pairs, moved_rows, repeat_spread
 from ._provenance import comparison_warnings
 
@@ -44,7 +46,8 @@ _DIGITS = 6
 
 
 def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None,
-                 n_boot: int = 2000, seed: int = 0, top: int = 10) -> dict[str, Any]:
+                 n_boot: int = 2000, seed: int = 0, top: int = 10,
+                 prices: PriceBook | None = None) -> dict[str, Any]:
     """Compare run ``b`` (the candidate) with run ``a`` (the baseline), row by row.
 
     Args:
@@ -55,6 +58,8 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         seed: seed of the bootstrap (each metric starts from it, so its interval does not
             depend on which other metrics are compared).
         top: how many most-changed rows to list.
+        prices: what both runs' judge calls are priced with (``cost``, see
+            :func:`~assay.compare._cost_diff.cost_comparison`); genai-prices alone by default.
 
     Returns:
         ``{"a": {"id", "rows"}, "b": {...}, "shared_rows", "metrics": {name: {"mean_a",
@@ -62,7 +67,8 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "ci95", "beyond_noise", "sd", "fell", "rose", "repeats", "within_row_sd"}},
         "defects": {category: {"threshold", "rate_a", "rate_b", "diff", "paired"}},
         "changed": [{"id", "metric", "a", "b", "delta", "reason_a", "reason_b"}],
-        "warnings": [{"field", "name", "a", "b", "message"}]}``.
+        "warnings": [{"field", "name", "a", "b", "message"}], "cost": {"usd_a", "usd_b",
+        "diff", "unknown_reason", "source", "by_metric"}}``.
         ``diff`` is the mean of ``b - a`` over the rows scored in both (``paired``), ``ci95``
         its percentile paired-bootstrap interval (None under 2 paired rows), and
         ``beyond_noise`` says whether that interval excludes 0 (None without an interval):
@@ -138,6 +144,7 @@ def compare_runs(a: RunData, b: RunData, *, metrics: Sequence[str] | None = None
         "defects": _defects(a.summary, b.summary, rows_a, rows_b, shared),
         "changed": [entry for _, _, entry in changed[:top]],
         "warnings": comparison_warnings(a, b, names, shared_rows=len(shared)),
+        "cost": cost_comparison(a, b, prices if prices is not None else PriceBook.load()),
     }
 
 

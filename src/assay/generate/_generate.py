@@ -40,6 +40,7 @@ from ..calls import (
     open_embedder,
     open_judge,
 )
+from ..costs import PriceBook, Usage, model_cost_section
 from ..embeddings import Embedder, local_embedder_missing
 from ..errors import ConfigError, option
 from ..judges import Judge
@@ -99,7 +100,7 @@ async def generate_async(
     embeddings: str | Embedder | None = "local", max_candidates: int | None = None,
     progress: bool = False, on_stage: Callable[[str], None] | None = None,
     max_wait: float | None = None, store: str | Path | Store | bool | None = None,
-    name: str | None = None,
+    name: str | None = None, prices: PriceBook | str | Path | None = None,
 ) -> GenerationResult:
     """Write up to ``n`` checked test rows from the documents in ``paths`` to ``out``.
 
@@ -125,6 +126,9 @@ async def generate_async(
 
         store / name: record the run in the run store (kind ``generate``: the kept rows and
             the summary; as :func:`assay.evaluate` takes ``store``; None: not recorded).
+        prices: what the judge's calls are priced with (a price book or a price file over
+            genai-prices; default genai-prices alone): the summary's ``cost``, over every
+            run on ``out`` (``--resume`` runs included).
 
     Raises:
         DataError: a document cannot be read (every problem listed).
@@ -133,6 +137,7 @@ async def generate_async(
         JudgeStoppedError: the judge failed the same hard way three times in a row.
     """
     started = time.monotonic()
+    book = prices if isinstance(prices, PriceBook) else PriceBook.load(prices)
     calls = JudgeCallOptions.with_overrides(calls, cache_by_default=True,
                                             concurrency=concurrency, tpm=tpm, rpm=rpm,
                                             cache=cache, timeout=timeout, max_wait=max_wait)
@@ -201,6 +206,13 @@ async def generate_async(
                        "skipped": [{"path": p, "why": w} for p, w in docs.skipped]},
             near_duplicates=dedup_note, impossible=plan.impossible)
         summary["all_runs"] = manifest["spent"]
+        spent_all = manifest["spent"]
+        summary["cost"] = model_cost_section(managed.id, Usage(
+            prompt_tokens=spent_all["prompt_tokens"],
+            completion_tokens=spent_all["completion_tokens"],
+            cached_tokens=spent_all.get("cached_tokens", 0),
+            reasoning_tokens=spent_all.get("reasoning_tokens", 0)),
+            spent_all["requests"], book)
         summary["judge_failed"] = bool(final) and all(
             o.reason == "judge call failed" for o in final)
         job.record(rows)

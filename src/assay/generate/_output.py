@@ -154,7 +154,8 @@ def summary_of(outcomes: Sequence[Outcome], kept_ids: set[str], *, wanted: int,
 
 
 #: The judge counters added up over the runs on one output file (``--resume`` runs included).
-SPENT_COUNTERS = ("requests", "cache_hits", "prompt_tokens", "completion_tokens")
+SPENT_COUNTERS = ("requests", "cache_hits", "prompt_tokens", "completion_tokens",
+                  "cached_tokens", "reasoning_tokens")
 
 
 def new_spent() -> dict[str, Any]:

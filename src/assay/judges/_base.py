@@ -93,6 +93,10 @@ class JudgeResponse(BaseModel):
     ``processed_prompt_tokens``: the prompt tokens the backend computed, the rest of
     ``prompt_tokens`` coming from its prompt (KV) cache; ``None`` when it does not say.
     ``cached``: served from assay's own cache (never stored with the answer).
+    ``cached_tokens``: of ``prompt_tokens``, those the provider read from its prompt cache
+    (billed at its cache-read price); ``reasoning_tokens``: of ``completion_tokens``, those
+    spent on hidden reasoning (OpenAI's ``prompt_tokens_details.cached_tokens`` and
+    ``completion_tokens_details.reasoning_tokens``); 0 when it does not say.
 
     Example:
         >>> r = JudgeResponse(text='{"score": 4, "rea', truncated=True, prompt_tokens=300,
@@ -109,6 +113,8 @@ class JudgeResponse(BaseModel):
     truncated: bool = False
     model: str | None = None
     cached: bool = False
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 #: Whether an answer may be cached: ``accept(response)``; a judge that caches keeps only
@@ -125,8 +131,10 @@ class JudgeCapabilities:
         json_schema: it follows a JSON schema (``response_format`` / grammar-constrained output).
         context_window: prompt + answer tokens it holds per request, ``None`` when unknown.
         local: it runs on this machine (a small embedded model: verdicts rank better there).
-        input_price: US dollars per prompt token, ``None`` when unknown (0.0 when free).
-        output_price: US dollars per completion token, ``None`` when unknown.
+        input_price: US dollars per prompt token as the backend declares it (0.0 when free);
+            ``None``: not declared, and the run prices the model with
+            :class:`assay.costs.PriceBook` (genai-prices and the user's price file).
+        output_price: US dollars per completion token as declared, ``None`` likewise.
 
     The defaults describe a remote chat-completions judge of unknown size and price.
 

@@ -30,7 +30,8 @@ def completion_response(resp: Any, request: JudgeRequest) -> JudgeResponse:
         ...     "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 8}}}, ask)
         ... # doctest: +NORMALIZE_WHITESPACE
         JudgeResponse(text='4', logprobs=None, prompt_tokens=9, completion_tokens=1,
-                      processed_prompt_tokens=1, truncated=True, model='m', cached=False)
+                      processed_prompt_tokens=1, truncated=True, model='m', cached=False,
+                      cached_tokens=8, reasoning_tokens=0)
     """
     choices = _get(resp, "choices")
     if not choices or not isinstance(choices, list):
@@ -49,13 +50,16 @@ def completion_response(resp: Any, request: JudgeRequest) -> JudgeResponse:
     usage = _get(resp, "usage")
     prompt = _get(usage, "prompt_tokens")
     cached = _get(_get(usage, "prompt_tokens_details"), "cached_tokens")
+    reasoning = _get(_get(usage, "completion_tokens_details"), "reasoning_tokens")
     return JudgeResponse(
         text=text, logprobs=logprobs, model=_get(resp, "model"),
         truncated=_get(choice, "finish_reason") == "length",
         prompt_tokens=prompt if isinstance(prompt, int) else request.estimate_prompt_tokens(),
         completion_tokens=_get(usage, "completion_tokens") or 0,
         processed_prompt_tokens=(prompt - cached if isinstance(prompt, int)
-                                 and isinstance(cached, int) else None))
+                                 and isinstance(cached, int) else None),
+        cached_tokens=cached if isinstance(cached, int) and isinstance(prompt, int) else 0,
+        reasoning_tokens=reasoning if isinstance(reasoning, int) else 0)
 
 
 def _get(obj: Any, name: str) -> Any:

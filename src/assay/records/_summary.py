@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._cost_summary import CostSummary
+
 __all__ = ["SCHEMA_VERSION", "MetricSummary", "RunSummary", "summary_json_schema",
            "typed_summary"]
 
@@ -232,6 +234,9 @@ class RunSummary(BaseModel):
     embeddings: ServiceUsage | None = None
     panel: PanelSummary | None = Field(None, description=(
         "With a panel of judges: each judge's agreement with the panel and its usage."))
+    cost: CostSummary | None = Field(None, description=(
+        "What the judge calls cost: total, per metric, per judge (null dollars when a price "
+        "is unknown, with the reason)."))
     elapsed_s: float | None = None
     run_id: str | None = None
 

@@ -45,6 +45,7 @@ from typing import Any
 from .._files import atomic_write
 from ..asking import LANGS
 from ..calls import JudgeCallOptions, RetryPolicy, open_judges
+from ..costs import PriceBook, roles_cost_section
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
 from ..judges import Judge
@@ -100,7 +101,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                  max_field_chars: int = FieldLimits.max_field_chars,
                  long_fields: LongFields = "refuse",
                  store: str | Path | Store | bool | None = None,
-                 name: str | None = None) -> dict[str, Any]:
+                 name: str | None = None,
+                 prices: PriceBook | str | Path | None = None) -> dict[str, Any]:
     """Ask every seed plain, attack it with ``strategy``, rate every reply; returns the report
     also written to ``out/attack.json`` (see :func:`attack_report` for its ``categories``).
 
@@ -128,6 +130,8 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
         store / name: record the attack in the run store (kind ``attack``: its rows are the
             ``<strategy>.jsonl`` transcripts, its summary the report; None: not recorded);
             the report's ``run_id`` names it.
+        prices: what the attacker's and the scorer's calls are priced with (a price book or
+            a price file over genai-prices): the report's ``cost``, the attacker apart.
 
     Raises:
         DataError: a seed file has problems (all listed).
@@ -143,6 +147,7 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
     app_calls = AppCalls(RetryPolicy(max_attempts=4, max_wait=options.max_wait),  # the app's
                          FieldLimits(max_field_chars, long_fields))
     out = Path(out)
+    book = prices if isinstance(prices, PriceBook) else PriceBook.load(prices)
     with Job(out, kind="attack", folder=True, store=store, name=name,
              dataset=str(seeds) if seeds is not None else None) as job:
         check_folder(out, resume=resume, overwrite=overwrite, strategy=strategy)
@@ -193,6 +198,9 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                   **attack_report(plain.rows, attacked.rows, strategy=strategy),
                   "model_calls": {"attacker": attacker_judge.stats.as_dict(),
                                   "scorer": scorer_judge.stats.as_dict()},
+                  "cost": roles_cost_section(  # the app's spend is not reported to assay
+                      book, judges={scorer_judge.id: scorer_judge.stats.as_dict()},
+                      attacker=(attacker_judge.id, attacker_judge.stats.as_dict())),
                   "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s,
                               "attacked": attacked.worked,
                               "seconds_per_conversation": (round(attack_s / attacked.worked, 1)

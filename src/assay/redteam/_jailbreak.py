@@ -34,12 +34,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .._files import atomic_write
 from ..calls import JudgeCallOptions
+from ..costs import Cost, PriceBook
 from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
@@ -102,7 +103,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                     store: str | Path | Store | bool | None = None,
                     max_wait: float | None = None,
                     max_field_chars: int = FieldLimits.max_field_chars,
-                    long_fields: LongFields = "refuse") -> dict[str, Any]:
+                    long_fields: LongFields = "refuse",
+                    prices: str | Path | None = None) -> dict[str, Any]:
     """Build, ask, rate and compare; returns the report also written to ``out/jailbreak.json``.
 
     Args:
@@ -131,6 +133,9 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             (``"refuse"``) or is cut to it before the judge reads it (``"truncate"``, the cut
             recorded in the row's ``truncated``), the rule ``assay run`` applies to fields.
 
+    ``prices``: a price file over genai-prices for the judge's calls: each side's rating
+    summary has its ``cost``, the report their sum (``cost``).
+
     The report's ``failures`` counts the rows (of both sides) the app or the judge left
     unscored, with the top causes; the command exits 3 when their share is too high.
 
@@ -143,6 +148,7 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
                                               concurrency=concurrency, cache=cache,
                                               timeout=timeout, max_wait=max_wait)
     out = Path(out)
+    PriceBook.load(prices)  # a bad price file: told before anything is asked
     # held while it writes; not recorded itself: each side's rating is a stored run
     with Job(out, kind="jailbreak", folder=True) as job:
         check_folder(out, resume=resume, overwrite=overwrite)
@@ -157,7 +163,7 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             sides = await _ask_and_rate(
                 attacks, target, _Lent(backend), job=job, out=out, metrics=metrics, turns=turns,
                 resume=resume, parallel=parallel, progress=progress,
-                judging=JudgeOptions.from_calls(options), limits=limits,
+                judging=replace(JudgeOptions.from_calls(options), prices=prices), limits=limits,
                 safety_threshold=safety_threshold, safety_mode=safety_mode, store=store)
         finally:
             if isinstance(judge, str):  # made here: closed here, once
@@ -172,13 +178,33 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             "app_failures": sides.app_failures, "failures": sides.failures.as_dict(),
             "timings": sides.timings,
             "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
-            "run_ids": {s: summaries[s].get("run_id") for s in SIDES}})
+            "run_ids": {s: summaries[s].get("run_id") for s in SIDES},
+            "cost": sides_cost({s: summaries[s].get("cost") for s in SIDES})})
         with atomic_write(out / "jailbreak.json", what="the jailbreak report",
                           then="rerun with --resume") as f:  # whole, or not at all
             f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         job.finish(report)
     return report
 
+
+
+def sides_cost(sides: dict[str, Any]) -> dict[str, Any]:
+    """The judge's cost over both sides' ratings (each side's ``summary["cost"]``): unknown
+    when either is; the app's spend is not reported to assay (``app``: null).
+
+    Example:
+        >>> sides_cost({"plain": {"usd": 0.25}, "injected": {"usd": 0.5}})["usd"]
+        0.75
+        >>> sides_cost({"plain": {"usd": None, "unknown_reason": "no price"}, "injected": None})
+        ... # doctest: +ELLIPSIS
+        {'usd': None, 'unknown_reason': 'no price', 'by_side': {...}, 'app': None, 'attacker': None}
+    """
+    total = Cost.zero()
+    for cost in sides.values():
+        total = total.add(Cost(cost.get("usd"), cost.get("unknown_reason"))
+                          if isinstance(cost, dict) else Cost.unknown("a side was not rated"))
+    return {"usd": total.usd, "unknown_reason": total.reason, "by_side": sides, "app": None,
+            "attacker": None}
 
 
 @dataclass

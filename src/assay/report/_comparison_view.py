@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._text import percent
+from ..costs import cost_diff_line, usd_delta_text
 from ..metrics import comparison_tables
 from ..records import RunData
 from ._difference_chart import difference_of, differences_svg
@@ -68,6 +69,7 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
             "scored": f"{fmt(m.get('scored_a'))} / {fmt(m.get('scored_b'))}",
             "unscored": f"{fmt(m.get('unscored_a'))} / {fmt(m.get('unscored_b'))}",
             "verdict": d.words, "css": _DIRECTION_CSS.get(d.direction, ""),
+            "cost_diff": _metric_cost_diff(comparison.get("cost"), name),
             "lower_better": not d.higher_is_better,
         })
     defects = []
@@ -95,4 +97,15 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
                          if isinstance(w, Mapping) and w.get("message")],
             "chart": differences_svg(differences) if differences else None,
             "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
-            "metrics": metrics, "defects": defects, "tables": tables, "changed": changed}
+            "metrics": metrics, "defects": defects, "tables": tables, "changed": changed,
+            "cost": (cost_diff_line(comparison["cost"])
+                     if isinstance(comparison.get("cost"), Mapping) else None)}
+
+
+def _metric_cost_diff(cost: object, name: str) -> str | None:
+    """B - A of one metric's judge cost (``$0`` where neither run's metric spent anything),
+    ``None`` without a cost comparison."""
+    if not isinstance(cost, Mapping):
+        return None
+    spent = (cost.get("by_metric") or {}).get(name)
+    return usd_delta_text(spent.get("usd_b"), spent.get("usd_a")) if spent else "$0"

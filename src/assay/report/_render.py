@@ -29,6 +29,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from ..costs import cost_line
 from ..injection import describe
 from ..metrics import row_notes, summary_notes, summary_tables
 from ..records import RunData
@@ -165,6 +166,7 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "dataset": summary.get("dataset") or run.meta.get("dataset"),
         "judge": judge.get("id") or run.meta.get("judge"),
         "judge_stats": judge_stats,
+        "cost": cost_line(summary.get("cost")),  # total and per metric; unknown with why
         "embeddings": emb.get("id") if isinstance(emb, Mapping) else emb,
         "rows": summary.get("rows"),
         "rows_done": summary.get("rows_done", rows),

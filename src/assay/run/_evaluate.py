@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ParamSpec
 
 from ..calls import JudgeCallOptions
+from ..costs import PriceBook
 from ..data import DatasetStream, Row, row_inputs
 from ..embeddings import Embedder, check_embedder_spec
 from ..judges import Judge
@@ -126,6 +127,7 @@ async def evaluate_async(
     judges = judge_list(judge)  # each spec checked
     judge = judges[0] if len(judges) == 1 else judges
     check_embedder_spec(embeddings)
+    prices = PriceBook.load(getattr(judging, "prices", None))  # a bad file: before any call
     unavailable = unavailable_metrics(embeddings)
     out_dir = Path(run.out) if run.out else None
     # Hold the output folder first (the jobs' one claim: its lock, then its run.json): a
@@ -226,8 +228,8 @@ async def evaluate_async(
                            plan.skipped, complete, options=settings.as_dict(),
                            dataset_sha256=claim.manifest.dataset_sha256
                            if claim is not None and claim.manifest is not None else None,
-                           on_injection=settings.on_injection)
-        add_usage(summary, runner, usage)
+                           on_injection=settings.on_injection, prices=prices)
+        add_usage(summary, runner, usage, prices)
         if agent is not None:
             summary["agent"] = agent.summary()
         if recorder is not None or stored_id:  # stored_id: a complete run resumed, unchanged

@@ -78,7 +78,7 @@ def group_options(**keywords: Any) -> dict[str, Any]:
 
     Example:
         >>> group_options(judge="openai:gpt-4o-mini", concurrency=2)
-        {'judge': 'openai:gpt-4o-mini', 'judging': JudgeOptions(concurrency=2, tpm=None, rpm=None, max_attempts=6, max_wait=600.0, timeout=120.0, cache=True)}
+        {'judge': 'openai:gpt-4o-mini', 'judging': JudgeOptions(concurrency=2, tpm=None, rpm=None, max_attempts=6, max_wait=600.0, timeout=120.0, cache=True, prices=None)}
 
     Raises:
         TypeError: a keyword that evaluate() does not know.

@@ -144,6 +144,8 @@ class JudgeOptions:
             tried once more, then its row is unscored ("timed out after N s") and counted as
             a failed call. A positive finite number.
         cache: ``True`` (user cache dir), a path, or ``False``/``None`` for no cache.
+        prices: a price file (TOML or JSON, dollars per million tokens) over genai-prices'
+            list, for self-hosted models and negotiated prices (see :mod:`assay.costs`).
 
     Example:
         >>> JudgeOptions(tpm=90_000).cache
@@ -157,6 +159,7 @@ class JudgeOptions:
     max_wait: float = 600.0
     timeout: float = DEFAULT_TIMEOUT
     cache: str | Path | bool | None = True
+    prices: str | Path | None = None
 
     def __post_init__(self) -> None:
         self.call_options()  # a bad value (timeout 0, attempts 0, ...): a ConfigError now

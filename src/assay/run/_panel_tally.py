@@ -27,10 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..calls import ManagedJudge
+from ..costs import PriceBook, Usage
 from ..judges import JudgeCapabilities
 from ..metrics import UNREADABLE, call_failure_cause, unscored_reason_key
 
-__all__ = ["PanelTally", "alpha_of", "judge_usage", "split_usage"]
+__all__ = ["PanelTally", "alpha_of", "judge_usage", "price_panel_usage", "split_usage"]
 
 _LEVEL = {"mean": "interval", "majority": "nominal"}
 
@@ -176,7 +177,31 @@ def judge_usage(judge: ManagedJudge) -> dict[str, Any]:
             "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
             "failed": stats.failed, "retries": stats.retries,
             "rate_limited": stats.rate_limited,
+            **{k: v for k, v in (("cached_tokens", stats.cached_tokens),
+                                 ("reasoning_tokens", stats.reasoning_tokens)) if v},
             "cost_usd": judge.capabilities.cost(stats.prompt_tokens, stats.completion_tokens)}
+
+
+def price_panel_usage(usage: Mapping[str, dict[str, Any]], prices: PriceBook) -> None:
+    """Price each panel judge's tokens with ``prices`` where the judge declares no price of
+    its own (``cost_usd`` still ``None``); an unknown price stays ``None``, with
+    ``cost_unknown_reason``.
+
+    Example:
+        >>> usage = {"openai:gpt-4o-mini": {"prompt_tokens": 1_000_000, "cost_usd": None},
+        ...          "fake:a": {"prompt_tokens": 5, "cost_usd": None}}
+        >>> price_panel_usage(usage, PriceBook.load())
+        >>> usage["openai:gpt-4o-mini"]["cost_usd"], usage["fake:a"]["cost_unknown_reason"]
+        (0.15, "no price for model 'fake:a' (add it to a --prices file)")
+    """
+    for judge, counters in usage.items():
+        if counters.get("cost_usd") is not None:
+            continue
+        cost = prices.cost(judge, Usage(**{k: int(counters.get(k) or 0) for k in (
+            "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")}))
+        counters["cost_usd"] = cost.usd
+        if cost.usd is None:
+            counters["cost_unknown_reason"] = cost.reason
 
 
 #: Joins a judge's id and a counter in the flat stats a Ray worker sends.

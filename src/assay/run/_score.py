@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asking import FENCE_STYLE
-from ..calls import Budget, JudgeCallOptions, open_embedder, open_judges
+from ..calls import Budget, JudgeCallOptions, metered, open_embedder, open_judges
 from ..data import Row
 from ..embeddings import Embedder
 from ..errors import ConfigError, JudgeStoppedError
@@ -199,9 +199,14 @@ async def _score_one(metric: Metric, row: Row, judged: Row, ctx: ScoreContext,
     if not metric.uses_judge:
         return await _ask(metric, row, ctx)
     if panel is not None:
-        return await ask_repeats(
-            lambda: panel.score(lambda judge_ctx: _ask(metric, judged, judge_ctx)), repeat)
-    return await ask_repeats(lambda: _ask(metric, judged, ctx), repeat)
+        result, meter = await metered(lambda: ask_repeats(
+            lambda: panel.score(lambda judge_ctx: _ask(metric, judged, judge_ctx)), repeat))
+    else:
+        result, meter = await metered(lambda: ask_repeats(lambda: _ask(metric, judged, ctx),
+                                                          repeat))
+    if meter.usage:  # what this row's judge calls for the metric used, per judge
+        result.details["usage"] = meter.as_dict()
+    return result
 
 
 async def _ask(metric: Metric, row: Row, ctx: ScoreContext) -> MetricResult:

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..costs import PriceBook
 from ..data import DatasetStream, LongFields, Row, rows_from_records
 from ..embeddings import Embedder, check_embedder_spec, local_embedder_missing
 from ..errors import ConfigError, option
@@ -27,6 +28,7 @@ from ._folding import EvalOptions
 from ._local import LocalEngine
 from ._options import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._panel import check_panel_ids
+from ._panel_tally import price_panel_usage
 from ._score import Scorer, ScoreSettings
 from ._tally import RunTally, run_summary
 
@@ -93,14 +95,18 @@ def unavailable_metrics(embeddings: str | Embedder) -> dict[str, str]:
 
 
 def add_usage(summary: dict[str, Any], runner: Any,
-              stats: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
+              stats: tuple[dict[str, Any] | None, dict[str, Any] | None],
+              prices: PriceBook | None = None) -> None:
     """Put the judge's and the embedder's usage (``stats``: the runner's, taken before it
-    closed) and a panel's usage per judge into ``summary``."""
+    closed) and a panel's usage per judge (priced with ``prices`` where the judge declares
+    no price of its own) into ``summary``."""
     judge_stats, embedder_stats = stats
     if judge_stats is not None:
         summary["judge"] = {"id": runner.judge_id, **judge_stats}
     if (usage := runner.panel_usage()) and "panel" in summary:
         summary["panel"]["usage"] = usage  # requests, tokens, cost per judge
+        if prices is not None:
+            price_panel_usage(usage, prices)
     if embedder_stats is not None:
         summary["embeddings"] = {"id": runner.embedder_id, **embedder_stats}
 

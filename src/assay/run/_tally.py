@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..costs import CostTally, PriceBook
 from ..metrics import (
     FieldMetric,
     Metric,
@@ -131,6 +132,7 @@ class RunTally:
         self.unknown_languages: Counter[str] = Counter()
         self.panel = PanelTally()  # results a panel of judges gave (``details.panel``)
         self.retest = RetestTally()  # results of metrics asked several times (``repeats``)
+        self.cost = CostTally()  # what the judge calls cost, from each result's usage
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one row's record (``{"id", <metric>: result dict, ...}``)."""
@@ -155,6 +157,8 @@ class RunTally:
                 self.panel.add(name, result)
             if "no_reason" in details:
                 self._no_reason[name] += 1
+            if "usage" in details:
+                self.cost.add(name, details["usage"])
             if name not in self.prompt_sha256:
                 sha = details.get("prompt_sha256")
                 if isinstance(sha, str):
@@ -219,10 +223,12 @@ def _is_plain_mean(metric: Metric) -> bool:
 def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started: float,
              dataset: str, lang: str, skipped: list[str], complete: bool,
              options: Mapping[str, Any], on_injection: str,
-             dataset_sha256: str | None = None) -> dict[str, Any]:
+             dataset_sha256: str | None = None,
+             prices: PriceBook | None = None) -> dict[str, Any]:
     """The run's ``summary.json`` from its tally (``judge`` and ``run_id`` are added by the
     caller once the engine and the store are done). ``options``: the run's options
-    (``{field of ScoringOptions: value}``), which the metric families' sections read."""
+    (``{field of ScoringOptions: value}``), which the metric families' sections read;
+    ``prices``: what the judge calls are priced with (genai-prices alone by default)."""
     return {
         "rows": total,
         "rows_done": tally.rows,
@@ -245,6 +251,7 @@ def run_summary(total: int, tally: RunTally, metrics: Sequence[Metric], started:
         **({"panel": {"agreement": tally.panel.agreement([m.name for m in metrics])}}
            if tally.panel.metrics else {}),
         "judge": None,
+        "cost": tally.cost.section(prices if prices is not None else PriceBook.load()),
         "elapsed_s": round(time.monotonic() - started, 3),
     }
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..agents import AgentRunner, make_agent
 from ..calls import JudgeCallOptions, OpenedJudge, open_judge
+from ..costs import PriceBook, roles_cost_section
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge
@@ -93,7 +94,7 @@ async def simulate_users_async(
     timeout: float | None = None, max_steps: int = 8, progress: bool = False,
     max_wait: float | None = None, max_field_chars: int = FieldLimits.max_field_chars,
     long_fields: LongFields = "refuse", store: str | Path | Store | bool | None = None,
-    name: str | None = None,
+    name: str | None = None, prices: PriceBook | str | Path | None = None,
 ) -> SimulationResult:
     """Play each scenario against ``target`` with a simulated user and write the conversations
     to ``out`` (JSON Lines, one row per scenario, in order).
@@ -122,6 +123,8 @@ async def simulate_users_async(
             model reads it (``"truncate"``, the cut recorded in the row's ``simulation``).
         store / name: record the run in the run store (kind ``simulate``; as
             :func:`assay.evaluate` takes ``store``; None: not recorded) under ``name``.
+        prices: what the simulated user's calls are priced with (a price book or a price
+            file over genai-prices): the summary's ``cost``, the simulated user apart.
 
     Raises:
         DataError: the scenarios are not valid (every problem listed).
@@ -131,6 +134,7 @@ async def simulate_users_async(
     """
     started = time.monotonic()
     _check_options(max_turns=max_turns, seed=seed, parallel=parallel)
+    book = prices if isinstance(prices, PriceBook) else PriceBook.load(prices)
     if judge_concurrency is not None:
         warnings.warn("simulate_users(judge_concurrency=...) is deprecated; use "
                       "concurrency=... (user-model requests in flight).", DeprecationWarning,
@@ -187,6 +191,9 @@ async def simulate_users_async(
                                                  if s.id in seconds},
                              user_model={"id": managed.id, **managed.stats.as_dict()},
                              app=runner.summary(), total_seconds=time.monotonic() - started)
+        # the simulated user's calls apart; the app's own spend is not reported to assay
+        summary["cost"] = roles_cost_section(
+            book, simulated_user=(managed.id, managed.stats.as_dict()))
         job.finish(summary, summary_path=files.summary, what="the simulation summary")
     return SimulationResult(made.rows, summary, files, job.run_id)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..costs import usd_text
 from ..injection import describe
 from ..metrics import row_notes
 from ..records import RunData
@@ -82,7 +83,25 @@ def run_line(info: RunInfo) -> dict[str, Any]:
         "judge": info.judge or "", "tags": list(info.tags), "means": means,
         "more": max(len(metrics) - MEANS_SHOWN, 0),
         "headline": job_headline(info.kind, info.summary),  # what a producer run gave
+        **_cost_cell(info.summary),
     }
+
+
+def _cost_cell(summary: Mapping[str, Any] | None) -> dict[str, str]:
+    """The runs list's cost cell: the run's total (``unknown``, with why as its title, where
+    a price is), blank for a run recorded before costs were.
+
+    Example:
+        >>> _cost_cell({"cost": {"usd": None, "unknown_reason": "no price for 'm'"}})
+        {'cost': 'unknown', 'cost_title': "no price for 'm'"}
+        >>> _cost_cell({})
+        {'cost': '', 'cost_title': ''}
+    """
+    cost = (summary or {}).get("cost")
+    if not isinstance(cost, Mapping):
+        return {"cost": "", "cost_title": ""}
+    return {"cost": usd_text(cost.get("usd")),
+            "cost_title": str(cost.get("unknown_reason") or cost.get("source") or "")}
 
 
 def json_safe(value: Any) -> Any:
