@@ -7,7 +7,8 @@ requests are sent once).
 Runs ``assay run qa50 --judge openai:gpt-4o-mini --estimate --json -`` (nothing sent: the
 benchmark checks the fake judge's log stays empty), then the same run for real, and prints
 estimate (low / expected / high) against actual (``summary.json``'s ``judge``) for requests,
-prompt tokens, completion tokens and dollars (gpt-4o-mini's list price on both sides), with
+prompt tokens, completion tokens and dollars (gpt-4o-mini's price from genai-prices on both sides: the run's ``summary.json``
+cost), with
 the error of the expected figure. The bars: prompt tokens within +-2%, cost within +-10%.
 
     .venv/bin/python benchmarks/estimate_accuracy.py [--data ../shared/bench/qa50.jsonl]
@@ -26,7 +27,7 @@ from pathlib import Path
 from _fake_server import BENCH, ROOT, FakeJudge
 
 sys.path.insert(0, str(ROOT / "src"))
-from assay.judges import known_capabilities
+from assay.costs import PriceBook, Usage
 
 MODEL = "gpt-4o-mini"
 
@@ -41,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=BENCH / "qa50.jsonl")
     args = parser.parse_args()
-    caps = known_capabilities(MODEL)
+    book = PriceBook.load()
     with tempfile.TemporaryDirectory() as tmp, FakeJudge(log=Path(tmp) / "log.jsonl") as fake:
         env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench"}
         common = [str(args.data), "--judge", f"openai:{MODEL}", "--embeddings",
@@ -56,7 +57,8 @@ def main() -> None:
         real = assay(["run", *common, "--overwrite"], env)  # a fresh cache: nothing cached
         if real.returncode not in (0, 1):
             sys.exit(f"the run failed ({real.returncode}):\n{real.stderr}")
-        judge = json.loads((Path(tmp) / "out" / "summary.json").read_text())["judge"]
+        summary = json.loads((Path(tmp) / "out" / "summary.json").read_text())
+        judge = summary["judge"]
         # again, with the run's summary.json in OUT: the measured completion tokens per request
         cache_at = common.index("--cache")
         no_cache = [*common[:cache_at], "--no-cache", *common[cache_at + 2:]]
@@ -64,7 +66,9 @@ def main() -> None:
         measured = json.loads(again.stdout)
     actual = {"requests": judge["requests"], "prompt_tokens": judge["prompt_tokens"],
               "completion_tokens": judge["completion_tokens"]}
-    actual["usd"] = caps.cost(actual["prompt_tokens"], actual["completion_tokens"])
+    # the run's own cost (summary.json), else its tokens priced the same way
+    actual["usd"] = (summary.get("cost") or {}).get("usd") or book.cost(MODEL, Usage(
+        prompt_tokens=actual["prompt_tokens"], completion_tokens=actual["completion_tokens"])).usd
     print(f"{args.data.name}, default metrics, judge openai:{MODEL} (fake judge); "
           f"requests sent by --estimate: {sent}")
     print(f"{'figure':<18}{'low':>12}{'expected':>12}{'high':>12}{'actual':>12}{'error':>9}")
