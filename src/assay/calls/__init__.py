@@ -40,7 +40,7 @@ from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
-from ._placeholder import PlaceholderJudge, placeholder_answer
+from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
@@ -53,6 +53,7 @@ __all__ = [
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",
+    "CachedAnswers",
     "CallMeter",
     "EmbeddingStats",
     "Estimate",

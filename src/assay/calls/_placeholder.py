@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from ..judges import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
+from ..judges import Accept, JudgeCache, JudgeCapabilities, JudgeRequest, JudgeResponse
 
-__all__ = ["REASON", "STATEMENT", "PlaceholderJudge", "placeholder_answer"]
+__all__ = ["REASON", "STATEMENT", "CachedAnswers", "PlaceholderJudge", "placeholder_answer"]
 
 #: A judge's reason of a usual length (two sentences), what a placeholder reason says.
 REASON = ("The answer is supported by the context and addresses the question directly; each "
@@ -136,3 +137,34 @@ class PlaceholderJudge:
 
     async def aclose(self) -> None:
         return None
+
+
+class CachedAnswers:
+    """The answers a judge cache file holds, read only (what an estimate counts as free):
+    ``get(request, scope)`` with the judge's cache scope (:func:`assay.judges.cache_scope`).
+    A file that does not exist is not made: nothing is cached then.
+
+    Example:
+        >>> import tempfile
+        >>> answers = CachedAnswers(Path(tempfile.mkdtemp()) / "none.sqlite")
+        >>> req = JudgeRequest(messages=[{"role": "user", "content": "x"}], schema_name="s")
+        >>> answers.holds_any, answers.get(req, "openai:m")
+        (False, None)
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self._cache = JudgeCache(path) if path is not None and Path(path).is_file() else None
+
+    @property
+    def holds_any(self) -> bool:
+        """Whether there is a cache file to read."""
+        return self._cache is not None
+
+    def get(self, request: JudgeRequest, scope: str) -> JudgeResponse | None:
+        """The cached answer to ``request`` under ``scope``, ``None`` when there is none."""
+        return self._cache.get(request.cache_key(scope)) if self._cache is not None else None
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._cache is not None:
+            self._cache.close()

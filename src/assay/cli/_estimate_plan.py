@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..calls import (
+    CachedAnswers,
     Estimate,
     JudgeEstimate,
     PlaceholderJudge,
@@ -60,7 +61,6 @@ from ..judges import (
     Accept,
     FakeJudge,
     Judge,
-    JudgeCache,
     JudgeRequest,
     JudgeResponse,
     cache_scope,
@@ -132,15 +132,14 @@ async def estimate_async(
     try:
         source, total, asked = _read_and_plan(data, metrics, reading)
         counters = [token_counter(model_of(j.id)) for j in judges]
-        store = JudgeCache(cache) if cache is not None and Path(cache).is_file() else None
+        store = CachedAnswers(cache)
         plans = [_JudgePlan(j, c, store, cached_run=cache is not None)
                  for j, c in zip(judges, counters)]
         try:
             for judge_plan in plans if asked else []:  # no judge metric: nothing to ask
                 await judge_plan.render(source, asked, scoring, sample)
         finally:
-            if store is not None:
-                store.close()
+            store.close()
     finally:
         for backend in judges:
             await backend.aclose()
@@ -163,7 +162,7 @@ async def estimate_async(
         notes.insert(0, f"from the first {rendered_rows:,} of {total:,} rows, scaled")
     notes.append("completion tokens: low = a short answer of the metric's schema, expected = "
                  + ("the mean measured in the judge cache or an earlier run where there is one, "
-                    "else " if store is not None or measured is not None else "")
+                    "else " if store.holds_any or measured is not None else "")
                  + "an answer of a usual length, high = each request's max_tokens; retries "
                    "are not counted")
     return Estimate(rows=total, total=total_tally, by_kind=dict(by_kind), by_judge=by_judge,
@@ -269,7 +268,7 @@ class _RowRecorder(PlaceholderJudge):
 class _JudgePlan:
     """One judge's planned requests, per kind of request (``schema_name``)."""
 
-    def __init__(self, judge: Judge, counter: TokenCounter, store: JudgeCache | None, *,
+    def __init__(self, judge: Judge, counter: TokenCounter, store: CachedAnswers, *,
                  cached_run: bool) -> None:
         self.judge, self.counter, self.store = judge, counter, store
         #: With a cache, a request already asked (any row) is answered from it; without,
@@ -301,7 +300,7 @@ class _JudgePlan:
 
     def _cached(self, request: JudgeRequest) -> JudgeResponse | None:
         """The judge cache's answer to ``request``, ``None`` when it has none."""
-        return self.store.get(request.cache_key(self.scope)) if self.store is not None else None
+        return self.store.get(request, self.scope)
 
     def _count(self, row_id: str, which: str, items: int, request: JudgeRequest) -> None:
         # with a cache, a request already asked (any row) is answered from it; without,
@@ -310,8 +309,7 @@ class _JudgePlan:
         if key in self.seen[which] and (self.cached_run or which != "high"):
             return
         self.seen[which].add(key)
-        key = request.cache_key(self.scope)
-        if self.store is not None and (hit := self.store.get(key)) is not None:
+        if (hit := self.store.get(request, self.scope)) is not None:
             if which == "expected":
                 self.cached[request.schema_name] += 1
                 measured = self.cached_completion[request.schema_name]
