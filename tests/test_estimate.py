@@ -203,3 +203,28 @@ def test_placeholder_answers_follow_the_schema() -> None:
             "reason": {"type": "string"}}}}}}
     answer = json.loads(placeholder_answer(schema, items=3))
     assert [v["verdict"] for v in answer["verdicts"]] == ["supported"] * 3
+
+
+def test_with_an_app_under_test_rows_without_answers_are_estimated() -> None:
+    rows = [{"id": "q", "question": "How heavy is it?", "ground_truth": "1.3 kg.",
+             "context": "It weighs 1.3 kg."}]
+    estimate = asyncio.run(estimate_async(rows, metrics="fluency,groundedness",
+                                          judge=FakeJudge(), cache=None, app=True))
+    assert estimate.total.requests.expected == 2  # judged as the app will answer
+
+
+def test_a_panel_is_estimated_per_judge_and_a_repeat_multiplies() -> None:
+    estimate = asyncio.run(estimate_async(ROWS, metrics="fluency", judge=["fake:a", "fake:b"],
+                                          cache=None, repeat=3))
+    figures = estimate.as_dict()
+    assert sorted(figures["by_judge"]) == ["fake:a", "fake:b"]
+    assert figures["requests"]["expected"] == 2 * 3 * 3  # judges x rows x repeats
+    assert figures["usd"] is None and "fake" in figures["unknown_reason"]
+
+
+def test_bad_data_is_told_with_its_line_and_nothing_is_estimated(tmp_path: Path) -> None:
+    data = tmp_path / "bad.jsonl"
+    data.write_text('{"question": "Q?", "answer": "A."}\n{"question": \n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(data), "--judge", "fake", "--estimate"])
+    assert result.exit_code == 2
+    assert "line 2" in result.output and "Traceback" not in result.output

@@ -86,11 +86,12 @@ def estimate_first(given: EstimateFlags | tuple[bool | None, int, Path | None], 
                    piped: bool,
                    metrics: str | Sequence[str | Metric], judges: list[str],
                    reading: ReadOptions, scoring: ScoringOptions, repeat: int,
-                   calls: JudgeCallOptions, out: Path, prices: Path | None = None) -> bool:
+                   calls: JudgeCallOptions, out: Path, prices: Path | None = None,
+                   app: bool = False) -> bool:
     """Print the estimate when asked (``--estimate``: every row; else, for a run over
     ``flags.over`` rows, a sample's); True when the command should stop there. ``given``:
     the flags, or ``(--estimate/--no-estimate, --estimate-over, --json)`` as parsed;
-    ``prices``: the ``--prices`` file.
+    ``prices``: the ``--prices`` file; ``app``: the run has a ``--target``.
 
     Raises:
         typer.BadParameter: ``--json`` without ``--estimate``.
@@ -107,7 +108,7 @@ def estimate_first(given: EstimateFlags | tuple[bool | None, int, Path | None], 
     estimate = asyncio.run(estimate_async(
         data, metrics=metrics, judge=judges[0] if len(judges) == 1 else judges,
         reading=reading, scoring=scoring, repeat=repeat, cache=calls.cache, tpm=calls.tpm,
-        rpm=calls.rpm, out=out, prices_file=prices, sample=None if flags.only else ESTIMATE_SAMPLE))
+        rpm=calls.rpm, out=out, prices_file=prices, app=app, sample=None if flags.only else ESTIMATE_SAMPLE))
     if not flags.only and estimate.rows <= flags.over:
         return False  # a format whose rows are not lines: its size known only now
     for line in estimate.lines():

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from itertools import islice
 from pathlib import Path
@@ -106,6 +106,7 @@ async def estimate_async(
     out: Path | None = None,
     prices_file: Path | None = None,
     sample: int | None = None,
+    app: bool = False,
 ) -> Estimate:
     """Plan and count a run's judge requests (see the module); nothing is sent.
 
@@ -120,6 +121,9 @@ async def estimate_async(
         prices_file: the user's price file (see :mod:`assay.calls._prices`).
         sample: render only the first ``sample`` rows and scale their figures to the whole
             dataset (the estimate printed before a large run); ``None``: every row.
+        app: the run has an app under test (``--target``): a QA row without an answer is
+            estimated with its ground truth (else a sentence) as the answer the app will give
+            (the app's own calls are not estimated).
 
     Raises:
         DataError: the dataset has problems (all listed).
@@ -130,14 +134,15 @@ async def estimate_async(
              else [judge])
     judges = [_judge_or_standin(spec) for spec in specs]
     try:
-        source, total, asked = _read_and_plan(data, metrics, reading)
+        source, total, asked = _read_and_plan(data, metrics, reading, app=app)
         counters = [token_counter(model_of(j.id)) for j in judges]
         store = CachedAnswers(cache)
         plans = [_JudgePlan(j, c, store, cached_run=cache is not None)
                  for j, c in zip(judges, counters)]
         try:
             for judge_plan in plans if asked else []:  # no judge metric: nothing to ask
-                await judge_plan.render(source, asked, scoring, sample)
+                await judge_plan.render(_AppAnswered(source) if app else source, asked,
+                                        scoring, sample)
         finally:
             store.close()
     finally:
@@ -170,24 +175,48 @@ async def estimate_async(
 
 
 def _read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
-                   metrics: str | Sequence[str | Metric], reading: ReadOptions,
-                   ) -> tuple[Iterable[Row], int, list[Metric]]:
+                   metrics: str | Sequence[str | Metric], reading: ReadOptions, *,
+                   app: bool) -> tuple[Iterable[Row], int, list[Metric]]:
     """The rows (checked, every problem at once), their count and the judge metrics the
-    run's planner picks for them."""
+    run's planner picks for them (as the app will leave them, with ``app``)."""
     options = {"mapping": reading.mapping, "max_field_chars": reading.max_field_chars,
-               "long_fields": reading.long_fields}
+               "long_fields": reading.long_fields, "answer_required": not app}
     source: Iterable[Row]
     if isinstance(data, (str, Path)):
         stream = DatasetStream(data, **options)  # type: ignore[arg-type]
         planner = MetricPlanner(metrics, unavailable={}, source=str(data))
-        total = stream.check(planner.add)
+        total = stream.check(lambda rows: planner.add(list(_answered(rows)) if app else rows))
         source = stream
     else:
         rows = rows_from_records(data, **options)  # type: ignore[arg-type]
         planner = MetricPlanner(metrics, unavailable={}, source="<records>")
-        planner.add(rows)
+        planner.add(list(_answered(rows)) if app else rows)
         source, total = rows, len(rows)
     return source, total, [m for m in planner.finish().metrics if m.uses_judge]
+
+
+#: The answer an app under test is assumed to give a QA row that has no ground truth.
+APP_ANSWER = "The answer states one fact from the context, in a sentence of usual length."
+
+
+def _answered(rows: Iterable[Row]) -> Iterable[Row]:
+    """The rows as an app under test leaves them: a QA row without an answer answered with
+    its ground truth (else :data:`APP_ANSWER`)."""
+    for row in rows:
+        if row.messages is None and not row.answer:
+            yield row.model_copy(update={"answer": row.ground_truth or APP_ANSWER})
+        else:
+            yield row
+
+
+class _AppAnswered:
+    """``rows`` as :func:`_answered` leaves them, each time they are iterated (each pass)."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.rows = rows
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(_answered(self.rows))
 
 
 def _judge_or_standin(spec: str | Judge) -> Judge:

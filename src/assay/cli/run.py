@@ -252,7 +252,7 @@ def run(
             safety_mode=safety_mode, reasons=reasons)
         if estimate_first((estimate, estimate_over, json_out), data, piped=piped, metrics=chosen,
                           judges=judges, reading=reading, scoring=scoring, repeat=repeat,
-                          calls=calls, out=out_dir, prices=prices):
+                          calls=calls, out=out_dir, prices=prices, app=agent is not None):
             return  # --estimate: nothing sent
         from ..run import evaluate_async  # the runner: not imported for --help
 
