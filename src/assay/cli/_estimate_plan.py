@@ -33,10 +33,8 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -45,7 +43,6 @@ from ..calls import (
     CachedAnswers,
     Estimate,
     JudgeEstimate,
-    PlaceholderJudge,
     Span,
     Tally,
     TokenCounter,
@@ -58,7 +55,6 @@ from ..calls import (
 from ..data import DatasetStream, Row, rows_from_records
 from ..errors import ConfigError
 from ..judges import (
-    Accept,
     FakeJudge,
     Judge,
     JudgeRequest,
@@ -69,30 +65,18 @@ from ..judges import (
 )
 from ..metrics import Metric, MetricPlanner
 from ..run import JudgeOptions, ReadOptions, ScoringOptions, StreamScorer
+from ._estimate_rows import (
+    AppAnswered,
+    RowRecorder,
+    UnitEmbedder,
+    answered,
+    rows_for_pass,
+)
 
-__all__ = ["estimate_async", "expected_items"]
+__all__ = ["estimate_async"]
 
 _PASSES = ("low", "expected", "high")
 _DEFAULT_READ, _DEFAULT_SCORING = ReadOptions(), ScoringOptions()
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
-#: The row being scored, and how many items a listing answer for it lists: set by the row
-#: source in the task that then scores the row (a worker of the engine), so each request
-#: the metrics make for that row carries it.
-_ROW: ContextVar[tuple[str, int]] = ContextVar("assay_estimate_row", default=("", 1))
-
-
-def expected_items(row: Row) -> int:
-    """How many statements a decomposition of the row's answer is expected to list: one per
-    sentence (the assistant turns' text for a conversation), at least one.
-
-    Example:
-        >>> expected_items(Row(id="1", line=1, answer="It is 1.3 kg. It packs small!"))
-        2
-    """
-    text = row.answer or " ".join(t.content for t in row.messages or [] if t.role == "assistant")
-    return max(1, len([s for s in _SENTENCE_END.split(text.strip()) if s.strip()]))
-
-
 async def estimate_async(
     data: str | Path | Iterable[Mapping[str, Any]], *,
     metrics: str | Sequence[str | Metric] = "auto",
@@ -141,7 +125,7 @@ async def estimate_async(
                  for j, c in zip(judges, counters)]
         try:
             for judge_plan in plans if asked else []:  # no judge metric: nothing to ask
-                await judge_plan.render(_AppAnswered(source) if app else source, asked,
+                await judge_plan.render(AppAnswered(source) if app else source, asked,
                                         scoring, sample)
         finally:
             store.close()
@@ -185,38 +169,14 @@ def _read_and_plan(data: str | Path | Iterable[Mapping[str, Any]],
     if isinstance(data, (str, Path)):
         stream = DatasetStream(data, **options)  # type: ignore[arg-type]
         planner = MetricPlanner(metrics, unavailable={}, source=str(data))
-        total = stream.check(lambda rows: planner.add(list(_answered(rows)) if app else rows))
+        total = stream.check(lambda rows: planner.add(list(answered(rows)) if app else rows))
         source = stream
     else:
         rows = rows_from_records(data, **options)  # type: ignore[arg-type]
         planner = MetricPlanner(metrics, unavailable={}, source="<records>")
-        planner.add(list(_answered(rows)) if app else rows)
+        planner.add(list(answered(rows)) if app else rows)
         source, total = rows, len(rows)
     return source, total, [m for m in planner.finish().metrics if m.uses_judge]
-
-
-#: The answer an app under test is assumed to give a QA row that has no ground truth.
-APP_ANSWER = "The answer states one fact from the context, in a sentence of usual length."
-
-
-def _answered(rows: Iterable[Row]) -> Iterable[Row]:
-    """The rows as an app under test leaves them: a QA row without an answer answered with
-    its ground truth (else :data:`APP_ANSWER`)."""
-    for row in rows:
-        if row.messages is None and not row.answer:
-            yield row.model_copy(update={"answer": row.ground_truth or APP_ANSWER})
-        else:
-            yield row
-
-
-class _AppAnswered:
-    """``rows`` as :func:`_answered` leaves them, each time they are iterated (each pass)."""
-
-    def __init__(self, rows: Iterable[Row]) -> None:
-        self.rows = rows
-
-    def __iter__(self) -> Iterator[Row]:
-        return iter(_answered(self.rows))
 
 
 def _judge_or_standin(spec: str | Judge) -> Judge:
@@ -255,45 +215,6 @@ def _earlier_run_mean(out: Path | None) -> float | None:
     return completion / requests if requests else None
 
 
-async def _rows(rows: Iterable[Row], which: str) -> AsyncIterator[Row]:
-    """The rows, each with its id and list length set (:data:`_ROW`) in the task that takes
-    it: the engine's worker, which then scores it."""
-    for row in rows:
-        items = expected_items(row)
-        _ROW.set((row.id, {"low": 1, "expected": items, "high": 2 * items}[which]))
-        yield row
-
-
-class _UnitEmbedder:
-    """Stands in for the run's embedder (a judge metric that also compares embeddings): the
-    same vector for every text, computed at once (embedding calls are not estimated)."""
-
-    id = "estimate"
-    max_batch = 1024
-
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        return [[1.0, 0.0] for _ in texts]
-
-    async def aclose(self) -> None:
-        return None
-
-
-class _RowRecorder(PlaceholderJudge):
-    """A placeholder judge that keeps each request with its row and lists that row's
-    number of items (:data:`_ROW`)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.asked: list[tuple[tuple[str, int], JudgeRequest]] = []
-
-    async def complete(self, request: JudgeRequest, *,
-                       accept: Accept | None = None) -> JudgeResponse:
-        row = _ROW.get()
-        self.items = row[1]
-        self.asked.append((row, request))
-        return await super().complete(request, accept=accept)
-
-
 class _JudgePlan:
     """One judge's planned requests, per kind of request (``schema_name``)."""
 
@@ -315,13 +236,13 @@ class _JudgePlan:
                      sample: int | None) -> None:
         """Render the requests of every row (the first ``sample`` rows) at each list length,
         through one scorer with all the judge metrics, as the run scores them."""
-        recorder = _RowRecorder(self.judge.id, self.judge.capabilities, known=self._cached)
-        scorer = StreamScorer(metrics, judge=recorder, embeddings=_UnitEmbedder(),
+        recorder = RowRecorder(self.judge.id, self.judge.capabilities, known=self._cached)
+        scorer = StreamScorer(metrics, judge=recorder, embeddings=UnitEmbedder(),
                               scoring=scoring, judging=JudgeOptions(cache=None))
         try:
             for which in _PASSES:
                 recorder.asked.clear()
-                await scorer.score(_rows(islice(rows, sample), which), lambda _record: None)
+                await scorer.score(rows_for_pass(islice(rows, sample), which), lambda _record: None)
                 for (row_id, items), request in recorder.asked:
                     self._count(row_id, which, items, request)
         finally:
