@@ -16,6 +16,12 @@ the robustness suites and the simulators all call models through here).
 - :func:`as_repeat`: a judge metric asked again (``--repeat``), its answers cached apart.
 - :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
   (``--timeout``), for model calls, the app under test and an agent's tools alike.
+- Calls counted before they are made (``assay run --estimate``): :class:`PlaceholderJudge`
+  records the requests metrics build and answers each with a placeholder of its schema;
+  :func:`token_counter` / :func:`prompt_tokens` count their tokens (exact where the model's
+  tokenizer is on this machine, else a stated approximation); :func:`judge_pricer` prices
+  them (unknown is ``None`` with a reason, never $0); :class:`Estimate` holds the figures as
+  low / expected / high (:class:`Span`, :class:`Tally`).
 
 Example:
     >>> import asyncio
@@ -30,16 +36,20 @@ Example:
 
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
+from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
 from ._managed import JudgeStats, ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
+from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
+from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
 from ._row_time import RowClock, add_judge_seconds, row_clock
 from ._spend import BudgetReachedError, SpendLimit
+from ._tokens import TokenCounter, prompt_tokens, token_counter
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -48,29 +58,43 @@ __all__ = [
     "Budget",
     "BudgetClient",
     "BudgetReachedError",
+    "CachedAnswers",
     "CallMeter",
     "EmbeddingStats",
+    "Estimate",
     "JudgeCallOptions",
+    "JudgeEstimate",
+    "JudgePricer",
     "JudgeStats",
     "ManagedEmbedder",
     "ManagedJudge",
     "OpenedEmbedder",
     "OpenedJudge",
     "OpenedJudges",
+    "PlaceholderJudge",
     "RetryPolicy",
     "RowClock",
+    "Span",
     "SpendLimit",
+    "Tally",
+    "TokenCounter",
     "add_judge_seconds",
     "as_repeat",
     "check_timeout",
     "in_daemon_thread",
+    "judge_pricer",
     "meter_call",
     "metered",
+    "model_of",
     "open_embedder",
     "open_judge",
     "open_judges",
+    "placeholder_answer",
+    "prompt_tokens",
     "repeat_scope",
     "row_clock",
+    "seconds_at_limits",
     "start_budget_actor",
+    "token_counter",
     "within",
 ]

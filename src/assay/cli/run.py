@@ -45,6 +45,7 @@ from ._call_flags import (
 from ._ci_outputs import JunitOption, MarkdownOption
 from ._configured import used_config
 from ._errors import exit_on_errors, print_failures
+from ._estimate import EstimateJsonOption, EstimateOption, EstimateOverOption, estimate_first
 from ._format import percent, printable
 from ._options import (
     DEFAULT_MAX_FIELD_CHARS,
@@ -197,6 +198,9 @@ def run(
              "majority for labels); the summary shows each judge metric's test-retest "
              "agreement, within-row SD and Krippendorff's alpha. Metrics without a judge are "
              "computed once.")] = 1,
+    estimate: EstimateOption = None,
+    estimate_over: EstimateOverOption = 1000,
+    json_out: EstimateJsonOption = None,
 ) -> None:
     """Score every row of DATA with the metrics its fields allow; write results as rows finish.
     With --target, the app under test first answers each QA row that has no answer and each
@@ -247,18 +251,22 @@ def run(
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         if not piped and str(data) != "-":
             open_source(data)  # a missing or unreadable file: told before the runner loads
+        reading = ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
+                              long_fields=long_fields)  # type: ignore[arg-type]
+        scoring = ScoringOptions(
+            lang=lang, style=style, on_injection=on_injection, fence=fence,
+            injection_detector=injection_detector, safety_threshold=safety_threshold,
+            safety_mode=safety_mode, reasons=reasons)
+        if estimate_first((estimate, estimate_over, json_out), data, piped=piped, metrics=chosen,
+                          judges=judges, reading=reading, scoring=scoring, repeat=repeat,
+                          calls=calls, out=out_dir, prices=prices, app=agent is not None):
+            return  # --estimate: nothing sent
         from ..run import evaluate_async  # the runner: not imported for --help
 
         result = asyncio.run(owning_agent(agent, evaluate_async(
             data, metrics=chosen, judge=judges[0] if len(judges) == 1 else judges,
             embeddings=embeddings, on_plan=on_plan,
-            agent=agent,
-            reading=ReadOptions(mapping=mapping, max_field_chars=max_field_chars,
-                                long_fields=long_fields),  # type: ignore[arg-type]
-            scoring=ScoringOptions(
-                lang=lang, style=style, on_injection=on_injection, fence=fence,
-                injection_detector=injection_detector, safety_threshold=safety_threshold,
-                safety_mode=safety_mode, reasons=reasons),
+            agent=agent, reading=reading, scoring=scoring,
             judging=JudgeOptions.from_calls(calls),
             run=RunOptions(
                 out=out_dir, resume=resume, overwrite=overwrite, progress=progress and not quiet,
