@@ -11,10 +11,10 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .._text import percent
-from ..costs import cost_diff_line, usd_delta_text
+from ..costs import cost_diff_line
 from ..metrics import comparison_tables
 from ..records import RunData
 from ._difference_chart import difference_of, differences_svg
@@ -69,7 +69,6 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
             "scored": f"{fmt(m.get('scored_a'))} / {fmt(m.get('scored_b'))}",
             "unscored": f"{fmt(m.get('unscored_a'))} / {fmt(m.get('unscored_b'))}",
             "verdict": d.words, "css": _DIRECTION_CSS.get(d.direction, ""),
-            "cost_diff": _metric_cost_diff(comparison.get("cost"), name),
             "lower_better": not d.higher_is_better,
         })
     defects = []
@@ -98,14 +97,11 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
             "chart": differences_svg(differences) if differences else None,
             "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
             "metrics": metrics, "defects": defects, "tables": tables, "changed": changed,
-            "cost": (cost_diff_line(comparison["cost"])
-                     if isinstance(comparison.get("cost"), Mapping) else None)}
+            "cost": cost_diff_line(cost) if _spent(cost := comparison.get("cost")) else None}
 
 
-def _metric_cost_diff(cost: object, name: str) -> str | None:
-    """B - A of one metric's judge cost (``$0`` where neither run's metric spent anything),
-    ``None`` without a cost comparison."""
-    if not isinstance(cost, Mapping):
-        return None
-    spent = (cost.get("by_metric") or {}).get(name)
-    return usd_delta_text(spent.get("usd_b"), spent.get("usd_a")) if spent else "$0"
+def _spent(cost: object) -> TypeGuard[Mapping[str, Any]]:
+    """Whether a comparison's cost has anything to show: some judge usage recorded in either
+    run (two runs of lexical metrics, or runs recorded before assay kept costs, get no cost
+    line, which would only say "$0" or "unknown")."""
+    return isinstance(cost, Mapping) and bool(cost.get("by_metric"))
