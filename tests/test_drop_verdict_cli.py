@@ -202,4 +202,10 @@ def test_run_refuses_bad_drop_bars_before_any_judge_call(tmp_path: Path,
     missing = _run(data, tmp_path / "d", "--baseline", tmp_path / "nope",
                    "--max-drop", "relevance=0.2")
     assert missing.exit_code == 2
+    others = [dict(r, id=f"new{i}") for i, r in enumerate(ROWS[:4])]  # no row in the baseline
+    elsewhere = _run(_data(tmp_path / "other.jsonl", [*ROWS[:1], *others]), tmp_path / "e",
+                     "--baseline", tmp_path / "base", "--max-drop", "relevance=0.2")
+    assert elsewhere.exit_code == 2
+    assert "shares 1 of the candidate's 5 rows" in _flat(elsewhere.stderr)
+    assert not (tmp_path / "e" / "results.jsonl").exists()
     assert len(scripted) == asked  # nothing was judged

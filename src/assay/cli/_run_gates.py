@@ -44,6 +44,7 @@ from ._verdict import (
 
 if TYPE_CHECKING:  # the records package (and the store under it): not imported for --help
     from ..records import RunData
+    from ..run import ReadOptions
 
 __all__ = ["RunGates", "suite_name"]
 
@@ -86,6 +87,22 @@ class RunGates:
         check_bar_names(plan.metrics, fail_under=self.under, fail_over=self.over,
                         skipped=plan.skipped)
         check_baseline_bars(plan.metrics, self.baseline, self.drops)
+
+    def check_rows(self, data: Path, reading: ReadOptions, *, answer_required: bool) -> None:
+        """With a baseline: refuse one that shares under half of ``data``'s rows, before any
+        row is scored (the dataset's ids read once more, as the run will read them). A piped
+        dataset cannot be read twice: its rows are checked against the baseline after the run.
+        """
+        if self.baseline is None or not self.drops:
+            return
+        from ..compare import check_shared_rows
+        from ..data import DatasetStream
+
+        ids: list[str] = []
+        DatasetStream(data, mapping=reading.mapping, max_field_chars=reading.max_field_chars,
+                      long_fields=reading.long_fields, answer_required=answer_required).check(
+            lambda rows: ids.extend(str(r.id) for r in rows))
+        check_shared_rows(self.baseline, ids)
 
     def decide(self, summary: dict[str, Any], out_dir: Path, *, suite: str) -> tuple[list[str],
                                                                           list[BarOutcome]]:

@@ -261,6 +261,8 @@ def run(
                           judges=judges, reading=reading, scoring=scoring, repeat=repeat,
                           calls=calls, out=out_dir, prices=prices, app=agent is not None):
             return  # --estimate: nothing sent
+        if not piped and str(data) != "-":  # a baseline over other rows: refused before scoring
+            gates.check_rows(data, reading, answer_required=agent is None)
         from ..run import evaluate_async  # the runner: not imported for --help
 
         result = asyncio.run(owning_agent(agent, evaluate_async(

@@ -14,7 +14,7 @@ from ._attacks import check_comparable, compare_attack_runs
 from ._bar_names import check_drop_names
 from ._compare import compare_runs
 from ._latency import latency_lines
-from ._verdict import allowed_text, check_margins, decide_drops, with_verdicts
+from ._verdict import allowed_text, check_margins, check_shared_rows, decide_drops, with_verdicts
 
-__all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "compare_attack_runs", "compare_runs",
+__all__ = ["allowed_text", "check_comparable", "check_drop_names", "check_margins", "check_shared_rows", "compare_attack_runs", "compare_runs",
            "decide_drops", "latency_lines", "with_verdicts"]

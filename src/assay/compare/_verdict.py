@@ -27,14 +27,18 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, option
 from ..gate import BarOutcome, RowNote, Verdict, worst_verdict
 from ._paired import newcombe_paired_interval, paired_t_interval
 
-__all__ = ["allowed_text", "check_margins", "decide_drops", "with_verdicts"]
+if TYPE_CHECKING:
+    from ..records import RunData
+
+__all__ = ["allowed_text", "check_margins", "check_shared_rows", "decide_drops",
+           "with_verdicts"]
 
 _DEFECT = "_defect_rate"
 #: Candidate repeats tried when saying whether ``--repeat K`` would decide a bar.
@@ -276,6 +280,25 @@ def _check_names(comparison: Mapping[str, Any], max_drop: Mapping[str, float]) -
         raise ConfigError("\n".join(problems) + "\nBars may name: "
                           f"{', '.join(usable) or 'none (no metric is scored in both runs)'}. "
                           "Fix: use one of those names.")
+
+
+def check_shared_rows(baseline: RunData, ids: Collection[str]) -> None:
+    """Refuse, before the candidate is scored, a baseline run that shares under half of the
+    candidate's rows (``ids``): the refusal :func:`decide_drops` would make after the run,
+    made before its judge calls are paid for.
+
+    Example:
+        >>> from assay.records import RunData
+        >>> base = RunData("base", {}, [{"id": "a"}, {"id": "b"}])
+        >>> check_shared_rows(base, ["a", "b", "c"])
+        >>> check_shared_rows(base, ["a", "x", "y"])
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: The baseline run base shares 1 of the candidate's 3 rows (rows pair by id), so a verdict would speak for rows it did not see. Fix: compare with a baseline run of the same dataset (same row ids).
+    """
+    known = {str(r.get("id")) for r in baseline.records}
+    _check_shared({"shared_rows": sum(str(i) in known for i in ids), "b": {"rows": len(ids)},
+                   "a": {"id": baseline.id}})
 
 
 def _check_shared(comparison: Mapping[str, Any]) -> None:
