@@ -153,3 +153,33 @@ def test_a_run_made_before_latency_gets_no_latency_line(tmp_path: Path) -> None:
     html = _report(b, "--compare", a)
     assert 'id="latency"' not in html and 'id="latency-diff"' not in html
     assert "<dt>Latency</dt>" not in html
+
+
+def test_the_web_uis_run_and_compare_pages_show_latency(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from assay.serve import create_app
+    from assay.store import open_store
+
+    def judge(p50: float) -> dict[str, Any]:
+        return {"judge": {"p50": p50, "p95": 2 * p50, "rows": 2,
+                          "by_metric": {"fluency": {"p50": p50, "p95": 2 * p50, "rows": 2}}}}
+
+    rows = [{"id": f"r{i}", "fluency": {"value": 4.0, "reason": "ok"}} for i in range(2)]
+    with open_store(tmp_path / "runs.sqlite") as store:
+        ids = []
+        for name, latency in (("a", judge(0.25)), ("b", judge(0.5)), ("old", None)):
+            run = store.create_run(name=name)
+            store.add_rows(run, rows)
+            store.finish_run(run, complete=True, summary={
+                "rows": 2, "complete": True, "metrics": {"fluency": {"mean": 4.0, "scored": 2}},
+                **({"latency": latency} if latency else {})})
+            ids.append(run)
+        with TestClient(create_app(store)) as client:
+            page = " ".join(client.get(f"/runs/{ids[1]}").text.split())
+            assert "latency per row: judge p50 0.5 s, p95 1 s" in page
+            assert "fluency 0.5 / 1 s" in page
+            assert "Latency" not in client.get(f"/runs/{ids[2]}").text
+            compared = " ".join(client.get(f"/compare?a={ids[0]}&b={ids[1]}").text.split())
+            assert ("judge seconds per row, p50 / p95: A 0.25 / 0.5, B 0.5 / 1" in compared)
+            assert "latency" not in client.get("/").text.lower()  # the runs list stays narrow
