@@ -9,9 +9,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from rich import box
 from rich.console import Console
 from rich.markup import escape
