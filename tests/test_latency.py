@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,79 @@ def test_compare_shows_both_runs_latency(tmp_path: Path) -> None:
     assert 0.02 <= judge["p50_a"] < judge["p50_b"] and judge["p50_b"] >= 0.06
     assert set(judge["by_metric"]) == {"fluency"}
     assert "judge seconds per row, p50 / p95: A " in " ".join(result.output.split())
+
+
+def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    rows = [{"id": f"q{i}", "answer": "Paris is the capital.", "ground_truth": "Paris"}
+            for i in range(3)]
+    for name, latency in (("a", 0.02), ("b", 0.06)):
+        evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(latency_s=latency),
+                 judging=JudgeOptions(cache=None),
+                 run=RunOptions(out=tmp_path / name, store=False, progress=False))
+    return tmp_path / "a", tmp_path / "b"
+
+
+def _report(*args: str | Path) -> str:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+
+    out = Path(str(args[0]) + ".html")
+    result = CliRunner().invoke(app, ["report", *map(str, args), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return " ".join(out.read_text(encoding="utf-8").split())
+
+
+def test_the_report_shows_the_runs_latency_and_the_comparisons(tmp_path: Path) -> None:
+    a, b = _two_runs(tmp_path)
+    judge = json.loads((b / "summary.json").read_text())["latency"]["judge"]
+    fluency = judge["by_metric"]["fluency"]
+    html = _report(b, "--compare", a)
+    assert (f'<dt>Latency</dt><dd id="latency">latency per row: judge p50 {judge["p50"]:.3g} s, '
+            f'p95 {judge["p95"]:.3g} s <span class="muted">(per judge metric, p50 / p95: '
+            f'fluency {fluency["p50"]:.3g} / {fluency["p95"]:.3g} s)</span></dd>') in html
+    diff = re.search(r'<p class="muted small" id="latency-diff">([^<]*)</p>', html)
+    assert diff is not None and diff.group(1).startswith(
+        "judge seconds per row, p50 / p95: A 0.0")  # A's 20 ms calls beside B's 60 ms
+    assert html.index('id="differences"') < diff.start() < html.index('id="difference-chart"')
+
+
+def test_a_run_made_before_latency_gets_no_latency_line(tmp_path: Path) -> None:
+    a, b = _two_runs(tmp_path)
+    for run in (a, b):  # as written before assay measured latency
+        summary = json.loads((run / "summary.json").read_text())
+        del summary["latency"]
+        (run / "summary.json").write_text(json.dumps(summary))
+    html = _report(b, "--compare", a)
+    assert 'id="latency"' not in html and 'id="latency-diff"' not in html
+    assert "<dt>Latency</dt>" not in html
+
+
+def test_the_web_uis_run_and_compare_pages_show_latency(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from assay.serve import create_app
+    from assay.store import open_store
+
+    def judge(p50: float) -> dict[str, Any]:
+        return {"judge": {"p50": p50, "p95": 2 * p50, "rows": 2,
+                          "by_metric": {"fluency": {"p50": p50, "p95": 2 * p50, "rows": 2}}}}
+
+    rows = [{"id": f"r{i}", "fluency": {"value": 4.0, "reason": "ok"}} for i in range(2)]
+    with open_store(tmp_path / "runs.sqlite") as store:
+        ids = []
+        for name, latency in (("a", judge(0.25)), ("b", judge(0.5)), ("old", None)):
+            run = store.create_run(name=name)
+            store.add_rows(run, rows)
+            store.finish_run(run, complete=True, summary={
+                "rows": 2, "complete": True, "metrics": {"fluency": {"mean": 4.0, "scored": 2}},
+                **({"latency": latency} if latency else {})})
+            ids.append(run)
+        with TestClient(create_app(store)) as client:
+            page = " ".join(client.get(f"/runs/{ids[1]}").text.split())
+            assert "latency per row: judge p50 0.5 s, p95 1 s" in page
+            assert "fluency 0.5 / 1 s" in page
+            assert "Latency" not in client.get(f"/runs/{ids[2]}").text
+            compared = " ".join(client.get(f"/compare?a={ids[0]}&b={ids[1]}").text.split())
+            assert ("judge seconds per row, p50 / p95: A 0.25 / 0.5, B 0.5 / 1" in compared)
+            assert "latency" not in client.get("/").text.lower()  # the runs list stays narrow

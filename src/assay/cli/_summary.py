@@ -9,9 +9,6 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -20,6 +17,7 @@ from rich.table import Table
 from ..costs import cost_line
 from ..metrics import summary_tables
 from ..metrics.safety import THRESHOLDS
+from ..records import latency_line
 from ._format import percent, prompt_tokens_text
 
 __all__ = ["latency_line", "print_summary", "retest_line"]
@@ -184,17 +182,3 @@ def print_summary(summary: dict) -> None:  # type: ignore[type-arg]
             Console(stderr=True).print(f"[yellow]{escape(name)}: {escape(str(note))}[/yellow]",
                                        highlight=False)
 
-
-def latency_line(latency: Mapping[str, Any] | None) -> str | None:
-    """The terminal summary's one line on latency, or ``None`` without one.
-
-    Example:
-        >>> latency_line({"judge": {"p50": 0.41, "p95": 1.2, "rows": 9},
-        ...               "app": {"p50": 2.0, "p95": 3.5, "rows": 9}})
-        'latency per row: judge p50 0.41 s, p95 1.2 s; app p50 2 s, p95 3.5 s'
-    """
-    if not latency:
-        return None
-    parts = [f"{who} p50 {latency[who]['p50']:.3g} s, p95 {latency[who]['p95']:.3g} s"
-             for who in ("judge", "app") if latency.get(who)]
-    return "latency per row: " + "; ".join(parts) if parts else None

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..records import latency_lines
+
 __all__ = ["latency_comparison", "latency_lines"]
 
 
@@ -45,17 +47,3 @@ def latency_comparison(summary_a: Mapping[str, Any], summary_b: Mapping[str, Any
         out[part] = pair
     return out or None
 
-
-def latency_lines(latency: Mapping[str, Any] | None) -> list[str]:
-    """What ``assay compare`` prints of :func:`latency_comparison`: a line per part.
-
-    Example:
-        >>> latency_lines({"app": {"p50_a": 1.0, "p95_a": 2.0, "p50_b": None, "p95_b": None}})
-        ['app seconds per row, p50 / p95: A 1 / 2, B - / -']
-    """
-    def num(x: float | None) -> str:
-        return "-" if x is None else f"{x:.3g}"
-
-    return [f"{part} seconds per row, p50 / p95: A {num(p['p50_a'])} / {num(p['p95_a'])}, "
-            f"B {num(p['p50_b'])} / {num(p['p95_b'])}"
-            for part, p in (latency or {}).items()]

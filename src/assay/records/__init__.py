@@ -30,7 +30,13 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     from ._failures import call_failures
     from ._interval import bootstrap_mean_ci, with_interval
     from ._job import Job, JobRows
-    from ._latency import ROW_LATENCY, LatencyTally
+    from ._latency import (
+        ROW_LATENCY,
+        LatencyTally,
+        latency_line,
+        latency_lines,
+        metric_latency_line,
+    )
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
     from ._outdir import lock_file
@@ -65,6 +71,7 @@ _LAZY: dict[str, str] = {
     "with_interval": "._interval",
     "Job": "._job",
     "LatencyTally": "._latency", "ROW_LATENCY": "._latency",
+    "latency_line": "._latency", "latency_lines": "._latency", "metric_latency_line": "._latency",
     "JobRows": "._job",
     "RunData": "._load",
     "load_run": "._load",
@@ -129,10 +136,13 @@ __all__ = [
     "is_call_failure",
     "judge_spec_of",
     "kept_results",
+    "latency_line",
+    "latency_lines",
     "load_finished",
     "load_run",
     "load_run_dir",
     "lock_file",
+    "metric_latency_line",
     "open_run_store",
     "plain_difference",
     "read_manifest",

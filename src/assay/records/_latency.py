@@ -22,7 +22,8 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["ROW_LATENCY", "LatencyTally", "percentiles"]
+__all__ = ["ROW_LATENCY", "LatencyTally", "latency_line", "latency_lines", "metric_latency_line",
+           "percentiles"]
 
 #: The record field that holds a row's latency.
 ROW_LATENCY = "row_latency"
@@ -75,3 +76,49 @@ class LatencyTally:
             out["app"] = percentiles(self.app)
         return out or None
 
+
+
+def latency_line(latency: Mapping[str, Any] | None) -> str | None:
+    """A run's ``summary["latency"]`` on one line (the terminal summary's and the report's), or
+    ``None`` without one.
+
+    Example:
+        >>> latency_line({"judge": {"p50": 0.41, "p95": 1.2, "rows": 9},
+        ...               "app": {"p50": 2.0, "p95": 3.5, "rows": 9}})
+        'latency per row: judge p50 0.41 s, p95 1.2 s; app p50 2 s, p95 3.5 s'
+        >>> latency_line(None) is None
+        True
+    """
+    if not latency:
+        return None
+    parts = [f"{who} p50 {latency[who]['p50']:.3g} s, p95 {latency[who]['p95']:.3g} s"
+             for who in ("judge", "app") if latency.get(who)]
+    return "latency per row: " + "; ".join(parts) if parts else None
+
+
+def metric_latency_line(latency: Mapping[str, Any] | None) -> str | None:
+    """Each judge metric's p50 / p95 seconds per row on one line; ``None`` without any.
+
+    Example:
+        >>> metric_latency_line({"judge": {"p50": 0.3, "p95": 0.6, "rows": 2, "by_metric": {
+        ...     "fluency": {"p50": 0.14, "p95": 0.44, "rows": 2}}}})
+        'per judge metric, p50 / p95: fluency 0.14 / 0.44 s'
+    """
+    by_metric = ((latency or {}).get("judge") or {}).get("by_metric") or {}
+    parts = [f"{name} {p['p50']:.3g} / {p['p95']:.3g} s" for name, p in by_metric.items()]
+    return "per judge metric, p50 / p95: " + ", ".join(parts) if parts else None
+
+
+def latency_lines(latency: Mapping[str, Any] | None) -> list[str]:
+    """Two runs' latency (``comparison["latency"]``, from ``assay compare``) as a line per part.
+
+    Example:
+        >>> latency_lines({"app": {"p50_a": 1.0, "p95_a": 2.0, "p50_b": None, "p95_b": None}})
+        ['app seconds per row, p50 / p95: A 1 / 2, B - / -']
+    """
+    def num(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3g}"
+
+    return [f"{part} seconds per row, p50 / p95: A {num(p['p50_a'])} / {num(p['p95_a'])}, "
+            f"B {num(p['p50_b'])} / {num(p['p95_b'])}"
+            for part, p in (latency or {}).items()]

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._cost_summary import CostSummary
+from ._latency_summary import LatencySummary
 
 __all__ = ["SCHEMA_VERSION", "MetricSummary", "RunSummary", "summary_json_schema",
            "typed_summary"]
@@ -237,6 +238,9 @@ class RunSummary(BaseModel):
     cost: CostSummary | None = Field(None, description=(
         "What the judge calls cost: total, per metric, per judge (null dollars when a price "
         "is unknown, with the reason)."))
+    latency: LatencySummary | None = Field(None, description=(
+        "Seconds per row, p50 / p95, of the judge (and per judge metric) and of the app; "
+        "absent when no row called either."))
     elapsed_s: float | None = None
     run_id: str | None = None
     config: str | None = Field(None, description=(

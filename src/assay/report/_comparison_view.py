@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 from .._text import percent
 from ..costs import cost_diff_line
 from ..metrics import comparison_tables
-from ..records import RunData
+from ..records import RunData, latency_lines
 from ._difference_chart import difference_of, differences_svg
 from ._model import fmt, table_view
 
@@ -97,7 +97,8 @@ def comparison_view(comparison: Mapping[str, Any], run: RunData, other: RunData 
             "chart": differences_svg(differences) if differences else None,
             "this": side.upper(), "shared_rows": comparison.get("shared_rows"),
             "metrics": metrics, "defects": defects, "tables": tables, "changed": changed,
-            "cost": cost_diff_line(cost) if _spent(cost := comparison.get("cost")) else None}
+            "cost": cost_diff_line(cost) if _spent(cost := comparison.get("cost")) else None,
+            "latency": "; ".join(latency_lines(comparison.get("latency"))) or None}
 
 
 def _spent(cost: object) -> TypeGuard[Mapping[str, Any]]:

@@ -32,7 +32,7 @@ from markupsafe import Markup
 from ..costs import cost_line
 from ..injection import describe
 from ..metrics import row_notes, summary_notes, summary_tables
-from ..records import RunData
+from ..records import RunData, latency_line, metric_latency_line
 from ._calibration_view import calibration_view
 from ._charts import distribution_chart, pairwise_word
 from ._comparison_view import comparison_view, report_sides
@@ -167,6 +167,8 @@ def _run_view(run: RunData, summary: Mapping[str, Any], rows: int) -> dict[str, 
         "judge": judge.get("id") or run.meta.get("judge"),
         "judge_stats": judge_stats,
         "cost": cost_line(summary.get("cost")),  # total and per metric; unknown with why
+        "latency": latency_line(summary.get("latency")),  # none for runs made before it was
+        "metric_latency": metric_latency_line(summary.get("latency")),
         "embeddings": emb.get("id") if isinstance(emb, Mapping) else emb,
         "rows": summary.get("rows"),
         "rows_done": summary.get("rows_done", rows),
