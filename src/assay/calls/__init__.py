@@ -37,7 +37,8 @@ Example:
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
 from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
-from ._managed import JudgeStats, ManagedJudge
+from ._judge_stats import JudgeStats
+from ._managed import ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
