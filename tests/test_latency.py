@@ -93,15 +93,9 @@ def test_compare_shows_both_runs_latency(tmp_path: Path) -> None:
 
     from assay.cli.main import app
 
-    rows = [{"id": f"q{i}", "answer": "Paris is the capital.", "ground_truth": "Paris"}
-            for i in range(3)]
-    for name, latency in (("a", 0.02), ("b", 0.06)):
-        evaluate(rows, metrics="f1_score,fluency", judge=FakeJudge(latency_s=latency),
-                 judging=JudgeOptions(cache=None),
-                 run=RunOptions(out=tmp_path / name, store=False, progress=False))
+    a, b = _two_runs(tmp_path)
     out = tmp_path / "cmp.json"
-    result = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
-                                      "--json", str(out)])
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "--json", str(out)])
     assert result.exit_code == 0, result.output
     judge = json.loads(out.read_text())["latency"]["judge"]
     assert 0.02 <= judge["p50_a"] < judge["p50_b"] and judge["p50_b"] >= 0.06
