@@ -139,10 +139,14 @@ def test_cli_ctrl_c_keeps_rows_and_resume_finishes(fake_judge_server, tmp_path: 
     assert 6 <= len(kept) < 50
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False
-    before = {r["prompt_hash"] for r in server.records() if r["status"] == 200}
+    asked_before = server.records()
+    before = {r["prompt_hash"] for r in asked_before if r["status"] == 200}
     done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    after = [r for r in server.records()[len(before):] if r["status"] == 200]
-    assert not before & {r["prompt_hash"] for r in after}
+    after = [r for r in server.records()[len(asked_before):] if r["status"] == 200]
+    # Only a request in flight when Ctrl-C came (at most --concurrency of them) may be asked
+    # again: the judge answered it but no row holds the answer. A kept row is never re-asked.
+    assert len(before & {r["prompt_hash"] for r in after}) <= 2
+    assert len(after) <= 50 - len(kept)
     final = [json.loads(x) for x in results.read_text().splitlines()]
     assert len(final) == 50 and all(r["groundedness"]["value"] == 5.0 for r in final)
