@@ -241,7 +241,9 @@ def test_max_cost_stops_with_exit_6_and_resume_finishes_at_the_uninterrupted_tot
 
 @pytest.mark.parametrize("flags,said", [
     (("--max-cost", "0"), "Got --max-cost 0.0"), (("--max-cost", "-1"), "Got --max-cost -1.0"),
-    (("--max-cost", "abc"), "--max-cost"), (("--max-cost", "nan"), "Got --max-cost nan"),
+    (("--max-cost", "abc"), "Got 'abc'. Must be a number of US dollars above 0"),
+    (("--max-tokens", "1.5"), "Got '1.5'. Must be a whole number of tokens above 0"),
+    (("--max-cost", "nan"), "Got --max-cost nan"),
     (("--max-tokens", "0"), "Got --max-tokens 0"),
     (("--max-cost", "1", "--judge", "openai:my-vllm"), "no price for openai:my-vllm"),
 ])

@@ -57,14 +57,55 @@ TpmOption = Annotated[int | None, typer.Option(
 #: ``--rpm``: the request budget per minute.
 RpmOption = Annotated[int | None, typer.Option(
     min=1, help="Model request budget per minute (client-side; requests wait for room).")]
+
+
+def parse_max_cost(value: object) -> float:
+    """``--max-cost`` read as a number of US dollars (0, a negative or an infinite number is
+    refused later with the limit's own words); a word is a usage error (exit 2) in ours.
+
+    Example:
+        >>> parse_max_cost("2.50")
+        2.5
+        >>> try:
+        ...     parse_max_cost("abc")
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got 'abc'. Must be a number of US dollars above 0, e.g. --max-cost 5.
+    """
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise typer.BadParameter(f"Got {str(value)!r}. Must be a number of US dollars above 0, "
+                                 "e.g. --max-cost 5.") from None
+
+
+def parse_max_tokens(value: object) -> int:
+    """``--max-tokens`` read as a whole number of tokens; anything else is a usage error.
+
+    Example:
+        >>> parse_max_tokens("20000")
+        20000
+        >>> try:
+        ...     parse_max_tokens("1.5")
+        ... except typer.BadParameter as e:
+        ...     print(e.message)
+        Got '1.5'. Must be a whole number of tokens above 0, e.g. --max-tokens 200000.
+    """
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise typer.BadParameter(f"Got {str(value)!r}. Must be a whole number of tokens above "
+                                 "0, e.g. --max-tokens 200000.") from None
+
+
 #: ``--max-cost USD``: the run's spending limit in US dollars.
 MaxCostOption = Annotated[float | None, typer.Option(
-    metavar="USD", help="Stop sending model requests before their cost would pass USD "
+    parser=parse_max_cost, metavar="USD", help="Stop sending model requests before their cost would pass USD "
                         "(those in flight finish; exit 6; --resume continues). Needs the "
                         "judge's price (--prices FILE for a model genai-prices does not list).")]
 #: ``--max-tokens N``: the run's spending limit in tokens.
 MaxTokensOption = Annotated[int | None, typer.Option(
-    metavar="N", help="Stop sending model requests before their tokens (prompt and "
+    parser=parse_max_tokens, metavar="N", help="Stop sending model requests before their tokens (prompt and "
                       "completion, in all) would pass N (exit 6; --resume continues).")]
 #: ``--max-attempts``: tries per call for errors worth retrying.
 MaxAttemptsOption = Annotated[int, typer.Option(
