@@ -72,6 +72,23 @@ class MetricResult(BaseModel):
             raise ValueError("an unscored result needs an error saying why")
         return self
 
+    def as_record(self) -> dict[str, Any]:
+        """The result as a row record holds it: ``model_dump()`` with ``repeats`` left out
+        when the metric was asked once; built directly for a plain result with no details
+        (most lexical results), where there is nothing nested to serialise.
+
+        Example:
+            >>> r = MetricResult(value=0.5)
+            >>> r.as_record() == r.model_dump(exclude={"repeats"}), list(r.as_record())
+            (True, ['value', 'weighted', 'reason', 'error', 'details'])
+            >>> MetricResult(value=0.5, repeats=[0.0, 1.0]).as_record()["repeats"]
+            [0.0, 1.0]
+        """
+        if self.details or type(self) is not MetricResult or self.repeats is not None:
+            return self.model_dump(exclude=None if self.repeats is not None else {"repeats"})
+        return {"value": self.value, "weighted": self.weighted, "reason": self.reason,
+                "error": self.error, "details": {}}
+
     @classmethod
     def unscored(cls, why: str, **details: Any) -> MetricResult:
         """An unscored result with its reason (and optional evidence such as the raw answer)."""

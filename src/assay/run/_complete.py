@@ -38,7 +38,6 @@ from typing import Any, Protocol
 from ..data import Row
 from ..metrics import MetricResult
 from ..records import ROW_LATENCY
-from ._score import result_record
 
 __all__ = ["AGENT_KEY", "ANSWER_TO_COME", "AgentStage", "RowAgent", "planned_row"]
 
@@ -121,7 +120,7 @@ class AgentStage:
         entry = self._entries.get(row_id)
         if entry is None or not entry.get("failure"):
             return None
-        unscored = result_record(MetricResult(value=None, error=str(entry["failure"])))
+        unscored = MetricResult(value=None, error=str(entry["failure"])).as_record()
         return self.finish({"id": row_id, **{name: dict(unscored) for name in self.metrics}})
 
     def finish(self, record: dict[str, Any]) -> dict[str, Any]:

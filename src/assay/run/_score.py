@@ -58,7 +58,7 @@ from ._panel import Panel, panel_id
 from ._panel_tally import SEP, judge_usage
 from ._repeat import ask_repeats
 
-__all__ = ["ScoreSettings", "Scorer", "result_record", "score_row"]
+__all__ = ["ScoreSettings", "Scorer", "score_row"]
 
 log = logging.getLogger("assay")
 
@@ -171,8 +171,8 @@ class Scorer:
         ctx = self.ctx
         record: dict[str, Any] = {"id": row.id}
         for metric in self.metrics:
-            record[metric.name] = result_record(
-                await _score_one(metric, row, row, ctx, previous, None))
+            record[metric.name] = (
+                await _score_one(metric, row, row, ctx, previous, None)).as_record()
         for family in self.families:
             record.update(family.row_details(record))
         return record
@@ -234,25 +234,6 @@ def _waits(metric: Metric) -> bool:
     return metric.uses_judge or metric.uses_embedder
 
 
-def result_record(result: MetricResult) -> dict[str, Any]:
-    """``result.model_dump()`` (``repeats`` left out when the metric was asked once), built
-    directly for a plain MetricResult with empty ``details`` (most lexical results), where
-    there is nothing nested to serialise.
-
-    Example:
-        >>> r = MetricResult(value=0.5)
-        >>> result_record(r) == r.model_dump(exclude={"repeats"}), list(result_record(r))
-        (True, ['value', 'weighted', 'reason', 'error', 'details'])
-        >>> result_record(MetricResult(value=0.5, repeats=[0.0, 1.0]))["repeats"]
-        [0.0, 1.0]
-    """
-    if result.details or type(result) is not MetricResult or result.repeats is not None:
-        # ``repeats`` only where the metric was asked more than once (--repeat)
-        return result.model_dump(exclude=None if result.repeats is not None else {"repeats"})
-    return {"value": result.value, "weighted": result.weighted, "reason": result.reason,
-            "error": result.error, "details": {}}
-
-
 async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
                     previous: Mapping[str, Any], *,
                     families: Sequence[MetricFamily] | None = None,
@@ -308,7 +289,7 @@ async def score_row(row: Row, metrics: Sequence[Metric], ctx: ScoreContext,
         result = results[metric.name]
         if found is not None and metric.uses_judge and metric.name not in previous:
             result.details.setdefault("injection", found)
-        record[metric.name] = result_record(result)
+        record[metric.name] = result.as_record()
     if found is not None:
         record["injection"] = found
     if unknown:
