@@ -1,5 +1,5 @@
 """The arena's Bradley-Terry ratings (issue 48 part 3): the fit against a reference fit
-(choix) on fixed outcomes, ties, abstentions, a clean sweep, intervals and ranks."""
+(choix) on fixed outcomes, ties, unscored pairs, a clean sweep, intervals and ranks."""
 
 from __future__ import annotations
 
@@ -56,12 +56,12 @@ def test_a_tie_is_half_a_win_each_way() -> None:
     assert a.ties == 1 and a.wins + a.ties + a.losses == 6 * 6 + 1
 
 
-def test_abstentions_are_counted_and_left_out_of_the_fit() -> None:
+def test_unscored_pairs_are_counted_and_left_out_of_the_fit() -> None:
     games = _games([0.4, -0.4, 0.0, 0.1], rows=5, seed=5)
     noisy = games + [Comparison("r0", "A", "B", None)] * 7
-    plain, with_abstentions = rate(games, bootstrap=0), rate(noisy, bootstrap=0)
-    np.testing.assert_allclose(_strengths(plain), _strengths(with_abstentions))
-    assert next(r for r in with_abstentions.ratings if r.system == "B").abstained == 7
+    plain, with_unscored = rate(games, bootstrap=0), rate(noisy, bootstrap=0)
+    np.testing.assert_allclose(_strengths(plain), _strengths(with_unscored))
+    assert next(r for r in with_unscored.ratings if r.system == "B").unscored == 7
 
 
 def test_a_clean_sweep_stays_finite_and_first() -> None:

@@ -1,5 +1,5 @@
 """The arena: N versions of an app ranked from judged pairs (Bradley-Terry ratings with
-bootstrap intervals over rows).
+bootstrap intervals over rows), as a run.
 
 Example:
     >>> from assay.arena import Comparison, rate
@@ -9,6 +9,8 @@ Example:
     ['v2', 'v1']
 """
 
+from ._arena import LEADERBOARD_FILE, ArenaResult, arena, arena_async, arena_metric
 from ._ratings import Comparison, Leaderboard, Rating, rate
 
-__all__ = ["Comparison", "Leaderboard", "Rating", "rate"]
+__all__ = ["LEADERBOARD_FILE", "ArenaResult", "Comparison", "Leaderboard", "Rating", "arena",
+           "arena_async", "arena_metric", "rate"]

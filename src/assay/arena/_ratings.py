@@ -5,8 +5,9 @@ The model: system ``a`` beats ``b`` with probability ``1 / (1 + exp(s_b - s_a))`
 strengths ``s`` are fitted by maximum likelihood (Newton's method, every bootstrap resample
 at once) under a weak Gaussian prior (:data:`PRIOR`: ``PRIOR * sum(s**2)`` is added to
 the negative log-likelihood, which keeps a system that won every comparison finite and the
-fit unique). A tie counts half a win each way; an abstention (``outcome=None``, e.g. a judge
-whose two orders disagreed) is left out of the fit and counted apart.
+fit unique). A tie counts half a win each way; an unscored pair (``outcome=None``: the judge
+call failed or its answer could not be read) is left out of the fit and counted apart,
+never made a tie.
 
 Ratings are shown on an Elo-like scale, ``1000 + 400 * s / ln 10`` with the systems' mean at
 1000: 400 points apart means 10:1 odds. The 95% interval of each rating comes from a
@@ -53,7 +54,7 @@ CENTRE = 1000.0
 @dataclass(frozen=True)
 class Comparison:
     """One judged pair on one row: ``outcome`` 1.0 when ``a`` won, 0.0 when ``b`` won, 0.5 a
-    tie, ``None`` when the judge abstained (left out of the fit)."""
+    tie, ``None`` when it is unscored (left out of the fit, counted apart)."""
 
     row_id: str
     a: str
@@ -64,17 +65,18 @@ class Comparison:
 @dataclass(frozen=True)
 class Rating:
     """A system's place on the board: ``rating`` on the Elo-like scale with its 95% interval
-    (``low``, ``high``), its ``rank`` (``"2"`` or ``"1-3"``) and its record."""
+    (``low``, ``high``), its ``rank`` (``"2"`` or ``"1-3"``) and its record; ``None`` and
+    rank ``"-"`` for a system none of whose pairs was decided (all unscored)."""
 
     system: str
-    rating: float
-    low: float
-    high: float
+    rating: float | None
+    low: float | None
+    high: float | None
     rank: str
     wins: int
     ties: int
     losses: int
-    abstained: int
+    unscored: int
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,8 @@ def fit_strengths(n_systems: int, first: np.ndarray, second: np.ndarray,
         >>> round(float(s[0] - s[1]), 6) == round(math.log(3), 6)   # 3 wins to 1: odds 3
         True
     """
+    if len(first) == 0:  # no decided pair: nothing tells the systems apart
+        return np.zeros((*wins.shape[:-2], n_systems))
     batch = wins.reshape(-1, *wins.shape[-2:])
     won, lost = batch[..., 0], batch[..., 1]
     incidence = np.zeros((len(first), n_systems))
@@ -180,7 +184,7 @@ def rank_labels(low: Sequence[float], high: Sequence[float]) -> list[str]:
 
 def _records(comparisons: Iterable[Comparison], systems: Sequence[str]
              ) -> dict[str, list[int]]:
-    """``{system: [wins, ties, losses, abstained]}``."""
+    """``{system: [wins, ties, losses, unscored]}``."""
     record = {s: [0, 0, 0, 0] for s in systems}
     for c in comparisons:
         if c.outcome is None:
@@ -211,23 +215,27 @@ def rate(comparisons: Sequence[Comparison], *, systems: Sequence[str] | None = N
     """
     names = list(systems) if systems is not None else list(dict.fromkeys(
         name for c in comparisons for name in (c.a, c.b)))
-    index = {name: i for i, name in enumerate(names)}
+    record = _records(comparisons, names)
+    rated = [name for name in names if sum(record[name][:3])]  # at least one decided pair
+    index = {name: i for i, name in enumerate(rated)}
     rows = {row: i for i, row in enumerate(dict.fromkeys(c.row_id for c in comparisons))}
     first, second, per_row = _pair_table(comparisons, index, rows)
-    strengths = fit_strengths(len(names), first, second, per_row.sum(axis=0), prior)
-    if bootstrap > 0 and rows:
+    strengths = fit_strengths(len(rated), first, second, per_row.sum(axis=0), prior)
+    if bootstrap > 0 and len(first):
         rng = np.random.default_rng(seed)
         draws = rng.multinomial(len(rows), np.full(len(rows), 1 / len(rows)), size=bootstrap)
         table = per_row.reshape(len(rows), -1)
-        samples = fit_strengths(len(names), first, second,
+        samples = fit_strengths(len(rated), first, second,
                                 (draws @ table).reshape(bootstrap, -1, 2), prior)
         low, high = np.percentile(samples, [2.5, 97.5], axis=0)
     else:
         low, high = strengths.copy(), strengths.copy()
     low_r, high_r = CENTRE + SCALE * low, CENTRE + SCALE * high
     ranks = rank_labels(list(low_r), list(high_r))
-    record = _records(comparisons, names)
     ratings = [Rating(name, float(CENTRE + SCALE * strengths[i]), float(low_r[i]),
-                      float(high_r[i]), ranks[i], *record[name]) for i, name in enumerate(names)]
-    ratings.sort(key=lambda r: -r.rating)
+                      float(high_r[i]), ranks[i], *record[name]) for i, name in enumerate(rated)]
+    ratings.sort(key=lambda r: -(r.rating or 0.0))
+    # a system no pair was decided for has no rating (never a made-up 1000)
+    ratings += [Rating(name, None, None, None, "-", *record[name]) for name in names
+                if name not in index]
     return Leaderboard(ratings, len(comparisons), len(rows), bootstrap, seed)
