@@ -109,7 +109,7 @@ def main() -> None:
             total += 1
     share = covered / total
     half = 1.96 * (share * (1 - share) / total) ** 0.5
-    print(f"estimand (20,000 rows): " + ", ".join(
+    print("estimand (20,000 rows): " + ", ".join(
         f"{s} {truth[s] - CENTRE:+.0f}" for s in SYSTEMS) + f" (Elo points; {SCALE:.1f} per unit)")
     print(f"coverage of 95% intervals: {share:.3f} +- {half:.3f} (n={total} intervals, "
           f"{args.tournaments} tournaments of {args.rows} rows, {args.bootstrap} resamples); "

@@ -100,6 +100,22 @@ def test_a_judge_failure_is_unscored_never_a_tie(tmp_path: Path) -> None:
     assert result.position["unscored"] == 1
 
 
+def test_stored_runs_and_run_folders_are_systems_too(tmp_path: Path) -> None:
+    from assay.run import evaluate
+
+    best, good, poor = _systems(tmp_path, names=("best", "good", "poor"))
+    store = tmp_path / "runs.sqlite"
+    stored = evaluate(str(best), metrics="fluency", judge=FakeJudge(), judging=JudgeOptions(cache=None),
+                      run=RunOptions(store=store, run_name="v-best"))
+    evaluate(str(good), metrics="fluency", judge=FakeJudge(), judging=JudgeOptions(cache=None),
+             run=RunOptions(out=tmp_path / "good-run"))
+    result = arena([stored.summary["run_id"][:8], tmp_path / "good-run", poor],
+                   judge=FakeJudge(prefers_quality), judging=JudgeOptions(cache=None),
+                   run=RunOptions(store=store), bootstrap=0)
+    assert [r.system for r in result.leaderboard.ratings] == ["v-best", "good-run", "poor"]
+    assert result.leaderboard.ratings[0].wins == 12
+
+
 runner = CliRunner()
 
 
@@ -111,6 +127,7 @@ runner = CliRunner()
      "must compare two answers"),
     (lambda d: _systems(d, names=("best", "good"), skip={"best": {3, 4, 5}, "good": {0, 1, 2}}),
      "no row id is in two"),
+    (lambda d: [*_systems(d, names=("best",)), "nosuchrun"], "nosuchrun"),
 ])
 def test_bad_input_exits_2_and_asks_nothing(tmp_path: Path, make, said: str) -> None:
     args = [str(a) for a in make(tmp_path)]

@@ -110,8 +110,9 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                       judging: JudgeOptions = JudgeOptions(),  # noqa: B008 (frozen)
                       run: RunOptions = RunOptions(),  # noqa: B008 (frozen)
                       bootstrap: int = BOOTSTRAP, seed: int = 0) -> ArenaResult:
-    """Judge every pair of ``systems`` (answer files with the same row ids) on each row they
-    share, in both orders, and fit the leaderboard.
+    """Judge every pair of ``systems`` (answer files, ``assay run`` output folders or stored
+    runs, with the same row ids; see :func:`~assay.arena._systems.read_systems`) on each row
+    they share, in both orders, and fit the leaderboard.
 
     Raises:
         ConfigError: fewer than two systems, a name used twice, no shared rows, a metric
@@ -121,7 +122,7 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
     if not isinstance(judge, (str, Judge)):
         raise ConfigError("the arena takes one judge (a panel's position bias is not "
                           f"reported yet): give one {option('judge')}.")
-    field: Field = read_systems(systems, names)
+    field: Field = read_systems(systems, names, store=run.store)
     with_context = all(s.rows[r].context for s in field.systems for r in field.row_ids
                        if r in s.rows)
     pairwise = arena_metric(metric, with_context=with_context)

@@ -1,6 +1,8 @@
-"""The systems of an arena: each a file of answers to the same test rows, matched by id.
+"""The systems of an arena: each a file of answers, a run folder or a stored run, answering the
+same test rows, matched by id.
 
-A system's name is its file's name without the extension unless ``names`` gives one. Every
+A system's name is its file's (or run's) name without the extension unless ``names`` gives
+one. Every
 problem is told at once and before any judge is asked: fewer than two systems, a name used
 twice, a file that does not read (its own problems, with file, line and field), no row that
 two systems share. A row missing from some systems is named (:attr:`Field.missing`) and left
@@ -24,8 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data import Row, read_dataset
+from ..data import Row, read_dataset, rows_from_records
 from ..errors import ConfigError, DataError, option
+from ..records import load_run_dir, open_run_store
 
 __all__ = ["Field", "System", "read_systems"]
 
@@ -49,14 +52,16 @@ class Field:
     missing: dict[str, list[str]]
 
 
-def _names(paths: Sequence[Path], names: Sequence[str] | None, problems: list[str]
-           ) -> list[str]:
-    if names and len(names) != len(paths):
-        problems.append(f"{option('names')} gave {len(names)} name(s) for {len(paths)} systems: "
+def _names(defaults: list[str], names: Sequence[str] | None, problems: list[str],
+           systems: int) -> list[str]:
+    """The systems' names: ``names`` when one is given per system, else ``defaults`` (the
+    file names, the runs' names); a name used twice or unusable is a problem."""
+    if names and len(names) != systems:
+        problems.append(f"{option('names')} gave {len(names)} name(s) for {systems} systems: "
                         "give one name per system, in the same order, or none (the file "
                         "names).")
         names = None
-    chosen = list(names) if names else [Path(p).name.split(".")[0] for p in paths]
+    chosen = list(names)[:len(defaults)] if names else defaults
     seen: dict[str, int] = {}
     for name in chosen:
         seen[name] = seen.get(name, 0) + 1
@@ -73,39 +78,80 @@ def _names(paths: Sequence[Path], names: Sequence[str] | None, problems: list[st
     return chosen
 
 
-def read_systems(paths: Sequence[str | Path], names: Sequence[str] | None = None) -> Field:
-    """Read each system's answers (``.jsonl``, ``.json``, ``.csv`` as ``assay run`` reads
-    them) and match their rows by id.
+def _stored_rows(ref: str, store: object) -> tuple[str, str, list[Row]]:
+    """A stored run's answers (its rows' stored inputs): its name (or id), where, its rows."""
+    opened = open_run_store(store if store is not None else True)  # type: ignore[arg-type]
+    if opened is None:
+        raise ConfigError(f"{ref}: not an answers file or a run folder, and no run store to "
+                          f"look it up in (drop {option('store', False)}).")
+    try:
+        info = opened.get(ref)
+        ids = [str(r["id"]) for r in opened.rows(info.id)]
+        inputs = opened.inputs(info.id, ids)
+    finally:
+        opened.close()
+    if not inputs:
+        raise ConfigError(f"stored run {info.id} ({ref}) kept no answers (its rows' inputs "
+                          "were not stored): give its dataset file instead.")
+    records = [{"id": row_id, **{k: v for k, v in fields.items() if k != "extra"},
+                **(fields.get("extra") or {})} for row_id, fields in inputs.items()]
+    rows = rows_from_records(records, source=f"stored run {info.id}")
+    return info.name or info.id[:8], f"stored run {info.id}", rows
+
+
+def _system_rows(ref: str | Path, store: object) -> tuple[str, str, list[Row]]:
+    """``(default name, source, rows)`` of one system: an answers file, an ``assay run``
+    output folder (the dataset it scored), or a stored run's id, id prefix or ``latest``."""
+    path = Path(ref)
+    if path.is_file():
+        return path.name.split(".")[0], str(path), read_dataset(path)
+    if path.is_dir():
+        dataset = load_run_dir(path).summary.get("dataset")
+        if not dataset or not Path(dataset).is_file():
+            raise ConfigError(f"{path}: a run folder whose dataset file ({dataset or 'none'}) "
+                              "cannot be read: give the answers file itself.")
+        return path.name, str(dataset), read_dataset(dataset)
+    return _stored_rows(str(ref), store)
+
+
+def read_systems(paths: Sequence[str | Path], names: Sequence[str] | None = None, *,
+                 store: object = None) -> Field:
+    """Read each system's answers and match their rows by id. A system is an answers file
+    (``.jsonl``, ``.json``, ``.csv`` as ``assay run`` reads them), the output folder of an
+    ``assay run`` (the dataset it scored), or a stored run (id, unique id prefix or
+    ``latest`` in ``store``: ``None``, the default store) whose rows' inputs were kept.
 
     Raises:
-        ConfigError: fewer than two systems, a name used twice, no shared rows (every
-            problem in one message).
+        ConfigError: fewer than two systems, a name used twice, a run that cannot be found,
+            no shared rows (every problem in one message).
         DataError: a file's own problems (all of them, with file, line and field).
     """
-    files = [Path(p) for p in paths]
     problems: list[str] = []
-    if len(files) < 2:
-        problems.append(f"an arena needs at least two systems to rank; got {len(files)}. Name "
-                        "two or more answer files: assay arena v1.jsonl v2.jsonl ...")
-    chosen = _names(files, names, problems)
-    systems, unreadable = [], []
-    for name, path in zip(chosen, files):
+    if len(paths) < 2:
+        problems.append(f"an arena needs at least two systems to rank; got {len(paths)}. Name "
+                        "two or more answer files or runs: assay arena v1.jsonl v2.jsonl ...")
+    found, unreadable = [], []
+    for ref in paths:
         try:
-            rows = read_dataset(path)
+            found.append(_system_rows(ref, store))
         except DataError as e:
-            unreadable += [p if p.startswith(str(path)) else f"{path}: {p}" for p in e.problems]
-            continue
-        systems.append(System(name, str(path), {row.id: row for row in rows}))
+            unreadable += [p if p.startswith(str(ref)) else f"{ref}: {p}" for p in e.problems]
+        except ConfigError as e:
+            problems.append(str(e))
+    chosen = _names([name for name, _, _ in found], names, problems, len(paths))
     if unreadable:
         raise DataError(problems + unreadable, outcome="nothing was judged")
+    systems = [System(name, source, {row.id: row for row in rows})
+               for name, (_, source, rows) in zip(chosen, found)]
     counts: dict[str, int] = {}
     for system in systems:
         for row_id in system.rows:
             counts[row_id] = counts.get(row_id, 0) + 1
     shared = [row_id for row_id, count in counts.items() if count >= 2]
-    if systems and len(systems) >= 2 and not shared:
-        problems.append("no row id is in two systems' files: the systems must answer the same "
-                        "test rows, each row with the same id (an 'id' field in every file).")
+    if len(systems) >= 2 and not shared:
+        problems.append("no row id is in two systems' answers: the systems must answer the "
+                        "same test rows, each row with the same id (an 'id' field in every "
+                        "file).")
     if problems:
         raise ConfigError("\n".join(problems))
     missing = {s.name: [r for r in shared if r not in s.rows] for s in systems}
