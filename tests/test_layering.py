@@ -174,7 +174,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("watch",),
     ("generate",),
     ("scenarios",),
-    ("redteam", "robustness", "agents"),
+    ("redteam", "robustness", "agents", "arena"),
     ("align",),
     ("calibration",),
     ("run",),

@@ -55,6 +55,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "compare": ("compare", "compare", ("Compare two runs row by row: means, paired difference "
                 "with a 95% bootstrap interval (beyond noise when it excludes 0), defect "
                 "rates, and the rows whose scores changed most.")),
+    "arena": ("arena", "arena_cmd", ("Judge every pair of systems on each row they share, in "
+              "both orders, and print their Bradley-Terry ratings with 95% intervals and "
+              "ranks.")),
     "report": ("report", "report", ("Write an HTML report of RUN (no network needed to view "
                "it) and print its path.")),
     "explain": ("explain", "explain_cmd", ("Print the judge's reason for a stored row, asking "

@@ -21,7 +21,7 @@ __all__ = ["FLAGS", "cli_option", "flag_names"]
 #: Keywords whose flag is not ``--`` + the keyword with dashes.
 FLAGS = {"mapping": "--map", "embeddings": "--embeddings", "store": "--store",
          "attempts": "--max-attempts",
-         "alerts": "--alert"}
+         "alerts": "--alert", "names": "--name"}
 
 
 def cli_option(keyword: str, value: object = None) -> str:

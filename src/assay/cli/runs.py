@@ -246,7 +246,7 @@ def _unfinished(info: RunInfo) -> str:
     if info.status == "running":
         return f"still being written ({who}): wait for it to finish, then show it again."
     command = {"generate": "generate", "simulate": "simulate", "attack": "jailbreak",
-               "robustness": "robustness"}.get(info.kind, "run")
+               "robustness": "robustness", "arena": "arena"}.get(info.kind, "run")
     return f"rerun its `assay {command}` with --resume (same --out) to finish it."
 
 

@@ -30,7 +30,8 @@ __all__ = ["IN_CHUNK", "JOB_KINDS", "KINDS", "STATUSES", "RunInfo", "clean_tags"
            "select_runs", "str_map"]
 
 #: What kind of run a record is.
-KINDS = ("run", "robustness", "jailbreak", "calibration", "watch", "generate", "simulate", "attack")
+KINDS = ("run", "robustness", "jailbreak", "calibration", "watch", "generate", "simulate", "attack",
+         "arena")
 #: The kinds whose rows are what a producer wrote (a test row, a conversation, an attack
 #: transcript), not scores: they have their own summary, and only an attack run compares.
 JOB_KINDS = ("generate", "simulate", "attack")
