@@ -47,7 +47,7 @@ from ._options import JudgeCallOptions
 from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
-from ._ray_spend import SpendClient, start_spend_actor
+from ._ray_spend import SpendClient, spent_at, start_spend_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
 from ._row_time import RowClock, add_judge_seconds, row_clock
@@ -98,6 +98,7 @@ __all__ = [
     "repeat_scope",
     "row_clock",
     "seconds_at_limits",
+    "spent_at",
     "start_budget_actor",
     "start_spend_actor",
     "token_counter",

@@ -29,11 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
+from ._options import JudgeCallOptions
 from ._spend import BudgetReachedError, Reservation, SpendLimit
 
-__all__ = ["RemoteReservation", "SpendActor", "SpendClient", "start_spend_actor"]
+log = logging.getLogger("assay")
+
+__all__ = ["RemoteReservation", "SpendActor", "SpendClient", "spent_at", "start_spend_actor"]
 
 
 class SpendActor:
@@ -94,6 +98,17 @@ class SpendClient:
         self._said = "budget reached"  # what the actor said was spent when it refused
         self._settling: set[asyncio.Future[Any]] = set()
 
+    @classmethod
+    def of(cls, actor: Any, options: JudgeCallOptions) -> SpendClient | None:
+        """A client of ``actor`` with the limits of ``options`` (``None`` without an actor).
+
+        Example:
+            >>> SpendClient.of("handle", JudgeCallOptions(max_tokens=9)).max_tokens
+            9
+        """
+        return (cls(actor, max_cost=options.max_cost, max_tokens=options.max_tokens)
+                if actor is not None else None)
+
     @property
     def active(self) -> bool:
         """Whether there is a limit at all."""
@@ -143,12 +158,29 @@ class SpendClient:
 
 
 def start_spend_actor(max_cost: float | None = None, max_tokens: int | None = None) -> Any:
-    """Start a :class:`SpendActor` on the connected Ray cluster; its handle.
+    """Start a :class:`SpendActor` on the connected Ray cluster; its handle (``None``, and no
+    actor, when neither limit is set).
 
     It takes no CPU (it only counts), so it never waits for one to be free, and serves many
     waiting ``reserve`` calls at once.
     """
+    if max_cost is None and max_tokens is None:
+        return None
     import ray
 
     actor_class = ray.remote(SpendActor).options(num_cpus=0, max_concurrency=10_000)
     return actor_class.remote(max_cost, max_tokens)
+
+
+async def spent_at(actor: Any, said: str) -> str:
+    """What every worker spent against which limit, as ``actor`` (a :class:`SpendActor`
+    handle, or ``None``) counts it now; ``said`` (a worker's word when the limit was reached)
+    when there is none or it does not answer in a few seconds."""
+    if actor is None:
+        return said
+    try:
+        return str(await asyncio.wait_for(asyncio.wrap_future(actor.describe.remote().future()),
+                                          5))
+    except Exception:  # best effort: the worker's figure is nearly as good
+        log.debug("could not read the spend actor", exc_info=True)
+        return said

@@ -7,9 +7,8 @@ does not depend on where it was scored. What is shared across workers:
 - the budget: with ``tpm`` / ``rpm``, one :class:`~assay.calls._ray_budget.BudgetActor` hands out
   every grant, so the provider sees the run's limit, not one per worker;
 - the spending limit: with ``max_cost`` / ``max_tokens``, one
-  :class:`~assay.calls._ray_spend.SpendActor` holds every request's reservation, so the run as
-  a whole stops before it (the rows in flight finish, on every worker) and raises
-  :class:`~assay.calls.BudgetReachedError` with what all the workers spent;
+  :class:`~assay.calls._ray_spend.SpendActor` holds every request's reservation, so the run
+  as a whole stops before it (what is in flight on every worker finishes);
 - the judge concurrency: ``settings.concurrency`` is the run's total, split evenly over the
   workers (``ceil(concurrency / workers)`` each, at least 1); when ``None`` (adaptive), each
   worker paces its own judge client;
@@ -62,6 +61,7 @@ from ..calls import (
     BudgetReachedError,
     EmbeddingStats,
     JudgeStats,
+    spent_at,
     start_budget_actor,
     start_spend_actor,
 )
@@ -110,8 +110,7 @@ class RayEngine:
             ``concurrency`` the run's total judge concurrency, its ``tpm`` / ``rpm`` the
             run's token / request budget per minute, kept by one budget actor for every
             worker (neither set: no budget actor, and no round trip per request); its
-            ``max_cost`` / ``max_tokens`` the run's spending limit, kept the same way by one
-            spend actor.
+            ``max_cost`` / ``max_tokens``, kept the same way by one spend actor.
         address: a Ray cluster to connect to (``"auto"``, ``"ray://host:10001"``, ...); without
             one, a local instance is started (Ray already initialised in this process is used
             as it is, wherever it points).
@@ -173,9 +172,7 @@ class RayEngine:
                 settings.calls, concurrency=(None if total is None  # adaptive: each
                                              else max(1, math.ceil(total / n)))))
             self._budget_actor = start_budget_actor(tpm, rpm) if (tpm or rpm) else None
-            limits = settings.calls.max_cost, settings.calls.max_tokens
-            self._spend_actor = (start_spend_actor(*limits)
-                                 if any(x is not None for x in limits) else None)
+            self._spend_actor = start_spend_actor(settings.calls.max_cost, settings.calls.max_tokens)
             worker_class = ray.remote(ScoreWorker).options(
                 num_cpus=0, max_concurrency=4 * IN_FLIGHT + 8, scheduling_strategy="SPREAD")
             self._actors = [worker_class.remote(list(metrics), judge, embedder, per_worker,
@@ -214,9 +211,8 @@ class RayEngine:
             arrives as ``ConfigError`` with its message, the Ray error as its ``__cause__``);
             then nothing more is sent and the batches in flight are cancelled. Cancelling the
             run (Ctrl-C) does the same.
-            BudgetReachedError: the run's spending limit was reached: no batch is sent after
-            it, the batches in flight finished (their finished rows handed on), and it says
-            what every worker spent.
+            BudgetReachedError: the spending limit is reached: raised once the batches in
+            flight finished (their finished rows handed on), with what every worker spent.
         """
         ray = import_ray()
         if self._closed:
@@ -247,7 +243,7 @@ class RayEngine:
                 load[w] -= 1
             records, judge_stats, embedder_stats, stopped = result_of(fut, ray)
             self._note_stats(w, judge_stats, embedder_stats)
-            if stopped is not None:  # the rows that finished are kept, then the run stops
+            if stopped is not None:  # the spending limit: the rows that finished are kept
                 hand_on(batch, records)
                 raise BudgetReachedError(stopped)
             return records
@@ -260,7 +256,7 @@ class RayEngine:
             # the jobs' one loop: IN_FLIGHT batches per worker, read only when one is free
             await work_each(batches(), score, hand_on, parallel=IN_FLIGHT * len(load))
         except BudgetReachedError as e:  # every batch finished: what the whole run spent
-            raise BudgetReachedError(await self._spent(e.spent)) from None
+            raise BudgetReachedError(await spent_at(self._spend_actor, e.spent)) from None
         finally:
             await self._refresh_stats()
 
@@ -309,18 +305,6 @@ class RayEngine:
         # Counters only grow: keep the largest seen (batches may finish out of order).
         old_judge, old_embedder = self._stats[worker]
         self._stats[worker] = (most_of(old_judge, judge), most_of(old_embedder, embedder))
-
-    async def _spent(self, said: str) -> str:
-        """What every worker spent against which limit, as the spend actor counts it now
-        (``said``, a worker's word when the limit was reached, if the actor does not answer)."""
-        if self._spend_actor is None:
-            return said
-        try:
-            return cast(str, await asyncio.wait_for(
-                asyncio.wrap_future(self._spend_actor.describe.remote().future()), 5))
-        except Exception:  # best effort: the worker's figure is nearly as good
-            log.debug("could not read the spend actor", exc_info=True)
-            return said
 
     async def _refresh_stats(self) -> None:
         try:

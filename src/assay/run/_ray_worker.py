@@ -28,9 +28,7 @@ RAY_MISSING = "The Ray engine needs ray: pip install 'assay[ray]'"
 Stats = dict[str, int]
 #: Rows sent to a worker together, each with its previous record (resume).
 Batch = list[tuple[Row, dict[str, Any]]]
-#: What a worker sends back for a batch: the records of its rows that finished, the worker's
-#: judge and embedder stats, and, when the run's spending limit stopped some of its rows,
-#: what was spent (those rows have no record; ``--resume`` scores them).
+#: A batch's records, the worker's judge and embedder stats, and what was spent (else None).
 BatchResult = tuple[list[dict[str, Any]], "Stats | None", "Stats | None", "str | None"]
 
 
@@ -50,17 +48,14 @@ def import_ray() -> Any:
 
 class ScoreWorker:
     """One worker: a :class:`Scorer` inside an async Ray actor, scoring the batches it is sent
-    (several at once, each row's metrics concurrently) on the actor's event loop.
-    ``budget_actor`` / ``spend_actor``: the run's shared TPM / RPM budget and spending limit
-    (``None``: the run has none)."""
+    (several at once, each row's metrics concurrently) on the actor's event loop, under the
+    run's shared TPM / RPM budget and spending limit (``None``: the run has none)."""
 
     def __init__(self, metrics: Sequence[Metric], judge: str | Judge | list[str | Judge] | None,
                  embedder: str | Embedder | None, settings: ScoreSettings,
                  budget_actor: Any = None, spend_actor: Any = None) -> None:
         self._args = (list(metrics), judge, embedder, settings, budget_actor)
-        self._spend = (SpendClient(spend_actor, max_cost=settings.calls.max_cost,
-                                   max_tokens=settings.calls.max_tokens)
-                       if spend_actor is not None else None)
+        self._spend = SpendClient.of(spend_actor, settings.calls)
         self._scorer: Scorer | None = None
 
     def _get_scorer(self) -> Scorer:
@@ -77,25 +72,19 @@ class ScoreWorker:
 
     async def score_batch(self, batch: Batch) -> BatchResult:
         """The batch's records (in its order), this worker's judge and embedder stats, and
-        what was spent when the run's spending limit stopped rows of the batch (else
-        ``None``): those rows have no record, the others finished (their requests were
-        paid for), as the local engine lets the rows in flight finish."""
+        what was spent if the spending limit stopped rows of the batch: those rows have no
+        record, the others finished (their requests were paid for), as on the local engine."""
         scorer = self._get_scorer()
         tasks = [asyncio.ensure_future(scorer.score(row, previous)) for row, previous in batch]
-        stopped: str | None = None
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            failed = [t.exception() for t in tasks
-                      if t.done() and not t.cancelled() and t.exception() is not None]
-            if failed and all(getattr(e, "drain", False) for e in failed):
-                await asyncio.wait(tasks)  # the limit is reached: the rest end soon
-                failed = [t.exception() for t in tasks if t.exception() is not None]
-                stopped = next((str(getattr(e, "spent", e)) for e in failed
-                                if getattr(e, "drain", False)), None)
-            for error in failed:  # a ConfigError stops the run: raise it as it is
+            if all(getattr(e, "drain", False) for e in _errors(tasks)):  # none, or the limit:
+                await asyncio.wait(tasks)  # the other rows finish (soon: nothing more is sent)
+            for error in (errors := _errors(tasks)):  # a ConfigError stops the run as it is
                 if not getattr(error, "drain", False):
-                    raise cast(BaseException, error)
+                    raise error
             records = [t.result() for t in tasks if t.exception() is None]
+            stopped = next((str(getattr(e, "spent", e)) for e in errors), None)
         finally:
             for task in tasks:
                 task.cancel()
@@ -115,6 +104,11 @@ class ScoreWorker:
         if self._scorer is not None:
             scorer, self._scorer = self._scorer, None
             await scorer.aclose()
+
+
+def _errors(tasks: list[asyncio.Task[Any]]) -> list[BaseException]:
+    """The errors of the tasks that ended with one."""
+    return [e for t in tasks if t.done() and not t.cancelled() and (e := t.exception())]
 
 
 async def take_batch(source: AsyncIterator[tuple[Row, Mapping[str, Any]]], n: int) -> Batch:
