@@ -154,14 +154,14 @@ def _needs_ray() -> None:
         pytest.skip("ray is not installed (pip install 'assay[ray]')")
 
 
-def _run(tmp: Path, server: Any, data: Path, out: str, *extra: str
-         ) -> subprocess.CompletedProcess[str]:
+def _run(tmp: Path, server: Any, data: Path, out: str, *extra: str,
+         judge: str = "openai:gpt-4o-mini") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
     env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
                NO_COLOR="1", COLUMNS="200", XDG_CACHE_HOME=str(tmp / "xdg-cache"),
                XDG_DATA_HOME=str(tmp / "xdg-data"))
     proc = subprocess.run([*ASSAY, "run", str(data), "--metrics", "fluency,coherence",
-                           "--judge", "openai:gpt-4o-mini", "--out", str(tmp / out),
+                           "--judge", judge, "--out", str(tmp / out),
                            "--no-store", "-q", *extra], check=False, env=env,
                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -210,3 +210,17 @@ def test_max_cost_on_ray_stops_the_whole_run_with_exit_6_and_resume_finishes_it(
     assert summary["complete"] is True and summary["metrics"]["fluency"]["scored"] == 24
     whole_usd = json.loads((tmp_path / "whole" / "summary.json").read_text())["cost"]["usd"]
     assert abs(summary["cost"]["usd"] - whole_usd) <= most  # the whole run's, both parts
+
+
+def test_an_unknown_price_on_ray_is_refused_in_flags_before_ray_starts(
+        tmp_path: Path, fake_judge_server: Any) -> None:
+    _needs_ray()
+    server = fake_judge_server()
+    data = tmp_path / "qa.jsonl"
+    data.write_text(QA50.read_text(encoding="utf-8").split("\n")[0] + "\n", encoding="utf-8")
+    proc = _run(tmp_path, server, data, "out", "--engine", "ray", "--no-cache", "--max-cost",
+                "1", judge="openai:my-vllm")
+    assert proc.returncode == 2, proc.stderr
+    assert ("no price for openai:my-vllm; add it with --prices FILE or use --max-tokens"
+            in " ".join(proc.stderr.split()))
+    assert "Ray instance" not in proc.stderr and server.records() == []

@@ -47,7 +47,7 @@ from ._options import JudgeCallOptions
 from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
-from ._ray_spend import SpendClient, spent_at, start_spend_actor
+from ._ray_spend import SpendClient, check_prices, spent_at, start_spend_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
 from ._row_time import RowClock, add_judge_seconds, row_clock
@@ -84,6 +84,7 @@ __all__ = [
     "TokenCounter",
     "add_judge_seconds",
     "as_repeat",
+    "check_prices",
     "check_timeout",
     "in_daemon_thread",
     "judge_pricer",

@@ -30,14 +30,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
+from ..costs import PriceBook
 from ._options import JudgeCallOptions
-from ._spend import BudgetReachedError, Reservation, SpendLimit
+from ._spend import BudgetReachedError, Reservation, SpendLimit, judge_price
 
 log = logging.getLogger("assay")
 
-__all__ = ["RemoteReservation", "SpendActor", "SpendClient", "spent_at", "start_spend_actor"]
+__all__ = ["RemoteReservation", "SpendActor", "SpendClient", "check_prices", "spent_at",
+           "start_spend_actor"]
 
 
 class SpendActor:
@@ -155,6 +158,22 @@ class SpendClient:
     def stop(self) -> BudgetReachedError:
         """The error every request refused at the limit raises."""
         return BudgetReachedError(self._said)
+
+
+def check_prices(options: JudgeCallOptions, judge_ids: Sequence[str]) -> None:
+    """Refuse ``options.max_cost`` for a judge without a price, here (the workers check it
+    too, but a run is told before any worker starts, in the caller's words).
+
+    Example:
+        >>> check_prices(JudgeCallOptions(max_cost=1.0), ["openai:my-vllm"])
+        Traceback (most recent call last):
+        ...
+        assay.errors.ConfigError: no price for openai:my-vllm; add it with prices='FILE' or use max_tokens='N' instead of max_cost='USD'.
+    """
+    if options.max_cost is not None:
+        book = PriceBook.load(options.prices)
+        for judge_id in judge_ids:
+            judge_price(judge_id, book)
 
 
 def start_spend_actor(max_cost: float | None = None, max_tokens: int | None = None) -> Any:

@@ -61,6 +61,7 @@ from ..calls import (
     BudgetReachedError,
     EmbeddingStats,
     JudgeStats,
+    check_prices,
     spent_at,
     start_budget_actor,
     start_spend_actor,
@@ -146,6 +147,7 @@ class RayEngine:
                                 if isinstance(embedder, str) else None)
         ids = [j.id for j in self._judge_probes]
         check_panel_ids(ids)
+        check_prices(settings.calls, ids)  # --max-cost without a price: before Ray starts
         self.judge_id: str | None = (panel_id(ids) if len(ids) > 1 else ids[0] if ids else None)
         self.embedder_id: str | None = (None if embedder is None
                                         else (self._embedder_probe or cast(Embedder, embedder)).id)
