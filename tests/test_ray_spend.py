@@ -140,6 +140,46 @@ def test_the_client_has_the_spend_limit_interface() -> None:
     assert isinstance(client.stop(), BudgetReachedError)
 
 
+def test_a_worker_stopped_by_the_limit_returns_its_finished_rows_and_what_was_spent() -> None:
+    """Two workers (the actor class itself, no Ray) with one token limit: each batch comes
+    back with the records of the rows that finished and, when the limit stopped the rest,
+    what was spent; no row is lost, none is invented, and no request passes the limit."""
+    from assay.calls import JudgeCallOptions
+    from assay.data import rows_from_records
+    from assay.judges import JudgeCapabilities
+    from assay.metrics import get_metric
+    from assay.run._ray_worker import ScoreWorker
+    from assay.run._score import ScoreSettings
+
+    judge = FakeJudge('{"score": 4, "reason": "ok"}', latency_s=0.02,
+                      capabilities=JudgeCapabilities())  # no price: tokens need none
+    actor = SpendActor(max_tokens=4000)
+    settings = ScoreSettings(calls=JudgeCallOptions(cache=None, concurrency=2,
+                                                    max_tokens=4000))
+    rows = rows_from_records([{"id": f"r{i}", "answer": f"Item {i} is red."}
+                              for i in range(24)])
+
+    async def run() -> list[Any]:
+        handle = LocalHandle(actor)
+        workers = [ScoreWorker([get_metric("fluency")], judge, None, settings, None, handle)
+                   for _ in range(2)]
+        try:
+            return await asyncio.gather(*(workers[i % 2].score_batch(
+                [(row, {}) for row in rows[i * 6:(i + 1) * 6]]) for i in range(4)))
+        finally:
+            for worker in workers:
+                await worker.close()
+
+    results = asyncio.run(run())
+    records = [r for batch in results for r in batch[0]]
+    stopped = [batch[3] for batch in results if batch[3] is not None]
+    assert stopped and 0 < len(records) < 24
+    assert all(r["fluency"]["value"] == 4.0 for r in records)  # finished rows, as scored
+    assert actor.limit.reached and actor.limit.spent_tokens <= 4000
+    assert len(judge.requests) == len(records)  # each sent request finished its row
+    assert all(s.endswith("of --max-tokens 4,000 tokens") for s in stopped)
+
+
 # -- end to end: assay run --engine ray against the bench's fake judge (real HTTP, subprocess)
 
 ASSAY = [sys.executable, "-m", "assay.cli"]
