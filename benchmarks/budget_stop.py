@@ -9,6 +9,7 @@ and whether spend <= budget + in flight and total == uninterrupted (+-1 request)
 
     .venv/bin/python benchmarks/budget_stop.py
     .venv/bin/python benchmarks/budget_stop.py --rows 20 --latency-ms 50 --share 0.3
+    .venv/bin/python benchmarks/budget_stop.py --engine ray   # the budget shared by 2 workers
 """
 
 from __future__ import annotations
@@ -52,23 +53,27 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=50, help="rows of qa50 (default all)")
     ap.add_argument("--latency-ms", default="30", help="the fake judge's latency")
     ap.add_argument("--share", type=float, default=0.5, help="the budget, as a share of cost")
+    ap.add_argument("--engine", choices=["local", "ray"], default="local",
+                    help="where the three runs score (ray: 2 workers, --concurrency 8)")
     args = ap.parse_args()
+    engine = (("--engine", "ray", "--ray-workers", "2", "--concurrency", "8")
+              if args.engine == "ray" else ())
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         data = tmp / "qa.jsonl"
         lines = (BENCH / "qa50.jsonl").read_text().splitlines()[:args.rows]
         data.write_text("".join(x + "\n" for x in lines))
         with FakeJudge("--latency-ms", args.latency_ms, log=tmp / "whole.jsonl") as judge:
-            _run(tmp, judge.base_url, data, "whole", "--cache", str(tmp / "a.sqlite"))
+            _run(tmp, judge.base_url, data, "whole", "--cache", str(tmp / "a.sqlite"), *engine)
             whole = judge.records()
         cost, most = _usd(whole), max(_usd([r]) for r in whole)
         budget = cost * args.share
         with FakeJudge("--latency-ms", args.latency_ms, log=tmp / "split.jsonl") as judge:
             cache = ("--cache", str(tmp / "b.sqlite"))
-            stop_code = _run(tmp, judge.base_url, data, "split", *cache,
+            stop_code = _run(tmp, judge.base_url, data, "split", *cache, *engine,
                              "--max-cost", f"{budget:.10f}")
             stopped = judge.records()
-            resume_code = _run(tmp, judge.base_url, data, "split", *cache, "--resume")
+            resume_code = _run(tmp, judge.base_url, data, "split", *cache, *engine, "--resume")
             split = judge.records()
         spent = _usd(stopped)
         over = max(0.0, spent - budget)
@@ -84,7 +89,7 @@ def main() -> None:
                  sum(r["prompt_tokens"] + r["completion_tokens"] for r in split), _usd(split),
                  None)]
     print(f"qa50 ({args.rows} rows), metrics {METRICS}, fake judge at {args.latency_ms} ms, "
-          f"priced as gpt-4o-mini")
+          f"priced as gpt-4o-mini, engine {args.engine}")
     print(f"{'run':28} {'requests':>9} {'tokens':>9} {'USD':>10} {'exit':>5}")
     for label, n, tokens, usd, code in rows:
         print(f"{label:28} {n:>9} {tokens:>9} {usd:>10.6f} {'' if code is None else code:>5}")

@@ -11,7 +11,8 @@ the robustness suites and the simulators all call models through here).
 - :class:`Budget`: the client-side TPM / RPM budget (``start_budget_actor`` and
   :class:`BudgetClient` share one among the workers of a Ray run).
 - :class:`SpendLimit`: the run's ``--max-cost`` / ``--max-tokens``; a request that would pass
-  it is not sent (:class:`BudgetReachedError`). :func:`row_clock`: a row's judge seconds.
+  it is not sent (:class:`BudgetReachedError`); ``start_spend_actor`` and :class:`SpendClient`
+  share one among the workers of a Ray run. :func:`row_clock`: a row's judge seconds.
 - :class:`RetryPolicy`: which failures are tried again, how often and how long.
 - :func:`as_repeat`: a judge metric asked again (``--repeat``), its answers cached apart.
 - :func:`within`, :func:`in_daemon_thread`, :func:`check_timeout`: the deadline of one call
@@ -46,6 +47,7 @@ from ._options import JudgeCallOptions
 from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
+from ._ray_spend import SpendClient, check_prices, spent_at, start_spend_actor
 from ._repeat import JUDGE_REPEAT, as_repeat, repeat_scope
 from ._retry import RetryPolicy
 from ._row_time import RowClock, add_judge_seconds, row_clock
@@ -76,11 +78,13 @@ __all__ = [
     "RetryPolicy",
     "RowClock",
     "Span",
+    "SpendClient",
     "SpendLimit",
     "Tally",
     "TokenCounter",
     "add_judge_seconds",
     "as_repeat",
+    "check_prices",
     "check_timeout",
     "in_daemon_thread",
     "judge_pricer",
@@ -95,7 +99,9 @@ __all__ = [
     "repeat_scope",
     "row_clock",
     "seconds_at_limits",
+    "spent_at",
     "start_budget_actor",
+    "start_spend_actor",
     "token_counter",
     "within",
 ]

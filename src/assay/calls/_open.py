@@ -139,10 +139,12 @@ def open_judge(spec_or_judge: str | Judge, options: JudgeCallOptions | None = No
 
 
 def open_judges(specs: Sequence[str | Judge], options: JudgeCallOptions | None = None, *,
-                budget: Budget | None = None) -> OpenedJudges:
+                budget: Budget | None = None, spend: SpendLimit | None = None) -> OpenedJudges:
     """Managed judges for ``specs`` (a panel; or two roles, e.g. an attacker and a scorer),
     sharing one cache and one budget: ``budget`` when given (e.g. one shared by the workers of
-    a Ray run), else one made from ``options.tpm`` / ``options.rpm``. The same spec (or
+    a Ray run), else one made from ``options.tpm`` / ``options.rpm``; and one spending limit:
+    ``spend`` when given (a Ray run's, shared the same way), else one made from
+    ``options.max_cost`` / ``options.max_tokens``. The same spec (or
     instance) twice is one backend with two managed judges (each with its own counters).
 
     Example:
@@ -158,7 +160,7 @@ def open_judges(specs: Sequence[str | Judge], options: JudgeCallOptions | None =
         ConfigError: a bad judge spec (nothing is left open).
     """
     return OpenedJudges(list(specs), options or JudgeCallOptions(), budget=budget,
-                        single=False)
+                        single=False, spend=spend)
 
 
 class OpenedEmbedder(_Opened):

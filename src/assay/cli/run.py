@@ -19,7 +19,6 @@ from rich.markup import escape
 from .._secrets import mask_log_output
 from ..calls import DEFAULT_TIMEOUT
 from ..data import FieldLimits, open_source, parse_mapping
-from ..errors import AssayError
 from ..metrics import Plan
 from ..run import JudgeOptions, ReadOptions, RunOptions, ScoringOptions
 from ._agent import (
@@ -244,9 +243,6 @@ def run(
                              cache=cache, no_cache=no_cache, max_cost=max_cost,
                              max_tokens=max_tokens, prices=prices)
         judges = judge or ["local"]
-        if engine == "ray" and (max_cost is not None or max_tokens is not None):
-            raise AssayError("--max-cost / --max-tokens are not shared among Ray workers yet: "
-                             "use --engine local with them.")
         agent = agent_from_flags(target, tools, max_steps, timeout, max_wait=max_wait,
                                  limits=FieldLimits(max_field_chars, long_fields))  # type: ignore[arg-type]
         if not piped and str(data) != "-":

@@ -6,6 +6,9 @@ does not depend on where it was scored. What is shared across workers:
 
 - the budget: with ``tpm`` / ``rpm``, one :class:`~assay.calls._ray_budget.BudgetActor` hands out
   every grant, so the provider sees the run's limit, not one per worker;
+- the spending limit: with ``max_cost`` / ``max_tokens``, one
+  :class:`~assay.calls._ray_spend.SpendActor` holds every request's reservation, so the run
+  as a whole stops before it (what is in flight on every worker finishes);
 - the judge concurrency: ``settings.concurrency`` is the run's total, split evenly over the
   workers (``ceil(concurrency / workers)`` each, at least 1); when ``None`` (adaptive), each
   worker paces its own judge client;
@@ -54,7 +57,15 @@ from collections import Counter
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, cast
 
-from ..calls import EmbeddingStats, JudgeStats, start_budget_actor
+from ..calls import (
+    BudgetReachedError,
+    EmbeddingStats,
+    JudgeStats,
+    check_prices,
+    spent_at,
+    start_budget_actor,
+    start_spend_actor,
+)
 from ..data import Row
 from ..embeddings import Embedder, make_embedder
 from ..errors import ConfigError
@@ -99,7 +110,8 @@ class RayEngine:
         settings: how rows are scored; ``settings.calls``: how judge calls are made, its
             ``concurrency`` the run's total judge concurrency, its ``tpm`` / ``rpm`` the
             run's token / request budget per minute, kept by one budget actor for every
-            worker (neither set: no budget actor, and no round trip per request).
+            worker (neither set: no budget actor, and no round trip per request); its
+            ``max_cost`` / ``max_tokens``, kept the same way by one spend actor.
         address: a Ray cluster to connect to (``"auto"``, ``"ray://host:10001"``, ...); without
             one, a local instance is started (Ray already initialised in this process is used
             as it is, wherever it points).
@@ -135,6 +147,7 @@ class RayEngine:
                                 if isinstance(embedder, str) else None)
         ids = [j.id for j in self._judge_probes]
         check_panel_ids(ids)
+        check_prices(settings.calls, ids)  # --max-cost without a price: before Ray starts
         self.judge_id: str | None = (panel_id(ids) if len(ids) > 1 else ids[0] if ids else None)
         self.embedder_id: str | None = (None if embedder is None
                                         else (self._embedder_probe or cast(Embedder, embedder)).id)
@@ -161,10 +174,12 @@ class RayEngine:
                 settings.calls, concurrency=(None if total is None  # adaptive: each
                                              else max(1, math.ceil(total / n)))))
             self._budget_actor = start_budget_actor(tpm, rpm) if (tpm or rpm) else None
+            self._spend_actor = start_spend_actor(settings.calls.max_cost, settings.calls.max_tokens)
             worker_class = ray.remote(ScoreWorker).options(
                 num_cpus=0, max_concurrency=4 * IN_FLIGHT + 8, scheduling_strategy="SPREAD")
             self._actors = [worker_class.remote(list(metrics), judge, embedder, per_worker,
-                                                self._budget_actor) for _ in range(n)]
+                                                self._budget_actor, self._spend_actor)
+                            for _ in range(n)]
         except BaseException:
             if self._owns_ray:
                 ray.shutdown()
@@ -198,6 +213,8 @@ class RayEngine:
             arrives as ``ConfigError`` with its message, the Ray error as its ``__cause__``);
             then nothing more is sent and the batches in flight are cancelled. Cancelling the
             run (Ctrl-C) does the same.
+            BudgetReachedError: the spending limit is reached: raised once the batches in
+            flight finished (their finished rows handed on), with what every worker spent.
         """
         ray = import_ray()
         if self._closed:
@@ -226,8 +243,11 @@ class RayEngine:
                 raise
             finally:
                 load[w] -= 1
-            records, judge_stats, embedder_stats = result_of(fut, ray)
+            records, judge_stats, embedder_stats, stopped = result_of(fut, ray)
             self._note_stats(w, judge_stats, embedder_stats)
+            if stopped is not None:  # the spending limit: the rows that finished are kept
+                hand_on(batch, records)
+                raise BudgetReachedError(stopped)
             return records
 
         def hand_on(_batch: Batch, records: Any) -> None:
@@ -237,6 +257,8 @@ class RayEngine:
         try:
             # the jobs' one loop: IN_FLIGHT batches per worker, read only when one is free
             await work_each(batches(), score, hand_on, parallel=IN_FLIGHT * len(load))
+        except BudgetReachedError as e:  # every batch finished: what the whole run spent
+            raise BudgetReachedError(await spent_at(self._spend_actor, e.spent)) from None
         finally:
             await self._refresh_stats()
 
@@ -273,7 +295,7 @@ class RayEngine:
             await asyncio.wait_for(gather_refs([a.close.remote() for a in self._actors]), 10)
         except Exception:  # a dead or stuck worker: killed below all the same
             log.debug("closing the Ray workers failed", exc_info=True)
-        for actor in [*self._actors, *([self._budget_actor] if self._budget_actor else [])]:
+        for actor in [*self._actors, *(a for a in (self._budget_actor, self._spend_actor) if a)]:
             ray.kill(actor)
         for probe in (*self._owned_probes, self._embedder_probe):
             if probe is not None:

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
-from ..calls import Budget, BudgetClient
+from ..calls import Budget, BudgetClient, SpendClient, SpendLimit
 from ..data import Row
 from ..embeddings import Embedder
 from ..errors import ConfigError
@@ -19,8 +19,8 @@ from ..judges import Judge
 from ..metrics import Metric
 from ._score import Scorer, ScoreSettings
 
-__all__ = ["RAY_MISSING", "Batch", "ScoreWorker", "Stats", "gather_refs", "import_ray",
-           "most_of", "result_of", "take_batch"]
+__all__ = ["RAY_MISSING", "Batch", "BatchResult", "ScoreWorker", "Stats", "gather_refs",
+           "import_ray", "most_of", "result_of", "take_batch"]
 
 RAY_MISSING = "The Ray engine needs ray: pip install 'assay[ray]'"
 
@@ -28,6 +28,8 @@ RAY_MISSING = "The Ray engine needs ray: pip install 'assay[ray]'"
 Stats = dict[str, int]
 #: Rows sent to a worker together, each with its previous record (resume).
 Batch = list[tuple[Row, dict[str, Any]]]
+#: A batch's records, the worker's judge and embedder stats, and what was spent (else None).
+BatchResult = tuple[list[dict[str, Any]], "Stats | None", "Stats | None", "str | None"]
 
 
 def import_ray() -> Any:
@@ -46,12 +48,14 @@ def import_ray() -> Any:
 
 class ScoreWorker:
     """One worker: a :class:`Scorer` inside an async Ray actor, scoring the batches it is sent
-    (several at once, each row's metrics concurrently) on the actor's event loop."""
+    (several at once, each row's metrics concurrently) on the actor's event loop, under the
+    run's shared TPM / RPM budget and spending limit (``None``: the run has none)."""
 
     def __init__(self, metrics: Sequence[Metric], judge: str | Judge | list[str | Judge] | None,
                  embedder: str | Embedder | None, settings: ScoreSettings,
-                 budget_actor: Any = None) -> None:
+                 budget_actor: Any = None, spend_actor: Any = None) -> None:
         self._args = (list(metrics), judge, embedder, settings, budget_actor)
+        self._spend = SpendClient.of(spend_actor, settings.calls)
         self._scorer: Scorer | None = None
 
     def _get_scorer(self) -> Scorer:
@@ -59,29 +63,35 @@ class ScoreWorker:
             metrics, judge, embedder, settings, budget_actor = self._args
             budget = cast(Budget, BudgetClient(budget_actor)) if budget_actor is not None else None
             self._scorer = Scorer(metrics, settings=settings, budget=budget, judge=judge,
-                                  embedder=embedder)
+                                  embedder=embedder, spend=cast(SpendLimit | None, self._spend))
         return self._scorer
 
     async def start(self) -> None:
         """Build the scorer (a bad spec or a missing key fails here, before any row)."""
         self._get_scorer()
 
-    async def score_batch(self, batch: Batch) -> tuple[list[dict[str, Any]], Stats | None,
-                                                        Stats | None]:
-        """The batch's records (in its order) and this worker's judge and embedder stats."""
+    async def score_batch(self, batch: Batch) -> BatchResult:
+        """The batch's records (in its order), this worker's judge and embedder stats, and
+        what was spent if the spending limit stopped rows of the batch: those rows have no
+        record, the others finished (their requests were paid for), as on the local engine."""
         scorer = self._get_scorer()
         tasks = [asyncio.ensure_future(scorer.score(row, previous)) for row, previous in batch]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in tasks:  # a ConfigError stops the run: raise it as it is
-                if task.done() and not task.cancelled() and task.exception() is not None:
-                    raise cast(BaseException, task.exception())
-            records = [task.result() for task in tasks]
+            if all(getattr(e, "drain", False) for e in _errors(tasks)):  # none, or the limit:
+                await asyncio.wait(tasks)  # the other rows finish (soon: nothing more is sent)
+            for error in (errors := _errors(tasks)):  # a ConfigError stops the run as it is
+                if not getattr(error, "drain", False):
+                    raise error
+            records = [t.result() for t in tasks if t.exception() is None]
+            stopped = next((str(getattr(e, "spent", e)) for e in errors), None)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        return (records, *await self.stats())
+        if self._spend is not None:
+            await self._spend.flush()  # the actor counts this batch's requests before it returns
+        return (records, *await self.stats(), stopped)
 
     async def stats(self) -> tuple[Stats | None, Stats | None]:
         """Judge and embedder stats so far (``None`` for what this worker does not have)."""
@@ -94,6 +104,11 @@ class ScoreWorker:
         if self._scorer is not None:
             scorer, self._scorer = self._scorer, None
             await scorer.aclose()
+
+
+def _errors(tasks: list[asyncio.Task[Any]]) -> list[BaseException]:
+    """The errors of the tasks that ended with one."""
+    return [e for t in tasks if t.done() and not t.cancelled() and (e := t.exception())]
 
 
 async def take_batch(source: AsyncIterator[tuple[Row, Mapping[str, Any]]], n: int) -> Batch:

@@ -33,6 +33,7 @@ from ..calls import (
     Budget,
     JudgeCallOptions,
     RowClock,
+    SpendLimit,
     metered,
     open_embedder,
     open_judges,
@@ -83,13 +84,14 @@ class Scorer:
     :class:`~assay.run._panel.Panel`); ``embedder`` likewise. A backend made here from a spec
     is closed by :meth:`aclose`; an instance the caller passed in stays open for its owner.
     ``budget`` is the token / request budget the judges wait on: one shared by every worker
-    of a Ray run, or (``None``) one made from ``settings.calls``.
+    of a Ray run, or (``None``) one made from ``settings.calls``; ``spend`` the spending
+    limit (``--max-cost`` / ``--max-tokens``) they reserve in, the same way.
     """
 
     def __init__(self, metrics: Sequence[Metric], *,
                  judge: str | Judge | Sequence[str | Judge] | None,
                  embedder: str | Embedder | None, settings: ScoreSettings | None = None,
-                 budget: Budget | None = None) -> None:
+                 budget: Budget | None = None, spend: SpendLimit | None = None) -> None:
         settings = settings if settings is not None else ScoreSettings()
         self.metrics = [with_defaults(m) for m in metrics]  # a bare plugin's too (as planned)
         if any(m.uses_judge for m in self.metrics):  # every row will be scanned (score_row):
@@ -98,7 +100,7 @@ class Scorer:
         self.repeat = settings.repeat  # each judge metric asked this many times per row
         specs = ([] if judge is None else list(judge)
                  if isinstance(judge, Sequence) and not isinstance(judge, str) else [judge])
-        self._opened_judges = open_judges(specs, settings.calls, budget=budget)
+        self._opened_judges = open_judges(specs, settings.calls, budget=budget, spend=spend)
         try:
             self._opened_embedder = (open_embedder(embedder, settings.calls)
                                      if embedder is not None else None)
