@@ -36,7 +36,14 @@ Example:
 
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
-from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
+from ._estimate import (
+    Estimate,
+    JudgeEstimate,
+    Span,
+    Tally,
+    priced_estimate,
+    seconds_at_limits,
+)
 from ._judge_stats import JudgeStats
 from ._managed import ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
@@ -91,6 +98,7 @@ __all__ = [
     "open_judge",
     "open_judges",
     "placeholder_answer",
+    "priced_estimate",
     "prompt_tokens",
     "repeat_scope",
     "row_clock",
