@@ -77,6 +77,15 @@ class RoleCount:
         counts[2] += weight * (max(completion, request.max_tokens) if which == "high"
                                else completion)
 
+    def merge(self, which: str, by_kind: Mapping[str, Tally]) -> None:
+        """Add pass ``which``'s figure of each kind's tally (an estimate made elsewhere: the
+        ratings of ``assay run --estimate``)."""
+        for kind, tally in by_kind.items():
+            counts = self.kinds[kind][which]
+            counts[0] += getattr(tally.requests, which)
+            counts[1] += getattr(tally.prompt_tokens, which)
+            counts[2] += getattr(tally.completion_tokens, which)
+
     def tallies(self) -> dict[str, Tally]:
         """Each kind's tally."""
         out: dict[str, Tally] = {}

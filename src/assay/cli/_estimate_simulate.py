@@ -43,7 +43,8 @@ from ._estimate_plan import _judge_or_standin
 from ._estimate_roles import PASSES, RoleCount, app_request, estimate_of
 from ._estimate_talk import StandInApp, StandInUser, app_max_tokens
 
-__all__ = ["app_role", "ask_attacks", "estimate_scenarios", "estimate_seed_requests"]
+__all__ = ["app_note", "app_role", "ask_attacks", "count_app", "estimate_scenarios",
+           "estimate_seed_requests"]
 
 
 def app_role(target: str) -> RoleCount | None:
@@ -112,19 +113,16 @@ async def estimate_scenarios(
 
 async def ask_attacks(attacks: Sequence[Attack], *, target: str, turns: int,
                       limits: FieldLimits, app: RoleCount | None
-                      ) -> tuple[dict[str, int], list[dict[str, Any]]]:
+                      ) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
     """Each attack through the run's own asking, once per pass, against the stand-in app:
-    the app's calls per pass (counted in ``app``) and the expected pass's conversations (what
-    a judge would rate)."""
+    the app's calls per pass (counted in ``app``) and each pass's conversations (what a judge
+    would rate)."""
     calls = dict.fromkeys(PASSES, 0)
-    rows: list[dict[str, Any]] = []
+    rows: dict[str, list[dict[str, Any]]] = {}
     for which in PASSES:
         replies = StandInApp(target, which, refusal=True)
         asking = _Asking(replies, turns, RetryPolicy(max_attempts=1), limits)  # type: ignore[arg-type]
-        for attack in attacks:
-            row = await asking.one(attack)
-            if which == "expected":
-                rows.append(row)
+        rows[which] = [await asking.one(attack) for attack in attacks]
         calls[which] = count_app(app, which, replies)
     return calls, rows
 
