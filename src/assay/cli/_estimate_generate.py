@@ -11,10 +11,8 @@ rendered. How many candidates a run makes depends on how many the judge's drafts
 - **low**: every candidate kept: the first ``--n`` candidates, each through its whole chain
   (a brief verdict);
 - **expected**: with an earlier run's ``FILE.summary.json`` beside ``--out``, the candidates
-  its keep rate needs, each counted as that run's outcomes went (a candidate rejected when its
-  draft was read asks one request, or two when the answer did not parse; one rejected as not
-  standalone by the judge two; the others their whole chain); without one, as low with verdicts
-  of a usual length;
+  its keep rate needs, each counted as that run's candidates went (see
+  :mod:`._estimate_outcomes`); without one, as low with verdicts of a usual length;
 - **high**: ``--max-candidates`` candidates (3 x ``--n`` by default), each through its whole
   chain, every answer at its ``max_tokens``.
 
@@ -45,11 +43,12 @@ from typing import Any
 from ..calls import Estimate, PlaceholderJudge, placeholder_answer
 from ..calls._placeholder import REASON
 from ..generate import OutputFiles
-from ..generate._candidate import REASONS, judge_candidate
+from ..generate._candidate import judge_candidate
 from ..generate._checks import pointing_phrase
 from ..generate._documents import DETECT, read_documents
 from ..generate._plan import Candidate, Passage, Plan, check_kinds, indexed_plan
 from ..judges import Accept, JudgeRequest, JudgeResponse
+from ._estimate_outcomes import earlier_run
 from ._estimate_plan import _judge_or_standin
 from ._estimate_roles import RoleCount, estimate_of
 
@@ -58,17 +57,6 @@ __all__ = ["DraftWriter", "estimate_generate"]
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 _GENERATION = {"generated_qa", "generated_pair", "generated_question",
                "generated_conversation"}
-#: The requests of its chain a rejected candidate made, by why it was rejected (the others:
-#: its whole chain).
-_REACHED = {"judge call failed": 1, "unreadable judge answer": 1,
-            "evidence not found in the source": 1, "evidence not from both passages": 1,
-            "not a question (copies the document)": 1, "not standalone (phrase)": 1,
-            "wrong language": 1, "not standalone (judge)": 2}
-#: Rejected after its first request was asked twice (an answer that did not parse is asked
-#: once more, see ask_until_parsed).
-_ASKED_TWICE = "unreadable judge answer"
-
-
 def _sentences(passage: Passage) -> list[str]:
     """The passage's sentences that can serve as a question and its evidence (a usual
     length, no phrase that points at the document), else its whole text."""
@@ -154,21 +142,23 @@ async def estimate_generate(paths: Sequence[str | Path], *, out: str | Path, n: 
         chains, short = await _render(plan, writer, cap)
     finally:
         await backend.aclose()
-    earlier = _earlier_outcomes(files.summary)
-    expected_candidates, reached, twice = _expected(earlier, n, cap)
+    earlier = earlier_run(files)
+    expected_candidates = (earlier.candidates(n, cap) if earlier is not None
+                           else float(min(n, cap)))
     for which, count in (("low", min(n, cap)), ("expected", expected_candidates),
                          ("high", cap)):
         for i, chain in enumerate(chains[:math.ceil(count)]):
             share = min(1.0, count - i)  # the last candidate of a fractional count, in part
             for k, (request, answer) in enumerate(chain):
-                weight = share * (_asked(reached, twice, k) if which == "expected" else 1.0)
+                weight = share * (earlier.times_asked(k) if which == "expected"
+                                  and earlier is not None else 1.0)
                 if weight:
                     role.add(which, request, weight=weight, completion=_completion(
                         request, answer, which, role.counter.count))
     notes = [f"candidates: low {min(n, cap)} (every one kept), expected "
              f"{expected_candidates:,.1f}"
              + (f" (the keep rate and rejections of the run in {files.summary.name})"
-                if earlier else " (every one kept: no earlier run beside --out)")
+                if earlier is not None else " (every one kept: no earlier run beside --out)")
              + f", high {cap} (--max-candidates)",
              ("completion tokens: a draft quoting the document and verdicts of a usual length; "
               "high = each request's max_tokens; retries and near-duplicate embeddings are not "
@@ -205,43 +195,3 @@ def _answer_of(request: JudgeRequest, writer: DraftWriter) -> str:
     if request.schema_name == "answer_quote":
         return '{"quote": "NONE"}'
     return placeholder_answer(request.json_schema)
-
-
-def _earlier_outcomes(summary: Path) -> dict[str, Any] | None:
-    """What an earlier run on the same file made: ``generated``, ``kept`` and
-    ``rejected_by_reason`` of its summary, ``None`` without a readable one."""
-    try:
-        got = json.loads(summary.read_text(encoding="utf-8"))
-        generated = int(got["generated"])
-        kept = int(got["kept"])
-        rejected = {str(k): int(v) for k, v in dict(got.get("rejected_by_reason") or {}).items()}
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return ({"generated": generated, "kept": kept, "rejected_by_reason": rejected}
-            if generated > 0 else None)
-
-
-def _expected(earlier: dict[str, Any] | None, n: int, cap: int
-              ) -> tuple[float, dict[int, float], float]:
-    """The candidates a run is expected to make; the share of them whose chain stops after k
-    requests (by :data:`_REACHED`; the rest make every request); the share whose first request
-    is asked twice."""
-    if earlier is None:
-        return float(min(n, cap)), {}, 0.0
-    generated, kept = earlier["generated"], earlier["kept"]
-    candidates = min(float(cap), n * generated / kept) if kept else float(cap)
-    reached: dict[int, float] = {}
-    rejected = earlier["rejected_by_reason"]
-    for reason, count in rejected.items():
-        if reason in _REACHED and reason in REASONS:
-            k = _REACHED[reason]
-            reached[k] = reached.get(k, 0.0) + count / generated
-    return candidates, reached, rejected.get(_ASKED_TWICE, 0) / generated
-
-
-def _asked(reached: dict[int, float], twice: float, k: int) -> float:
-    """How many times a candidate is expected to ask request ``k`` (0-based) of its chain:
-    the share that gets that far (the first request: once more for an unreadable draft)."""
-    if k == 0:
-        return 1.0 + twice
-    return max(0.0, 1.0 - sum(share for asked, share in reached.items() if asked <= k))
