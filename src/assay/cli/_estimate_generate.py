@@ -12,7 +12,8 @@ rendered. How many candidates a run makes depends on how many the judge's drafts
   (a brief verdict);
 - **expected**: with an earlier run's ``FILE.summary.json`` beside ``--out``, the candidates
   its keep rate needs, each counted as that run's candidates went (see
-  :mod:`._estimate_outcomes`); without one, as low with verdicts of a usual length;
+  :mod:`._estimate_outcomes`), at its completion tokens per request; without one, as low with
+  verdicts of a usual length;
 - **high**: ``--max-candidates`` candidates (3 x ``--n`` by default), each through its whole
   chain, every answer at its ``max_tokens``.
 
@@ -152,9 +153,12 @@ async def estimate_generate(paths: Sequence[str | Path], *, out: str | Path, n: 
             for k, (request, answer) in enumerate(chain):
                 weight = share * (earlier.times_asked(k) if which == "expected"
                                   and earlier is not None else 1.0)
+                measured = (earlier.completion_mean if which == "expected"
+                            and earlier is not None else None)
                 if weight:
-                    role.add(which, request, weight=weight, completion=_completion(
-                        request, answer, which, role.counter.count))
+                    role.add(which, request, weight=weight, completion=measured if
+                             measured is not None else _completion(request, answer, which,
+                                                                   role.counter.count))
     notes = [f"candidates: low {min(n, cap)} (every one kept), expected "
              f"{expected_candidates:,.1f}"
              + (f" (the keep rate and rejections of the run in {files.summary.name})"

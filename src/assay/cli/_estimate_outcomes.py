@@ -41,6 +41,8 @@ class EarlierRun:
     generated: int
     kept: int
     stops: dict[tuple[int, int | None], float]
+    #: The judge's completion tokens per request in that run (``None``: not recorded).
+    completion_mean: float | None = None
 
     def candidates(self, n: int, cap: int) -> float:
         """The candidates a run wanting ``n`` rows is expected to make (at most ``cap``)."""
@@ -87,4 +89,7 @@ def earlier_run(files: OutputFiles) -> EarlierRun | None:
     for record in records:
         if isinstance(record, dict) and (at := _stop(record)) is not None:
             stops[at] = stops.get(at, 0.0) + 1 / generated
-    return EarlierRun(generated, kept, stops)
+    judge = summary.get("judge") if isinstance(summary.get("judge"), dict) else {}
+    requests = int(judge.get("requests") or 0)
+    mean = int(judge.get("completion_tokens") or 0) / requests if requests else None
+    return EarlierRun(generated, kept, stops, mean)

@@ -28,7 +28,9 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from ..calls import Estimate, JudgeEstimate, RetryPolicy, Tally
 from ..data import FieldLimits, LongFields
 from ..redteam import Attack
 from ..redteam._simulate import _Asking
-from ..scenarios import DEFAULT_MAX_TURNS, read_scenarios
+from ..scenarios import DEFAULT_MAX_TURNS, SimulationFiles, read_scenarios
 from ..scenarios._conversation import converse
 from ._estimate_plan import _judge_or_standin
 from ._estimate_roles import PASSES, RoleCount, app_request, estimate_of
@@ -75,8 +77,11 @@ async def estimate_scenarios(
     user_model: str = "local", max_turns: int | None = None, seed: int = 0,
     tools: str | None = None, tpm: int | None = None, rpm: int | None = None,
     prices_file: Path | None = None, max_field_chars: int = FieldLimits.max_field_chars,
-    long_fields: LongFields = "refuse") -> Estimate:
+    long_fields: LongFields = "refuse", out: Path | None = None) -> Estimate:
     """Count the requests of ``assay simulate --scenarios`` (see the module); nothing is sent.
+    ``out``: the simulation's file; an earlier simulation there gives the expected pass its
+    measured user turns per scenario and the mean length of the app's replies and the user's
+    messages.
 
     Raises:
         DataError: the scenarios are not valid (every problem listed).
@@ -88,27 +93,79 @@ async def estimate_scenarios(
     app = app_role(target)
     turns = dict.fromkeys(PASSES, 0)
     limits = FieldLimits(max_field_chars, long_fields)
+    measured = measured_conversations(out) if out is not None else None
     try:
         for which in PASSES:
             for scenario in chosen:
-                player = StandInUser(backend.id, backend.capabilities, which)
-                replies = StandInApp(target, which)
+                mean = measured if measured is not None and which == "expected" else None
+                player = StandInUser(backend.id, backend.capabilities, which,
+                                     chars=mean.user_chars if mean else None,
+                                     stop_after=mean.turns.get(scenario.id) if mean else None)
+                replies = StandInApp(target, which, chars=mean.app_chars if mean else None)
                 await converse(scenario, runner=AgentRunner(replies, limits=limits),
                                user_model=player, seed=seed,
                                max_turns=max_turns or DEFAULT_MAX_TURNS)
                 for request, answer in zip(player.requests, player.answers, strict=True):
-                    user.add(which, request, completion=user.counter.count(answer))
+                    user.add(which, request, completion=mean.user_completion
+                             if mean and mean.user_completion is not None
+                             else user.counter.count(answer))
                 turns[which] += count_app(app, which, replies)
     finally:
         await backend.aclose()
     notes = [*app_note(target, turns),
-             ("conversations: low one user turn, expected every turn (the scenario's max_turns) "
-             "at a usual length, high every turn with each answer at its max_tokens")]
+             ("conversations: low one user turn, expected "
+              + ("the user turns, replies and messages measured in the earlier simulation in "
+                 f"{out}" if measured is not None else
+                 "every turn (the scenario's max_turns) at a usual length")
+              + ", high every turn with each answer at its max_tokens")]
     if tools:
         notes.append("tool calls and the app's agent steps (--tools) are not counted")
     roles = {"simulated_user": user, **({"app": app} if app is not None else {})}
     return estimate_of(roles, rows=len(chosen), unit="conversation", tpm=tpm, rpm=rpm,
                        prices_file=prices_file, notes=notes)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An earlier simulation's conversations: user turns per scenario id, and the mean
+    characters of the app's replies and of the user's messages."""
+
+    turns: dict[str, int]
+    app_chars: int | None
+    user_chars: int | None
+    #: The user model's completion tokens per request (its summary's), ``None``: not known.
+    user_completion: float | None = None
+
+
+def measured_conversations(out: Path) -> Measured | None:
+    """What the finished conversations in ``out`` measured, ``None`` without any."""
+    turns: dict[str, int] = {}
+    said: dict[str, list[int]] = {"assistant": [], "user": []}
+    try:
+        lines = out.read_text(encoding="utf-8").splitlines()
+        rows = [json.loads(line) for line in lines if line.strip()]
+    except (OSError, ValueError):
+        return None
+    for row in rows:
+        if not isinstance(row, dict) or row.get("error"):
+            continue
+        turns[str(row.get("id"))] = int((row.get("simulation") or {}).get("user_turns") or 1)
+        for m in row.get("messages") or []:
+            if m.get("role") in said and isinstance(m.get("content"), str):
+                said[m["role"]].append(len(m["content"]))
+
+    def mean(xs: list[int]) -> int | None:
+        return round(sum(xs) / len(xs)) if xs else None
+
+    if not turns:
+        return None
+    try:  # the user model's own counts, in the summary beside the file
+        user = json.loads(SimulationFiles.beside(out).summary.read_text(encoding="utf-8"))
+        stats = user["user_model"]
+        completion = int(stats["completion_tokens"]) / int(stats["requests"])
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+        completion = None
+    return Measured(turns, mean(said["assistant"]), mean(said["user"]), completion)
 
 
 async def ask_attacks(attacks: Sequence[Attack], *, target: str, turns: int,

@@ -33,7 +33,7 @@ from ..calls._placeholder import REASON
 from ..judges import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
 
 __all__ = ["APP_REPLY", "APP_REPLY_TOKENS", "REFUSAL", "USER_MESSAGE", "StandInApp",
-           "StandInUser", "app_max_tokens", "long_text"]
+           "StandInUser", "app_max_tokens", "long_text", "text_of"]
 
 #: The app's reply of a usual length (about 80 tokens).
 APP_REPLY = ("Thanks for asking. Here is what I can tell you: your order shipped yesterday "
@@ -56,10 +56,15 @@ def app_max_tokens(target: str) -> int | None:
     return _APP_MAX_TOKENS.get(target.split(":", 1)[0])
 
 
-def long_text(tokens: int) -> str:
-    """A text of about ``tokens`` tokens (four characters each)."""
-    unit = REASON + " "
-    return (unit * (4 * tokens // len(unit) + 1))[:4 * tokens].strip()
+def long_text(tokens: int, unit: str = REASON) -> str:
+    """A text of about ``tokens`` tokens (four characters each), ``unit`` repeated."""
+    return text_of(4 * tokens, unit)
+
+
+def text_of(chars: int, unit: str) -> str:
+    """``unit`` repeated and cut to ``chars`` characters (a measured length)."""
+    unit += " "
+    return (unit * (max(1, chars) // len(unit) + 1))[:max(1, chars)].strip()
 
 
 class StandInApp:
@@ -67,11 +72,13 @@ class StandInApp:
     a usual reply, or one at the target's ``max_tokens`` (``high``). ``calls`` keeps each
     call's messages and reply."""
 
-    def __init__(self, target: str, which: str, *, refusal: bool = False) -> None:
+    def __init__(self, target: str, which: str, *, refusal: bool = False,
+                 chars: int | None = None) -> None:
         self.id = target
         self.max_tokens = app_max_tokens(target) or 512
         self.text = (long_text(self.max_tokens) if which == "high"
-                     else REFUSAL if which == "low" and refusal else APP_REPLY)
+                     else REFUSAL if which == "low" and refusal
+                     else text_of(chars, APP_REPLY) if chars else APP_REPLY)
         self.calls: list[tuple[list[dict[str, Any]], str]] = []
 
     async def reply(self, messages: list[dict[str, Any]]) -> str:
@@ -83,22 +90,29 @@ class StandInApp:
 class StandInUser(PlaceholderJudge):
     """The simulated user, answering without a model: its first message, then ``goal_met``
     after the app's first reply (``low``) or a reply every turn (``expected``: a usual
-    message; ``high``: a message as long as ``max_tokens`` allows). ``answers`` keeps each
-    answer, in the order of ``requests``."""
+    message, or one of ``chars`` characters; ``high``: a message as long as ``max_tokens``
+    allows); ``stop_after``: ``goal_met`` after the app's reply to user turn that many (a
+    measured conversation's). ``answers`` keeps each answer, in the order of ``requests``."""
 
-    def __init__(self, id: str, capabilities: JudgeCapabilities, which: str) -> None:
+    def __init__(self, id: str, capabilities: JudgeCapabilities, which: str, *,
+                 chars: int | None = None, stop_after: int | None = None) -> None:
         super().__init__(id, capabilities)
         self.which = which
+        self.chars, self.stop_after = chars, stop_after
+        self.turns = 0
         self.answers: list[str] = []
 
     async def complete(self, request: JudgeRequest, *,
                        accept: Accept | None = None) -> JudgeResponse:
         self.requests.append(request)
         message = (long_text(request.max_tokens - 60) if self.which == "high"
-                   else USER_MESSAGE)
-        if request.schema_name == "simulated_user_first":
+                   else text_of(self.chars, USER_MESSAGE) if self.chars else USER_MESSAGE)
+        opening = request.schema_name == "simulated_user_first"
+        self.turns += not opening
+        if opening:
             answer = {"message": message}
-        elif self.which == "low":
+        elif self.which == "low" or (self.stop_after is not None
+                                     and self.turns >= self.stop_after):
             answer = {"reason": REASON, "action": "goal_met", "message": ""}
         else:
             answer = {"reason": REASON, "action": "reply", "message": message}

@@ -180,7 +180,7 @@ def simulate_cmd(
                 max_turns=max_turns, seed=seed or 0, tpm=tpm, rpm=rpm, prices=prices,
                 limits=FieldLimits(max_field_chars, long_fields),  # type: ignore[arg-type]
                 seeds=seeds or BUILTIN, n=n, category=category, turns=turns or 1,
-                templates=list(templates or []) if inject else None)), json_path)
+                templates=list(templates or []) if inject else None, out=out)), json_path)
             return
     if scenarios is not None:
         run_scenarios(scenarios, target=target, out=out, tools=tools,
@@ -239,7 +239,7 @@ async def _estimate(scenarios: Path | None, *, target: str, tools: str | None,
                     user_model: str, max_turns: int | None, seed: int, tpm: int | None,
                     rpm: int | None, prices: Path | None, limits: FieldLimits, seeds: str,
                     n: int | None, category: str | None, turns: int,
-                    templates: list[str] | None) -> Any:
+                    templates: list[str] | None, out: Path | None) -> Any:
     """The estimate of either mode (see :mod:`._estimate_simulate`)."""
     from ._estimate_simulate import estimate_scenarios, estimate_seed_requests
 
@@ -247,7 +247,8 @@ async def _estimate(scenarios: Path | None, *, target: str, tools: str | None,
         return await estimate_scenarios(
             scenarios, target=target, user_model=user_model, max_turns=max_turns, seed=seed,
             tools=tools, tpm=tpm, rpm=rpm, prices_file=prices,
-            max_field_chars=limits.max_field_chars, long_fields=limits.long_fields)
+            max_field_chars=limits.max_field_chars, long_fields=limits.long_fields,
+            out=out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl")
     chosen = pick_seeds(load_seeds(seeds), n, categories(category))
     attacks = (injected_attacks(chosen, load_templates(list(templates)))
                if templates is not None else plain_attacks(chosen))
