@@ -207,3 +207,31 @@ def test_simulation_expected_matches_a_scripted_run(tmp_path: Path) -> None:
     assert user_share.requests.expected == len(judge.requests) == (1 + 3) + (1 + 4)
     assert user_share.prompt_tokens.expected == sent
     assert user_share.requests.low == 2 * 2  # the first message, then the goal is met
+
+
+def test_simulation_expected_follows_an_earlier_simulation(tmp_path: Path) -> None:
+    """After a simulation, its file in --out gives the expected pass the turns each
+    conversation took and the lengths of what was said."""
+    def user(request: Any) -> str:
+        if request.schema_name == "simulated_user_first":
+            return json.dumps({"message": "Where is it?"})
+        return json.dumps({"reason": "Told.", "action": "goal_met", "message": ""})
+
+    async def reply(messages: list[dict[str, str]]) -> str:
+        return "It ships on Monday."
+
+    judge = FakeJudge(user)
+    out = tmp_path / "sim.jsonl"
+    simulate_users(SCENARIOS, target=AgentRunner(FunctionTarget(reply)), user_model=judge,
+                   out=out, cache=False, max_turns=4)
+    before = asyncio.run(estimate_scenarios(SCENARIOS, target="python:app:reply",
+                                            user_model="openai:gpt-4o-mini", max_turns=4))
+    after = asyncio.run(estimate_scenarios(SCENARIOS, target="python:app:reply",
+                                           user_model="openai:gpt-4o-mini", max_turns=4,
+                                           out=out))
+    counter = token_counter("gpt-4o-mini")
+    sent = sum(prompt_tokens(r, counter) for r in judge.requests)
+    assert before.by_role["simulated_user"].tally.requests.expected == 9  # every turn
+    measured = after.by_role["simulated_user"].tally
+    assert measured.requests.expected == len(judge.requests) == 4  # one turn each
+    assert abs(measured.prompt_tokens.expected - sent) <= 0.02 * sent

@@ -50,6 +50,7 @@ from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
+from ._placeholder import REASON as PLACEHOLDER_REASON
 from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
@@ -62,6 +63,7 @@ from ._tokens import TokenCounter, prompt_tokens, token_counter
 __all__ = [
     "DEFAULT_TIMEOUT",
     "JUDGE_REPEAT",
+    "PLACEHOLDER_REASON",
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",

@@ -41,13 +41,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..calls import PLACEHOLDER_REASON as REASON
 from ..calls import Estimate, PlaceholderJudge, placeholder_answer
-from ..calls._placeholder import REASON
-from ..generate import OutputFiles
-from ..generate._candidate import judge_candidate
-from ..generate._checks import pointing_phrase
-from ..generate._documents import DETECT, read_documents
-from ..generate._plan import Candidate, Passage, Plan, check_kinds, indexed_plan
+from ..generate import (
+    DETECT,
+    Candidate,
+    OutputFiles,
+    Passage,
+    Plan,
+    check_kinds,
+    indexed_plan,
+    judge_candidate,
+    pointing_phrase,
+    read_documents,
+)
 from ..judges import Accept, JudgeRequest, JudgeResponse
 from ._estimate_outcomes import earlier_run
 from ._estimate_plan import _judge_or_standin

@@ -36,25 +36,26 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..calls import PLACEHOLDER_REASON as REASON
 from ..calls import Estimate, PlaceholderJudge, placeholder_answer
-from ..calls._placeholder import REASON
 from ..data import FieldLimits
 from ..judges import Accept, JudgeRequest, JudgeResponse, cache_file
 from ..metrics import ScoreContext
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
 from ..redteam import (
     DEFAULT_TURNS,
+    AppCalls,
+    Attacker,
+    ReplyScorer,
+    ask_plain,
+    crescendo,
     injected_attacks,
     load_seeds,
     load_templates,
+    pair,
     pick_seeds,
     plain_attacks,
 )
-from ..redteam._attacker import Attacker
-from ..redteam._crescendo import crescendo
-from ..redteam._exchange import AppCalls
-from ..redteam._pair import ask_plain, pair
-from ..redteam._scorer import ReplyScorer
 from ..run import ScoringOptions
 from ._estimate_plan import _judge_or_standin, estimate_async
 from ._estimate_roles import PASSES, RoleCount, estimate_of

@@ -37,10 +37,8 @@ from typing import Any
 from ..agents import AgentRunner
 from ..calls import Estimate, JudgeEstimate, RetryPolicy, Tally
 from ..data import FieldLimits, LongFields
-from ..redteam import Attack
-from ..redteam._simulate import _Asking
-from ..scenarios import DEFAULT_MAX_TURNS, SimulationFiles, read_scenarios
-from ..scenarios._conversation import converse
+from ..redteam import Attack, AttackAsking
+from ..scenarios import DEFAULT_MAX_TURNS, SimulationFiles, converse, read_scenarios
 from ._estimate_plan import _judge_or_standin
 from ._estimate_roles import PASSES, RoleCount, app_request, estimate_of
 from ._estimate_talk import StandInApp, StandInUser, app_max_tokens
@@ -178,7 +176,7 @@ async def ask_attacks(attacks: Sequence[Attack], *, target: str, turns: int,
     rows: dict[str, list[dict[str, Any]]] = {}
     for which in PASSES:
         replies = StandInApp(target, which, refusal=True)
-        asking = _Asking(replies, turns, RetryPolicy(max_attempts=1), limits)  # type: ignore[arg-type]
+        asking = AttackAsking(replies, turns, RetryPolicy(max_attempts=1), limits)  # type: ignore[arg-type]
         rows[which] = [await asking.one(attack) for attack in attacks]
         calls[which] = count_app(app, which, replies)
     return calls, rows

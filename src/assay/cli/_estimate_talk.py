@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..calls import PLACEHOLDER_REASON as REASON
 from ..calls import PlaceholderJudge
-from ..calls._placeholder import REASON
 from ..judges import Accept, JudgeCapabilities, JudgeRequest, JudgeResponse
 
 __all__ = ["APP_REPLY", "APP_REPLY_TOKENS", "REFUSAL", "USER_MESSAGE", "StandInApp",
