@@ -1,4 +1,7 @@
-"""``assay run --estimate`` against the run itself: qa50 with the default metrics on the fake
+"""``--estimate`` against the command itself, for ``assay run``, ``assay generate`` and
+``assay simulate --scenarios``.
+
+``run``: qa50 with the default metrics on the fake
 judge (``../shared/bench/fake_judge.py``, which reports usage: prompt tokens counted as
 ``ceil(chars / 4)`` of the messages + 4 per message + 3 + the JSON schema, completion tokens
 of its answer the same way), with a fresh judge cache (what a first run has: identical
@@ -11,7 +14,17 @@ prompt tokens, completion tokens and dollars (gpt-4o-mini's price from genai-pri
 cost), with
 the error of the expected figure. The bars: prompt tokens within +-2%, cost within +-10%.
 
+``generate``: qa50's contexts as documents, ``--n 20`` with every kind, the judge the fake one
+(see :mod:`_estimate_commands`); ``simulate``: 20 scenarios from qa50's questions (at most 3
+user turns), the simulated user and the app (``--target openai:gpt-4o-mini``) both the fake
+judge. Each is estimated before its run and again after it (the run's files in ``--out``
+measured: an earlier generation's outcomes, an earlier simulation's turns and lengths).
+
     .venv/bin/python benchmarks/estimate_accuracy.py [--data ../shared/bench/qa50.jsonl]
+    .venv/bin/python benchmarks/estimate_accuracy.py --only generate,simulate,jailbreak
+
+``jailbreak``: 10 shipped seeds asked plain and injected (``--strategy template``), the app and
+the judge both the fake judge (the estimate reads no earlier run: after = before).
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _estimate_commands import bench_generate, bench_jailbreak, bench_simulate, print_table
 from _fake_server import BENCH, ROOT, FakeJudge
 
 sys.path.insert(0, str(ROOT / "src"))
@@ -41,11 +55,25 @@ def assay(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=BENCH / "qa50.jsonl")
+    parser.add_argument("--only", default="run,generate,simulate,jailbreak",
+                        help="which commands to measure (comma-separated)")
     args = parser.parse_args()
+    only = set(args.only.split(","))
+    if "run" in only:
+        bench_run(args.data)
+    for name, bench in (("generate", bench_generate), ("simulate", bench_simulate),
+                        ("jailbreak", bench_jailbreak)):
+        if name in only:
+            print()
+            print_table(*bench(args.data, assay))
+
+
+def bench_run(data: Path) -> None:
+    """``assay run --estimate`` against the run (the table above)."""
     book = PriceBook.load()
     with tempfile.TemporaryDirectory() as tmp, FakeJudge(log=Path(tmp) / "log.jsonl") as fake:
         env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-bench"}
-        common = [str(args.data), "--judge", f"openai:{MODEL}", "--embeddings",
+        common = [str(data), "--judge", f"openai:{MODEL}", "--embeddings",
                   f"openai:text-embedding-3-small@{fake.base_url}", "--cache",
                   str(Path(tmp) / "cache.sqlite"),
                   "--no-store", "--no-progress", "--out", str(Path(tmp) / "out")]
@@ -69,7 +97,7 @@ def main() -> None:
     # the run's own cost (summary.json), else its tokens priced the same way
     actual["usd"] = (summary.get("cost") or {}).get("usd") or book.cost(MODEL, Usage(
         prompt_tokens=actual["prompt_tokens"], completion_tokens=actual["completion_tokens"])).usd
-    print(f"{args.data.name}, default metrics, judge openai:{MODEL} (fake judge); "
+    print(f"{data.name}, default metrics, judge openai:{MODEL} (fake judge); "
           f"requests sent by --estimate: {sent}")
     print(f"{'figure':<18}{'low':>12}{'expected':>12}{'high':>12}{'actual':>12}{'error':>9}")
     errors = {}

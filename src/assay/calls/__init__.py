@@ -37,13 +37,21 @@ Example:
 
 from ._budget import Budget
 from ._deadline import DEFAULT_TIMEOUT, TIMEOUT_RULE, check_timeout, in_daemon_thread, within
-from ._estimate import Estimate, JudgeEstimate, Span, Tally, seconds_at_limits
+from ._estimate import (
+    Estimate,
+    JudgeEstimate,
+    Span,
+    Tally,
+    priced_estimate,
+    seconds_at_limits,
+)
 from ._judge_stats import JudgeStats
 from ._managed import ManagedJudge
 from ._managed_embedder import EmbeddingStats, ManagedEmbedder
 from ._metering import CallMeter, meter_call, metered
 from ._open import OpenedEmbedder, OpenedJudge, OpenedJudges, open_embedder, open_judge, open_judges
 from ._options import JudgeCallOptions
+from ._placeholder import REASON as PLACEHOLDER_REASON
 from ._placeholder import CachedAnswers, PlaceholderJudge, placeholder_answer
 from ._prices import JudgePricer, judge_pricer, model_of
 from ._ray_budget import BudgetClient, start_budget_actor
@@ -57,6 +65,7 @@ from ._tokens import TokenCounter, prompt_tokens, token_counter
 __all__ = [
     "DEFAULT_TIMEOUT",
     "JUDGE_REPEAT",
+    "PLACEHOLDER_REASON",
     "TIMEOUT_RULE",
     "Budget",
     "BudgetClient",
@@ -95,6 +104,7 @@ __all__ = [
     "open_judge",
     "open_judges",
     "placeholder_answer",
+    "priced_estimate",
     "prompt_tokens",
     "repeat_scope",
     "row_clock",

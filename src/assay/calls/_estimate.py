@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Estimate", "JudgeEstimate", "Span", "Tally", "seconds_at_limits"]
+from ..judges import JudgeCapabilities
+from ._prices import judge_pricer
+
+__all__ = ["Estimate", "JudgeEstimate", "Span", "Tally", "priced_estimate",
+           "seconds_at_limits"]
 
 
 @dataclass
@@ -97,18 +102,42 @@ class JudgeEstimate:
     usd: Span | None
     unknown_reason: str | None
     price_source: str
+    #: The model that plays the role (an entry of ``Estimate.by_role``), else ``None``.
+    model: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.tally.as_dict(), "cached": self.tally.cached,
+        return {**({"model": self.model} if self.model is not None else {}),
+                **self.tally.as_dict(), "cached": self.tally.cached,
                 "usd": self.usd.as_dict(6) if self.usd is not None else None,
                 "unknown_reason": self.unknown_reason, "price_source": self.price_source}
+
+
+def priced_estimate(judge_id: str, capabilities: JudgeCapabilities, tally: Tally,
+                    prices_file: Path | None = None, *, model: str | None = None
+                    ) -> JudgeEstimate:
+    """``tally`` priced on judge ``judge_id`` (low, expected and high each): its dollars, or
+    ``None`` with the reason when the price is unknown (never $0); ``model``: the role's
+    model, for an entry of ``Estimate.by_role``.
+
+    Raises:
+        ConfigError: the price file cannot be read, or names a bad or negative price.
+    """
+    pricer = judge_pricer(judge_id, capabilities, prices_file)
+    figures = [pricer.cost(getattr(tally.prompt_tokens, p), getattr(tally.completion_tokens, p))
+               for p in ("low", "expected", "high")]
+    reason = next((why for usd, why in figures if usd is None), None)
+    usd = None if reason else Span(*(usd or 0.0 for usd, _ in figures))
+    return JudgeEstimate(tally=tally, usd=usd, unknown_reason=reason,
+                         price_source=pricer.source, model=model)
 
 
 @dataclass
 class Estimate:
     """What a run would ask of its judges, before it asks anything: in all, per kind of
     request (its ``schema_name``: ``rating``, ``statements``, ``verdicts``, ``safety``...) and
-    per judge."""
+    per judge. A command with more than one model (``generate``, ``simulate``, ``jailbreak``)
+    has ``by_role`` too (``judge``, ``simulated_user``, ``attacker``, ``app``): the dollars are
+    then the roles' sum; ``unit`` names what ``rows`` counts."""
 
     rows: int
     total: Tally
@@ -117,11 +146,17 @@ class Estimate:
     tpm: int | None = None
     rpm: int | None = None
     notes: list[str] = field(default_factory=list)
+    by_role: dict[str, JudgeEstimate] = field(default_factory=dict)
+    unit: str = "row"
+
+    @property
+    def _priced(self) -> dict[str, JudgeEstimate]:
+        return self.by_role or self.by_judge
 
     @property
     def usd(self) -> Span | None:
-        """The judges' dollars added up; ``None`` when any judge's price is unknown."""
-        spans = [j.usd for j in self.by_judge.values()]
+        """The judges' (the roles') dollars added up; ``None`` when any price is unknown."""
+        spans = [j.usd for j in self._priced.values()]
         if any(s is None for s in spans):
             return None
         return sum((s for s in spans if s is not None), Span())
@@ -129,7 +164,7 @@ class Estimate:
     @property
     def unknown_reason(self) -> str | None:
         """Why the dollars are unknown (the first judge without a price), else ``None``."""
-        return next((j.unknown_reason for j in self.by_judge.values() if j.usd is None), None)
+        return next((j.unknown_reason for j in self._priced.values() if j.usd is None), None)
 
     def as_dict(self) -> dict[str, Any]:
         """The estimate as ``--estimate --json`` writes it."""
@@ -142,6 +177,8 @@ class Estimate:
                 "tpm": self.tpm, "rpm": self.rpm,
                 "by_kind": {name: t.as_dict() for name, t in self.by_kind.items()},
                 "by_judge": {name: j.as_dict() for name, j in self.by_judge.items()},
+                **({"by_role": {role: r.as_dict() for role, r in self.by_role.items()}}
+                   if self.by_role else {}),
                 "notes": self.notes}
 
     def lines(self) -> list[str]:
@@ -149,8 +186,8 @@ class Estimate:
         def row(label: str, span: Span, fmt: str = "{:,.0f}") -> str:
             return (f"  {label:<18}" + " / ".join(fmt.format(x) for x in
                                                   (span.low, span.expected, span.high)))
-        out = [f"estimate for {self.rows} row(s), nothing sent (low / expected / high):",
-               row("judge requests", self.total.requests),
+        out = [f"estimate for {self.rows} {self.unit}(s), nothing sent (low / expected / high):",
+               row("requests" if self.by_role else "judge requests", self.total.requests),
                row("prompt tokens", self.total.prompt_tokens),
                row("completion tokens", self.total.completion_tokens)]
         usd = self.usd
@@ -162,6 +199,13 @@ class Estimate:
                                                               (self.rpm, "requests")) if n)
             out.append(row("time at limits", Span(*(math.ceil(x) for x in (
                 seconds.low, seconds.expected, seconds.high)))) + f" s ({limits} a minute)")
+        for role, share in self.by_role.items():
+            cost = (" / ".join(f"${x:,.4f}" for x in (share.usd.low, share.usd.expected,
+                                                      share.usd.high))
+                    if share.usd is not None else f"unknown: {share.unknown_reason}")
+            out.append(f"  {role} ({share.model}): " + " / ".join(
+                f"{x:,.0f}" for x in (share.tally.requests.low, share.tally.requests.expected,
+                                      share.tally.requests.high)) + f" requests, {cost}")
         if self.total.cached:
             out.append(f"  {self.total.cached:,} request(s) already in the judge cache: not "
                        "counted (free)")

@@ -27,14 +27,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ..calls import JudgeCallOptions
+from ..calls import Estimate, JudgeCallOptions
 from ..metrics import Metric
 from ..run import ReadOptions, ScoringOptions
 from ._json_out import JSON_PATH_HELP, write_json
 
 __all__ = ["DEFAULT_ESTIMATE_OVER", "ESTIMATE_SAMPLE", "EstimateFlags", "EstimateJsonOption",
-           "EstimateOption", "EstimateOverOption", "check_estimate_over",
-           "estimate_first"]
+           "EstimateOnlyOption", "EstimateOption", "EstimateOverOption", "check_estimate_over",
+           "check_json_flag", "estimate_first", "print_estimate"]
 
 err = Console(stderr=True)
 
@@ -62,6 +62,11 @@ EstimateOverOption = Annotated[int, typer.Option(
     callback=check_estimate_over, metavar="ROWS",
     help="A run over this many rows prints an estimate (from a sample of its rows) before it "
          "starts.")]
+#: ``--estimate`` of a command that makes data (generate, simulate, jailbreak).
+EstimateOnlyOption = Annotated[bool, typer.Option(
+    "--estimate", help="Print what the command would send (requests, prompt and completion "
+    "tokens, dollars per model role, the time at --tpm/--rpm) as low / expected / high, and "
+    "exit 0 without sending anything.")]
 EstimateJsonOption = Annotated[Path | None, typer.Option(
     "--json", help="With --estimate: also write the estimate as JSON to this file; "
     + JSON_PATH_HELP)]
@@ -97,9 +102,7 @@ def estimate_first(given: EstimateFlags | tuple[bool | None, int, Path | None], 
         typer.BadParameter: ``--json`` without ``--estimate``.
     """
     flags = given if isinstance(given, EstimateFlags) else EstimateFlags(*given)
-    if flags.json_path is not None and not flags.only:
-        raise typer.BadParameter("--json writes the estimate: give --estimate too.",
-                                 param_hint="'--json'")
+    check_json_flag(flags.only, flags.json_path)
     if not flags.only and (flags.estimate is False or piped or str(data) == "-"
                                or _rows_at_most(data, flags.over)):
         return False  # a pipe is read once: the run reads it
@@ -111,14 +114,30 @@ def estimate_first(given: EstimateFlags | tuple[bool | None, int, Path | None], 
         rpm=calls.rpm, out=out, prices_file=prices, app=app, sample=None if flags.only else ESTIMATE_SAMPLE))
     if not flags.only and estimate.rows <= flags.over:
         return False  # a format whose rows are not lines: its size known only now
-    for line in estimate.lines():
-        err.print(line, highlight=False, markup=False, soft_wrap=True)
-    if flags.json_path is not None:
-        write_json(estimate.as_dict(), flags.json_path)
+    print_estimate(estimate, flags.json_path)
     if not flags.only:
         err.print("  (--no-estimate skips this; the run starts now)", highlight=False,
                   markup=False)
     return flags.only
+
+
+def print_estimate(estimate: Estimate, json_path: Path | None = None) -> None:
+    """The estimate's lines on stderr, and its JSON to ``json_path`` (``-``: stdout)."""
+    for line in estimate.lines():
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
+    if json_path is not None:
+        write_json(estimate.as_dict(), json_path)
+
+
+def check_json_flag(estimate: bool, json_path: Path | None) -> None:
+    """``--json`` needs ``--estimate``.
+
+    Raises:
+        typer.BadParameter: ``--json`` without ``--estimate`` (exit 2).
+    """
+    if json_path is not None and not estimate:
+        raise typer.BadParameter("--json writes the estimate: give --estimate too.",
+                                 param_hint="'--json'")
 
 
 def _rows_at_most(data: Path, limit: int) -> bool:

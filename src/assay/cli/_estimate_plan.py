@@ -46,9 +46,9 @@ from ..calls import (
     Span,
     Tally,
     TokenCounter,
-    judge_pricer,
     model_of,
     placeholder_answer,
+    priced_estimate,
     prompt_tokens,
     token_counter,
 )
@@ -193,13 +193,7 @@ def _judge_or_standin(spec: str | Judge) -> Judge:
 
 
 def _priced(judge: Judge, tally: Tally, prices_file: Path | None) -> JudgeEstimate:
-    pricer = judge_pricer(judge.id, judge.capabilities, prices_file)
-    figures = [pricer.cost(getattr(tally.prompt_tokens, p), getattr(tally.completion_tokens, p))
-               for p in _PASSES]
-    reason = next((why for usd, why in figures if usd is None), None)
-    usd = None if reason else Span(*(usd or 0.0 for usd, _ in figures))
-    return JudgeEstimate(tally=tally, usd=usd, unknown_reason=reason,
-                         price_source=pricer.source)
+    return priced_estimate(judge.id, judge.capabilities, tally, prices_file)
 
 
 def _earlier_run_mean(out: Path | None) -> float | None:

@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +32,7 @@ from ._call_flags import (
     call_options,
 )
 from ._errors import exit_on_errors
+from ._estimate import EstimateJsonOption, EstimateOnlyOption, check_json_flag, print_estimate
 from ._format import printable
 from ._options import (
     DEFAULT_MAX_WAIT,
@@ -92,6 +94,8 @@ def generate_cmd(
     ] = True,
     store: StoreOption = None,
     no_store: NoStoreOption = False,
+    estimate: EstimateOnlyOption = False,
+    json_path: EstimateJsonOption = None,
 ) -> None:
     """Write test rows (questions, ground truths, evidence spans) from your documents; each is
     checked before it is kept: its evidence is found in the document, its answer is supported,
@@ -101,9 +105,21 @@ def generate_cmd(
     options; 3 the judge failed (every call, or the same hard way three times), no row was
     kept at all, or a file could not be written; 6 --max-cost / --max-tokens reached (no
     request sent past it); 130 interrupted. What was written is kept: --resume continues.
+    With --estimate: 0, nothing sent (2 on bad input).
     """
     hint = ("rerun the same command with --resume to continue (rows so far are in "
             f"{printable(out)}).")
+    check_json_flag(estimate, json_path)
+    if estimate:  # plan and count the judge's requests; nothing is sent
+        from ._estimate_generate import estimate_generate
+
+        with exit_on_errors("\ninterrupted"):
+            check_prices_flag(prices)
+            print_estimate(asyncio.run(estimate_generate(
+                docs, out=out, n=n, kinds=kinds, judge=judge, seed=seed, lang=lang,
+                max_candidates=max_candidates, tpm=tpm, rpm=rpm, prices_file=prices)),
+                json_path)
+        return
     with exit_on_errors(f"\ninterrupted: {hint}", stopped=f"Then {hint}"):
         book = check_prices_flag(prices)  # a bad price file: exit 2 before any call
         result = generate(

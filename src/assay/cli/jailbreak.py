@@ -50,6 +50,7 @@ from ._call_flags import (
     parallel_help,
 )
 from ._errors import exit_on_errors
+from ._estimate import EstimateJsonOption, EstimateOnlyOption, check_json_flag, print_estimate
 from ._json_out import JSON_PATH_HELP, to_stdout, write_json
 from ._options import (
     DEFAULT_MAX_FIELD_CHARS,
@@ -147,6 +148,8 @@ def jailbreak_cmd(
     max_failed_share: MaxFailedShare = DEFAULT_MAX_FAILED_SHARE,
     max_field_chars: MaxFieldCharsOption = DEFAULT_MAX_FIELD_CHARS,
     long_fields: LongFieldsOption = "refuse",
+    estimate: EstimateOnlyOption = False,
+    json_path: EstimateJsonOption = None,
 ) -> None:
     """Ask the app the same seeds plain and with a jailbreak injection, rate both, and report
     the defect rates and their difference (the jailbreak defect rate); or attack each seed over
@@ -163,6 +166,16 @@ def jailbreak_cmd(
         if attacker is not None:
             check_judge_spec(attacker)
         check_prices_flag(prices)  # a bad price file: exit 2 before any call
+        check_json_flag(estimate, json_path)
+        if estimate:  # plan and count the requests; nothing is sent
+            from ._estimate_jailbreak import estimate_jailbreak
+            return print_estimate(asyncio.run(estimate_jailbreak(
+                target, strategy=strategy, turns=turns, n=n, seeds=seeds, templates=templates,
+                categories=categories(category), backtracks=backtracks, judge=judge,
+                attacker=attacker, safety_threshold=safety_threshold, safety_mode=safety_mode,
+                refusal=refusal, max_field_chars=max_field_chars, long_fields=long_fields,
+                tpm=tpm, rpm=rpm, prices_file=prices, cache=cache, no_cache=no_cache)),
+                json_path)
         app = make_target(target, timeout=timeout)
         common: dict[str, Any] = {
             "out": out_dir, "n": n, "seeds": seeds, "categories": categories(category),

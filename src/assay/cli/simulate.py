@@ -17,7 +17,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -51,6 +51,7 @@ from ._call_flags import (
     parallel_help,
 )
 from ._errors import exit_on_errors
+from ._estimate import EstimateJsonOption, EstimateOnlyOption, check_json_flag, print_estimate
 from ._options import (
     DEFAULT_MAX_FIELD_CHARS,
     DEFAULT_MAX_WAIT,
@@ -62,7 +63,7 @@ from ._options import (
     TimeoutOption,
     store_arg,
 )
-from ._prices_flag import PricesOption
+from ._prices_flag import PricesOption, check_prices_flag
 from ._redteam_common import (
     SEEDS_HELP,
     TARGET_HELP,
@@ -142,6 +143,8 @@ def simulate_cmd(
     long_fields: LongFieldsOption = "refuse",
     store: StoreOption = None,
     no_store: NoStoreOption = False,
+    estimate: EstimateOnlyOption = False,
+    json_path: EstimateJsonOption = None,
 ) -> None:
     """Ask the app under test harmful seed requests, or (--scenarios) let simulated users talk
     to it, and save the conversations as a dataset.
@@ -149,6 +152,7 @@ def simulate_cmd(
     Exit status: 0 done; 2 bad input or options; 3 more than --max-failed-share of the
     conversations failed, the user model failed the same hard way three times, or a file
     could not be written; 130 interrupted (what was written is kept: --resume continues).
+    With --estimate: 0, nothing sent (2 on bad input).
     """
     seed_mode = {"--seeds": seeds is not None, "--category": category is not None,
                  "--n": n is not None, "--turns": turns is not None, "--inject": inject,
@@ -160,12 +164,24 @@ def simulate_cmd(
                      "--no-cache": no_cache, "--concurrency": concurrency is not None,
                      "--max-attempts": max_attempts != DEFAULT_MAX_ATTEMPTS,
                      "--max-cost": max_cost is not None, "--max-tokens": max_tokens is not None}
+    check_json_flag(estimate, json_path)
     with exit_on_errors("\ninterrupted"):
         _refuse_mixing(scenarios, seed_mode, scenario_mode)
         calls = call_options(concurrency=concurrency, timeout=timeout,
                              max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
                              cache=cache, no_cache=no_cache, max_cost=max_cost,
                              max_tokens=max_tokens, prices=prices)  # a bad value: exit 2, not a traceback
+        if estimate:  # plan and count the requests; nothing is sent
+            if not target:
+                raise AssayError(f"--target is required. {TARGET_HELP}")
+            check_prices_flag(prices)
+            print_estimate(asyncio.run(_estimate(
+                scenarios, target=target, tools=tools, user_model=user_model or judge or "local",
+                max_turns=max_turns, seed=seed or 0, tpm=tpm, rpm=rpm, prices=prices,
+                limits=FieldLimits(max_field_chars, long_fields),  # type: ignore[arg-type]
+                seeds=seeds or BUILTIN, n=n, category=category, turns=turns or 1,
+                templates=list(templates or []) if inject else None, out=out)), json_path)
+            return
     if scenarios is not None:
         run_scenarios(scenarios, target=target, out=out, tools=tools,
                       user_model=user_model or judge or "local", max_turns=max_turns, seed=seed,
@@ -217,6 +233,27 @@ def simulate_cmd(
     for r in rows:
         failures.add([str(r["error"])] if r.get("error") else [])
     exit_if_failed(failures, max_failed_share)
+
+
+async def _estimate(scenarios: Path | None, *, target: str, tools: str | None,
+                    user_model: str, max_turns: int | None, seed: int, tpm: int | None,
+                    rpm: int | None, prices: Path | None, limits: FieldLimits, seeds: str,
+                    n: int | None, category: str | None, turns: int,
+                    templates: list[str] | None, out: Path | None) -> Any:
+    """The estimate of either mode (see :mod:`._estimate_simulate`)."""
+    from ._estimate_simulate import estimate_scenarios, estimate_seed_requests
+
+    if scenarios is not None:
+        return await estimate_scenarios(
+            scenarios, target=target, user_model=user_model, max_turns=max_turns, seed=seed,
+            tools=tools, tpm=tpm, rpm=rpm, prices_file=prices,
+            max_field_chars=limits.max_field_chars, long_fields=limits.long_fields,
+            out=out or Path("assay-out") / f"simulated-{scenarios.stem}.jsonl")
+    chosen = pick_seeds(load_seeds(seeds), n, categories(category))
+    attacks = (injected_attacks(chosen, load_templates(list(templates)))
+               if templates is not None else plain_attacks(chosen))
+    return await estimate_seed_requests(attacks, target=target, turns=turns, limits=limits,
+                                        tpm=tpm, rpm=rpm, prices_file=prices)
 
 
 def _stored_run_id(path: Path) -> str | None:

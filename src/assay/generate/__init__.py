@@ -17,9 +17,13 @@ Example:
     ['files', 'rejected', 'rows', 'run_id', 'summary']
 """
 
-from ._documents import DETECT
+from ._candidate import judge_candidate
+from ._checks import pointing_phrase
+from ._documents import DETECT, read_documents
 from ._generate import GenerationResult, generate, generate_async
 from ._output import OutputFiles
-from ._plan import KINDS
+from ._plan import KINDS, Candidate, Passage, Plan, check_kinds, indexed_plan
 
-__all__ = ["DETECT", "KINDS", "GenerationResult", "OutputFiles", "generate", "generate_async"]
+__all__ = ["DETECT", "KINDS", "Candidate", "GenerationResult", "OutputFiles", "Passage", "Plan",
+           "check_kinds", "generate", "generate_async", "indexed_plan", "judge_candidate",
+           "pointing_phrase", "read_documents"]

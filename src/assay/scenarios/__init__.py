@@ -18,10 +18,10 @@ Example:
     ('goal_met', 'stuck', 'max_turns', 'app_failed', 'user_failed')
 """
 
-from ._conversation import STOP_REASONS
+from ._conversation import STOP_REASONS, converse
 from ._output import SimulationFiles
 from ._scenario import Scenario, read_scenarios
 from ._simulate import DEFAULT_MAX_TURNS, SimulationResult, simulate_users, simulate_users_async
 
 __all__ = ["DEFAULT_MAX_TURNS", "STOP_REASONS", "Scenario", "SimulationFiles", "SimulationResult",
-           "read_scenarios", "simulate_users", "simulate_users_async"]
+           "converse", "read_scenarios", "simulate_users", "simulate_users_async"]
