@@ -24,6 +24,7 @@ from dataclasses import fields
 from typing import Any
 
 from ._amounts import Cost, Usage
+from ._app import AppUsage, app_usage_of
 from ._book import PriceBook
 
 __all__ = ["CostTally", "cost_figures", "model_cost_section", "roles_cost_section"]
@@ -39,6 +40,7 @@ class CostTally:
         self._usage: dict[str, dict[str, Usage]] = {}
         self._requests: dict[str, dict[str, int]] = {}
         self._order = {name: i for i, name in enumerate(metrics)}
+        self._app: AppUsage | None = None  # the app under test's, apart (``--target``)
 
     def add(self, metric: str, usage: Any) -> None:
         """Add one result's ``details["usage"]`` (anything else is ignored)."""
@@ -53,6 +55,14 @@ class CostTally:
             requests = self._requests.setdefault(metric, {})
             requests[str(judge)] = requests.get(str(judge), 0) + int(counters.get("requests") or 0)
 
+    def add_app(self, record: Mapping[str, Any]) -> None:
+        """Add the app's usage on ``record``'s row, if an app answered it (see
+        :func:`~assay.costs._app.app_usage_of`)."""
+        found = app_usage_of(record)
+        if found is not None:
+            self._app = self._app or AppUsage()
+            self._app.merge(found)
+
     @classmethod
     def of_records(cls, records: Iterable[Mapping[str, Any]]) -> CostTally:
         """The usage of a run's records (``results.jsonl``): every metric result's
@@ -65,6 +75,7 @@ class CostTally:
         """
         tally = cls()
         for record in records:
+            tally.add_app(record)
             for name, result in record.items():
                 details = result.get("details") if isinstance(result, Mapping) else None
                 if isinstance(details, Mapping) and "usage" in details:
@@ -72,8 +83,9 @@ class CostTally:
         return tally
 
     def section(self, book: PriceBook) -> dict[str, Any]:
-        """``summary["cost"]``: the total, ``by_metric``, ``by_judge``, and the app's,
-        simulated user's and attacker's spend (``None`` here: a run scores, it drives none)."""
+        """``summary["cost"]``: the judge's total, ``by_metric``, ``by_judge``; the app's
+        spend apart (not in the total; ``None`` when no app answered a row), and the simulated
+        user's and attacker's (``None`` here: a run drives neither)."""
         by_metric: dict[str, dict[str, Any]] = {}
         judge_usage: dict[str, Usage] = {}
         judge_requests: dict[str, int] = {}
@@ -95,7 +107,9 @@ class CostTally:
             total = total.add(cost)
             by_judge[judge] = cost_figures(cost, used, judge_requests[judge])
         return {"usd": total.usd, "unknown_reason": total.reason, "by_metric": by_metric,
-                "by_judge": by_judge, "app": None, "simulated_user": None, "attacker": None,
+                "by_judge": by_judge,
+                "app": self._app.cost_line(book) if self._app is not None else None,
+                "simulated_user": None, "attacker": None,
                 "source": total.source or None}
 
 
