@@ -41,9 +41,9 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
+from ..costs import APP_USAGE
 from ..data import FieldLimits, Row
 from ..errors import ConfigError, DataError, JudgeError, option
-from ..costs import APP_USAGE
 from ..targets import (
     AgentTarget,
     AppMeter,
