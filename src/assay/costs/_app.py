@@ -2,19 +2,15 @@
 judge's: its answered calls, the calls that reported no usage, and the tokens per model.
 
 A record keeps one row's (``app_usage``, see :meth:`AppUsage.as_dict`); a summary adds the
-rows' up and prices them (:meth:`AppUsage.cost_line`). assay never makes usage up: a call that
+rows' up and prices them (:func:`assay.costs.app_cost_line`). assay never makes usage up: a call that
 reported none makes the app's cost *unknown*, with the reason, never ``$0``.
 
 Example:
-    >>> from assay.costs import PriceBook
     >>> app = AppUsage("openai:gpt-4o-mini")
     >>> app.add_call("openai:gpt-4o-mini", Usage(prompt_tokens=1_000_000, completion_tokens=0))
-    >>> app.cost_line(PriceBook.load())["usd"]
-    0.15
     >>> app.add_call("openai:gpt-4o-mini", None)
-    >>> line = app.cost_line(PriceBook.load())
-    >>> line["usd"], line["unknown_reason"], line["requests"]
-    (None, 'the app reported no usage on 1 of 2 calls', 2)
+    >>> app.calls, app.without_usage, app.requests
+    (2, 1, {'openai:gpt-4o-mini': 1})
 """
 
 from __future__ import annotations
@@ -23,8 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, fields
 from typing import Any
 
-from ._amounts import Cost, Usage
-from ._book import PriceBook
+from ._amounts import Usage
 
 __all__ = ["APP_USAGE", "AppUsage", "app_usage_of"]
 
@@ -109,28 +104,6 @@ class AppUsage:
                 "by_model": {model: {"requests": self.requests[model],
                                      **{k: v for k, v in asdict(used).items() if v}}
                              for model, used in self.usage.items()}}
-
-    def cost_line(self, book: PriceBook) -> dict[str, Any]:
-        """``summary["cost"]["app"]``: the model(s) priced, the dollars (``None`` with the
-        reason when a call reported no usage or a model has no price), the calls as
-        ``requests``, the tokens reported, ``calls_without_usage`` when there were some, and
-        ``by_model`` when the app reported more than one model."""
-        from ._tally import cost_figures  # _tally imports this module
-
-        cost = (Cost.unknown(f"the app reported no usage on {self.without_usage} of "
-                             f"{self.calls} calls") if self.without_usage else Cost.zero())
-        total, by_model = Usage(), {}
-        for model, used in self.usage.items():
-            priced = book.cost(model, used)
-            cost, total = cost.add(priced), total + used
-            by_model[model] = cost_figures(priced, used, self.requests[model])
-        line: dict[str, Any] = {"model": ", ".join(self.usage) or self.target,
-                                "target": self.target, **cost_figures(cost, total, self.calls)}
-        if self.without_usage:
-            line["calls_without_usage"] = self.without_usage
-        if len(by_model) > 1:
-            line["by_model"] = by_model
-        return line
 
 
 def app_usage_of(record: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -40,7 +40,7 @@ from typing import Any
 
 from .._files import atomic_write
 from ..calls import JudgeCallOptions
-from ..costs import AppUsage, Cost, PriceBook
+from ..costs import AppUsage, Cost, PriceBook, app_cost_line
 from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
@@ -181,8 +181,8 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             "run_ids": {s: summaries[s].get("run_id") for s in SIDES},
             "cost": {**sides_cost({s: summaries[s].get("cost") for s in SIDES}),
                      # the app's, apart: what it reported its calls used, on both sides
-                     "app": AppUsage.of_rows(sides.asked, target.id).cost_line(
-                         PriceBook.load(prices))}})
+                     "app": app_cost_line(AppUsage.of_rows(sides.asked, target.id),
+                                          PriceBook.load(prices))}})
         with atomic_write(out / "jailbreak.json", what="the jailbreak report",
                           then="rerun with --resume") as f:  # whole, or not at all
             f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

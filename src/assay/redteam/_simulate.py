@@ -46,7 +46,7 @@ from typing import Any
 from .._files import beside
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
-from ..costs import APP_USAGE, AppUsage, PriceBook, roles_cost_section
+from ..costs import APP_USAGE, AppUsage, PriceBook, app_cost_line, roles_cost_section
 from ..data import FieldLimits
 from ..errors import ConfigError, DataError, JudgeError, option
 from ..records import Job, ResumeWords
@@ -145,7 +145,7 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                              description=description, what="the conversations")
         failed = done.failed
         cost = roles_cost_section(book)  # no model of assay's: the app's apart
-        cost["app"] = AppUsage.of_rows(done.rows, target.id).cost_line(book)
+        cost["app"] = app_cost_line(AppUsage.of_rows(done.rows, target.id), book)
         own.finish({"conversations": len(done.rows), "failed": len(failed),
                     "asked": done.worked, "target": target.id, "turns": turns, "cost": cost},
                    summary_path=beside(out, ".summary.json"), what="the simulation summary")

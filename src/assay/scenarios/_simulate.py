@@ -36,7 +36,7 @@ from typing import Any
 
 from ..agents import AgentRunner, make_agent
 from ..calls import JudgeCallOptions, OpenedJudge, open_judge
-from ..costs import AppUsage, PriceBook, roles_cost_section
+from ..costs import AppUsage, PriceBook, app_cost_line, roles_cost_section
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge
@@ -194,7 +194,7 @@ async def simulate_users_async(
         # the simulated user's calls apart, and the app's (every row's, kept ones too)
         summary["cost"] = roles_cost_section(
             book, simulated_user=(managed.id, managed.stats.as_dict()))
-        summary["cost"]["app"] = _app_usage(made.rows, runner.id).cost_line(book)
+        summary["cost"]["app"] = app_cost_line(_app_usage(made.rows, runner.id), book)
         job.finish(summary, summary_path=files.summary, what="the simulation summary")
     return SimulationResult(made.rows, summary, files, job.run_id)
 
