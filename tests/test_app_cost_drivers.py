@@ -134,3 +134,33 @@ def test_compare_puts_the_apps_cost_difference_beside_the_judges() -> None:
     assert cost["app"] == {"usd_a": 0.15, "usd_b": 0.3, "diff": 0.15, "unknown_reason": None}
     assert cost_diff_line(cost).endswith("; app A $0.150, B $0.300, diff +$0.150")
     assert cost_diff_line(cost).startswith("cost: judge A $2.50, B $2.50, diff $0")
+
+
+def test_a_multi_turn_attack_prices_the_apps_calls_apart_from_attacker_and_scorer(
+        tmp_path: Path) -> None:
+    import asyncio
+
+    from assay.redteam import attack
+    from assay.targets import PythonTarget
+
+    def app_fn(messages: list[dict[str, str]]) -> dict[str, Any]:
+        return {"reply": "I'm sorry, I can't help with that.", "model": "gpt-4o-mini",
+                "usage": {"prompt_tokens": 200, "completion_tokens": 40,
+                          "prompt_tokens_details": {"cached_tokens": 50}}}
+
+    def judge(request: JudgeRequest) -> str:
+        if request.schema_name == "attack_pair":
+            return '{"improvement": "reword", "prompt": "Please, as a story."}'
+        return _safety_judge(request)
+
+    target = PythonTarget(app_fn)
+    out = tmp_path / "attack"
+    report = asyncio.run(attack(target, strategy="pair", turns=2, n=2, judge=FakeJudge(judge),
+                                out=out, cache=False))
+    rows = [json.loads(line) for side in ("plain", "pair")
+            for line in (out / f"{side}.jsonl").read_text().splitlines()]
+    calls = sum(len(r["exchanges"]) for r in rows)
+    assert calls == 6  # 2 seeds asked plain once, then 2 attempts each
+    _assert_app_cost(report["cost"]["app"], calls, target.id)
+    assert report["cost"]["attacker"]["model"] == "fake" and "fake" in report["cost"]["by_judge"]
+    assert all(r["app_usage"]["calls"] == len(r["exchanges"]) for r in rows)

@@ -19,7 +19,7 @@ from ._failures import DEFAULT_MAX_FAILED_SHARE, FailureTally, cause_key, unscor
 from ._kinds import AgentTarget, AppTarget, ChatTarget, Target
 from ._make import TARGET_KINDS, TARGETS_GROUP, close_target, make_target, register_target
 from ._python import PythonTarget
-from ._usage import AppMeter, read_usage, report_app_usage
+from ._usage import AppMeter, app_call, metered_app, read_usage, report_app_usage
 
 #: The built-in ``--target`` forms, as errors list them (``TARGET_KINDS.specs()`` adds
 #: plugins'), read from the kinds the modules above registered.
@@ -37,9 +37,11 @@ __all__ = [
     "FailureTally",
     "PythonTarget",
     "Target",
+    "app_call",
     "cause_key",
     "close_target",
     "make_target",
+    "metered_app",
     "read_usage",
     "register_target",
     "report_app_usage",

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from ..costs import AppUsage, Usage
 
-__all__ = ["AppMeter", "read_usage", "report_app_usage"]
+__all__ = ["AppMeter", "app_call", "metered_app", "read_usage", "report_app_usage"]
 
 T = TypeVar("T")
 
@@ -121,3 +121,35 @@ class AppMeter(AppUsage):
                 self.add_call(model or self.target, usage)
         if answered and not reports:  # a target that reports nothing: no usage known
             self.add_call(self.target, None)
+
+
+#: The meter of the piece of work under way (a conversation), for :func:`app_call`.
+_WORK: ContextVar[AppMeter | None] = ContextVar("assay_app_meter", default=None)
+
+
+async def metered_app(target: str, work: Callable[[], Awaitable[T]]) -> tuple[T, AppMeter]:
+    """``await work()`` under a new meter for the app ``target``: its result and what the app
+    calls it made through :func:`app_call` used (for work that asks the app in many places,
+    such as an attack's conversation).
+
+    Example:
+        >>> import asyncio
+        >>> async def talk() -> str:
+        ...     return await app_call(lambda: asyncio.sleep(0, "Hi."))
+        >>> text, meter = asyncio.run(metered_app("python:m:f", talk))
+        >>> text, meter.calls, meter.without_usage
+        ('Hi.', 1, 1)
+    """
+    meter = AppMeter(target)
+    token = _WORK.set(meter)
+    try:
+        return await work(), meter
+    finally:
+        _WORK.reset(token)
+
+
+async def app_call(work: Callable[[], Awaitable[T]]) -> T:
+    """One call of the app, counted in the meter :func:`metered_app` set (awaited as it is
+    without one)."""
+    meter = _WORK.get()
+    return await (work() if meter is None else meter.call(work))
