@@ -467,4 +467,4 @@ def test_the_attackers_cost_is_kept_apart_from_the_scorers(world: World,
     shown = world.cli("--out", tmp_path / "cli", "--strategy", "crescendo", "--turns", "3",
                       "--prices", prices)
     assert shown.exit_code == 0, shown.output
-    assert "cost: $" in " ".join(shown.output.split())
+    assert "cost: judge + attacker $" in " ".join(shown.output.split())
