@@ -164,3 +164,25 @@ def test_an_http_app_with_a_usage_object_in_its_reply_is_priced(tmp_path: Path) 
         (600 * GPT_4O_MINI["input"] + 100 * GPT_4O_MINI["output"]) / 1e6, rel=0, abs=1e-12)
     assert result.rows[0]["agent"]["app_usage"]["by_model"]["gpt-4o-mini"] == {
         "requests": 1, "prompt_tokens": 300, "completion_tokens": 50, "reasoning_tokens": 20}
+
+
+def test_a_resumed_run_counts_the_app_calls_of_every_session(
+        tmp_path: Path, module: Callable[[str], str]) -> None:
+    name = module(
+        "FAILED = []\n"
+        "def app(messages):\n"
+        "    if 'What is 1' in messages[-1]['content'] and not FAILED:\n"
+        "        FAILED.append(1)\n"
+        "        raise RuntimeError('app crashed')\n"
+        "    return {'reply': 'Four.', 'model': 'gpt-4o-mini',\n"
+        "            'usage': {'prompt_tokens': 1000, 'completion_tokens': 100}}\n")
+    data = _write(tmp_path / "d.jsonl", QUESTIONS)
+    out = tmp_path / "out"
+    first = evaluate(data, metrics="f1_score", agent=make_agent(f"python:{name}:app"),
+                     run=RunOptions(out=out, store=False))
+    assert first.summary["cost"]["app"]["requests"] == 2  # the crashed call answered nothing
+    second = evaluate(data, metrics="f1_score", agent=make_agent(f"python:{name}:app"),
+                      run=RunOptions(out=out, store=False, resume=True))
+    app = second.summary["cost"]["app"]
+    assert (app["requests"], app["prompt_tokens"], app["completion_tokens"]) == (3, 3000, 300)
+    assert app["usd"] == pytest.approx(3 * (1000 * 0.15 + 100 * 0.6) / 1e6, rel=0, abs=1e-12)

@@ -90,8 +90,9 @@ def report_app_usage(usage: Usage | None, model: str | None = None) -> None:
     and on which model (``None``: priced as the target's id). Outside a metered call it
     does nothing. A target calls it once per answer it got from its app."""
     reports = _REPORTS.get()
-    if reports is not None:
-        reports.append((model or None, usage))
+    if reports is not None:  # the model's name is the app's text: kept short, masked of keys
+        from .._secrets import mask_secrets
+        reports.append((mask_secrets(model[:200]) if model else None, usage))
 
 
 class AppMeter(AppUsage):
