@@ -2,8 +2,8 @@
 judge's: its answered calls, the calls that reported no usage, and the tokens per model.
 
 A record keeps one row's (``app_usage``, see :meth:`AppUsage.as_dict`); a summary adds the
-rows' up and prices them (:func:`assay.costs.app_cost_line`). assay never makes usage up: a call that
-reported none makes the app's cost *unknown*, with the reason, never ``$0``.
+rows' up and prices them (:func:`assay.costs.app_cost_line`). assay never makes usage up: a
+call that reported none makes the app's cost *unknown*, with the reason, never ``$0``.
 
 Example:
     >>> app = AppUsage("openai:gpt-4o-mini")

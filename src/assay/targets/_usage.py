@@ -53,8 +53,10 @@ def _get(obj: Any, name: str) -> Any:
 
 
 def _tokens(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
-        else None
+    """A token count as reported: a whole number of 0 or more, else ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
 
 
 def read_usage(usage: Any) -> Usage | None:
