@@ -218,7 +218,10 @@ def test_simulate_keeps_the_simulated_users_cost_apart(tmp_path: Path) -> None:
     assert cost["simulated_user"]["requests"] == used["requests"] > 0
     assert cost["usd"] == cost["simulated_user"]["usd"] == pytest.approx(
         (used["prompt_tokens"] * 3.0 + used["completion_tokens"] * 6.0) / 1e6)
-    assert cost["app"] is None and cost["by_judge"] == {}  # the app reports no usage
+    assert cost["by_judge"] == {}
+    # the app was driven but reports no usage: unknown, with the reason, never $0
+    assert cost["app"]["usd"] is None and cost["app"]["calls_without_usage"] == 3
+    assert cost["app"]["unknown_reason"] == "the app reported no usage on 3 of 3 calls"
     with pytest.raises(ConfigError, match="cannot read the price file"):  # before any call
         simulate_users([order], out=tmp_path / "bad.jsonl", user_model=scripted_user(),
                        target="python:examples.agent_app:agent", prices=tmp_path / "no.toml")

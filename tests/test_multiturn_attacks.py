@@ -457,11 +457,14 @@ def test_the_attackers_cost_is_kept_apart_from_the_scorers(world: World,
     assert attacker["usd"] == pytest.approx(tokens["attacker"] * 10.0 / 1e6)
     assert scorer["usd"] == pytest.approx(tokens["scorer"] * 1.0 / 1e6)
     assert cost["usd"] == pytest.approx(attacker["usd"] + scorer["usd"])
-    assert cost["app"] is None  # the app reports no usage to assay
+    # the app was driven but reports no usage: unknown, with the reason, and not in the total
+    assert cost["app"]["usd"] is None and cost["app"]["calls_without_usage"] == cost["app"][
+        "requests"] > 0
+    assert cost["app"]["unknown_reason"].startswith("the app reported no usage on ")
     # without a price for the fake models: unknown, never $0
     unpriced = world.run(tmp_path / "unpriced", cache=False)["cost"]  # calls sent again
     assert unpriced["usd"] is None and "no price for model 'fake" in unpriced["unknown_reason"]
     shown = world.cli("--out", tmp_path / "cli", "--strategy", "crescendo", "--turns", "3",
                       "--prices", prices)
     assert shown.exit_code == 0, shown.output
-    assert "cost: $" in " ".join(shown.output.split())
+    assert "cost: judge + attacker $" in " ".join(shown.output.split())

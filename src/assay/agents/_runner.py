@@ -41,9 +41,17 @@ from typing import Any
 
 from .._secrets import mask_secrets
 from ..calls import DEFAULT_TIMEOUT, RetryPolicy, check_timeout
+from ..costs import APP_USAGE
 from ..data import FieldLimits, Row
 from ..errors import ConfigError, DataError, JudgeError, option
-from ..targets import AgentTarget, ChatTarget, PythonTarget, close_target, make_target
+from ..targets import (
+    AgentTarget,
+    AppMeter,
+    ChatTarget,
+    PythonTarget,
+    close_target,
+    make_target,
+)
 from ._messages import (
     final_answer,
     masked_message,
@@ -114,9 +122,11 @@ class AgentRunner:
 
     async def complete(self, row: Row) -> dict[str, Any]:
         """Run the agent on ``row``: the record entry (``target``, ``messages`` or, for a QA
-        row, ``answer``, ``steps``, ``seconds``, and ``note`` at the step limit; or
-        ``failure``)."""
+        row, ``answer``, ``steps``, ``seconds``, ``app_usage`` (what the app reported its
+        calls used, see :class:`~assay.targets.AppMeter`), and ``note`` at the step limit; or
+        ``failure``, with the ``app_usage`` of the calls answered before it)."""
         started = time.monotonic()
+        meter = AppMeter(self.id)
         qa = row.messages is None
         asked = ([{"role": "user", "content": row.question or ""}] if qa
                  else openai_messages(row))
@@ -126,8 +136,8 @@ class AgentRunner:
         try:
             while True:
                 conversation = [*asked, *new]
-                raw = await self._retry.call(
-                    lambda: self._turn(conversation, tools))  # noqa: B023 - awaited here
+                raw = await meter.call(lambda: self._retry.call(
+                    lambda: self._turn(conversation, tools)))  # noqa: B023 - awaited here
                 new += reply_messages(raw, row_id=row.id, target=self.id)
                 steps += 1
                 pending = pending_calls(new)
@@ -142,15 +152,15 @@ class AgentRunner:
                                                    timeout=self.tool_timeout))
                     self.stats.tool_calls += 1
         except JudgeError as e:
-            return self._failed(f"target call failed: {e}")
+            return self._failed(f"target call failed: {e}", meter)
         except ConfigError:
             raise
         except Exception as e:  # noqa: BLE001 - the agent's own bug: the row says why
-            return self._failed(f"target call failed: {type(e).__name__}: {e}")
+            return self._failed(f"target call failed: {type(e).__name__}: {e}", meter)
         try:
             new, cuts = self._fit(new)
         except DataError as e:
-            return self._failed(e.problems[0])
+            return self._failed(e.problems[0], meter)
         # what the app said is recorded and read by a judge: no key it echoed (as its errors)
         new = [masked_message(m) for m in new]
         # a ConfigError when assay cannot read the messages
@@ -166,6 +176,7 @@ class AgentRunner:
         else:
             entry["messages"] = new
         entry.update(steps=steps, seconds=round(time.monotonic() - started, 3))
+        entry[APP_USAGE] = meter.as_dict()
         if cuts:
             entry["truncated"] = cuts
         if row.tools and tools is None:
@@ -221,11 +232,12 @@ class AgentRunner:
         """Close the target's connections."""
         await close_target(self.target)
 
-    def _failed(self, error: str) -> dict[str, Any]:
+    def _failed(self, error: str, meter: AppMeter | None = None) -> dict[str, Any]:
         """The row's entry for a failed target call, its text masked of secrets (a target's
-        error may quote a refused key)."""
+        error may quote a refused key), with what the app's answered calls used, if any."""
         self.stats.failed += 1
-        return {"target": self.id, "failure": mask_secrets(error)}
+        return {"target": self.id, "failure": mask_secrets(error),
+                **({APP_USAGE: meter.as_dict()} if meter is not None and meter.calls else {})}
 
 
 def make_agent(target: str | Callable[..., Any], *,

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..calls import DEFAULT_TIMEOUT, JudgeCallOptions, ManagedJudge, open_judge
+from ..costs import AppUsage, PriceBook, app_cost_line
 from ..errors import AssayError
 from ..judges import check_judge_spec
 from ..records import Job
@@ -140,6 +141,9 @@ def robustness(
                     "passages": passages, "noise_ratios": ratios}
             if managed is not None:
                 meta["judge"] = {"id": managed.id, **managed.stats.as_dict()}
+            # the app's own cost (what it reported its calls used), at genai-prices' prices
+            meta["cost"] = {"app": app_cost_line(AppUsage.of_rows(records, app.id),
+                                                 PriceBook.load())}
             write_summary(out_dir, table, meta)
             run_id = job.finish({"table": table, **meta, "rows": len(records),
                                  "complete": all(r.get("error") is None for r in records)})

@@ -208,7 +208,7 @@ def simulate_cmd(
             attacks, app, path, turns=turns, resume=resume, overwrite=overwrite,
             parallel=parallel, progress=sys.stderr.isatty(), max_wait=max_wait,
             limits=FieldLimits(max_field_chars, long_fields),  # type: ignore[arg-type]
-            store=store_arg(store, no_store))))
+            store=store_arg(store, no_store), prices=prices)))
     failed = [r for r in rows if r.get("error")]
     table = Table(title=f"assay simulate: {len(rows)} conversations, {app.id}")
     for col in ("category", "conversations", "app failures"):

@@ -29,8 +29,9 @@ __all__ = ["cost_comparison"]
 
 def cost_comparison(a: RunData, b: RunData, book: PriceBook) -> dict[str, Any]:
     """``{"usd_a", "usd_b", "diff", "unknown_reason", "source", "by_metric": {name: {"usd_a",
-    "usd_b", "diff"}}}``; ``None`` dollars where a price is unknown (or a run was recorded
-    before assay kept costs), with the first reason."""
+    "usd_b", "diff"}}, "app": {"usd_a", "usd_b", "diff", "unknown_reason"}}`` (``app``: the
+    app under test's own cost, apart, when either run drove one); ``None`` dollars where a
+    price is unknown (or a run was recorded before assay kept costs), with the first reason."""
     sides = [_priced(run, book) for run in (a, b)]
     (cost_a, why_a), (cost_b, why_b) = sides
     names = list(dict.fromkeys([*(cost_a or {}).get("by_metric", {}),
@@ -42,9 +43,18 @@ def cost_comparison(a: RunData, b: RunData, book: PriceBook) -> dict[str, Any]:
         by_metric[name] = {"usd_a": usd_a, "usd_b": usd_b, "diff": _diff(usd_a, usd_b)}
     usd_a = cost_a["usd"] if cost_a else None
     usd_b = cost_b["usd"] if cost_b else None
-    return {"usd_a": usd_a, "usd_b": usd_b, "diff": _diff(usd_a, usd_b),
-            "unknown_reason": why_a or why_b, "source": (cost_b or cost_a or {}).get("source"),
-            "by_metric": by_metric}
+    out = {"usd_a": usd_a, "usd_b": usd_b, "diff": _diff(usd_a, usd_b),
+           "unknown_reason": why_a or why_b, "source": (cost_b or cost_a or {}).get("source"),
+           "by_metric": by_metric}
+    apps = [(cost or {}).get("app") for cost in (cost_a, cost_b)]
+    if any(apps):  # the app under test's own cost, apart (``--target`` runs)
+        app_a, app_b = (app.get("usd") if app else None for app in apps)
+        out["app"] = {"usd_a": app_a, "usd_b": app_b, "diff": _diff(app_a, app_b),
+                      "unknown_reason": next((app.get("unknown_reason") for app in apps
+                                              if app and app.get("usd") is None), None)
+                      or next((f"run {run.id} drove no app" for run, app in zip((a, b), apps)
+                               if not app), None)}
+    return out
 
 
 def _priced(run: RunData, book: PriceBook) -> tuple[dict[str, Any] | None, str | None]:

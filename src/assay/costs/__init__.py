@@ -14,12 +14,19 @@ Example:
 """
 
 from ._amounts import Cost, Usage
+from ._app import APP_USAGE, AppUsage
 from ._book import FREE_SOURCE, PriceBook
 from ._price_file import PRICE_KEYS, ModelPrice, read_price_file
-from ._tally import CostTally, cost_figures, model_cost_section, roles_cost_section
+from ._tally import (
+    CostTally,
+    app_cost_line,
+    cost_figures,
+    model_cost_section,
+    roles_cost_section,
+)
 from ._text import cost_diff_line, cost_line, usd_delta_text, usd_text
 
-__all__ = ["FREE_SOURCE", "PRICE_KEYS", "Cost", "CostTally", "ModelPrice", "PriceBook", "Usage",
-           "cost_diff_line", "cost_figures", "cost_line", "model_cost_section",
-           "read_price_file", "roles_cost_section", "usd_delta_text",
+__all__ = ["APP_USAGE", "FREE_SOURCE", "PRICE_KEYS", "AppUsage", "Cost", "CostTally",
+           "ModelPrice", "PriceBook", "Usage", "app_cost_line", "cost_diff_line", "cost_figures", "cost_line",
+           "model_cost_section", "read_price_file", "roles_cost_section", "usd_delta_text",
            "usd_text"]

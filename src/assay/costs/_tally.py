@@ -24,9 +24,11 @@ from dataclasses import fields
 from typing import Any
 
 from ._amounts import Cost, Usage
+from ._app import AppUsage, app_usage_of
 from ._book import PriceBook
 
-__all__ = ["CostTally", "cost_figures", "model_cost_section", "roles_cost_section"]
+__all__ = ["CostTally", "app_cost_line", "cost_figures", "model_cost_section",
+           "roles_cost_section"]
 
 _TOKENS = tuple(f.name for f in fields(Usage))
 
@@ -39,6 +41,7 @@ class CostTally:
         self._usage: dict[str, dict[str, Usage]] = {}
         self._requests: dict[str, dict[str, int]] = {}
         self._order = {name: i for i, name in enumerate(metrics)}
+        self._app: AppUsage | None = None  # the app under test's, apart (``--target``)
 
     def add(self, metric: str, usage: Any) -> None:
         """Add one result's ``details["usage"]`` (anything else is ignored)."""
@@ -53,6 +56,14 @@ class CostTally:
             requests = self._requests.setdefault(metric, {})
             requests[str(judge)] = requests.get(str(judge), 0) + int(counters.get("requests") or 0)
 
+    def add_app(self, record: Mapping[str, Any]) -> None:
+        """Add the app's usage on ``record``'s row, if an app answered it (see
+        :func:`~assay.costs._app.app_usage_of`)."""
+        found = app_usage_of(record)
+        if found is not None:
+            self._app = self._app or AppUsage()
+            self._app.merge(found)
+
     @classmethod
     def of_records(cls, records: Iterable[Mapping[str, Any]]) -> CostTally:
         """The usage of a run's records (``results.jsonl``): every metric result's
@@ -65,6 +76,7 @@ class CostTally:
         """
         tally = cls()
         for record in records:
+            tally.add_app(record)
             for name, result in record.items():
                 details = result.get("details") if isinstance(result, Mapping) else None
                 if isinstance(details, Mapping) and "usage" in details:
@@ -72,8 +84,9 @@ class CostTally:
         return tally
 
     def section(self, book: PriceBook) -> dict[str, Any]:
-        """``summary["cost"]``: the total, ``by_metric``, ``by_judge``, and the app's,
-        simulated user's and attacker's spend (``None`` here: a run scores, it drives none)."""
+        """``summary["cost"]``: the judge's total, ``by_metric``, ``by_judge``; the app's
+        spend apart (not in the total; ``None`` when no app answered a row), and the simulated
+        user's and attacker's (``None`` here: a run drives neither)."""
         by_metric: dict[str, dict[str, Any]] = {}
         judge_usage: dict[str, Usage] = {}
         judge_requests: dict[str, int] = {}
@@ -95,7 +108,9 @@ class CostTally:
             total = total.add(cost)
             by_judge[judge] = cost_figures(cost, used, judge_requests[judge])
         return {"usd": total.usd, "unknown_reason": total.reason, "by_metric": by_metric,
-                "by_judge": by_judge, "app": None, "simulated_user": None, "attacker": None,
+                "by_judge": by_judge,
+                "app": app_cost_line(self._app, book) if self._app is not None else None,
+                "simulated_user": None, "attacker": None,
                 "source": total.source or None}
 
 
@@ -167,3 +182,36 @@ def roles_cost_section(book: PriceBook, *, judges: Mapping[str, Mapping[str, Any
             out[role] = {"model": model, **line}
     out.update(usd=total.usd, unknown_reason=total.reason, source=total.source or None)
     return out
+
+
+def app_cost_line(app: AppUsage, book: PriceBook) -> dict[str, Any]:
+    """``summary["cost"]["app"]``: the app under test's own cost, apart from the judge's: the
+    model(s) priced (what the app reported, else its target id), the dollars (``None`` with
+    the reason when a call reported no usage or a model has no price: never made up), its
+    answered calls as ``requests``, the tokens reported, ``calls_without_usage`` when some
+    reported none, and ``by_model`` when the app reported more than one model.
+
+    Example:
+        >>> app = AppUsage("openai:gpt-4o-mini")
+        >>> app.add_call("openai:gpt-4o-mini", Usage(prompt_tokens=1_000_000))
+        >>> app_cost_line(app, PriceBook.load())["usd"]
+        0.15
+        >>> app.add_call("openai:gpt-4o-mini", None)
+        >>> line = app_cost_line(app, PriceBook.load())
+        >>> line["usd"], line["unknown_reason"], line["requests"]
+        (None, 'the app reported no usage on 1 of 2 calls', 2)
+    """
+    cost = (Cost.unknown(f"the app reported no usage on {app.without_usage} of {app.calls} "
+                         "calls") if app.without_usage else Cost.zero())
+    total, by_model = Usage(), {}
+    for model, used in app.usage.items():
+        priced = book.cost(model, used)
+        cost, total = cost.add(priced), total + used
+        by_model[model] = cost_figures(priced, used, app.requests[model])
+    line: dict[str, Any] = {"model": ", ".join(app.usage) or app.target, "target": app.target,
+                            **cost_figures(cost, total, app.calls)}
+    if app.without_usage:
+        line["calls_without_usage"] = app.without_usage
+    if len(by_model) > 1:
+        line["by_model"] = by_model
+    return line

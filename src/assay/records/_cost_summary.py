@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CostLine", "CostSummary"]
+__all__ = ["AppCostLine", "CostLine", "CostSummary"]
 
 
 class CostLine(BaseModel):
@@ -32,9 +32,21 @@ class CostLine(BaseModel):
     unknown_reason: str | None = None
 
 
+class AppCostLine(CostLine):
+    """What the app under test's own calls used and cost, as it reported them (never made
+    up: a call that reported no usage makes ``usd`` null, with the reason)."""
+
+    model: str | None = Field(None, description=(
+        "The model(s) the app's tokens are priced as: the one it reported, else the target."))
+    target: str | None = Field(None, description="The app under test (the --target spec).")
+    calls_without_usage: int | None = Field(None, description=(
+        "Of requests (the app's answered calls), those that reported no usage."))
+
+
 class CostSummary(BaseModel):
     """The run's cost: the judge's total, per metric and per judge; the app under test, the
-    simulated user and the attacker apart (null where the run drove none)."""
+    simulated user and the attacker apart (null where the run drove none; the app's is not
+    in ``usd``)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -43,7 +55,8 @@ class CostSummary(BaseModel):
     unknown_reason: str | None = Field(None, description="Why usd is null.")
     by_metric: dict[str, CostLine] = Field(default_factory=dict)
     by_judge: dict[str, CostLine] = Field(default_factory=dict)
-    app: CostLine | None = None
+    app: AppCostLine | None = Field(None, description=(
+        "The app under test's own cost, apart (not in usd); null when no app was driven."))
     simulated_user: CostLine | None = None
     attacker: CostLine | None = None
     source: str | None = Field(None, description=(

@@ -45,7 +45,7 @@ from typing import Any
 from .._files import atomic_write
 from ..asking import LANGS
 from ..calls import JudgeCallOptions, RetryPolicy, open_judges
-from ..costs import PriceBook, roles_cost_section
+from ..costs import APP_USAGE, AppUsage, PriceBook, app_cost_line, roles_cost_section
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, option
 from ..judges import Judge
@@ -53,7 +53,7 @@ from ..metrics import ScoreContext
 from ..records import Job, JobRows, ResumeWords
 from ..run import ScoringOptions
 from ..store import Store
-from ..targets import ChatTarget
+from ..targets import ChatTarget, metered_app
 from ._attack_report import attack_report
 from ._attacker import Attacker
 from ._crescendo import crescendo
@@ -198,9 +198,12 @@ async def attack(target: ChatTarget, *, strategy: str, out: str | Path, n: int |
                   **attack_report(plain.rows, attacked.rows, strategy=strategy),
                   "model_calls": {"attacker": attacker_judge.stats.as_dict(),
                                   "scorer": scorer_judge.stats.as_dict()},
-                  "cost": roles_cost_section(  # the app's spend is not reported to assay
+                  "cost": {**roles_cost_section(
                       book, judges={scorer_judge.id: scorer_judge.stats.as_dict()},
                       attacker=(attacker_judge.id, attacker_judge.stats.as_dict())),
+                      # the app's own, apart: what it reported its calls used, both sides
+                      "app": app_cost_line(AppUsage.of_rows([*plain.rows, *attacked.rows],
+                                                            target.id), book)},
                   "timings": {"plain_s": plain_s, f"{strategy}_s": attack_s,
                               "attacked": attacked.worked,
                               "seconds_per_conversation": (round(attack_s / attacked.worked, 1)
@@ -234,9 +237,10 @@ class _Sides:
     async def run(self, side: str, one: Callable[[Seed], Awaitable[Conversation]], *,
                   attacker: str | None) -> JobRows:
         async def transcript(seed: Seed) -> dict[str, Any]:
-            conversation = await one(seed)
-            return conversation.row(id=seed.id, seed_id=seed.id, category=seed.category,
-                                    strategy=side, target=self.target, attacker=attacker)
+            conversation, meter = await metered_app(self.target, lambda: one(seed))
+            return {**conversation.row(id=seed.id, seed_id=seed.id, category=seed.category,
+                                       strategy=side, target=self.target, attacker=attacker),
+                    APP_USAGE: meter.as_dict()}
 
         return await self.job.run(
             self.seeds, transcript, key=lambda s: s.id, parallel=self.parallel,

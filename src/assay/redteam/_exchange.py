@@ -28,7 +28,7 @@ from .._secrets import mask_secrets
 from ..calls import RetryPolicy
 from ..data import FieldLimits
 from ..errors import DataError, JudgeError
-from ..targets import ChatTarget
+from ..targets import ChatTarget, app_call
 from ._scorer import ReplyScore
 
 __all__ = ["AppCalls", "Conversation", "Exchange", "Failure", "Reply", "ask_app",
@@ -140,7 +140,8 @@ async def ask_app(target: ChatTarget, messages: list[dict[str, str]], *, turn: i
     is reported with its type, secrets masked) or the reply is too long to use."""
     calls = calls or AppCalls()
     try:
-        text = await calls.retry.call(lambda: target.reply([dict(m) for m in messages]))
+        text = await app_call(lambda: calls.retry.call(  # counted in the conversation's meter
+            lambda: target.reply([dict(m) for m in messages])))
     except JudgeError as e:
         return Failure(f"app call failed on turn {turn}: {e}")
     except Exception as e:  # noqa: BLE001 - the app's own bug: keep the row, say why

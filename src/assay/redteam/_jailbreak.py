@@ -40,7 +40,7 @@ from typing import Any
 
 from .._files import atomic_write
 from ..calls import JudgeCallOptions
-from ..costs import Cost, PriceBook
+from ..costs import AppUsage, Cost, PriceBook, app_cost_line
 from ..data import FieldLimits, LongFields
 from ..judges import Accept, Judge, JudgeRequest, JudgeResponse, make_judge
 from ..metrics.safety import REFUSAL, SEVERITY_METRICS
@@ -179,7 +179,10 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
             "timings": sides.timings,
             "judge_requests": {s: (summaries[s].get("judge") or {}).get("requests") for s in SIDES},
             "run_ids": {s: summaries[s].get("run_id") for s in SIDES},
-            "cost": sides_cost({s: summaries[s].get("cost") for s in SIDES})})
+            "cost": {**sides_cost({s: summaries[s].get("cost") for s in SIDES}),
+                     # the app's, apart: what it reported its calls used, on both sides
+                     "app": app_cost_line(AppUsage.of_rows(sides.asked, target.id),
+                                          PriceBook.load(prices))}})
         with atomic_write(out / "jailbreak.json", what="the jailbreak report",
                           then="rerun with --resume") as f:  # whole, or not at all
             f.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
@@ -190,7 +193,7 @@ async def jailbreak(target: ChatTarget, *, out: str | Path, n: int | None = 20,
 
 def sides_cost(sides: dict[str, Any]) -> dict[str, Any]:
     """The judge's cost over both sides' ratings (each side's ``summary["cost"]``): unknown
-    when either is; the app's spend is not reported to assay (``app``: null).
+    when either is; ``app`` is null here (the jailbreak adds the app's, apart).
 
     Example:
         >>> sides_cost({"plain": {"usd": 0.25}, "injected": {"usd": 0.5}})["usd"]
@@ -216,6 +219,8 @@ class _Sides:
     app_failures: dict[str, int] = field(default_factory=dict)
     summaries: dict[str, Any] = field(default_factory=dict)
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: The conversations asked of the app, both sides (each with its ``app_usage``).
+    asked: list[dict[str, Any]] = field(default_factory=list)
     failures: FailureTally = field(default_factory=FailureTally)
 
 
@@ -235,6 +240,7 @@ async def _ask_and_rate(attacks: dict[str, list[Attack]], target: ChatTarget, ju
                               max_wait=judging.max_wait, limits=limits)
         sides.timings[f"ask_{side}_s"] = round(time.monotonic() - started, 1)
         sides.app_failures[side] = sum(1 for r in rows if r.get("error"))
+        sides.asked += rows
         if resume:  # conversations asked again must be rated again
             forget(out / side / "results.jsonl", {r["id"] for r in rows} - kept)
             accept_new_conversations(out / side, out / f"{side}.jsonl")

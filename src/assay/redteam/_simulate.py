@@ -46,11 +46,12 @@ from typing import Any
 from .._files import beside
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
+from ..costs import APP_USAGE, AppUsage, PriceBook, app_cost_line, roles_cost_section
 from ..data import FieldLimits
 from ..errors import ConfigError, DataError, JudgeError, option
 from ..records import Job, ResumeWords
 from ..store import Store
-from ..targets import ChatTarget
+from ..targets import AppMeter, ChatTarget
 from ._sources import FOLLOW_UPS, JailbreakTemplate, Seed
 
 __all__ = ["Attack", "injected_attacks", "looks_like_refusal", "plain_attacks", "simulate"]
@@ -105,7 +106,8 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                    description: str = "asking the app", max_wait: float = RetryPolicy.max_wait,
                    limits: FieldLimits | None = None,
                    store: str | Path | Store | bool | None = None, name: str | None = None,
-                   job: Job | None = None) -> list[dict[str, Any]]:
+                   job: Job | None = None,
+                   prices: PriceBook | str | Path | None = None) -> list[dict[str, Any]]:
     """Run every attack against ``target`` and write the conversations to ``out`` (JSON Lines).
 
     ``parallel``: conversations at a time. Returns the rows in attack order. An app call that
@@ -117,9 +119,14 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
     other attacks or turns; ``FILE.run.json`` says which), writes ``FILE.summary.json`` and
     records the run in ``store`` (kind ``simulate``; None: not recorded). Inside a ``job``
     of its caller's (a jailbreak's folder), it writes ``out`` as a part of that job.
+
+    Each row's ``app_usage`` is what the app reported its calls used (see
+    :class:`~assay.targets.AppMeter`); the summary's ``cost.app`` prices their sum with
+    ``prices`` (a price book or a price file over genai-prices).
     """
     if turns < 1:
         raise ConfigError(f"Got {option('turns', turns)}. Must be 1 or more.")
+    book = prices if isinstance(prices, PriceBook) else PriceBook.load(prices)  # bad: told now
     ask = _Asking(target, turns, RetryPolicy(max_attempts=max_attempts, max_wait=max_wait),
                   limits or FieldLimits())
     if job is not None:
@@ -137,8 +144,10 @@ async def simulate(attacks: Sequence[Attack], target: ChatTarget, out: Path, *, 
                              resume=resume, keep=_answered, progress=progress,
                              description=description, what="the conversations")
         failed = done.failed
+        cost = roles_cost_section(book)  # no model of assay's: the app's apart
+        cost["app"] = app_cost_line(AppUsage.of_rows(done.rows, target.id), book)
         own.finish({"conversations": len(done.rows), "failed": len(failed),
-                    "asked": done.worked, "target": target.id, "turns": turns},
+                    "asked": done.worked, "target": target.id, "turns": turns, "cost": cost},
                    summary_path=beside(out, ".summary.json"), what="the simulation summary")
     return done.rows
 
@@ -172,9 +181,11 @@ class _Asking:
         error = None
         cuts: list[dict[str, Any]] = []
         started = time.monotonic()
+        meter = AppMeter(target.id)  # what the app reported its calls used
         for turn in range(1, self.turns + 1):
             try:
-                reply = await self.retry.call(lambda: target.reply([dict(m) for m in messages]))
+                reply = await meter.call(lambda: self.retry.call(
+                    lambda: target.reply([dict(m) for m in messages])))
             except JudgeError as e:
                 error = f"app call failed on turn {turn}: {e}"
                 break
@@ -196,4 +207,4 @@ class _Asking:
         return {"id": attack.id, "seed_id": attack.seed_id, "category": attack.category,
                 "template": attack.template, "target": target.id, "messages": messages,
                 "error": error, "seconds": round(time.monotonic() - started, 3),
-                **({"truncated": cuts} if cuts else {})}
+                APP_USAGE: meter.as_dict(), **({"truncated": cuts} if cuts else {})}

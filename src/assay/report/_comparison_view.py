@@ -105,4 +105,4 @@ def _spent(cost: object) -> TypeGuard[Mapping[str, Any]]:
     """Whether a comparison's cost has anything to show: some judge usage recorded in either
     run (two runs of lexical metrics, or runs recorded before assay kept costs, get no cost
     line, which would only say "$0" or "unknown")."""
-    return isinstance(cost, Mapping) and bool(cost.get("by_metric"))
+    return isinstance(cost, Mapping) and bool(cost.get("by_metric") or cost.get("app"))

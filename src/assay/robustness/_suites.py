@@ -26,11 +26,12 @@ from typing import Any
 from .._files import atomic_write
 from .._secrets import mask_secrets
 from ..calls import RetryPolicy
+from ..costs import APP_USAGE
 from ..errors import ConfigError, JudgeError, option
 from ..metrics.rag import is_rejection
 from ..records import Job, ResumeWords, load_finished
 from ..run import ScoringOptions
-from ..targets import FailureTally, Target
+from ..targets import AppMeter, FailureTally, Target
 from ._judged import judge_rejection
 from ._rgb import Instance, build_passages, matches_answer
 
@@ -136,16 +137,17 @@ async def run_suite(instances: Sequence[Instance], suite: str, target: Target, *
         started = time.monotonic()
         error = None
         response = ""
+        meter = AppMeter(target.id)  # what the app reported its call used
         try:
             # recorded and read by a judge: no key the app echoed (as its errors)
-            response = mask_secrets(await retry.call(
-                lambda: target.answer(item["question"], item["passages"], lang)))
+            response = mask_secrets(await meter.call(lambda: retry.call(
+                lambda: target.answer(item["question"], item["passages"], lang))))
         except JudgeError as e:
             error = str(e)
         except Exception as e:  # noqa: BLE001 - the app's own bug: keep the item, say why
             error = mask_secrets(f"app call failed: {type(e).__name__}: {e}")
         rec = {**item, "target": target.id, "response": response, "error": error,
-               "seconds": round(time.monotonic() - started, 3)}
+               "seconds": round(time.monotonic() - started, 3), APP_USAGE: meter.as_dict()}
         if error is None:
             rec.update(_score(item, by_id[item["instance"]], response))
             if use_judge:

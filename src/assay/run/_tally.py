@@ -175,6 +175,7 @@ class RunTally:
         for family in self.families:
             family.add(record)
         self.latency.add(record)
+        self.cost.add_app(record)  # the app's usage on the row (``--target``), apart
 
     def sections(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The top-level sections the run's metric families add to ``summary.json`` (e.g.

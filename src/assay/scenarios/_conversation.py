@@ -37,6 +37,7 @@ from typing import Any
 from .._secrets import mask_secrets
 from ..agents import AgentRunner
 from ..asking import Unanswered, ask_until_parsed
+from ..costs import APP_USAGE, AppUsage
 from ..data import FieldLimits, Row, rows_from_records
 from ..errors import ConfigError
 from ..judges import Judge
@@ -89,6 +90,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, user_model: Judge
     notes: list[str] = []
     cuts: list[dict[str, Any]] = []
     user_turns = 0
+    app_usage = AppUsage(runner.id)  # what the app reported its calls used, over its turns
     stop: tuple[str, str] | None = None
     error: str | None = None
     if scenario.first_message:
@@ -103,6 +105,7 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, user_model: Judge
             user_turns = 1
     while stop is None:
         entry = await _app_turn(runner, _app_row(scenario, messages, runner))
+        app_usage.merge(entry.get(APP_USAGE))
         if "failure" in entry:
             error = str(entry["failure"])
             stop = ("app_failed", error)
@@ -128,7 +131,8 @@ async def converse(scenario: Scenario, *, runner: AgentRunner, user_model: Judge
             user_turns += 1
     simulation: dict[str, Any] = {
         "user_model": getattr(user_model, "id", None), "target": runner.id, "seed": seed,
-        "persona": picked, "prompt": prompt_id(scenario.lang), "user_turns": user_turns}
+        "persona": picked, "prompt": prompt_id(scenario.lang), "user_turns": user_turns,
+        APP_USAGE: app_usage.as_dict()}
     if notes:
         simulation["notes"] = notes
     if cuts:

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..agents import AgentRunner, make_agent
 from ..calls import JudgeCallOptions, OpenedJudge, open_judge
-from ..costs import PriceBook, roles_cost_section
+from ..costs import AppUsage, PriceBook, app_cost_line, roles_cost_section
 from ..data import FieldLimits, LongFields
 from ..errors import ConfigError, DataError, option
 from ..judges import Judge
@@ -191,11 +191,19 @@ async def simulate_users_async(
                                                  if s.id in seconds},
                              user_model={"id": managed.id, **managed.stats.as_dict()},
                              app=runner.summary(), total_seconds=time.monotonic() - started)
-        # the simulated user's calls apart; the app's own spend is not reported to assay
+        # the simulated user's calls apart, and the app's (every row's, kept ones too)
         summary["cost"] = roles_cost_section(
             book, simulated_user=(managed.id, managed.stats.as_dict()))
+        summary["cost"]["app"] = app_cost_line(_app_usage(made.rows, runner.id), book)
         job.finish(summary, summary_path=files.summary, what="the simulation summary")
     return SimulationResult(made.rows, summary, files, job.run_id)
+
+
+def _app_usage(rows: Sequence[Mapping[str, Any]], target: str) -> AppUsage:
+    """The app's usage over the conversations: each row's ``simulation.app_usage`` (a row
+    written before assay kept it counts its app's messages as calls without usage)."""
+    return AppUsage.of_rows([{**(r.get("simulation") or {}), "messages": r.get("messages")}
+                             for r in rows], target)
 
 
 def _check_options(*, max_turns: int, seed: int, parallel: int) -> None:

@@ -16,6 +16,7 @@ from ..calls import DEFAULT_TIMEOUT, within
 from ..errors import JudgeError, RetryableJudgeError
 from ._kinds import Messages
 from ._make import register_target
+from ._usage import read_usage, report_app_usage
 
 if TYPE_CHECKING:  # imported when an HTTP target first posts, not with assay
     import httpx
@@ -27,7 +28,9 @@ class HttpTarget:
     """``http:URL``: POSTs ``{"question": ..., "passages": [...]}`` (``{"messages": [...]}`` for
     simulate and jailbreak), or the JSON template in ``ASSAY_TARGET_TEMPLATE`` with
     ``{question}``/``{passages}`` (``{messages}``) placeholders, and reads the ``answer`` field of
-    the JSON reply (``ASSAY_TARGET_FIELD`` for another one, dotted for a nested one). A URL's
+    the JSON reply (``ASSAY_TARGET_FIELD`` for another one, dotted for a nested one), and the
+    app's token usage from the reply's top-level ``usage`` (OpenAI-style) and ``model``, when
+    it has them (see :mod:`assay.targets._usage`). A URL's
     ``user:password@`` is sent as HTTP Basic auth (as httpx does) and shows masked in the id;
     errors are masked of it.
 
@@ -80,6 +83,10 @@ class HttpTarget:
         if resp.status_code >= 400:
             raise JudgeError(f"target answered HTTP {resp.status_code}: {resp.text[:200]}")
         value: Any = resp.json()
+        if isinstance(value, dict):  # its usage was spent, whether the text is there or not
+            model = value.get("model")
+            report_app_usage(read_usage(value.get("usage")),
+                             model if isinstance(model, str) else None)
         for key in self.field.split("."):
             value = value.get(key) if isinstance(value, dict) else None
         if not isinstance(value, str):

@@ -15,6 +15,7 @@ from ..calls import DEFAULT_TIMEOUT, within
 from ..errors import option
 from ._kinds import RAG_SYSTEM, Messages
 from ._make import register_target
+from ._usage import read_usage, report_app_usage
 
 __all__ = ["OpenAITarget"]
 
@@ -47,10 +48,13 @@ class OpenAITarget:
         return self._client
 
     async def _create(self, **kwargs: Any) -> Any:
-        """One chat completion within the deadline, its errors mapped onto assay's."""
+        """One chat completion within the deadline, its errors mapped onto assay's; its
+        ``usage`` reported (see :mod:`assay.targets._usage`)."""
         from ..judges import call_openai
-        return await within(self.timeout, call_openai(self._open().chat.completions.create,
+        resp = await within(self.timeout, call_openai(self._open().chat.completions.create,
                                                       **kwargs))
+        report_app_usage(read_usage(getattr(resp, "usage", None)))
+        return resp
 
     async def answer(self, question: str, passages: list[str], lang: str) -> str:
         docs = "\n".join(passages)

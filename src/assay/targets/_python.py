@@ -32,8 +32,28 @@ from ..calls import DEFAULT_TIMEOUT, in_daemon_thread, within
 from ..errors import ConfigError, JudgeError, option
 from ._kinds import Messages
 from ._make import register_target
+from ._usage import read_usage, report_app_usage
 
-__all__ = ["PythonTarget", "reply_or_failure", "reply_text", "takes_tools"]
+__all__ = ["PythonTarget", "reply_or_failure", "reply_text", "takes_tools", "unwrap_usage"]
+
+
+def unwrap_usage(result: Any) -> Any:
+    """What the app returned, its usage reported: ``{"reply": X, "usage": {...}}`` (and an
+    optional ``"model"``: the model its tokens are priced as) gives ``X``, its usage read as
+    :func:`~assay.targets._usage.read_usage` does; anything else is returned as it is.
+
+    Example:
+        >>> unwrap_usage({"reply": "Paris.", "usage": {"prompt_tokens": 9,
+        ...               "completion_tokens": 2}, "model": "gpt-4o-mini"})
+        'Paris.'
+        >>> unwrap_usage("Paris.")
+        'Paris.'
+    """
+    if isinstance(result, dict) and "reply" in result and "usage" in result:
+        model = result.get("model")
+        report_app_usage(read_usage(result["usage"]), model if isinstance(model, str) else None)
+        return result["reply"]
+    return result
 
 
 def reply_or_failure(value: Any, target: str) -> str:
@@ -121,7 +141,8 @@ class PythonTarget:
     the reply); ``assay run --target`` with ``(messages, tools)``,
     or ``(messages)`` when it takes one parameter (:func:`takes_tools`). The current directory
     is importable. A plain function runs in a daemon thread (see the module's note on
-    deadlines).
+    deadlines). A function that reports its token usage returns ``{"reply": <its reply>,
+    "usage": {...}, "model": "..."}`` (see :func:`unwrap_usage`).
 
     Example:
         >>> def app(messages):
@@ -187,7 +208,7 @@ class PythonTarget:
                     result = await self._fn(*args)
                 else:
                     result = await in_daemon_thread(self._fn, *args)
-                return await result if inspect.isawaitable(result) else result
+                return unwrap_usage(await result if inspect.isawaitable(result) else result)
             except (KeyboardInterrupt, asyncio.CancelledError, GeneratorExit):
                 raise
             except Exception:
