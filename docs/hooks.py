@@ -63,11 +63,11 @@ def metrics_page() -> str:
     lines = [
         "# Metrics",
         "",
-        "Generated from the metric registry when the site is built (`docs/hooks.py`), so it "
-        "lists exactly what `assay metrics` lists (plugins' metrics are added there when "
-        "installed: [Plugins](../plugins.md)). *auto*: `--metrics auto` plans the metric when "
-        "a row's fields allow it ([Metrics](../guides/evaluate.md#metrics)). Judge metrics "
-        "read their rubric from `src/assay/prompts/<rubric>/<version>/<lang>.md`.",
+        ("Generated from the metric registry when the site is built (`docs/hooks.py`), so it "
+         "lists exactly what `assay metrics` lists (plugins' metrics are added there when "
+         "installed: [Plugins](../plugins.md)). *auto*: `--metrics auto` plans the metric when "
+         "a row's fields allow it ([Metrics](../guides/evaluate.md#metrics)). Judge metrics "
+         "read their rubric from `src/assay/prompts/<rubric>/<version>/<lang>.md`."),
         "",
     ]
     kinds: dict[str, list[Any]] = {}
@@ -103,10 +103,10 @@ def api_page() -> str:
 
     names = [n for n in assay.__all__ if not n.startswith("_")]
     lines = ["# Python API", "",
-             "The public names of `import assay` (`assay.__all__`), generated when the site is "
-             "built. Each package has more public names in its own `__all__` "
-             "(`assay.metrics`, `assay.judges`, ...); [Evaluate a dataset]"
-             "(../guides/evaluate.md#python-api) shows the API at work.", ""]
+             ("The public names of `import assay` (`assay.__all__`), generated when the site "
+              "is built. Each package has more public names in its own `__all__` "
+              "(`assay.metrics`, `assay.judges`, ...); [Evaluate a dataset]"
+              "(../guides/evaluate.md#python-api) shows the API at work."), ""]
     for name in names:
         lines += [f"::: assay.{name}", ""]
     return "\n".join(lines)

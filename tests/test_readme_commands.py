@@ -539,8 +539,8 @@ def test_the_demo_output_has_todays_shape(judge: FakeJudgeServer, prepared: dict
     """The demo block's tables have the columns, and its summary lines the words, that a
     run's summary prints today (a stored run with judge and safety metrics, via show)."""
     text = GETTING_STARTED.read_text(encoding="utf-8")
-    start = text.index("## What the demo does")
-    demo = text[start:text.index("\n## ", start + 1)]
+    opening = text.index("## What the demo does")
+    demo = text[opening:text.index("\n## ", opening + 1)]
     block = demo[demo.index("```\n") + 4:demo.index("\n```", demo.index("```\n") + 4)]
     env = {**_env(judge, tmp_path, prepared["store"]), "COLUMNS": "200"}
     shown = _ok(["show", prepared["fill"]["base"]], env, tmp_path).stdout
