@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_OUT ?= assay-out/demo
 
-.PHONY: demo test postgres browser lint typecheck bench-efficiency bench-agreement bench-embeddings clean
+.PHONY: demo test docs postgres browser lint typecheck bench-efficiency bench-agreement bench-embeddings clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,15 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.local-installed
 	@echo "assay demo: evaluating examples/qa.jsonl with the embedded judge (first run assembles the model, ~1.1 GB)"
 	$(BIN)/assay run examples/qa.jsonl --out $(DEMO_OUT) --overwrite
+
+$(VENV)/.docs-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[docs]'
+	touch $@
+
+## docs: build the documentation site into site/ (mkdocs.yml); strict: a broken link, anchor or
+## docstring reference fails. The metric reference and the API page are generated (docs/hooks.py).
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # PostgreSQL server binaries (Debian's postgresql) for the run-store tests on a real server; as
 # root they are installed when missing, otherwise those tests are skipped with a reason.
@@ -64,4 +73,4 @@ bench-embeddings: $(VENV)/.local-installed
 	$(BIN)/python benchmarks/embeddings.py
 
 clean:
-	rm -rf $(VENV) assay-out
+	rm -rf $(VENV) assay-out site

@@ -1,4 +1,4 @@
-"""First-screen screenshots of the web UI (1366x768, headless Chromium) for the README.
+"""First-screen screenshots of the web UI (1366x768, headless Chromium) for the docs (docs/guides/runs.md).
 
 Builds a small demo store offline with scripted fake judges (two runs of one QA dataset, a
 pairwise run, a calibration, a few human labels), starts ``assay serve`` on it, and saves the

@@ -23,7 +23,9 @@ from assay.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The manual: README.md and the documentation site's pages (docs/), as one text.
+README = "\n".join(path.read_text(encoding="utf-8") for path in
+                   [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))])
 
 
 @pytest.fixture(autouse=True)
@@ -171,7 +173,7 @@ def test_the_readme_gives_adaptive_concurrency_as_the_code_has_it() -> None:
     text = _flat(README)
     start = re.search(r"An API judge starts with (\d+) requests in flight", text)
     ceiling = re.search(r"up to (\d+) or the judge's own `max_concurrency`", text)
-    assert start and ceiling, "README's 'Concurrency follows the endpoint' paragraph moved"
+    assert start and ceiling, "the 'Concurrency follows the endpoint' section (docs/guides/evaluate.md) moved"
     assert (int(start[1]), int(ceiling[1])) == (ADAPTIVE_START, ADAPTIVE_CEILING)
     bench = _flat((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
     assert (f"adaptive ({ADAPTIVE_START} in flight at first" in bench
@@ -198,12 +200,12 @@ def test_one_exit_code_table_lists_every_code() -> None:
         assert word in rows[str(code)], (code, rows[str(code)])
     readme = _flat(README)
     assert "4 with `--on-injection fail`" in readme
-    assert "docs/runs.md#exit-codes" in readme
+    assert "runs.md#exit-codes" in readme
 
 
 def test_the_readme_gives_the_held_out_count_of_the_align_example() -> None:
     said = re.search(r"With (\d+) rated rows the held-out set has (\d+)", _flat(README))
-    assert said, "README's 'Aligning a judge' paragraph moved"
+    assert said, "the 'Aligning a judge' section (docs/guides/judges.md) moved"
     rows = [json.loads(line) for line in
             (ROOT / "examples" / "rated_align.jsonl").read_text(encoding="utf-8").splitlines()]
     _train, heldout = stratified_split([r["helpfulness/human_rating"] for r in rows],

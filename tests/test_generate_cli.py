@@ -1,7 +1,7 @@
 """assay generate (the command and its files): resume after a crash asks only for what is
 missing, a resume with other settings and an existing output are refused, a judge whose calls
 all fail exits 3, bad input exits 2 with one message, Ctrl-C exits 130 keeping what was written,
-and the README's commands run."""
+and the commands of docs/guides/generate.md run."""
 
 from __future__ import annotations
 
@@ -209,8 +209,7 @@ def test_help_works() -> None:
 
 
 def _readme_generate_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Test sets from your documents", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "guides" / "generate.md").read_text(encoding="utf-8")
     return [line.split("#")[0].strip() for line in section.splitlines()
             if line.startswith("assay generate ")]
 
@@ -233,7 +232,7 @@ def test_the_readme_commands_run_with_the_scripted_judge(
 
 def test_generated_rows_are_answered_by_the_app_and_scored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's end to end: ``assay generate`` writes rows from the documents, then
+    """The guide's end to end: ``assay generate`` writes rows from the documents, then
     ``assay run --target`` has a toy RAG app over the same documents answer them, and scores
     them (every answerable row gets an answer and an F1 against its ground truth)."""
     out = tmp_path / "qa.jsonl"

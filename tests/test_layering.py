@@ -164,7 +164,7 @@ def test_the_flag_check_finds_a_planted_flag(tmp_path: Path) -> None:
 #: The packages of ``assay`` (and its top-level private modules), top layer first: a package
 #: imports only from layers below its own, never from its own layer or above (so no import runs
 #: back up, and no two packages import each other). ../shared/DESIGN.md section 1 and the
-#: README's layout section say what each one holds.
+#: layout table of docs/architecture.md say what each one holds.
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli", "pytest_plugin", "testing"),
@@ -319,13 +319,15 @@ def test_the_runner_stays_small() -> None:
     assert len(assay.run.__all__) <= 25, assay.run.__all__
 
 
-def test_the_readme_layout_names_every_package() -> None:
-    """The README's layout table names each package of ``src/assay`` with its job."""
-    readme = (SRC.parent / "README.md").read_text(encoding="utf-8")
-    layout = readme.split("### Layout", 1)[1].split("\n\n", 3)[2]
+def test_the_layout_table_names_every_package() -> None:
+    """The layout table of docs/architecture.md names each package of ``src/assay`` with its
+    job."""
+    page = (SRC.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = page.split("## Layout", 1)[1].split("\n\n", 3)[2]
+    assert layout.startswith("| Layer | Package | Its job |"), layout[:80]
     packages = sorted(p.parent.name for p in ROOT.glob("*/__init__.py"))
     missing = [name for name in packages if f"`{name}/`" not in layout]
-    assert not missing, f"README's layout table does not name: {missing}"
+    assert not missing, f"docs/architecture.md's layout table does not name: {missing}"
 
 
 def _module_name(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""The public surface: every ``__all__`` is honest, and the README's Python API example runs."""
+"""The public surface: every ``__all__`` is honest, and the Python API example of docs/guides/evaluate.md runs."""
 
 from __future__ import annotations
 
@@ -83,10 +83,10 @@ def test_version_matches_the_installed_distribution() -> None:
 
 
 def _readme_python_example() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+    guide = (ROOT / "docs" / "guides" / "evaluate.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", guide, re.DOTALL)
     example = [b for b in blocks if "assay.evaluate" in b]
-    assert len(example) == 1, "the README should have one Python API example"
+    assert len(example) == 1, "docs/guides/evaluate.md should have one Python API example"
     return example[0]
 
 
@@ -103,7 +103,7 @@ def test_readme_python_example_names_exist() -> None:
 
 def test_readme_python_example_runs(fake_judge_server, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run the README's snippet as written, with the fake judge behind OPENAI_BASE_URL."""
+    """Run the guide's snippet as written, with the fake judge behind OPENAI_BASE_URL."""
     server = fake_judge_server("--latency-ms", "1")
     monkeypatch.chdir(tmp_path)  # the snippet reads data.jsonl and writes runs/v1
     rows = [{"question": "How heavy is the SkyView 2?", "context": "SkyView 2 weighs 1.3 kg.",
@@ -116,8 +116,8 @@ def test_readme_python_example_runs(fake_judge_server, tmp_path: Path,
     # the last two lines are bare expressions: keep their values to check them
     body, exprs = "\n".join(lines[:-2]), lines[-2:]
     ns: dict[str, Any] = {}
-    exec(compile(body, "README.md", "exec"), ns)  # noqa: S102 - the README snippet
-    values = [eval(compile(e, "README.md", "eval"), ns) for e in exprs]
+    exec(compile(body, "docs/guides/evaluate.md", "exec"), ns)  # noqa: S102 - the guide's snippet
+    values = [eval(compile(e, "docs/guides/evaluate.md", "eval"), ns) for e in exprs]
     result = ns["result"]
     assert isinstance(result, assay.EvalResult)
     assert values[0] == result.summary["metrics"]["groundedness"]["mean"] == 5.0

@@ -1,4 +1,4 @@
-"""Every ``assay ...`` command in README.md and docs/*.md runs as written.
+"""Every ``assay ...`` command in README.md and the docs pages (docs/**/*.md) runs as written.
 
 The commands are read from the fenced code blocks (shell blocks and output blocks, where a
 ``$ `` prompt is dropped; lines joined at a trailing backslash; ``# comments`` dropped; in a
@@ -35,7 +35,11 @@ The rules that turn a written command into the one that runs, in this order:
    a file an earlier command of its block writes (``--out``) runs that command first; a YAML
    workflow step first runs the steps before it, all in the same folder.
 
-5. **The example plugin** of ``examples/plugin`` is visible to the commands of docs/plugins.md,
+5. **Blocks marked** ``<!-- not-run: REASON -->`` (the line before the fence) are not run;
+   :data:`NOT_RUN` lists them with their reasons (``test_blocks_not_run_say_why``). The
+   Python blocks of the docs run in ``tests/test_docs_site.py``, with the same marker.
+
+6. **The example plugin** of ``examples/plugin`` is visible to the commands of docs/plugins.md,
    as ``pip install -e examples/plugin`` makes it (``tests/test_plugins.py``).
 
 A command must exit 0, except as :data:`EXIT_ALLOWED` says (with its reason). A command that
@@ -74,7 +78,10 @@ from test_plugins import example_plugin_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+#: The guide whose tables say which metrics a row's fields plan, and the page with the demo.
+METRICS_GUIDE = ROOT / "docs" / "guides" / "evaluate.md"
+GETTING_STARTED = ROOT / "docs" / "getting-started.md"
 QA = ROOT / "examples" / "qa.jsonl"
 API_JUDGE = "openai:gpt-4o-mini"
 #: Commands whose default judge is the embedded model.
@@ -176,6 +183,23 @@ def _writers_of(command: str, earlier: list[str]) -> tuple[str, ...]:
     return tuple(writers)
 
 
+#: Fenced blocks marked ``<!-- not-run: REASON -->`` on the line before them (after blank
+#: lines): (where, reason). Filled by :func:`doc_commands`; the reasons are listed by
+#: ``test_blocks_not_run_say_why``.
+NOT_RUN: list[tuple[str, str]] = []
+NOT_RUN_MARK = re.compile(r"^\s*<!--\s*not-run:\s*(.*?)\s*-->\s*$")
+
+
+def not_run_reason(lines: list[str], fence: int) -> str | None:
+    """The reason of a ``<!-- not-run: REASON -->`` comment just before the fence at line
+    index ``fence`` (blank lines between are allowed), or None."""
+    k = fence - 1
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    mark = NOT_RUN_MARK.match(lines[k]) if k >= 0 else None
+    return mark.group(1) if mark else None
+
+
 def doc_commands() -> list[DocCommand]:
     """Every assay command in the fenced code blocks of README.md and docs/*.md."""
     found: list[DocCommand] = []
@@ -193,7 +217,10 @@ def doc_commands() -> list[DocCommand]:
             while end < len(lines) and not lines[end].strip().startswith("```"):
                 end += 1
             block = lines[start:end]
-            if lang in ("yaml", "yml"):
+            reason = not_run_reason(lines, i)
+            if reason is not None:
+                NOT_RUN.append((f"{name}:{start}", reason))
+            elif lang in ("yaml", "yml"):
                 steps = [(n, s) for n, s in _yaml_steps(block) if _command_text(s)]
                 for k, (n, text) in enumerate(steps):
                     found.append(DocCommand(f"{name}:{start + n + 1}", text,
@@ -416,6 +443,13 @@ def test_adapt_follows_the_rules() -> None:
     assert argv == ["serve", "--port", "8400", "--help"] and reason
 
 
+def test_blocks_not_run_say_why() -> None:
+    """A block kept out of the tests says why, in words; the list is printed with ``-s``."""
+    for where, reason in NOT_RUN:
+        assert len(reason.split()) >= 3, f"{where}: say why the block cannot run ({reason!r})"
+        print(f"not run: {where}: {reason}")
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.where for c in COMMANDS])
 def test_documented_command_runs(command: DocCommand, judge: FakeJudgeServer,
                                  prepared: dict[str, Any], request: pytest.FixtureRequest,
@@ -440,7 +474,7 @@ def test_documented_command_runs(command: DocCommand, judge: FakeJudgeServer,
         assert "Usage:" in result.output
 
 
-# -- the README's metrics tables say what the planner does ---------------------------------------------
+# -- the guide's metrics tables say what the planner does ---------------------------------------------
 
 def _tables(text: str, first_header: str) -> list[tuple[str, list[str]]]:
     """The rows of the markdown table whose header starts with ``first_header``: (first cell,
@@ -456,7 +490,7 @@ def _tables(text: str, first_header: str) -> list[tuple[str, list[str]]]:
     return rows
 
 
-def test_readme_metrics_tables_match_the_planner() -> None:
+def test_the_metrics_tables_match_the_planner() -> None:
     """Each QA line's fields plan exactly its metrics plus those of the lines whose fields it
     includes; the conversation lines likewise; together they are the whole auto set."""
     from assay.data import rows_from_records
@@ -466,7 +500,7 @@ def test_readme_metrics_tables_match_the_planner() -> None:
         rows = rows_from_records([{"id": "1", **record}])
         return {m.name for m in plan_metrics(rows, "auto").metrics}
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = METRICS_GUIDE.read_text(encoding="utf-8")
     qa = _tables(text, "a QA row with an answer and")
     values = {"question": "Q?", "context": "C.", "contexts": ["C1.", "C2."],
               "ground_truth": "G.", "answerable": False}
@@ -500,12 +534,13 @@ def _headers(text: str) -> list[list[str]]:
             for line in text.splitlines() if line.strip().startswith("┃")]
 
 
-def test_readme_demo_output_has_todays_shape(judge: FakeJudgeServer, prepared: dict[str, Any],
+def test_the_demo_output_has_todays_shape(judge: FakeJudgeServer, prepared: dict[str, Any],
                                              tmp_path: Path) -> None:
     """The demo block's tables have the columns, and its summary lines the words, that a
     run's summary prints today (a stored run with judge and safety metrics, via show)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    demo = text[text.index("## What the demo does"):text.index("## The embedded judge")]
+    text = GETTING_STARTED.read_text(encoding="utf-8")
+    opening = text.index("## What the demo does")
+    demo = text[opening:text.index("\n## ", opening + 1)]
     block = demo[demo.index("```\n") + 4:demo.index("\n```", demo.index("```\n") + 4)]
     env = {**_env(judge, tmp_path, prepared["store"]), "COLUMNS": "200"}
     shown = _ok(["show", prepared["fill"]["base"]], env, tmp_path).stdout

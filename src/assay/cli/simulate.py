@@ -85,7 +85,7 @@ def simulate_cmd(
     scenarios: Annotated[Path | None, typer.Option(
         help="Simulated users instead of seed requests: a JSONL or CSV file, one scenario a "
              "line: goal (required), id, persona, first_message, facts, expected_outcome, "
-             "max_turns, lang, system, tools. See README 'Simulated users'.")] = None,
+             "max_turns, lang, system, tools. See docs/guides/simulate.md.")] = None,
     tools: Annotated[str | None, typer.Option(
         help="With --scenarios: python:package.module:TOOLS, the app's tool functions; assay "
              "runs its calls and asks it again (as assay run --tools).")] = None,

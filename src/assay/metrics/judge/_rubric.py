@@ -49,7 +49,7 @@ __all__ = [
 def prefers_verdicts(capabilities: JudgeCapabilities) -> bool:
     """Whether ``style="auto"`` asks this judge Yes/No verdicts rather than 1-5 ratings: a
     local judge is a small embedded model, which ranks answers far better by P(yes) of one
-    token than by the number it writes (README, "How it judges groundedness").
+    token than by the number it writes (docs/guides/judges.md, "How it judges groundedness").
 
     Example:
         >>> prefers_verdicts(JudgeCapabilities(local=True)), prefers_verdicts(JudgeCapabilities())
