@@ -127,7 +127,8 @@ runner = CliRunner()
      "must compare two answers"),
     (lambda d: _systems(d, names=("best", "good"), skip={"best": {3, 4, 5}, "good": {0, 1, 2}}),
      "no row id is in two"),
-    (lambda d: [*_systems(d, names=("best",)), "nosuchrun"], "nosuchrun"),
+    (lambda d: [*_systems(d, names=("best",)), "nosuchrun"], "nosuchrun: not an answers file or a run folder"),
+    (lambda d: [*_systems(d, names=("best",)), d / "v9.jsonl"], "v9.jsonl"),
 ])
 def test_bad_input_exits_2_and_asks_nothing(tmp_path: Path, make, said: str) -> None:
     args = [str(a) for a in make(tmp_path)]

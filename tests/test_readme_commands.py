@@ -24,7 +24,7 @@ The rules that turn a written command into the one that runs, in this order:
    beforehand. Paths under ``examples/`` and ``../shared/`` are read from the checkout.
 3. **The embedded judge is swapped** for ``openai:gpt-4o-mini`` (the fake judge): a written
    ``--judge local`` or ``--judge local:PATH``, and a missing ``--judge`` on ``run``,
-   ``calibrate``, ``jailbreak`` and ``generate``, whose default is the embedded model (about 4 minutes of 2
+   ``calibrate``, ``jailbreak``, ``generate`` and ``arena``, whose default is the embedded model (about 4 minutes of 2
    cores for the demo; ``tests/test_embedded.py`` runs it). ``--target local`` (the embedded
    model as the app under test) becomes a toy app from ``examples/apps.py``.
    ``--seeds`` from ``../shared/data`` without ``--n`` gets ``--n 20``: AdvBench's 520 seeds
@@ -85,7 +85,7 @@ GETTING_STARTED = ROOT / "docs" / "getting-started.md"
 QA = ROOT / "examples" / "qa.jsonl"
 API_JUDGE = "openai:gpt-4o-mini"
 #: Commands whose default judge is the embedded model.
-JUDGED = ("run", "calibrate", "jailbreak", "generate")
+JUDGED = ("run", "calibrate", "jailbreak", "generate", "arena")
 
 #: Checked with ``--help`` only: (a piece of the written command, the reason).
 HELP_ONLY = (

@@ -6,7 +6,8 @@ same path as ``assay run`` (cache, budget, retries, the run store, ``results.jso
 as rows finish, Ctrl-C and ``resume``). The ratings are fitted from the run's records
 (:mod:`~assay.arena._ratings`) and written to ``leaderboard.json`` beside the summary; the
 judge's position bias (the share of its single-order answers naming the first-shown
-response; the pairs whose two orders disagreed, counted as ties) is the metric's own
+response; the pairs whose two orders disagreed: ties where the judge gives no token
+probabilities, else decided by both orders' averaged probabilities) is the metric's own
 aggregate.
 
 Example:
@@ -137,7 +138,8 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                  seed=seed)
     figures = result.summary["metrics"].get(pairwise.name) or {}
     position = {k: figures.get(k) for k in ("first_shown_share", "position_consistency",
-                                            "flips", "tie_rate", "scored", "unscored")}
+                                            "flips", "tie_rate", "scored", "unscored",
+                                            "decided_by")}
     arena = ArenaResult(board, position, field.missing, result.summary, result.out_dir)
     if result.out_dir is not None:
         (result.out_dir / LEADERBOARD_FILE).write_text(

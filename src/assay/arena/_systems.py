@@ -103,8 +103,8 @@ def _system_rows(ref: str | Path, store: object) -> tuple[str, str, list[Row]]:
     """``(default name, source, rows)`` of one system: an answers file, an ``assay run``
     output folder (the dataset it scored), or a stored run's id, id prefix or ``latest``."""
     path = Path(ref)
-    if path.is_file():
-        return path.name.split(".")[0], str(path), read_dataset(path)
+    if path.is_file() or (not path.exists() and (path.suffix or "/" in str(ref))):
+        return path.name.split(".")[0], str(path), read_dataset(path)  # missing: said so
     if path.is_dir():
         dataset = load_run_dir(path).summary.get("dataset")
         if not dataset or not Path(dataset).is_file():

@@ -150,10 +150,13 @@ def _print_board(board: dict, judge: str) -> None:  # type: ignore[type-arg]
     Console().print(view)
     position = board["position"]
     if position.get("first_shown_share") is not None:
+        by_probabilities = (position.get("decided_by") or {}).get("probabilities", 0)
+        how = ("decided by both orders' averaged probabilities" if by_probabilities
+               else "counted as ties")
         err.print(f"judge position: names the first-shown answer in "
                   f"{percent(position['first_shown_share'])} of single-order answers (50%: no "
-                  f"lean); {position['flips']} pair(s) flipped with the order (counted as "
-                  "ties)", highlight=False, markup=False)
+                  f"lean); {position['flips']} pair(s) flipped with the order ({how})",
+                  highlight=False, markup=False)
     if not board["separated"]:
         err.print("ranks such as 1-2: their 95% intervals overlap; more rows tell them apart",
                   highlight=False, markup=False)
