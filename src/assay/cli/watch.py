@@ -32,6 +32,7 @@ from ._call_flags import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, StoreOption, TimeoutOption, comma_names
+from ._prices_flag import PricesOption, check_prices_flag
 from ._summary import print_summary
 
 __all__ = ["watch_cmd"]
@@ -118,6 +119,7 @@ def watch_cmd(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 on stop when a metric lost more than this share of its "
                            "rows to unreadable judge answers (any failed judge call exits 3)."
@@ -146,6 +148,7 @@ def watch_cmd(
                         "every accepted span)."):
         from ..watch import Watcher, WatchOptions, protobuf_missing, watch_async
 
+        check_prices_flag(prices)  # a bad price file: exit 2 before the watch opens
         judges = judge or ["local"]
         options = WatchOptions(
             metrics=comma_names(metrics), judge=judges[0] if len(judges) == 1 else judges,
@@ -153,7 +156,8 @@ def watch_cmd(
             scoring=ScoringOptions(lang=lang, on_injection=on_injection),
             judging=JudgeOptions.from_calls(call_options(
                 concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                max_wait=max_wait, tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache)),
+                max_wait=max_wait, tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache,
+                prices=prices)),
             listen=None if listen == "off" else listen, follow=list(follow or []),
             sample=sample, filter=filter_, store=store or True,
             spool=spool, idle=idle, grace=grace, token=token, max_backlog=max_backlog,

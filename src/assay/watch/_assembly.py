@@ -11,6 +11,7 @@ import logging
 import time
 from typing import Any
 
+from ..costs import PriceBook
 from ..data import Row
 from ._assemble import AWAITS_CONTENT, is_finished, trace_row
 from ._entry import iso
@@ -19,6 +20,7 @@ from ._recording import WatchRecording
 from ._select import TraceFilter, sampled
 from ._skips import SkipTally
 from ._spool import Spool
+from ._trace_cost import app_spend
 
 __all__ = ["QUEUE", "TICK", "Assembly"]
 
@@ -39,6 +41,7 @@ class Assembly:
     recording: WatchRecording
     skips: SkipTally
     counts: dict[str, int]
+    prices: PriceBook
     _queue: asyncio.Queue[tuple[str, Row, dict[str, Any]] | None]
     _queued: set[str]
     _live_dirty: bool
@@ -84,9 +87,18 @@ class Assembly:
                 continue
             ended = trace.ended_ns / 1e9 if trace.ended_ns else trace.last_received
             meta = {"trace_id": tid, "ended": iso(ended), "received": iso(trace.last_received),
-                    "root_span_id": trace.root_span_id}
+                    "root_span_id": trace.root_span_id, "app": self._app_spend(export)}
             self._queued.add(tid)
             self._queue.put_nowait((tid, row, meta))
+
+    def _app_spend(self, export: dict[str, Any]) -> dict[str, Any]:
+        """The app's cost and seconds on the trace (:func:`~._trace_cost.app_spend`)."""
+        try:
+            return app_spend(export, self.prices)
+        except Exception as e:  # noqa: BLE001 - a trace's odd usage must not stop its scoring
+            return {"usd": None, "unknown_reason": f"the trace's usage could not be read: "
+                    f"{type(e).__name__}: {e}", "requests": 0, "prompt_tokens": None,
+                    "completion_tokens": None, "models": [], "latency_s": None, "llm_s": None}
 
     def _skip(self, trace_id: str, why: str) -> None:
         self.counts["skipped"] += 1

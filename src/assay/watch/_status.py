@@ -46,7 +46,7 @@ class StatusReport:
                 "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines,
                                           "bad_spans": f.bad_spans}
                              for f in self.followers},
-                **self.hooks.status()}
+                "spend": self.recording.spend.section(), **self.hooks.status()}
 
     async def _status_lines(self) -> None:
         """A status line every ``status_every`` seconds while anything changes (an idle

@@ -8,8 +8,9 @@ The steps, each a task on one event loop:
 - the assembler looks at the unfinished traces every 0.2 s: a finished one (:mod:`._assemble`)
   is sampled, filtered and read into a row, or marked skipped with the reason;
 - the scorer (:class:`assay.run.StreamScorer`) scores the queued rows; each record gets a
-  ``"watch"`` entry (trace id, when the trace ended, was received and was scored) and goes to
-  the run's recorder;
+  ``"watch"`` entry (trace id, when the trace ended, was received and was scored; the app's
+  and the judge's cost and seconds on it, :mod:`._trace_cost`) and goes to the run's
+  recorder, and its spend to the per-minute series (:mod:`._minutes`);
 - the committer flushes the recorder, then marks those traces ``scored`` in the spool: a
   trace is marked only once its row is committed to the store. After a crash, a restart finds
   every unmarked trace again; one whose row the run already holds is marked without scoring.
@@ -26,6 +27,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .._secrets import remember_secret
+from ..costs import PriceBook
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
@@ -40,6 +42,7 @@ from ._select import parse_filter
 from ._skips import LATEST_IDS, SkipTally
 from ._spool import Spool
 from ._status import StatusReport
+from ._trace_cost import judge_spend
 
 __all__ = ["Watcher"]
 
@@ -67,6 +70,7 @@ class Watcher(Intake, Assembly, StatusReport):
         self.max_body = options.max_body
         self.filter = parse_filter(options.filter)
         self.hooks = Hooks(options)  # alerts and score export: checked before anything opens
+        self.prices = PriceBook.load(options.judging.prices)  # a bad price file: said first
         self.spool = Spool(options.spool)
         try:
             self.scorer = StreamScorer(options.metrics, judge=options.judge,
@@ -176,7 +180,9 @@ class Watcher(Intake, Assembly, StatusReport):
         tid = str(record["id"])
         row, meta = self._in_flight.pop(tid)
         record["watch"] = {"trace_id": tid, "ended": meta["ended"],
-                           "received": meta["received"], "scored": iso(time.time())}
+                           "received": meta["received"], "scored": iso(time.time()),
+                           "app": meta["app"], "judge": judge_spend(record, self.prices)}
+        self.recording.spend.add(record)
         failed = [k for k, v in record.items() if call_failed(v)]
         if failed:
             self.counts["failed_rows"] += 1
