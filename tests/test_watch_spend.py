@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from assay.judges import FakeJudge, JudgeResponse
+from assay.records import minute_of
 from assay.run import JudgeOptions
 from assay.store import open_store
 from assay.watch import Watcher, WatchOptions, watch_async
-from assay.watch._minutes import minute_of
 from test_watch_export import Receiver
 from test_watch_kill import free_port, requires_otel
 

@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError, option
-from ..records import RunRecorder, open_run_store
+from ..records import MinuteSeries, RunRecorder, open_run_store
 from ..run import StreamScorer
-from ._minutes import MinuteSeries
 from ._options import WatchOptions
 from ._skips import SkipTally
 from ._spool import Spool

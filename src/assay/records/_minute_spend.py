@@ -1,5 +1,6 @@
-"""The watch's spend per minute and in all: for the traces scored in each minute (UTC, by
-``watch.scored``), how many, the app's and the judge's requests, tokens and dollars, and
+"""A watch run's spend per minute and in all, from its records' ``watch`` entries (``assay
+watch`` keeps the series in its status and summary; the live page draws it from the rows it
+reads): for the traces scored in each minute (UTC, by ``watch.scored``), how many, the app's and the judge's requests, tokens and dollars, and
 p50 / p95 of the app's and the judge's seconds; the app and the judge kept apart.
 
 A minute's (or the total's) dollars are unknown (``None``, with the first reason and how many
@@ -27,33 +28,18 @@ Example:
 
 from __future__ import annotations
 
-import statistics
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+
+from ._latency import percentiles
 
 __all__ = ["MINUTES_KEPT", "MinuteSeries", "minute_of"]
 
 #: Minutes a series keeps (the latest).
 MINUTES_KEPT = 60
 _WHO = ("app", "judge")
-
-
-def percentiles(values: Sequence[float]) -> dict[str, Any]:
-    """p50 and p95 in seconds (linear between the closest ranks, as ``summary.latency``), and
-    how many.
-
-    Example:
-        >>> percentiles([1.0, 2.0, 3.0, 4.0])
-        {'p50': 2.5, 'p95': 3.85, 'rows': 4}
-    """
-    if len(values) == 1:
-        p50 = p95 = float(values[0])
-    else:
-        cuts = statistics.quantiles(values, n=20, method="inclusive")
-        p50, p95 = cuts[9], cuts[18]
-    return {"p50": round(p50, 4), "p95": round(p95, 4), "rows": len(values)}
 
 
 def minute_of(record: Mapping[str, Any]) -> str | None:
