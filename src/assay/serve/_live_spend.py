@@ -80,7 +80,7 @@ def _chart(minutes: Sequence[Mapping[str, Any]], which: str) -> dict[str, Any]:
 
     top = max([v for m in minutes for part, key, *_ in _SERIES[which]
                if (v := figure(m, part, key)) is not None] or [0.0]) or 1.0
-    series = []
+    series: list[dict[str, Any]] = []
     for part, key, label, colour, dashed in _SERIES[which]:
         points = [(round(c["left"] + plot_w * (x - x_lo) / span_x, 1),
                    round(c["top"] + plot_h * (1 - v / top), 1))
