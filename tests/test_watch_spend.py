@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import lxml.html
 import pytest
 
 from assay.judges import FakeJudge, JudgeResponse
@@ -24,19 +25,12 @@ from assay.run import JudgeOptions
 from assay.store import open_store
 from assay.watch import Watcher, WatchOptions, watch_async
 from test_watch_export import Receiver
-from test_watch_kill import free_port, requires_otel
+from test_watch_kill import _otel_missing, free_port, requires_otel
 
 PRICES = '[models.shop-model]\ninput = 2.0\noutput = 8.0\ncache_read = 0.5\n\n' \
          '[models.fake]\ninput = 1.0\noutput = 3.0\n'
 SECOND = 1_000_000_000
 UNPRICED = "no price for model 'acme-internal-llm-7' (add it to a --prices file)"
-
-
-@pytest.fixture
-def collector() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
 
 
 def _chat(tracer: Any, parent: Any, start: int, end: int, **attrs: Any) -> None:
@@ -134,11 +128,29 @@ def _stored(tmp_path: Path) -> dict[str, dict[str, Any]]:
         return {r["id"]: r for r in store.rows(run.id)}
 
 
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One watch of the three traces, exporting scores to a collector on loopback."""
+    if _otel_missing() is not None:
+        pytest.skip(f"needs the official OpenTelemetry client ({_otel_missing()})")
+    tmp = tmp_path_factory.mktemp("spend")
+    collector = Receiver()
+    try:
+        summary, status, ids = watch_three(tmp, collector.url)
+        deadline = time.monotonic() + 10
+        while len(collector.posts) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield {"tmp": tmp, "summary": summary, "status": status, "ids": ids,
+               "posts": list(collector.posts)}
+    finally:
+        collector.close()
+
+
 @requires_otel
 def test_each_trace_carries_the_apps_and_the_judges_cost_and_seconds_apart(
-        tmp_path: Path, collector: Receiver) -> None:
-    summary, status, ids = watch_three(tmp_path, collector.url)
-    rows = _stored(tmp_path)
+        watched: dict[str, Any]) -> None:
+    summary, status, ids = watched["summary"], watched["status"], watched["ids"]
+    rows = _stored(watched["tmp"])
     priced, unpriced, agent = (rows[ids[k]]["watch"] for k in ("priced", "unpriced", "agent"))
 
     # (1000 plain + 200 cache-read) in, 300 out at $2 / $0.5 / $8 per million
@@ -185,13 +197,10 @@ def test_each_trace_carries_the_apps_and_the_judges_cost_and_seconds_apart(
 
 @requires_otel
 def test_the_score_export_carries_cost_and_seconds_as_assay_attributes(
-        tmp_path: Path, collector: Receiver) -> None:
-    _, _, ids = watch_three(tmp_path, collector.url)
-    deadline = time.monotonic() + 10
-    while len(collector.posts) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
+        watched: dict[str, Any]) -> None:
+    ids = watched["ids"]
     spans = {}
-    for post in collector.posts:
+    for post in watched["posts"]:
         span = json.loads(post["body"])["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
         spans[span["traceId"]] = {a["key"]: next(iter(a["value"].values()))
                                   for a in span["attributes"]}
@@ -207,3 +216,41 @@ def test_the_score_export_carries_cost_and_seconds_as_assay_attributes(
     assert "assay.cost.app_usd" not in unpriced  # unknown: absent, never 0
     assert unpriced["assay.cost.app_unknown_reason"] == UNPRICED
     assert unpriced["assay.cost.judge_usd"] == 0.00056
+
+
+@requires_otel
+def test_the_live_page_shows_each_traces_and_each_minutes_spend(watched: dict[str, Any]) -> None:
+    """The live page of the watched run, as ``assay serve`` answers it: per trace the app's
+    and the judge's figures, per minute the table, the totals with the unknown price's
+    reason."""
+    from starlette.testclient import TestClient
+
+    from assay.serve import create_app
+
+    ids = watched["ids"]
+    with open_store(watched["tmp"] / "runs.sqlite") as store:
+        (run,) = [r for r in store.runs() if r.kind == "watch"]
+        page = TestClient(create_app(store)).get(f"/runs/{run.id}/live")
+    assert page.status_code == 200
+    html = lxml.html.fromstring(page.text)
+
+    def cells(tr: Any) -> list[str]:
+        return [" ".join(td.text_content().split()) for td in tr.findall("td")]
+
+    traces = {tr.get("data-row"): cells(tr)
+              for tr in html.xpath('//table[@id="trace-spend"]/tbody/tr')}
+    *priced, judge_s = traces[ids["priced"]][2:]
+    assert priced == ["shop-model", "1200 / 300", "$0.00450", "2.5 (2)", "500 / 20",
+                      "$0.000560"]
+    assert 0.05 <= float(judge_s) < 10  # measured
+    unpriced = traces[ids["unpriced"]]
+    assert unpriced[4] == f"unknown {UNPRICED}"
+    assert traces[ids["agent"]][3:5] == ["300 / 60", "$0.00108"]
+    minutes = [cells(tr) for tr in html.xpath('//table[@id="minute-table"]/tbody/tr')]
+    assert sum(int(m[1]) for m in minutes) == 3
+    assert sum(int(m[2]) for m in minutes) == 4  # the app's model calls
+    totals = " ".join(html.get_element_by_id("spend-totals").text_content().split())
+    assert f"the app unknown (1 trace unpriced ({UNPRICED}); the priced ones: $0.00558;" in totals
+    assert "the judge $0.00224 ($0.00224 for 4 requests, 2080 tokens;" in totals
+    assert len(html.xpath('//figure[@id="spend-chart-usd"]//polyline')) == 2
+

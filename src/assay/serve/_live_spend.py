@@ -86,8 +86,8 @@ def _chart(minutes: Sequence[Mapping[str, Any]], which: str) -> dict[str, Any]:
                    round(c["top"] + plot_h * (1 - v / top), 1))
                   for x, m in zip(xs, minutes, strict=True)
                   if (v := figure(m, part, key)) is not None]
-        unpriced = [m[part].get("unknown_traces") or 0 for m in minutes
-                    if figure(m, part, key) is not None]
+        unpriced = [m[part].get("unknown_traces") or 0 if which == "usd" else 0
+                    for m in minutes if figure(m, part, key) is not None]
         if points:
             series.append({"label": label, "colour": colour, "dashed": dashed,
                            "points": " ".join(f"{x},{y}" for x, y in points),
