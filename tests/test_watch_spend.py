@@ -254,3 +254,21 @@ def test_the_live_page_shows_each_traces_and_each_minutes_spend(watched: dict[st
     assert "the judge $0.00224 ($0.00224 for 4 requests, 2080 tokens;" in totals
     assert len(html.xpath('//figure[@id="spend-chart-usd"]//polyline')) == 2
 
+
+
+def test_a_bad_price_file_exits_2_before_the_watch_opens_anything(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli.main import app
+
+    bad = tmp_path / "prices.toml"
+    bad.write_text('[models.shop-model]\ninput = -1\noutput = "lots"\n')
+    result = CliRunner().invoke(app, [
+        "watch", "--metrics", "fluency", "--judge", "fake", "--listen", "off",
+        "--follow", str(tmp_path / "traces.jsonl"), "--spool", str(tmp_path / "spool"),
+        "--store", str(tmp_path / "runs.sqlite"), "--prices", str(bad)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert "models.shop-model.input: -1 is negative" in said and "output" in said
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "spool").exists() and not (tmp_path / "runs.sqlite").exists()

@@ -146,7 +146,7 @@ def watch_cmd(
         remember_secret(token)  # masked wherever it might show
     with exit_on_errors("\ninterrupted: run the same command again to go on (the spool keeps "
                         "every accepted span)."):
-        from ..watch import Watcher, WatchOptions, protobuf_missing, watch_async
+        from ..watch import Watcher, WatchOptions, protobuf_missing, spend_text, watch_async
 
         check_prices_flag(prices)  # a bad price file: exit 2 before the watch opens
         judges = judge or ["local"]
@@ -182,6 +182,8 @@ def watch_cmd(
               "spool)", highlight=False, markup=False)
     for reason, n in (w.get("skip_reasons") or {}).items():
         err.print(f"  skipped {n}: {reason}", highlight=False, markup=False)
+    if spent := spend_text(w.get("spend")):
+        err.print(f"spent on the traces scored: {spent}", highlight=False, markup=False)
     failed = print_failures(summary, max_failed_share)
     if failed or w.get("judge_stops") or w.get("failed_rows"):
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed) or 'the judge stopped')}"
