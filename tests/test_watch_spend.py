@@ -20,7 +20,7 @@ import lxml.html
 import pytest
 
 from assay.judges import FakeJudge, JudgeResponse
-from assay.records import minute_of
+from assay.records._minute_spend import minute_of
 from assay.run import JudgeOptions
 from assay.store import open_store
 from assay.watch import Watcher, WatchOptions, watch_async
