@@ -7,8 +7,10 @@ calls').
   ``completion_tokens``; OpenInference ``llm.token_count.prompt`` / ``completion``), cache
   reads and writes (``gen_ai.usage.cache_read.input_tokens`` /
   ``cache_creation.input_tokens`` and their older spellings) and reasoning tokens where the
-  span reports them. A span whose descendants report usage too is left out (an agent's or a
-  framework's total over the calls under it), so no call is counted twice.
+  span reports them. No call is counted twice: a span whose descendants report usage too is
+  left out (an agent's or a framework's total over the calls under it), and so is a span
+  that records again a call beside it (its time holds the other's and its tokens are the
+  same: LangChain's span and its OpenAI client's, as OpenInference records them).
 - Model: ``gen_ai.response.model``, else ``gen_ai.request.model`` (``llm.model_name``); the
   provider ``gen_ai.provider.name`` (``gen_ai.system``). A model nobody prices makes the
   trace's cost *unknown* with the reason, never ``$0``; so does a trace that reports no
@@ -122,6 +124,28 @@ def _first(attrs: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
                 None)
 
 
+def _tokens(usage: Usage | None) -> tuple[int, int] | None:
+    return None if usage is None else (usage.prompt_tokens, usage.completion_tokens)
+
+
+def _recorded_again(chosen: set[str], times: Mapping[str, tuple[int, int]],
+                    usages: Mapping[str, Usage]) -> set[str]:
+    """The spans of ``chosen`` that record a call another span of ``chosen`` records too: its
+    time holds the other's, and its tokens are the same (of two with the same times, the one
+    with the larger id)."""
+    again = set()
+    for a in chosen:
+        if a not in times:
+            continue
+        (a0, a1), tokens = times[a], _tokens(usages.get(a))
+        for b in chosen - {a}:
+            if b in times and a0 <= times[b][0] and times[b][1] <= a1 and \
+                    (times[b] != (a0, a1) or a > b) and _tokens(usages.get(b)) == tokens:
+                again.add(a)
+                break
+    return again
+
+
 def _innermost(marked: set[str], parents: Mapping[str, str | None]) -> set[str]:
     """The marked spans none of whose descendants is marked."""
     outer: set[str] = set()
@@ -148,9 +172,14 @@ def app_spend(export: Mapping[str, Any], book: PriceBook) -> dict[str, Any]:
     usages = {i: u for i in ids if (u := _usage(attrs[i])) is not None}
     calls = {i for i in ids if i in usages or attrs[i].get("gen_ai.operation.name") in _MODEL_CALLS
              or attrs[i].get("openinference.span.kind") == "LLM"}
+    times = _times(spans, ids)
     counted = _innermost(set(usages), parents)
+    counted -= _recorded_again(counted, times, usages)
+    calls = _innermost(calls, parents)
+    calls -= _recorded_again(calls, times, usages)
+    order = {span_id: k for k, span_id in enumerate(ids)}
     cost, total, models = Cost.zero(), Usage(), []
-    for span_id in sorted(counted, key=ids.index):
+    for span_id in sorted(counted, key=order.__getitem__):
         a, used = attrs[span_id], usages[span_id]
         model = _first(a, _MODEL)
         if model is None:
@@ -162,11 +191,11 @@ def app_spend(export: Mapping[str, Any], book: PriceBook) -> dict[str, Any]:
         total = total + used
     if not counted:
         cost = Cost.unknown(NO_USAGE)
-    out = cost_figures(cost, total, len(_innermost(calls, parents)))
+    out = cost_figures(cost, total, len(calls))
     if not counted:
         out["prompt_tokens"] = out["completion_tokens"] = None
     out["models"] = list(dict.fromkeys(models))
-    out["latency_s"], out["llm_s"] = _seconds(spans, ids, parents, _innermost(calls, parents))
+    out["latency_s"], out["llm_s"] = _seconds(times, ids, parents, calls)
     return out
 
 
@@ -183,15 +212,20 @@ def _priced(book: PriceBook, attrs: Mapping[str, Any], model: str, used: Usage) 
     return cost
 
 
-def _seconds(spans: list[Mapping[str, Any]], ids: list[str],
-             parents: Mapping[str, str | None], calls: set[str]
-             ) -> tuple[float | None, float | None]:
-    """(the root span's seconds, or first start to last end; the calls' seconds summed)."""
+def _times(spans: list[Mapping[str, Any]], ids: list[str]) -> dict[str, tuple[int, int]]:
+    """Each span's (start, end) in nanoseconds, when it has both (and ends after it starts)."""
     times = {}
     for span_id, span in zip(ids, spans, strict=True):
         start, end = _nanos(span.get("startTimeUnixNano")), _nanos(span.get("endTimeUnixNano"))
         if start is not None and end is not None and end >= start:
             times[span_id] = (start, end)
+    return times
+
+
+def _seconds(times: Mapping[str, tuple[int, int]], ids: list[str],
+             parents: Mapping[str, str | None], calls: set[str]
+             ) -> tuple[float | None, float | None]:
+    """(the root span's seconds, or first start to last end; the calls' seconds summed)."""
     roots = [i for i in ids if parents[i] is None and i in times]
     if roots:
         start, end = times[roots[0]]
