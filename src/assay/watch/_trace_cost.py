@@ -12,7 +12,8 @@ calls').
   that records again a call beside it (its time holds the other's and its tokens are the
   same: LangChain's span and its OpenAI client's, as OpenInference records them).
 - Model: ``gen_ai.response.model``, else ``gen_ai.request.model`` (``llm.model_name``); the
-  provider ``gen_ai.provider.name`` (``gen_ai.system``). A model nobody prices makes the
+  provider ``gen_ai.provider.name`` (``gen_ai.system``). Each model's calls are priced on
+  their tokens summed (as a run prices each judge's). A model nobody prices makes the
   trace's cost *unknown* with the reason, never ``$0``; so does a trace that reports no
   tokens at all.
 - Seconds: ``latency_s``, the root span's duration (the request end to end; without the
@@ -69,6 +70,7 @@ _TOKENS = {
 _MODEL = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
           "llm.response.model", "llm.request.model")
 _PROVIDER = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
+_ASKED = ("gen_ai.request.model", "llm.request.model")
 #: ``gen_ai.operation.name`` values of a model call.
 _MODEL_CALLS = frozenset({"chat", "text_completion", "generate_content", "embeddings"})
 
@@ -132,17 +134,23 @@ def _recorded_again(chosen: set[str], times: Mapping[str, tuple[int, int]],
                     usages: Mapping[str, Usage]) -> set[str]:
     """The spans of ``chosen`` that record a call another span of ``chosen`` records too: its
     time holds the other's, and its tokens are the same (of two with the same times, the one
-    with the larger id)."""
+    with the smaller id). Spans are compared only with those of the same tokens that start
+    within their time, so a long trace costs little."""
+    same: dict[tuple[int, int] | None, list[tuple[int, int, str]]] = {}
+    for span_id in chosen:
+        if span_id in times:
+            start, end = times[span_id]
+            same.setdefault(_tokens(usages.get(span_id)), []).append((start, -end, span_id))
     again = set()
-    for a in chosen:
-        if a not in times:
-            continue
-        (a0, a1), tokens = times[a], _tokens(usages.get(a))
-        for b in chosen - {a}:
-            if b in times and a0 <= times[b][0] and times[b][1] <= a1 and \
-                    (times[b] != (a0, a1) or a > b) and _tokens(usages.get(b)) == tokens:
-                again.add(a)
-                break
+    for group in same.values():
+        group.sort()  # by start, the longest first: a span's calls recorded within come after
+        for k, (a0, a1, a) in enumerate(group):
+            for b0, b1, _b in group[k + 1:]:
+                if b0 > -a1:
+                    break
+                if -b1 <= -a1:  # within a's time (same times: the later, larger id, stays)
+                    again.add(a)
+                    break
     return again
 
 
@@ -178,7 +186,8 @@ def app_spend(export: Mapping[str, Any], book: PriceBook) -> dict[str, Any]:
     calls = _innermost(calls, parents)
     calls -= _recorded_again(calls, times, usages)
     order = {span_id: k for k, span_id in enumerate(ids)}
-    cost, total, models = Cost.zero(), Usage(), []
+    cost, total = Cost.zero(), Usage()
+    by_model: dict[tuple[str, str | None, str | None], Usage] = {}
     for span_id in sorted(counted, key=order.__getitem__):
         a, used = attrs[span_id], usages[span_id]
         model = _first(a, _MODEL)
@@ -186,9 +195,12 @@ def app_spend(export: Mapping[str, Any], book: PriceBook) -> dict[str, Any]:
             cost = cost.add(Cost.unknown("a model-call span reports tokens but no model "
                                          "(gen_ai.response.model / gen_ai.request.model)"))
         else:
-            models.append(model)
-            cost = cost.add(_priced(book, a, model, used))
+            key = (model, _first(a, _PROVIDER), _first(a, _ASKED))
+            by_model[key] = by_model.get(key, Usage()) + used
         total = total + used
+    for (model, provider, asked), used in by_model.items():  # priced per model, as a run's
+        cost = cost.add(_priced(book, model, used, provider=provider, asked=asked))
+    models = [model for model, _, _ in by_model]
     if not counted:
         cost = Cost.unknown(NO_USAGE)
     out = cost_figures(cost, total, len(calls))
@@ -199,12 +211,11 @@ def app_spend(export: Mapping[str, Any], book: PriceBook) -> dict[str, Any]:
     return out
 
 
-def _priced(book: PriceBook, attrs: Mapping[str, Any], model: str, used: Usage) -> Cost:
+def _priced(book: PriceBook, model: str, used: Usage, *, provider: str | None,
+            asked: str | None) -> Cost:
     """``used`` on ``model`` at ``book``'s prices; a response model nobody prices is tried
     under the request model's name (``gpt-4o-2024-08-06`` asked as ``gpt-4o``)."""
-    provider = _first(attrs, _PROVIDER)
     cost = book.cost(model, used, provider=provider)
-    asked = _first(attrs, ("gen_ai.request.model", "llm.request.model"))
     if cost.usd is None and asked and asked != model:
         again = book.cost(asked, used, provider=provider)
         if again.usd is not None:
