@@ -126,7 +126,10 @@ def test_followed_files_are_scored_once_and_a_restart_goes_on_where_it_stopped(
     assert summary["watch"]["scored"] == 3
     records = [r for run in runs for r in open_store(tmp_path / "runs.sqlite").rows(run.id)]
     record = records[0]
-    assert set(record["watch"]) == {"trace_id", "ended", "received", "scored"}
+    assert set(record["watch"]) == {"trace_id", "ended", "received", "scored", "app", "judge"}
+    # the followed spans report no tokens: the app's cost unknown with the reason, never $0
+    assert record["watch"]["app"]["usd"] is None
+    assert record["watch"]["app"]["unknown_reason"].startswith("the trace reports no token")
     assert record["fluency"]["value"] == 5.0
     assert record["f1_score"]["value"] is None  # does not apply: recorded with the reason
     assert record["f1_score"]["error"].startswith("does not apply")

@@ -111,11 +111,17 @@ def said(inputs: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def assert_failed_call(record: dict[str, Any]) -> None:
-    """The 400 call left the row unscored with the reason, never an empty answer scored."""
+    """The 400 call left the row unscored with the reason, never an empty answer scored; the
+    app's spend is read from the library's usage attributes: two answered calls of 10 prompt
+    and 5 completion tokens on gpt-4o-mini (genai-prices: $0.15 / $0.60 per million), each
+    counted once even where a framework's span records the call again."""
     fluency = record["fluency"]
     assert fluency["value"] is None, fluency
     assert fluency["error"].startswith("target call failed: the app's model call failed: ")
     assert "400" in fluency["error"] and "Traceback" not in fluency["error"]
+    app = record["watch"]["app"]
+    assert (app["prompt_tokens"], app["completion_tokens"], app["usd"]) == (20, 10, 9e-06), app
+    assert app["models"][0].startswith("gpt-4o-mini") and app["latency_s"] > 0
 
 
 @requires_otel

@@ -1,6 +1,7 @@
 """``--prices FILE``: the user's price file (TOML or JSON, dollars per million tokens) over
 genai-prices' list, on every command that spends on models (``run``, ``generate``,
-``simulate``, ``jailbreak``) and on ``compare``; ``prices = "FILE"`` in ``[tool.assay]``
+``simulate``, ``jailbreak``, ``watch``: there it prices the watched app's models too) and on
+``compare``; ``prices = "FILE"`` in ``[tool.assay]``
 sets it too. A file that does not parse, or names a negative price, stops the command before
 anything is sent (exit 2).
 

@@ -32,6 +32,7 @@ from ._call_flags import (
 )
 from ._errors import exit_on_errors, print_failures
 from ._options import DEFAULT_MAX_WAIT, MaxWaitOption, StoreOption, TimeoutOption, comma_names
+from ._prices_flag import PricesOption, check_prices_flag
 from ._summary import print_summary
 
 __all__ = ["watch_cmd"]
@@ -118,6 +119,7 @@ def watch_cmd(
     rpm: RpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
+    prices: PricesOption = None,
     max_failed_share: Annotated[float, typer.Option(
         min=0, max=1, help="Exit 3 on stop when a metric lost more than this share of its "
                            "rows to unreadable judge answers (any failed judge call exits 3)."
@@ -144,8 +146,9 @@ def watch_cmd(
         remember_secret(token)  # masked wherever it might show
     with exit_on_errors("\ninterrupted: run the same command again to go on (the spool keeps "
                         "every accepted span)."):
-        from ..watch import Watcher, WatchOptions, protobuf_missing, watch_async
+        from ..watch import Watcher, WatchOptions, protobuf_missing, spend_text, watch_async
 
+        check_prices_flag(prices)  # a bad price file: exit 2 before the watch opens
         judges = judge or ["local"]
         options = WatchOptions(
             metrics=comma_names(metrics), judge=judges[0] if len(judges) == 1 else judges,
@@ -153,7 +156,8 @@ def watch_cmd(
             scoring=ScoringOptions(lang=lang, on_injection=on_injection),
             judging=JudgeOptions.from_calls(call_options(
                 concurrency=concurrency, timeout=timeout, max_attempts=max_attempts,
-                max_wait=max_wait, tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache)),
+                max_wait=max_wait, tpm=tpm, rpm=rpm, cache=cache, no_cache=no_cache,
+                prices=prices)),
             listen=None if listen == "off" else listen, follow=list(follow or []),
             sample=sample, filter=filter_, store=store or True,
             spool=spool, idle=idle, grace=grace, token=token, max_backlog=max_backlog,
@@ -178,6 +182,8 @@ def watch_cmd(
               "spool)", highlight=False, markup=False)
     for reason, n in (w.get("skip_reasons") or {}).items():
         err.print(f"  skipped {n}: {reason}", highlight=False, markup=False)
+    if spent := spend_text(w.get("spend")):
+        err.print(f"spent on the traces scored: {spent}", highlight=False, markup=False)
     failed = print_failures(summary, max_failed_share)
     if failed or w.get("judge_stops") or w.get("failed_rows"):
         err.print(f"[red]judge failed:[/red] {escape(', '.join(failed) or 'the judge stopped')}"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers and
     )
     from ._load import RunData, load_run, load_run_dir, stored_run_ref
     from ._manifest import MANIFEST_NAME, RunManifest, read_manifest
+    from ._minute_spend import MinuteSeries
     from ._outdir import lock_file
     from ._pool import work_each
     from ._progress import RowProgress
@@ -78,6 +79,7 @@ _LAZY: dict[str, str] = {
     "load_run_dir": "._load",
     "stored_run_ref": "._load",
     "MANIFEST_NAME": "._manifest",
+    "MinuteSeries": "._minute_spend",
     "RunManifest": "._manifest",
     "read_manifest": "._manifest",
     "lock_file": "._outdir",
@@ -118,6 +120,7 @@ __all__ = [
     "JobRows",
     "LatencyTally",
     "MetricSummary",
+    "MinuteSeries",
     "ResultSink",
     "ResultsWriter",
     "ResumeWords",

@@ -214,6 +214,8 @@ class StreamScorer:
         self.options = EvalOptions(reading=ReadOptions(), scoring=scoring or ScoringOptions(),
                                    judging=judging or JudgeOptions(), run=RunOptions())
         self.settings = self.options.scoring.settings()
+        #: What the judge calls are priced with (the ``prices`` file of ``judging``).
+        self.prices = PriceBook.load(self.options.judging.prices)
         judges = judge_list(judge)
         self._judge = judges[0] if len(judges) == 1 else judges
         check_embedder_spec(embeddings)
@@ -277,8 +279,8 @@ class StreamScorer:
         summary = run_summary(self.tally.rows, self.tally, self.plan.metrics, self.started,
                               dataset, self.settings.lang, [], complete,
                               options=self.settings.as_dict(),
-                              on_injection=self.settings.on_injection)
-        add_usage(summary, self.runner, self.runner.stats())
+                              on_injection=self.settings.on_injection, prices=self.prices)
+        add_usage(summary, self.runner, self.runner.stats(), self.prices)
         return typed_summary(summary)
 
     async def aclose(self) -> None:

@@ -1,7 +1,9 @@
 """The live page of a watch run, ``/runs/{run}/live``: each metric's rolling mean over time
 (inline SVG charts with the same figures as a table), the latest flagged rows (newest first,
 each linking to its page), the run's alerts (newest first), and the traces the watch skipped
-(no row: counted by reason, each reason with its fix, as the run's summary has them).
+(no row: counted by reason, each reason with its fix, as the run's summary has them), and
+what the app and the judge spent (:mod:`._live_spend`): dollars, tokens and p50 / p95
+seconds per minute, and per trace for the latest scored traces.
 
 While the run is live (status ``running``: its ``assay watch`` process still beats its
 heartbeat, see ``assay.store``), the page reloads itself every ``LIVE_REFRESH_S`` seconds with
@@ -35,6 +37,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..report import skipped_traces
+from ._live_spend import spend_view
 from ._live_view import heartbeat_age, live_view
 from ._params import ParamError, number
 from ._site import SiteBase, check_params
@@ -80,14 +83,15 @@ def live_endpoint(site: SiteBase) -> Callable[[Request], Response]:
         records = site.store.rows_page(info.id, offset=offset, limit=LIVE_ROWS)
         view = live_view(records, summary=info.summary or {}, first_position=offset + 1,
                          window=window)
-        for row in view["flagged"]:
+        spend = spend_view(records)
+        for row in [*view["flagged"], *(spend["traces"] if spend else [])]:
             row["href"] = row_href(info.id, row["id"])
         live = info.status == "running"
         age = heartbeat_age(info.heartbeat)
         title = f"Live: run {info.id}" + (f" ({info.name})" if info.name else "")
         return site.page("live.html.j2", title=title,
                          crumbs=(("All runs", "/"), (f"Run {info.id}", f"/runs/{info.id}")),
-                         run=info, view=view, live=live, refresh=LIVE_REFRESH_S if live else None,
+                         run=info, view=view, spend=spend, live=live, refresh=LIVE_REFRESH_S if live else None,
                          skipped=skipped_traces(info.summary),
                          heartbeat_age=None if age is None else max(int(age), 0),
                          shown_from=offset + 1)

@@ -20,8 +20,9 @@ Example:
 """
 
 from ._decode import protobuf_missing
+from ._entry import spend_text
 from ._options import WatchOptions
 from ._serve import watch_async
 from ._watch import Watcher
 
-__all__ = ["WatchOptions", "Watcher", "protobuf_missing", "watch_async"]
+__all__ = ["WatchOptions", "Watcher", "protobuf_missing", "spend_text", "watch_async"]

@@ -15,9 +15,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ..costs import usd_text
 from ..records import is_call_failure
 
-__all__ = ["call_failed", "iso", "short_id", "short_reason", "skipped_text", "status_line"]
+__all__ = ["call_failed", "iso", "short_id", "short_reason", "skipped_text", "spend_text",
+           "status_line"]
 
 #: Skip reasons named on the status line at most (the others are counted together).
 STATUS_REASONS = 3
@@ -67,7 +69,38 @@ def status_line(status: Mapping[str, Any]) -> str:
             f"{s['scored']} scored, {skipped_text(s['skipped'], s.get('skip_reasons') or {})}; "
             f"backlog {s['backlog_spans']} spans, {s['scoring']} scoring"
             + (f", {s['failed_rows']} rows with failed judge calls" if s["failed_rows"] else "")
-            + (f", {s['bad_spans']} bad spans" if s["bad_spans"] else ""))
+            + (f", {s['bad_spans']} bad spans" if s["bad_spans"] else "")
+            + (f"; {spend}" if (spend := spend_text(s.get("spend"))) else ""))
+
+
+def spend_text(spend: Mapping[str, Any] | None) -> str | None:
+    """What the app and the judge spent on the traces scored (the status's or the summary's
+    ``spend``) on one line, or None before any; an unknown price is ``unknown``, never $0.
+
+    Example:
+        >>> spend_text({"totals": {"traces": 3, "app": {
+        ...     "usd": None, "priced_usd": 0.0045, "unknown_traces": 1,
+        ...     "latency": {"p50": 2.5, "p95": 2.95, "rows": 3}},
+        ...     "judge": {"usd": 0.00168, "latency": {"p50": 0.4, "p95": 0.9, "rows": 3}}}})
+        'app unknown (1 trace unpriced; the rest $0.00450), p95 2.95 s; judge $0.00168, p95 0.9 s'
+        >>> spend_text(None), spend_text({"totals": {"traces": 0}})
+        (None, None)
+    """
+    totals = (spend or {}).get("totals") or {}
+    if not totals.get("traces"):
+        return None
+    parts = []
+    for who in ("app", "judge"):
+        part = totals.get(who) or {}
+        text = f"{who} {usd_text(part.get('usd'))}"
+        if part.get("usd") is None and part.get("unknown_traces"):
+            n = part["unknown_traces"]
+            text += (f" ({n} trace{'s' if n != 1 else ''} unpriced; the rest "
+                     f"{usd_text(part.get('priced_usd'))})")
+        if part.get("latency"):
+            text += f", p95 {part['latency']['p95']:.3g} s"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def short_reason(reason: str) -> str:

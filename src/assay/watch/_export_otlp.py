@@ -14,6 +14,10 @@ name them (an event lives on a span, and a span already exported cannot be given
 - ``gen_ai.response.id``: the evaluated completion's id, when the record knows it
   (``record["watch"]["response_id"]``).
 
+The span itself carries the app's and the judge's cost, seconds and tokens on the trace
+(``assay.cost.app_usd``, ``assay.cost.judge_usd``, ``assay.latency.app_s``, ...; an unknown
+price: no dollars, ``assay.cost.*_unknown_reason`` instead): see :mod:`._export_spend`.
+
 A result left unscored sends no score (none is made up): its event has ``error.type``
 ``unscored`` (the conventions' error attribute) and an explanation that starts ``unscored:``
 and says why (the result's error or reason). A metric that does not apply to the row
@@ -58,6 +62,8 @@ import httpx
 from .._secrets import mask_secrets
 from .._version import __version__
 from ..errors import ConfigError, option
+from ._export_spend import otlp_attr as _attr
+from ._export_spend import spend_attributes
 
 __all__ = ["EVENT_NAME", "EXPLANATION_CHARS", "HEADER_VARIABLES", "ScoreExporter",
            "evaluation_request", "headers_from_env"]
@@ -72,16 +78,6 @@ EXPLANATION_CHARS = 2000
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _SPAN_KIND_INTERNAL = 1
 _HEX = re.compile(r"[0-9a-f]+")
-
-
-def _attr(key: str, value: str | float) -> dict[str, Any]:
-    if isinstance(value, str):
-        typed: dict[str, Any] = {"stringValue": value}
-    elif isinstance(value, int) and not isinstance(value, bool):
-        typed = {"intValue": str(value)}  # OTLP JSON writes 64-bit integers as strings
-    else:
-        typed = {"doubleValue": float(value)}
-    return {"key": key, "value": typed}
 
 
 def _text(value: Any) -> str:
@@ -139,7 +135,8 @@ def evaluation_request(record: Mapping[str, Any], *, trace_id: str, span_id: str
     span: dict[str, Any] = {
         "traceId": trace_id.lower(), "spanId": secrets.token_hex(8), "name": "evaluation",
         "kind": _SPAN_KIND_INTERNAL, "startTimeUnixNano": now, "endTimeUnixNano": now,
-        "attributes": [_attr("assay.row.id", _text(record.get("id", "")))], "events": events}
+        "attributes": [_attr("assay.row.id", _text(record.get("id", ""))),
+                       *spend_attributes(record)], "events": events}
     if span_id:
         span["parentSpanId"] = span_id.lower()
     return {"resourceSpans": [{

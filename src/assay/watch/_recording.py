@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError, option
-from ..records import RunRecorder, open_run_store
+from ..records import MinuteSeries, RunRecorder, open_run_store
 from ..run import StreamScorer
 from ._options import WatchOptions
 from ._skips import SkipTally
@@ -58,6 +58,8 @@ class WatchRecording:
         #: A resumed run's alerts, and its latest records (oldest first) for the alert rules.
         self.previous_alerts: list[dict[str, Any]] = []
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_ROWS)
+        #: The app's and the judge's spend, in all and per minute (a resumed run's too).
+        self.spend = MinuteSeries()
         if resume:
             summary = store.get(resume).summary or {}
             self.previous_alerts = list(summary.get("alerts") or [])
@@ -65,6 +67,7 @@ class WatchRecording:
                 self._stored.add(str(record["id"]))
                 scorer.tally.add(record)
                 self.recent.append(record)
+                self.spend.add(record)
             log.warning("resuming run %s (%d rows stored)", resume, len(self._stored))
 
     def _resumable(self, run_id: str | None, metrics: Mapping[str, str],
@@ -110,7 +113,7 @@ class WatchRecording:
                 "failures", "injection")
         return {**{k: summary[k] for k in keep if k in summary},
                 "watch": {**counts, "skip_reasons": skips.reasons_now(),
-                          "skips": skips.summary()}}
+                          "skips": skips.summary(), "spend": self.spend.section()}}
 
     def update_summary(self, extra: Mapping[str, Any]) -> None:
         """Merge ``extra`` into the stored run's summary."""
@@ -126,7 +129,8 @@ class WatchRecording:
         summary["watch"] = {**counts, "spool": spool.states(),
                             "skip_reasons": skips.reasons_now(),
                             "skips": skips.summary(),
-                            "unfinished_traces": len(spool.unfinished())}
+                            "unfinished_traces": len(spool.unfinished()),
+                            "spend": self.spend.section()}
         summary["alerts"] = alerts
         summary["run_id"] = self.run_id
         try:

@@ -8,8 +8,9 @@ The steps, each a task on one event loop:
 - the assembler looks at the unfinished traces every 0.2 s: a finished one (:mod:`._assemble`)
   is sampled, filtered and read into a row, or marked skipped with the reason;
 - the scorer (:class:`assay.run.StreamScorer`) scores the queued rows; each record gets a
-  ``"watch"`` entry (trace id, when the trace ended, was received and was scored) and goes to
-  the run's recorder;
+  ``"watch"`` entry (trace id, when the trace ended, was received and was scored; the app's
+  and the judge's cost and seconds on it, :mod:`._trace_cost`) and goes to the run's
+  recorder, and its spend to the per-minute series (:mod:`._minutes`);
 - the committer flushes the recorder, then marks those traces ``scored`` in the spool: a
   trace is marked only once its row is committed to the store. After a crash, a restart finds
   every unmarked trace again; one whose row the run already holds is marked without scoring.
@@ -21,44 +22,45 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .._secrets import mask_secrets, remember_secret
+from .._secrets import remember_secret
+from ..costs import PriceBook
 from ..data import Row, row_inputs
 from ..errors import JudgeStoppedError
 from ..run import StreamScorer
-from ._assemble import AWAITS_CONTENT, is_finished, trace_row
-from ._entry import call_failed, iso, short_id, status_line
+from ._assembly import Assembly
+from ._entry import call_failed, iso, short_id
 from ._follow import FileFollower
 from ._hooks import Hooks
-from ._logs import METRICS_NOT_READ
+from ._intake import Intake
 from ._options import WatchOptions
 from ._recording import WatchRecording
-from ._select import parse_filter, sampled
+from ._select import parse_filter
 from ._skips import LATEST_IDS, SkipTally
 from ._spool import Spool
+from ._status import StatusReport
+from ._trace_cost import judge_spend
 
 __all__ = ["Watcher"]
 
 log = logging.getLogger("assay.watch")
 
-#: Seconds between two looks at the unfinished traces, and between two commits.
-_TICK = 0.2
+#: Seconds between two commits.
 _COMMIT_EVERY = 0.5
 #: Seconds between updates of the live run's summary (means, counts) in the store.
 LIVE_SUMMARY_EVERY = 10.0
-#: Rows queued for the scorer at most (the rest wait in the spool).
-_QUEUE = 2000
 #: Seconds scoring first pauses after the judge stopped answering (doubled each time, to 300).
 _JUDGE_PAUSE_S = 5.0
 
 
-class Watcher:
+class Watcher(Intake, Assembly, StatusReport):
     """The state of one watch (see the module docstring); :meth:`run` runs it until
-    :meth:`stop`."""
+    :meth:`stop`. Its parts: :class:`~._intake.Intake` (what the receiver and the followers
+    hand it), :class:`~._assembly.Assembly` (finished traces to the queue),
+    :class:`~._status.StatusReport` (``status()`` and the status lines)."""
 
     def __init__(self, options: WatchOptions) -> None:
         self.options = options
@@ -68,6 +70,7 @@ class Watcher:
         self.max_body = options.max_body
         self.filter = parse_filter(options.filter)
         self.hooks = Hooks(options)  # alerts and score export: checked before anything opens
+        self.prices = PriceBook.load(options.judging.prices)  # a bad price file: said first
         self.spool = Spool(options.spool)
         try:
             self.scorer = StreamScorer(options.metrics, judge=options.judge,
@@ -92,63 +95,6 @@ class Watcher:
         self._to_mark: list[str] = []
         self._stopping = asyncio.Event()
         self._scoring: asyncio.Task[None] | None = None
-
-    # -- intake (the receiver calls these) -----------------------------------------------
-
-    def backlog_full(self) -> bool:
-        """Whether as many spans wait to be scored as ``max_backlog`` allows."""
-        return self.spool.backlog >= self.options.max_backlog
-
-    def accept(self, spans: list[tuple[dict[str, Any], dict[str, Any]]], bad: list[str]) -> int:
-        """Spool the spans of one request (durably); the number new to the spool."""
-        self.counts["requests"] += 1
-        self.counts["bad_spans"] += len(bad)
-        if bad:
-            log.warning("%d span(s) left out of a request (the first: %s)", len(bad), bad[0])
-        open_ = self.spool.unfinished()
-        late = sum(1 for span, _ in spans if span["traceId"] not in open_
-                   and self.spool.is_done(str(span["traceId"])))
-        new = self.spool.add_spans(spans)
-        self.counts["spans"] += new
-        self.counts["duplicate_spans"] += len(spans) - new - late
-        self.counts["late_spans"] += late
-        return new
-
-    def accept_logs(self, records: list[tuple[dict[str, Any], dict[str, Any]]],
-                    others: int) -> int:
-        """Spool the GenAI event records of one logs request (durably); the number new."""
-        self.counts["requests"] += 1
-        new = self.spool.add_logs(records)
-        self.counts["log_records"] += new
-        if others and not self.counts["other_log_records"]:
-            log.warning("log records that are not GenAI events are left out (%d in the first "
-                        "request with any; the status counts them)", others)
-        self.counts["other_log_records"] += others
-        return new
-
-    def metrics_posted(self) -> None:
-        """Count a metrics export (answered, not read); said once."""
-        if not self.counts["metrics_requests"]:
-            log.warning("%s; the metrics sent are answered and dropped", METRICS_NOT_READ)
-        self.counts["metrics_requests"] += 1
-
-    def rejected(self, why: str) -> None:
-        """Count a request the receiver refused (``why``: what was wrong with it)."""
-        self.counts["rejected"] += 1
-        if why in ("bad body", "unsupported content type", "unsupported content encoding"):
-            self.counts["bad_requests"] += 1
-
-    def status(self) -> dict[str, Any]:
-        """Counts, backlog and states, for ``GET /v1/status`` and the status line."""
-        return {"run_id": self.recording.run_id, "started": iso(self.started),
-                **self.counts, "backlog_spans": self.spool.backlog,
-                "open_traces": len(self.spool.unfinished()), "queued": self._queue.qsize(),
-                "scoring": len(self._in_flight), "spool": self.spool.states(),
-                "skip_reasons": self.skips.reasons_now(),
-                "followed": {str(f.path): {"spans": f.spans, "bad_lines": f.bad_lines,
-                                          "bad_spans": f.bad_spans}
-                             for f in self.followers},
-                **self.hooks.status()}
 
     # -- running -------------------------------------------------------------------------
 
@@ -196,71 +142,6 @@ class Watcher:
                 self.spool.close()
         return summary
 
-    async def _follow(self, follower: FileFollower) -> None:
-        while True:
-            try:
-                if not self.backlog_full():  # a full backlog: the file waits, as exporters do
-                    bad_before = follower.bad_spans
-                    self.counts["spans"] += follower.poll()
-                    self.counts["bad_spans"] += follower.bad_spans - bad_before
-            except OSError as e:
-                log.warning("%s could not be read: %s", follower.path, e)
-            except Exception as e:  # noqa: BLE001 - a bug must not stop the watch: said, tried again
-                log.error("following %s failed (%s: %s); trying again", follower.path,
-                          type(e).__name__, e)
-            await asyncio.sleep(_TICK * 2)
-
-    async def _assemble(self) -> None:
-        while True:
-            try:
-                self.assemble_once(time.time())
-            except Exception:  # a bug must not stop the watch: said, then tried again
-                log.exception("assembling the finished traces failed")
-            await asyncio.sleep(_TICK)
-
-    def assemble_once(self, now: float) -> None:
-        """Queue (or skip) every finished trace not queued yet."""
-        opts = self.options
-        for trace in list(self.spool.unfinished().values()):
-            tid = trace.trace_id
-            if tid in self._queued or len(self._queued) >= _QUEUE:
-                continue
-            if not is_finished(trace, now, idle=opts.idle, grace=opts.grace):
-                continue
-            if self.recording.holds(tid):  # scored and stored before a crash: not again
-                self.counts["traces"] += 1
-                self.spool.mark_done([tid], "scored")
-                continue
-            if not sampled(tid, opts.sample):
-                self.counts["traces"] += 1
-                self._skip(tid, "sampled out (sample)")
-                continue
-            export = self.spool.export_of(tid)
-            if not self.filter.keeps(export):
-                self.counts["traces"] += 1
-                self._skip(tid, "filtered out (filter)")
-                continue
-            row, why = trace_row(export, tid, max_field_chars=opts.max_field_chars,
-                                 logs=self.spool.logs_of(tid))
-            if row is None and (why or "").startswith(AWAITS_CONTENT) and \
-                    now - trace.last_received < opts.idle:
-                continue  # its messages may be log records, exported apart: wait until idle
-            self.counts["traces"] += 1
-            if row is None:
-                self._skip(tid, why or "no row")
-                continue
-            ended = trace.ended_ns / 1e9 if trace.ended_ns else trace.last_received
-            meta = {"trace_id": tid, "ended": iso(ended), "received": iso(trace.last_received),
-                    "root_span_id": trace.root_span_id}
-            self._queued.add(tid)
-            self._queue.put_nowait((tid, row, meta))
-
-    def _skip(self, trace_id: str, why: str) -> None:
-        self.counts["skipped"] += 1
-        self.spool.mark_done([trace_id], "skipped", why, run_id=self.recording.run_id)
-        self.skips.add(trace_id, why)
-        self._live_dirty = True  # the live summary says it too
-
     async def _score(self) -> None:
         """Score queued rows until the stop; a judge that stopped is replaced after a pause
         (its rows in flight are queued again: none is lost)."""
@@ -299,7 +180,9 @@ class Watcher:
         tid = str(record["id"])
         row, meta = self._in_flight.pop(tid)
         record["watch"] = {"trace_id": tid, "ended": meta["ended"],
-                           "received": meta["received"], "scored": iso(time.time())}
+                           "received": meta["received"], "scored": iso(time.time()),
+                           "app": meta["app"], "judge": judge_spend(record, self.prices)}
+        self.recording.spend.add(record)
         failed = [k for k, v in record.items() if call_failed(v)]
         if failed:
             self.counts["failed_rows"] += 1
@@ -341,22 +224,3 @@ class Watcher:
             self._live_at, self._live_dirty = time.monotonic(), False
             live = self.recording.live_summary(self.counts, self.skips)  # here: not shared
             await asyncio.to_thread(self.recording.update_summary, live)
-
-    async def _status_lines(self) -> None:
-        """A status line every ``status_every`` seconds while anything changes (an idle
-        watch stays quiet); under it, once, each new reason traces were skipped for, whole
-        (with its fix)."""
-        last: dict[str, int] = {}
-        said: set[str] = set()
-        while True:
-            await asyncio.sleep(self.options.status_every)
-            s = self.status()
-            now = {**self.counts, "backlog": s["backlog_spans"], "scoring": s["scoring"]}
-            if now == last:
-                continue
-            last = now
-            print(status_line(s), file=sys.stderr, flush=True)  # progress, not a warning
-            for reason, n in s["skip_reasons"].items():
-                if reason not in said:
-                    said.add(reason)
-                    print(f"  skipped {n}: {mask_secrets(reason)}", file=sys.stderr, flush=True)
