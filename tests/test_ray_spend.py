@@ -264,3 +264,34 @@ def test_an_unknown_price_on_ray_is_refused_in_flags_before_ray_starts(
     assert ("no price for openai:my-vllm; add it with --prices FILE or use --max-tokens"
             in " ".join(proc.stderr.split()))
     assert "Ray instance" not in proc.stderr and server.records() == []
+
+
+def test_errors_that_stop_a_run_survive_pickling() -> None:
+    """What a Ray worker raises reaches the driver as the same error, with its fields."""
+    import pickle
+
+    from assay.calls import BudgetReachedError
+    from assay.errors import JudgeStoppedError, JudgeUnavailableError
+
+    cause = JudgeUnavailableError("HTTP 401: bad key", kind="auth", status=401,
+                                  endpoint="http://127.0.0.1:9/v1", fix="check the key")
+    back = pickle.loads(pickle.dumps(JudgeStoppedError(cause, 3)))
+    assert (type(back), back.failures, back.cause.kind, back.cause.status,
+            back.cause.endpoint, back.cause.fix) == (JudgeStoppedError, 3, "auth", 401,
+                                                      "http://127.0.0.1:9/v1", "check the key")
+    budget = pickle.loads(pickle.dumps(BudgetReachedError("spent $1 of --max-cost $1")))
+    assert type(budget) is BudgetReachedError and str(budget).startswith("budget reached: spent $1")
+
+
+def test_a_judge_that_refuses_the_key_on_ray_exits_3_with_the_fix(
+        tmp_path: Path, fake_judge_server: Any) -> None:
+    _needs_ray()
+    server = fake_judge_server("--fail-rate", "1", "--fail-status", "401")
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(x + "\n" for x in QA50.read_text(encoding="utf-8").split("\n")[:6]),
+                    encoding="utf-8")
+    proc = _run(tmp_path, server, data, "out", "--no-cache", "--engine", "ray",
+                "--ray-workers", "2")
+    assert proc.returncode == 3, proc.stderr
+    said = " ".join(proc.stderr.split())
+    assert "HTTP status: 401" in said and "likely fix" in said and "--resume" in said

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import Any
 
 from ._secrets import mask_secrets
 
@@ -42,6 +43,11 @@ def option(keyword: str, value: object = None) -> str:
     if namer is not None:
         return namer(keyword, value)
     return keyword if value is None else f"{keyword}={value!r}"
+
+
+def _rebuild(cls: type[Exception], args: tuple[Any, ...], fields: dict[str, Any]) -> Exception:
+    """An error rebuilt from pickle with its keyword-only fields (see ``__reduce__``)."""
+    return cls(*args, **fields)
 
 
 class AssayError(Exception):
@@ -133,6 +139,11 @@ class JudgeUnavailableError(JudgeError):
         self.endpoint = endpoint
         self.fix = fix
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its fields (a Ray worker's error reaches the driver whole)."""
+        return (_rebuild, (type(self), (str(self),), {"kind": self.kind, "status": self.status,
+                                                      "endpoint": self.endpoint, "fix": self.fix}))
+
     def describe(self) -> str:
         """One paragraph for the terminal: endpoint, status, the provider's message, the fix."""
         parts = [f"endpoint: {self.endpoint or 'unknown'}"]
@@ -157,6 +168,20 @@ class JudgeStoppedError(AssayError):
         self.failures = failures
         super().__init__(f"the judge failed {failures} times in a row the same way, so the run "
                          f"stopped early:\n{cause.describe()}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with its cause (a Ray worker's stop reaches the driver as this error, and
+        the command exits 3, not with Ray's wrapper of an error it could not rebuild).
+
+        Example:
+            >>> import pickle
+            >>> e = JudgeStoppedError(JudgeUnavailableError("HTTP 401", kind="auth",
+            ...                                             status=401, fix="check the key"), 3)
+            >>> back = pickle.loads(pickle.dumps(e))
+            >>> type(back).__name__, back.failures, back.cause.fix, str(back) == str(e)
+            ('JudgeStoppedError', 3, 'check the key', True)
+        """
+        return (type(self), (self.cause, self.failures))
 
 
 class RetryableJudgeError(JudgeError):

@@ -26,6 +26,7 @@ import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..costs import PriceBook, Usage
 from ..errors import ConfigError, JudgeStoppedError, JudgeUnavailableError, option
@@ -66,6 +67,10 @@ class BudgetReachedError(JudgeStoppedError):
 
     def __str__(self) -> str:
         return f"budget reached: {self.spent}; no request was sent past it"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with what was spent as of now (a Ray worker's stop reaches the driver)."""
+        return (type(self), (self.spent,))
 
 
 @dataclass
