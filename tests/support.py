@@ -1,15 +1,20 @@
 """Test doubles shared by several test files (importable as ``support``: pytest puts tests/ on
 the path): a bare metric to subclass, an OpenAI judge over a mock transport, an HTTP server on
-loopback to subclass, and a local Ray for the Ray engine's tests."""
+loopback to subclass, a local Ray for the Ray engine's tests, and Ctrl-C for a command once it
+has written some rows."""
 
 from __future__ import annotations
 
 import json
 import logging
 import os
+import signal
+import subprocess
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -164,3 +169,18 @@ def timeless(records: Any) -> list[dict[str, Any]]:
         [{'id': 'a'}]
     """
     return [{k: v for k, v in r.items() if k != "row_latency"} for r in records]
+
+
+def interrupt_after_rows(cmd: list[str], results: Path, rows: int, *, wait_s: float = 30
+                         ) -> tuple[int, str]:
+    """Start ``cmd``, send it Ctrl-C (SIGINT) once ``results`` holds ``rows`` lines (or after
+    ``wait_s``), and return its exit code and stderr."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= rows:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=wait_s)
+    return proc.returncode, stderr

@@ -4,10 +4,8 @@ answer files, pairs judged in both orders, the leaderboard, bad input, resume an
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from assay.arena import LEADERBOARD_FILE, arena
 from assay.cli.main import app
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions, RunOptions
+from support import interrupt_after_rows
 
 QUESTIONS = ["What is the capital of France?", "How many legs has a spider?",
              "What gas do plants take in?", "Who wrote Hamlet?", "What is 7 x 6?",
@@ -181,16 +180,9 @@ def test_ctrl_c_keeps_judged_pairs_and_resume_asks_only_the_rest(
     cmd = [sys.executable, "-m", "assay.cli", "arena", *map(str, paths), "--judge",
            "openai:gpt-4o-mini", "--concurrency", "2", "--out", str(out), "--no-store",
            "--cache", str(tmp_path / "c.sqlite"), "--bootstrap", "50", "-q"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.jsonl"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if results.exists() and len(results.read_text().splitlines()) >= 4:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130, stderr
+    code, stderr = interrupt_after_rows(cmd, results, 4)
+    assert code == 130, stderr
     assert "--resume" in stderr
     kept = len(results.read_text().splitlines())
     assert 4 <= kept < 36

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from assay import JudgeOptions, RunOptions, evaluate
 from conftest import ORIGINAL_AUTO, QA50, bench_rag_requests
+from support import interrupt_after_rows
 
 JUDGE_METRICS = ("coherence", "fluency", "groundedness", "relevance", "similarity")
 RAG_METRICS = ("groundedness_claims", "faithfulness", "context_recall", "answer_correctness")
@@ -124,16 +123,9 @@ def test_cli_ctrl_c_keeps_rows_and_resume_finishes(fake_judge_server, tmp_path: 
     cmd = [sys.executable, "-m", "assay.cli", "run", str(QA50), "--judge", "openai:gpt-4o-mini",
            "--metrics", "groundedness", "--concurrency", "2", "--out", str(out),
            "--cache", str(tmp_path / "c.sqlite")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
     results = out / "results.jsonl"
-    while time.monotonic() < deadline:
-        if results.exists() and len(results.read_text().splitlines()) >= 6:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130, stderr
+    code, stderr = interrupt_after_rows(cmd, results, 6)
+    assert code == 130, stderr
     assert "--resume" in stderr
     kept = [json.loads(x) for x in results.read_text().splitlines()]
     assert 6 <= len(kept) < 50

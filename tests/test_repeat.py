@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import krippendorff
@@ -25,7 +23,7 @@ from assay.judges import FakeJudge, JudgeRequest
 from assay.records import RetestTally, kept_results
 from assay.records._failures import over_failed_share
 from conftest import QA50
-from support import timeless, without_usage
+from support import interrupt_after_rows, timeless, without_usage
 
 #: Each row's answer, and the score the judge gives it on each repeat (0-based index).
 SCRIPT = {"A1": [4, 4, 4], "A2": [3, 4, 5], "A3": [2, 2, 3], "A4": [5, 5, 5]}
@@ -155,16 +153,9 @@ def test_ctrl_c_then_resume_keeps_every_repeat(fake_judge_server, tmp_path: Path
            "--metrics", "groundedness", "--concurrency", "3", "--repeat", "3", "--out",
            str(out), "--cache", str(tmp_path / "c.sqlite"), "--no-store",
            "--injection-detector", "patterns"]  # no classifier to load: a faster start
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if results.exists() and len(results.read_text().splitlines()) >= 4:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    code, stderr = interrupt_after_rows(cmd, results, 4, wait_s=60)
+    assert code == 130, stderr
     kept = [json.loads(x) for x in results.read_text().splitlines()]
     assert 4 <= len(kept) < 50
     assert all(len(r["groundedness"]["repeats"]) == 3 for r in kept)
