@@ -61,6 +61,8 @@ def test_the_arena_ranks_systems_by_the_judge_s_preference(tmp_path: Path) -> No
     orders = {("<response_a>\nquality" in r.messages[-1]["content"]) for r in judge.requests}
     assert orders == {True}
     written = json.loads((tmp_path / "out" / LEADERBOARD_FILE).read_text())
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["arena"] == written
     assert [r["system"] for r in written["ratings"]] == ["best", "good", "poor", "worst"]
     assert written["position"]["first_shown_share"] == 0.5
     assert written["position"]["flips"] == 0
@@ -113,6 +115,11 @@ def test_stored_runs_and_run_folders_are_systems_too(tmp_path: Path) -> None:
                    run=RunOptions(store=store), bootstrap=0)
     assert [r.system for r in result.leaderboard.ratings] == ["v-best", "good-run", "poor"]
     assert result.leaderboard.ratings[0].wins == 12
+    from assay.records import load_run
+    stored = load_run(result.summary["run_id"], store=store)  # the arena's own stored run
+    assert stored.meta["kind"] == "arena"
+    assert [r["system"] for r in stored.summary["arena"]["ratings"]] == [
+        "v-best", "good-run", "poor"]
 
 
 runner = CliRunner()

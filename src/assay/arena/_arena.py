@@ -4,7 +4,8 @@ The arena is a run (kind ``arena``): each pair of systems that answered a test r
 of it (:mod:`~assay.arena._pairs`), judged in both orders by a pairwise metric through the
 same path as ``assay run`` (cache, budget, retries, the run store, ``results.jsonl`` written
 as rows finish, Ctrl-C and ``resume``). The ratings are fitted from the run's records
-(:mod:`~assay.arena._ratings`) and written to ``leaderboard.json`` beside the summary; the
+(:mod:`~assay.arena._ratings`) and written to ``leaderboard.json`` beside the summary and
+into the summary (``summary.json`` and the stored run's) under ``arena``; the
 judge's position bias (the share of its single-order answers naming the first-shown
 response; the pairs whose two orders disagreed: ties where the judge gives no token
 probabilities, else decided by both orders' averaged probabilities) is the metric's own
@@ -43,6 +44,7 @@ from ..errors import ConfigError, option
 from ..judges import Judge
 from ..metrics import Metric, get_metric
 from ..metrics.custom import PairwiseMetric, load_metric_file
+from ..records import open_run_store, write_summary
 from ..run import JudgeOptions, RunOptions, evaluate_async, run_sync
 from ._pairs import comparison_of, pair_rows
 from ._preference import PREFERENCE, preference_metric
@@ -141,10 +143,28 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                                             "flips", "tie_rate", "scored", "unscored",
                                             "decided_by")}
     arena = ArenaResult(board, position, field.missing, result.summary, result.out_dir)
-    if result.out_dir is not None:
-        (result.out_dir / LEADERBOARD_FILE).write_text(
-            json.dumps(arena.as_dict(), indent=2) + "\n", encoding="utf-8")
+    _keep_board(arena, run.store)
     return arena
+
+
+def _keep_board(arena: ArenaResult, store: Any) -> None:
+    """The board beside the run (``leaderboard.json``) and in its summary under ``arena``:
+    ``summary.json`` and the stored run's, which ``assay show``, the report and the web UI
+    read."""
+    board = arena.as_dict()
+    arena.summary["arena"] = board
+    if arena.out_dir is not None:
+        (arena.out_dir / LEADERBOARD_FILE).write_text(json.dumps(board, indent=2) + "\n",
+                                                      encoding="utf-8")
+        write_summary(arena.out_dir, arena.summary)
+    if arena.summary.get("run_id") and store not in (None, False):
+        opened = open_run_store(store)
+        if opened is not None:
+            try:
+                opened.update_summary(arena.summary["run_id"], {"arena": board})
+            finally:
+                if opened is not store:
+                    opened.close()
 
 
 def arena(systems: Sequence[str | Path], **options: Any) -> ArenaResult:
