@@ -8,8 +8,12 @@ Example:
     ...                       "unscored": 0}],
     ...          "rows": 4, "comparisons": 4, "separated": True, "missing": {},
     ...          "position": {"first_shown_share": None}}
-    >>> print_board(board, "fake")  # doctest: +ELLIPSIS
-    ...assay arena: 1 systems, 4 rows, 4 pairs judged by fake...
+    >>> import contextlib, io
+    >>> shown = io.StringIO()
+    >>> with contextlib.redirect_stdout(shown):
+    ...     print_board(board, "fake")
+    >>> "4 pairs judged by fake" in shown.getvalue(), "1010 to 1090" in shown.getvalue()
+    (True, True)
 """
 
 from __future__ import annotations

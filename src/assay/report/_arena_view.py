@@ -114,9 +114,9 @@ def heat_map(matrix: Mapping[tuple[str, str], tuple[float, int]], systems: Seque
     left = 8 + 7 * min(max((len(s) for s in systems), default=4), _NAME_CHARS)
     top, k = 24, len(systems)
     width, height = left + k * _CELL_W, top + k * _CELL_H
-    parts = [f'<svg class="heat" width="{width}" height="{height}" viewBox="0 0 {width} '
-             f'{height}" role="img" aria-label="win matrix of {k} systems: each cell the '
-             f'share of decided pairs the row system won, ties half">']
+    parts = [(f'<svg class="heat" width="{width}" height="{height}" viewBox="0 0 {width} '
+              f'{height}" role="img" aria-label="win matrix of {k} systems: each cell the '
+              f'share of decided pairs the row system won, ties half">')]
     for j, col in enumerate(systems):
         x = left + j * _CELL_W + _CELL_W / 2
         parts.append(f'<text class="col" x="{x:.0f}" y="16" text-anchor="middle">'
