@@ -114,3 +114,26 @@ def test_export_jsonl_gives_every_comparison(stored: tuple[Path, str], tmp_path:
     assert len(records) == 10
     orders = records[0]["preference"]["details"]["orders"]
     assert [o["order"] for o in orders] == ["candidate_first", "baseline_first"]
+
+
+def test_an_arena_run_without_a_board_is_shown_as_its_report(tmp_path: Path) -> None:
+    from assay.store import open_store
+
+    with open_store(tmp_path / "runs.sqlite") as store:  # e.g. stopped before its board
+        rid = store.create_run(kind="arena", name="stopped arena")
+        store.add_rows(rid, [{"id": "r0 | a vs b", "preference": {"value": 1.0}}])
+        store.finish_run(rid, summary={"metrics": {"preference": {"mean": 1.0}}},
+                         complete=False)
+        page = TestClient(create_app(store)).get(f"/runs/{rid}")
+    assert page.status_code == 200 and 'id="rowtable"' in page.text
+    assert 'id="arena"' not in page.text
+
+
+def test_an_unscored_pair_says_so_and_why() -> None:
+    from assay.serve._arena_page import pair_view
+
+    pair = pair_view({"id": "q1 | v1 vs v2", "preference": {
+        "value": None, "error": "judge failed: 429 after 3 attempts"}}, None, "preference")
+    assert (pair["outcome"], pair["css"]) == ("unscored", "unscored")
+    assert pair["error"] == "judge failed: 429 after 3 attempts"
+    assert pair["answers"] == [("v1", None), ("v2", None)] and pair["orders"] == []
