@@ -25,7 +25,7 @@ STACK = {"ManagedJudge", "ManagedEmbedder", "JudgeCache", "EmbeddingCache"}
 
 #: The commands that call a model (a judge, a user model, an attacker, an embedder).
 MODEL_COMMANDS = {"run", "watch", "calibrate", "align", "explain", "generate", "simulate",
-                  "jailbreak", "robustness"}
+                  "jailbreak", "robustness", "arena"}
 
 
 def stack_constructions(root: Path) -> list[str]:
