@@ -81,6 +81,10 @@ def arena_cmd(
         min=0, help="Bootstrap resamples of the rows for the 95% intervals (0: none).")] = 1000,
     seed: Annotated[int, typer.Option(
         help="Seed of the bootstrap and of which system fills which field.")] = 0,
+    budget: Annotated[int | None, typer.Option(
+        min=1, help="At most N comparisons (a pair on a row, both orders), chosen where the "
+                    "ratings are least separated; stops early once they are separated. "
+                    "Default: every pair on every row.")] = None,
     json_out: Annotated[Path | None, typer.Option(
         "--json", help=f"Also write the leaderboard as JSON to PATH; {JSON_PATH_HELP}")] = None,
     concurrency: ConcurrencyOption = None,
@@ -119,8 +123,17 @@ def arena_cmd(
             judging=JudgeOptions.from_calls(calls),
             run=RunOptions(out=out_dir, resume=resume, overwrite=overwrite, progress=not quiet,
                            store=store_arg(store, no_store)),
-            bootstrap=bootstrap, seed=seed))
+            bootstrap=bootstrap, seed=seed, budget=budget,
+            on_round=None if budget is None else lambda r: err.print(
+                f"round {r.round}: {r.new} new, {r.judged} comparisons judged; board "
+                f"{'separated' if r.board.separated() else 'not separated yet'}",
+                highlight=False, markup=False, soft_wrap=True)))
     _print_board(result.as_dict(), judge)
+    if result.schedule:
+        s = result.schedule
+        err.print(f"stopped after {result.leaderboard.comparisons} of {s['candidates']} "
+                  f"comparisons (budget {s['budget']}): {s['why']}", highlight=False,
+                  markup=False, soft_wrap=True)
     if json_out is not None:
         write_json(result.as_dict(), json_out)
     err.print(f"leaderboard: {out_dir / 'leaderboard.json'}  pairs: {out_dir / 'results.jsonl'}"
