@@ -58,9 +58,16 @@ err = Console(stderr=True)
 
 
 def arena_cmd(
-    systems: Annotated[list[Path], typer.Argument(
+    systems: Annotated[list[str] | None, typer.Argument(
         metavar="SYSTEM...", show_default=False,
-        help="Two or more answer files (.jsonl, .json, .csv) with the same row ids.")],
+        help="Two or more answer files (.jsonl, .json, .csv) with the same row ids, run "
+             "folders or stored runs; with --targets, more targets.")] = None,
+    targets: Annotated[list[str] | None, typer.Option(
+        "--targets", help="Apps to ask every --data row first, instead of answer files: "
+                          "python:module:function, openai:MODEL, http:URL (--targets T1 T2 "
+                          "...).")] = None,
+    data: Annotated[Path | None, typer.Option(
+        help="The test set the --targets apps answer.")] = None,
     name: Annotated[list[str] | None, typer.Option(
         "--name", help="A system's name, once per system in the same order (default: the "
                        "file names).")] = None,
@@ -105,21 +112,39 @@ def arena_cmd(
 ) -> None:
     """Judge every pair of systems on each row they share, in both orders, and print their
     Bradley-Terry ratings with 95% intervals and ranks."""
+    from ..arena._targets import answer_with_targets, target_names
+
     out_dir = out or Path("assay-out") / ("arena-" + "-".join(
-        (name or [p.name.split(".")[0] for p in systems])[:4]))
+        (name or target_names([*(targets or []), *(systems or [])] if targets else [])
+         or [Path(p).name.split(".")[0] for p in systems or []])[:4]))
     hint = f"assay arena ... --out {out_dir} --resume"
     with exit_on_errors(f"\ninterrupted: judged pairs so far are in "
                         f"{out_dir / 'results.jsonl'}; rerun with --resume to continue.",
                         stopped=f"Judged pairs are kept; fix the cause, then {hint}."):
         from ..arena import arena_async
+        from ..errors import ConfigError
         from ..run import JudgeOptions, RunOptions, run_sync
+
+        if targets and data is None:
+            raise ConfigError("--targets asks apps for answers to a test set: give it with "
+                              "--data TESTSET.jsonl.")
+        if targets and data is not None:
+            apps, test_set = [*targets, *(systems or [])], data  # --targets T1 T2: T2 on is
+            asked = run_sync(lambda: answer_with_targets(  # a positional argument
+                apps, test_set, out_dir, names=name or None, resume=resume, overwrite=overwrite,
+                timeout=timeout, concurrency=concurrency or 4))
+            for path, failed in asked:
+                if failed:
+                    err.print(f"{path.stem}: {failed} row(s) failed (left out of its pairs; "
+                              "--resume asks them again)", highlight=False, markup=False)
+            systems, name = [str(path) for path, _ in asked], [path.stem for path, _ in asked]
 
         calls = call_options(concurrency=concurrency, timeout=timeout,
                              max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
                              cache=cache, no_cache=no_cache, max_cost=max_cost,
                              max_tokens=max_tokens, prices=prices)
         result = run_sync(lambda: arena_async(
-            systems, names=name or None, metric=metric, judge=judge,
+            systems or [], names=name or None, metric=metric, judge=judge,
             judging=JudgeOptions.from_calls(calls),
             run=RunOptions(out=out_dir, resume=resume, overwrite=overwrite, progress=not quiet,
                            store=store_arg(store, no_store)),
