@@ -9,7 +9,10 @@ Every tournament runs through the real arena (``assay.arena.arena`` with a scrip
 arena into the same output folder):
 
 * **round robin**: every pair of systems on every row (the default);
-* **budgeted**: ``budget = 60%`` of round robin's comparisons, active sampling, early stop.
+* **budgeted**: ``budget = 60%`` of round robin's comparisons, active sampling, early stop;
+* **random subset** (a control, no judge calls): as many comparisons as the budgeted arena
+  used, drawn at random from the round robin's own judged comparisons and fitted with
+  ``assay.arena.rate``: what the same number of comparisons gives without active sampling.
 
 Per tournament the judge's coin is seeded the same way for both, so the two differ only by
 which comparisons they ask. Reported: comparisons used, Kendall tau with the true order, the
@@ -31,7 +34,8 @@ from pathlib import Path
 
 from scipy.stats import kendalltau
 
-from assay.arena import arena
+from assay.arena import arena, rate
+from assay.arena._pairs import comparison_of
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions, RunOptions
 
@@ -56,15 +60,23 @@ def scripted_judge(seed: int) -> FakeJudge:
     return FakeJudge(judge)
 
 
-def one(folder: Path, seed: int, budget: int | None, bootstrap: int) -> tuple[int, float, str]:
-    """Comparisons used, Kendall tau with the true order, why it stopped."""
+def tau_of(board: list[str]) -> float:
+    return float(kendalltau([SYSTEMS.index(s) for s in board], range(5)).statistic)
+
+
+def one(folder: Path, seed: int, budget: int | None, bootstrap: int,
+        keep: list | None = None) -> tuple[int, float, str]:
+    """Comparisons used, Kendall tau with the true order, why it stopped (``keep`` gets the
+    judged comparisons)."""
     paths = sorted(folder.glob("*.jsonl"))
     out = Path(tempfile.mkdtemp()) / "out"
     result = arena(paths, judge=scripted_judge(seed), judging=JudgeOptions(cache=None),
                    run=RunOptions(out=out, progress=False), bootstrap=bootstrap, seed=seed,
                    budget=budget)
-    board = [r.system for r in result.leaderboard.ratings]
-    tau = float(kendalltau([SYSTEMS.index(s) for s in board], range(5)).statistic)
+    if keep is not None:
+        keep += [comparison_of(json.loads(line), "preference")
+                 for line in (out / "results.jsonl").read_text().splitlines()]
+    tau = tau_of([r.system for r in result.leaderboard.ratings])
     return result.leaderboard.comparisons, tau, result.schedule.get("stopped", "round robin")
 
 
@@ -82,11 +94,18 @@ def main() -> None:
         (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
     full = args.rows * len(SYSTEMS) * (len(SYSTEMS) - 1) // 2
     budget = int(full * args.share)
-    figures: dict[str, list[tuple[int, float, str]]] = {"round robin": [], "budgeted": []}
+    figures: dict[str, list[tuple[int, float, str]]] = {"round robin": [], "budgeted": [],
+                                                         "random subset": []}
     started = time.perf_counter()
     for t in range(args.tournaments):
-        figures["round robin"].append(one(folder, t, None, args.bootstrap))
+        judged: list = []
+        figures["round robin"].append(one(folder, t, None, args.bootstrap, judged))
         figures["budgeted"].append(one(folder, t, budget, args.bootstrap))
+        used = figures["budgeted"][-1][0]
+        subset = random.Random(t).sample(judged, used)
+        board = rate(subset, systems=SYSTEMS, bootstrap=0)
+        figures["random subset"].append((used, tau_of([r.system for r in board.ratings]),
+                                         "control"))
     print(f"{args.tournaments} tournaments of {args.rows} rows, 5 systems; round robin "
           f"{full} comparisons, budget {budget} ({args.share:.0%}); "
           f"{time.perf_counter() - started:.0f} s")
@@ -96,7 +115,7 @@ def main() -> None:
         stops: dict[str, int] = {}
         for _, _, why in rows:
             stops[why] = stops.get(why, 0) + 1
-        print(f"{how:12s} comparisons mean {statistics.mean(used):.0f} (min {min(used)}, "
+        print(f"{how:13s} comparisons mean {statistics.mean(used):.0f} (min {min(used)}, "
               f"max {max(used)}, {statistics.mean(used) / full:.0%} of round robin); "
               f"Kendall tau mean {statistics.mean(taus):.3f} (min {min(taus):.2f}); "
               f"true order {sum(t > 0.999 for t in taus)}/{len(taus)}; stopped: {stops}")
