@@ -8,6 +8,8 @@ import asyncio
 import json
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from assay.cli.main import app
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions, RunOptions
 from assay.store import open_store
+from support import interrupt_after_rows
 
 SYSTEMS = ["A", "B", "C", "D", "E"]
 ROWS = 30
@@ -190,3 +193,28 @@ def test_the_cli_budget_prints_rounds_and_why_it_stopped(tmp_path: Path) -> None
                                    "--judge", "fake", "--out", str(tmp_path / "o2")])
     assert bad.exit_code == 2 and "--bootstrap" in bad.output
     assert not (tmp_path / "o2" / "results.jsonl").exists()
+
+
+def test_ctrl_c_in_a_budgeted_arena_and_resume_finish_one_stored_run(
+        fake_judge_server, tmp_path: Path) -> None:
+    server = fake_judge_server("--latency-ms", "200")  # answers "A": every pair a tie
+    paths = [str(p) for p in _files(tmp_path, rows=6)][:4]  # 4 systems: 36 candidates
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "assay.cli", "arena", *paths, "--budget", "20", "--judge",
+           "openai:gpt-4o-mini", "--concurrency", "2", "--out", str(out), "--store",
+           str(tmp_path / "runs.db"), "--no-cache", "--bootstrap", "50", "-q"]
+    results = out / "results.jsonl"
+    code, stderr = interrupt_after_rows(cmd, results, 4)
+    assert code == 130, stderr
+    assert "--resume" in stderr
+    kept = len(results.read_text().splitlines())
+    assert 4 <= kept < 20
+    asked = len(server.records())
+    done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) == 20 and len({_key(r["id"]) for r in records}) == 20
+    assert len(server.records()) - asked <= 2 * (20 - kept) + 2  # at most 2 were in flight
+    assert "the budget of comparisons is spent" in " ".join(done.stderr.split())
+    with open_store(tmp_path / "runs.db") as store:
+        assert [(r.status, r.rows) for r in store.runs()] == [("complete", 20)]
