@@ -22,11 +22,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from .._text import percent
 from ..calls import DEFAULT_TIMEOUT
 from ..targets import DEFAULT_MAX_FAILED_SHARE
+from ._arena_board import print_board
 from ._call_flags import (
     DEFAULT_MAX_ATTEMPTS,
     CacheOption,
@@ -153,7 +153,7 @@ def arena_cmd(
                 f"round {r.round}: {r.new} new, {r.judged} comparisons judged; board "
                 f"{'separated' if r.board.separated() else 'not separated yet'}",
                 highlight=False, markup=False, soft_wrap=True)))
-    _print_board(result.as_dict(), judge)
+    print_board(result.as_dict(), judge)
     if result.schedule:
         s = result.schedule
         err.print(f"stopped after {result.leaderboard.comparisons} of {s['candidates']} "
@@ -171,34 +171,3 @@ def arena_cmd(
                   f"{escape(hint)}", highlight=False, soft_wrap=True)
         raise typer.Exit(3)
 
-
-def _print_board(board: dict, judge: str) -> None:  # type: ignore[type-arg]
-    """The leaderboard table, then the judge's position figures and the rows some systems
-    lack."""
-    view = Table(title=f"assay arena: {len(board['ratings'])} systems, {board['rows']} rows, "
-                       f"{board['comparisons']} pairs judged by {judge}")
-    for column in ("rank", "system", "rating", "95% interval", "win", "tie", "loss",
-                   "unscored"):
-        view.add_column(column, justify="left" if column == "system" else "right")
-    for r in board["ratings"]:
-        rated = r["rating"] is not None
-        view.add_row(r["rank"], r["system"], f"{r['rating']:.0f}" if rated else "-",
-                     f"{r['low']:.0f} to {r['high']:.0f}" if rated else "no pair decided",
-                     str(r["wins"]), str(r["ties"]), str(r["losses"]), str(r["unscored"]))
-    Console().print(view)
-    position = board["position"]
-    if position.get("first_shown_share") is not None:
-        by_probabilities = (position.get("decided_by") or {}).get("probabilities", 0)
-        how = ("decided by both orders' averaged probabilities" if by_probabilities
-               else "counted as ties")
-        err.print(f"judge position: names the first-shown answer in "
-                  f"{percent(position['first_shown_share'])} of single-order answers (50%: no "
-                  f"lean); {position['flips']} pair(s) flipped with the order ({how})",
-                  highlight=False, markup=False)
-    if not board["separated"]:
-        err.print("ranks such as 1-2: their 95% intervals overlap; more rows tell them apart",
-                  highlight=False, markup=False)
-    for system, rows in board["missing"].items():
-        err.print(f"{system} lacks {len(rows)} shared row(s) (left out of its pairs): "
-                  f"{', '.join(rows[:5])}{' ...' if len(rows) > 5 else ''}",
-                  highlight=False, markup=False)

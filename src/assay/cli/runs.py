@@ -23,7 +23,9 @@ from ..costs import usd_text
 from ..errors import AssayError
 from ..records import stored_run_ref
 from ..report import job_headline, job_summary, skipped_traces
+from ..report._arena_view import arena_headline
 from ..store import FORMATS, KINDS, RunInfo, Store, open_store
+from ._arena_board import print_board
 from ._errors import exit_on_errors
 from ._options import StoreOption
 from ._runjson import run_detail, run_listing
@@ -148,6 +150,7 @@ def runs_table(found: list[RunInfo], *, title: str | None = None) -> Table:
         if len(metrics) > 4:
             means.append(f"+{len(metrics) - 4} more")
         means += job_headline(info.kind, info.summary)  # what a generate/simulate/attack gave
+        means += arena_headline(info.summary)  # an arena's top system
         table.add_row(*(Text("\n".join(lines)) for lines in (run, status, judge, means or ["-"])))
     return table
 
@@ -176,8 +179,11 @@ def show_cmd(run: RunArgument, json_: JsonOption = False, store: StoreOption = N
         facts.add_row(key, Text("" if value is None else str(value)))
     console.print(facts)
     job = job_summary(info.kind, info.summary)
+    board = (info.summary or {}).get("arena")
     if job is not None:
         _print_job(console, job)
+    elif isinstance(board, dict):  # an arena run: its leaderboard, not its pairwise metric's
+        print_board(board, info.judge or "the judge")
     elif info.summary and info.summary.get("metrics"):
         print_summary(info.summary)
     _print_skipped(info)

@@ -33,6 +33,7 @@ from ..costs import cost_line
 from ..injection import describe
 from ..metrics import row_notes, summary_notes, summary_tables
 from ..records import RunData, latency_line, metric_latency_line
+from ._arena_view import arena_view
 from ._calibration_view import calibration_view
 from ._charts import distribution_chart, pairwise_word
 from ._comparison_view import comparison_view, report_sides
@@ -127,6 +128,7 @@ def render_report(run: RunData, *, inputs: Mapping[str, Mapping[str, Any]] | Non
         "tables": [table_view(t) for t in summary_tables(summary)],  # e.g. defect rates
         "defect_chart": defect_rates_chart(summary),
         "job": job,  # a generate, simulate or attack run: its own summary, not metrics
+        "arena": arena_view(summary, records),  # an arena run's board, None for others
         "calibration": calibration_view(calibration) if calibration else None,
         "rows": rows,
         "note_columns": _note_columns(stats.note_columns, rows),

@@ -25,6 +25,7 @@ from ..compare import check_comparable, compare_attack_runs, compare_runs
 from ..errors import AssayError
 from ..records import RunData
 from ..report import Pager, calibration_of, render_report
+from ._arena_page import arena_page
 from ._live import live_href
 from ._params import text
 from ._review import ReviewPages, review_href
@@ -59,6 +60,11 @@ class Site(ReviewPages):
         if info.id != ref:
             query = f"?{request.url.query}" if request.url.query else ""
             return RedirectResponse(f"/runs/{quote(info.id, safe='')}{query}", status_code=307)
+        if info.kind == "arena":  # its leaderboard and pairs; the report when it has no board
+            key = self.pages.key(info, "arena", "arena" in (info.summary or {}), offset, limit)
+            page = self.pages.get(key) or arena_page(self, info, offset, limit)
+            if page is not None:
+                return self.page(page if isinstance(page, bytes) else self.pages.put(key, page))
         key = self.pages.key(info, "run", offset, limit)
         cached = self.pages.get(key)
         if cached is not None:

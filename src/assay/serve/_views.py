@@ -49,6 +49,7 @@ from ..report import (
     scale_of,
     value_css,
 )
+from ..report._arena_view import arena_headline
 from ..store import RunInfo, Store
 
 __all__ = ["add_links", "json_safe", "page_inputs", "row_href", "row_view", "run_data",
@@ -72,6 +73,8 @@ def row_href(run_id: str, row_id: str) -> str:
 def run_line(info: RunInfo) -> dict[str, Any]:
     """One run of the runs list: its facts, formatted, and its first metric means."""
     metrics = (info.summary or {}).get("metrics") or {}
+    if info.kind == "arena":  # its pairwise mean depends on which system filled which field
+        metrics = {}
     means = [(str(name), fmt(agg.get("mean") if isinstance(agg, Mapping) else None))
              for name, agg in list(metrics.items())[:MEANS_SHOWN]]
     dataset = info.dataset or ""
@@ -82,7 +85,8 @@ def run_line(info: RunInfo) -> dict[str, Any]:
         "dataset": dataset, "dataset_short": Path(dataset).name if dataset else "",
         "judge": info.judge or "", "tags": list(info.tags), "means": means,
         "more": max(len(metrics) - MEANS_SHOWN, 0),
-        "headline": job_headline(info.kind, info.summary),  # what a producer run gave
+        "headline": (arena_headline(info.summary) if info.kind == "arena"  # its top system
+                     else job_headline(info.kind, info.summary)),  # what a producer run gave
         **_cost_cell(info.summary),
     }
 
