@@ -193,6 +193,10 @@ def test_the_cli_budget_prints_rounds_and_why_it_stopped(tmp_path: Path) -> None
                                    "--judge", "fake", "--out", str(tmp_path / "o2")])
     assert bad.exit_code == 2 and "--bootstrap" in bad.output
     assert not (tmp_path / "o2" / "results.jsonl").exists()
+    capped = CliRunner().invoke(app, ["arena", *paths, "--budget", "5", "--max-tokens", "900",
+                                      "--judge", "fake", "--out", str(tmp_path / "o3")])
+    assert capped.exit_code == 2 and "--max-tokens" in capped.output
+    assert not (tmp_path / "o3" / "results.jsonl").exists()
 
 
 def test_ctrl_c_in_a_budgeted_arena_and_resume_finish_one_stored_run(

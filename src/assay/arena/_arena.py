@@ -131,8 +131,8 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
 
     Raises:
         ConfigError: fewer than two systems, a name used twice, no shared rows, a metric
-            that is not pairwise, a panel of judges, a budget below 1 or one without
-            bootstrap intervals (each told before any judge call).
+            that is not pairwise, a panel of judges, a budget below 1, one without
+            bootstrap intervals or with a spending limit (each told before any judge call).
         DataError: a system's file has problems (all of them).
     """
     if not isinstance(judge, (str, Judge)):
@@ -143,6 +143,12 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                           f"and bootstrap intervals to tell when to stop (got "
                           f"{option('bootstrap', bootstrap)}): give both above 0, or drop "
                           f"{option('budget')} to judge every pair on every row.")
+    if budget is not None and (judging.max_cost is not None or judging.max_tokens is not None):
+        raise ConfigError(f"{option('max_cost')} and {option('max_tokens')} do not yet bound "
+                          f"all the rounds of a {option('budget')} arena together (each round "
+                          f"would get the whole limit): drop them; {option('budget', budget)} "
+                          f"already bounds it to {budget} comparisons, two judge requests "
+                          "each (a failed request is asked again).")
     field: Field = read_systems(systems, names, store=run.store)
     with_context = all(s.rows[r].context for s in field.systems for r in field.row_ids
                        if r in s.rows)
