@@ -111,7 +111,8 @@ def arena_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Judge every pair of systems on each row they share, in both orders, and print their
-    Bradley-Terry ratings with 95% intervals and ranks."""
+    Bradley-Terry ratings with 95% intervals and ranks. --budget N: at most N comparisons,
+    where the ratings are least separated. --targets with --data: ask the apps first."""
     from ..arena._targets import answer_with_targets, target_names
 
     out_dir = out or Path("assay-out") / ("arena-" + "-".join(
