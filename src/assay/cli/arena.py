@@ -58,9 +58,16 @@ err = Console(stderr=True)
 
 
 def arena_cmd(
-    systems: Annotated[list[Path], typer.Argument(
+    systems: Annotated[list[str] | None, typer.Argument(
         metavar="SYSTEM...", show_default=False,
-        help="Two or more answer files (.jsonl, .json, .csv) with the same row ids.")],
+        help="Two or more answer files (.jsonl, .json, .csv) with the same row ids, run "
+             "folders or stored runs; with --targets, more targets.")] = None,
+    targets: Annotated[list[str] | None, typer.Option(
+        "--targets", help="Apps to ask every --data row first, instead of answer files: "
+                          "python:module:function, openai:MODEL, http:URL (--targets T1 T2 "
+                          "...).")] = None,
+    data: Annotated[Path | None, typer.Option(
+        help="The test set the --targets apps answer.")] = None,
     name: Annotated[list[str] | None, typer.Option(
         "--name", help="A system's name, once per system in the same order (default: the "
                        "file names).")] = None,
@@ -81,6 +88,10 @@ def arena_cmd(
         min=0, help="Bootstrap resamples of the rows for the 95% intervals (0: none).")] = 1000,
     seed: Annotated[int, typer.Option(
         help="Seed of the bootstrap and of which system fills which field.")] = 0,
+    budget: Annotated[int | None, typer.Option(
+        min=1, help="At most N comparisons (a pair on a row, both orders), chosen where the "
+                    "ratings are least separated; stops early once they are separated. "
+                    "Default: every pair on every row.")] = None,
     json_out: Annotated[Path | None, typer.Option(
         "--json", help=f"Also write the leaderboard as JSON to PATH; {JSON_PATH_HELP}")] = None,
     concurrency: ConcurrencyOption = None,
@@ -100,27 +111,55 @@ def arena_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Judge every pair of systems on each row they share, in both orders, and print their
-    Bradley-Terry ratings with 95% intervals and ranks."""
+    Bradley-Terry ratings with 95% intervals and ranks. --budget N: at most N comparisons,
+    where the ratings are least separated. --targets with --data: ask the apps first."""
+    from ..arena._targets import answer_with_targets, target_names
+
     out_dir = out or Path("assay-out") / ("arena-" + "-".join(
-        (name or [p.name.split(".")[0] for p in systems])[:4]))
+        (name or target_names([*(targets or []), *(systems or [])] if targets else [])
+         or [Path(p).name.split(".")[0] for p in systems or []])[:4]))
     hint = f"assay arena ... --out {out_dir} --resume"
     with exit_on_errors(f"\ninterrupted: judged pairs so far are in "
                         f"{out_dir / 'results.jsonl'}; rerun with --resume to continue.",
                         stopped=f"Judged pairs are kept; fix the cause, then {hint}."):
         from ..arena import arena_async
+        from ..errors import ConfigError
         from ..run import JudgeOptions, RunOptions, run_sync
+
+        if targets and data is None:
+            raise ConfigError("--targets asks apps for answers to a test set: give it with "
+                              "--data TESTSET.jsonl.")
+        if targets and data is not None:
+            apps, test_set = [*targets, *(systems or [])], data  # --targets T1 T2: T2 on is
+            asked = run_sync(lambda: answer_with_targets(  # a positional argument
+                apps, test_set, out_dir, names=name or None, resume=resume, overwrite=overwrite,
+                timeout=timeout, concurrency=concurrency or 4))
+            for path, failed in asked:
+                if failed:
+                    err.print(f"{path.stem}: {failed} row(s) failed (left out of its pairs; "
+                              "--resume asks them again)", highlight=False, markup=False)
+            systems, name = [str(path) for path, _ in asked], [path.stem for path, _ in asked]
 
         calls = call_options(concurrency=concurrency, timeout=timeout,
                              max_attempts=max_attempts, max_wait=max_wait, tpm=tpm, rpm=rpm,
                              cache=cache, no_cache=no_cache, max_cost=max_cost,
                              max_tokens=max_tokens, prices=prices)
         result = run_sync(lambda: arena_async(
-            systems, names=name or None, metric=metric, judge=judge,
+            systems or [], names=name or None, metric=metric, judge=judge,
             judging=JudgeOptions.from_calls(calls),
             run=RunOptions(out=out_dir, resume=resume, overwrite=overwrite, progress=not quiet,
                            store=store_arg(store, no_store)),
-            bootstrap=bootstrap, seed=seed))
+            bootstrap=bootstrap, seed=seed, budget=budget,
+            on_round=None if budget is None else lambda r: err.print(
+                f"round {r.round}: {r.new} new, {r.judged} comparisons judged; board "
+                f"{'separated' if r.board.separated() else 'not separated yet'}",
+                highlight=False, markup=False, soft_wrap=True)))
     print_board(result.as_dict(), judge)
+    if result.schedule:
+        s = result.schedule
+        err.print(f"stopped after {result.leaderboard.comparisons} of {s['candidates']} "
+                  f"comparisons (budget {s['budget']}): {s['why']}", highlight=False,
+                  markup=False, soft_wrap=True)
     if json_out is not None:
         write_json(result.as_dict(), json_out)
     err.print(f"leaderboard: {out_dir / 'leaderboard.json'}  pairs: {out_dir / 'results.jsonl'}"
