@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..report._arena_view import position_line
+from ..report import position_line
 
 __all__ = ["print_board"]
 

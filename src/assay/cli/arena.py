@@ -113,7 +113,7 @@ def arena_cmd(
     """Judge every pair of systems on each row they share, in both orders, and print their
     Bradley-Terry ratings with 95% intervals and ranks. --budget N: at most N comparisons,
     where the ratings are least separated. --targets with --data: ask the apps first."""
-    from ..arena._targets import answer_with_targets, target_names
+    from ..arena import answer_with_targets, target_names
 
     out_dir = out or Path("assay-out") / ("arena-" + "-".join(
         (name or target_names([*(targets or []), *(systems or [])] if targets else [])

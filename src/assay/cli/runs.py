@@ -22,8 +22,7 @@ from rich.text import Text
 from ..costs import usd_text
 from ..errors import AssayError
 from ..records import stored_run_ref
-from ..report import job_headline, job_summary, skipped_traces
-from ..report._arena_view import arena_headline
+from ..report import arena_headline, job_headline, job_summary, skipped_traces
 from ..store import FORMATS, KINDS, RunInfo, Store, open_store
 from ._arena_board import print_board
 from ._errors import exit_on_errors

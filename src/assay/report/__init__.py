@@ -16,6 +16,7 @@ Example:
     True
 """
 
+from ._arena_view import arena_headline, arena_view, metric_of, position_line
 from ._conversation import ConversationView
 from ._jobs import JOB_KINDS, job_exchanges, job_headline, job_inputs, job_row_notes, job_summary
 from ._load import calibration_of, find_dataset, inputs_for_run, load_calibration, load_inputs
@@ -33,8 +34,36 @@ from ._row import metric_views, row_input_parts
 from ._skipped import SkippedTraces, skipped_traces
 from ._stats import Pager, RunStats
 
-__all__ = ["JOB_KINDS", "ConversationView", "Pager", "RunStats", "SkippedTraces", "calibration_of",
-           "find_dataset", "fmt", "inputs_for_run", "job_exchanges", "job_headline", "job_inputs",
-           "job_row_notes", "job_summary", "language_mark", "load_calibration", "load_inputs",
-           "metric_names", "metric_views", "pretty_json", "render_report", "row_input_parts",
-           "scale_of", "skipped_traces", "template_environment", "value_css", "value_of"]
+__all__ = [
+           "JOB_KINDS",
+           "ConversationView",
+           "Pager",
+           "RunStats",
+           "SkippedTraces",
+           "arena_headline",
+           "arena_view",
+           "calibration_of",
+           "find_dataset",
+           "fmt",
+           "inputs_for_run",
+           "job_exchanges",
+           "job_headline",
+           "job_inputs",
+           "job_row_notes",
+           "job_summary",
+           "language_mark",
+           "load_calibration",
+           "load_inputs",
+           "metric_names",
+           "metric_of",
+           "metric_views",
+           "position_line",
+           "pretty_json",
+           "render_report",
+           "row_input_parts",
+           "scale_of",
+           "skipped_traces",
+           "template_environment",
+           "value_css",
+           "value_of",
+]

@@ -80,7 +80,7 @@ def win_matrix(records: Iterable[Mapping[str, Any]], systems: Sequence[str], met
     """``{(row system, column system): (pairs won, a tie counting half; decided pairs)}`` over
     the records' pair ids (``ROW | A vs B``) and ``metric`` values (1: A better); unscored
     pairs decide nothing and are not counted."""
-    from ..arena._pairs import split_pair_id  # the arena imports the run, which imports this
+    from ..arena import split_pair_id  # the arena imports the run, which imports this
 
     won = {(a, b): 0.0 for a in systems for b in systems if a != b}
     count = dict.fromkeys(won, 0)

@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from ..report import Pager
-from ..report._arena_view import arena_view, metric_of
+from ..report import Pager, arena_view, metric_of
 from ..store import RunInfo, Store
 from ._review import review_href
 from ._urls import paged_href
@@ -57,7 +56,7 @@ def pair_view(record: Mapping[str, Any], inputs: Mapping[str, Any] | None,
     """One judged pair of an arena run: its test row, its two systems (A in ``answer``, B in
     ``baseline_model_response``), the outcome in their names, both answers and each order's
     choice and reason."""
-    from ..arena._pairs import split_pair_id  # the arena imports the run, which imports this
+    from ..arena import split_pair_id  # the arena imports the run, which imports this
 
     pair = str(record.get("id"))
     row, a, b = split_pair_id(pair)

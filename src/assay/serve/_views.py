@@ -34,6 +34,7 @@ from ..records import RunData
 from ..report import (
     JOB_KINDS,
     RunStats,
+    arena_headline,
     find_dataset,
     fmt,
     job_exchanges,
@@ -49,7 +50,6 @@ from ..report import (
     scale_of,
     value_css,
 )
-from ..report._arena_view import arena_headline
 from ..store import RunInfo, Store
 
 __all__ = ["add_links", "json_safe", "page_inputs", "row_href", "row_view", "run_data",
