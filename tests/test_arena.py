@@ -201,3 +201,29 @@ def test_ctrl_c_keeps_judged_pairs_and_resume_asks_only_the_rest(
     assert len(server.records()) - asked <= 2 * (36 - kept) + 2
     board = json.loads((out / LEADERBOARD_FILE).read_text())
     assert sum(r["wins"] + r["ties"] + r["losses"] for r in board["ratings"]) == 2 * 36
+
+
+def test_length_control_is_a_flag_and_the_board_says_the_length_s_weight(tmp_path: Path) -> None:
+    def longer(req) -> str:  # a judge that prefers the longer answer
+        text = req.messages[-1]["content"]
+        a = text.split("<response_a>")[1].split("</response_a>")[0]
+        b = text.split("<response_b>")[1].split("</response_b>")[0]
+        return json.dumps({"choice": "A" if len(a) > len(b) else "B", "reason": "longer"})
+
+    folder = tmp_path
+    for name, pad in {"long": 40, "short": 0}.items():
+        lines = [json.dumps({"id": f"r{i}", "question": "Q?",
+                             "answer": "word " * (5 + (i * 7) % 11 + pad // 5)})
+                 for i in range(12)]
+        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    result = arena([folder / "long.jsonl", folder / "short.jsonl"], judge=FakeJudge(longer),
+                   judging=JudgeOptions(cache=None), bootstrap=100, length_control=True,
+                   run=RunOptions(out=tmp_path / "out"))
+    effect = result.leaderboard.length_effect
+    assert effect is not None and effect["points"] > 0
+    board = json.loads((tmp_path / "out" / LEADERBOARD_FILE).read_text())
+    assert board["length_effect"] == effect
+    plain = arena([folder / "long.jsonl", folder / "short.jsonl"], judge=FakeJudge(longer),
+                  judging=JudgeOptions(cache=None), bootstrap=0)
+    assert plain.leaderboard.length_effect is None
+    assert plain.leaderboard.ratings[0].system == "long"

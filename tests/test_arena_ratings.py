@@ -110,3 +110,25 @@ def test_batched_fits_equal_one_at_a_time() -> None:
 ])
 def test_ranks_say_when_intervals_overlap(low, high, ranks) -> None:
     assert rank_labels(low, high) == ranks
+
+
+def test_length_control_takes_out_a_judge_s_taste_for_length() -> None:
+    """Three systems of equal quality; the judge prefers the longer answer (weight 2 per unit
+    of normalised length difference) and the first system writes longer on most rows. Without
+    length control it ranks first; with it the three are level and the weight is found."""
+    rng = np.random.default_rng(7)
+    games = []
+    for r in range(150):
+        size = {"A": rng.uniform(80, 200), "B": rng.uniform(40, 160), "C": rng.uniform(40, 160)}
+        for a, b in itertools.permutations("ABC", 2):
+            gap = (size[a] - size[b]) / (size[a] + size[b])
+            p = 1 / (1 + np.exp(-2.0 * gap))
+            games.append(Comparison(f"r{r}", a, b, float(rng.random() < p), length=gap))
+    plain = rate(games, bootstrap=200)
+    controlled = rate(games, bootstrap=200, length_control=True)
+    assert plain.ratings[0].system == "A" and plain.ratings[0].rank == "1"
+    assert plain.length_effect is None
+    assert {r.rank for r in controlled.ratings} == {"1-3"}  # level once length is out
+    effect = controlled.length_effect
+    assert effect is not None and effect["low"] < 2.0 * SCALE < effect["high"]
+    assert all(abs(r.rating - CENTRE) < 40 for r in controlled.ratings)

@@ -78,7 +78,8 @@ def test_names_override_and_a_failed_row_is_left_out_then_asked_on_resume(apps: 
            "--name", "v2", "--name", "v1", "--data", str(apps / "test.jsonl"),
            "--out", str(out), "--no-store", "-q", "--bootstrap", "20", "--judge", "fake"]
     done = CliRunner().invoke(app, cmd)
-    assert "v1: 1 row(s) failed" in done.output, done.output
+    said = " ".join(done.output.split())
+    assert "v1: 1 row(s) failed" in said and "RuntimeError: poor app failed" in said, said
     assert sorted(p.stem for p in (out / "answers").glob("*.jsonl")) == ["v1", "v2"]
     assert "q9" not in (out / "answers/v1.jsonl").read_text()  # no answer made up
     assert "q9" in (out / "answers/v2.jsonl").read_text()
@@ -106,3 +107,16 @@ def test_targets_without_a_test_set_exit_2(apps: Path) -> None:
                                     "python:arena_apps:poor", "--no-store"])
     assert done.exit_code == 2 and "--data" in done.output
     assert _calls(apps) == []
+
+
+def test_an_app_that_answers_no_row_stops_the_arena_with_its_cause(apps: Path) -> None:
+    (apps / "arena_apps.py").write_text((apps / "arena_apps.py").read_text() + (
+        "\n\ndef chat(messages):  # a chat app: not called as fn(question, passages)\n"
+        "    return 'hi'\n"))
+    done = CliRunner().invoke(app, ["arena", "--targets", "python:arena_apps:good",
+                                    "python:arena_apps:chat", "--data", str(apps / "test.jsonl"),
+                                    "--out", str(apps / "out"), "--no-store", "--judge", "fake"])
+    said = " ".join(done.output.split())
+    assert done.exit_code == 2, said
+    assert "python:arena_apps:chat answered no row" in said and "TypeError" in said
+    assert "fn(question, passages)" in said and "file is empty" not in said

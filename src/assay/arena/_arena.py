@@ -79,7 +79,8 @@ class ArenaResult:
                  "comparisons": self.leaderboard.comparisons, "rows": self.leaderboard.rows,
                  "bootstrap": self.leaderboard.bootstrap, "seed": self.leaderboard.seed,
                  "separated": self.leaderboard.separated(), "position": self.position,
-                 "missing": self.missing, "run_id": self.summary.get("run_id")}
+                 "missing": self.missing, "run_id": self.summary.get("run_id"),
+                 "length_effect": self.leaderboard.length_effect}
         return board | ({"schedule": self.schedule} if self.schedule else {})
 
 
@@ -119,7 +120,8 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                       judging: JudgeOptions = JudgeOptions(),  # noqa: B008 (frozen)
                       run: RunOptions = RunOptions(),  # noqa: B008 (frozen)
                       bootstrap: int = BOOTSTRAP, seed: int = 0, budget: int | None = None,
-                      on_round: Callable[[RoundReport], None] | None = None) -> ArenaResult:
+                      on_round: Callable[[RoundReport], None] | None = None,
+                      length_control: bool = False) -> ArenaResult:
     """Judge every pair of ``systems`` (answer files, ``assay run`` output folders or stored
     runs, with the same row ids; see :func:`~assay.arena._systems.read_systems`) on each row
     they share, in both orders, and fit the leaderboard.
@@ -128,6 +130,8 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
     both orders), chosen in rounds where the ratings are least separated and stopped early
     once the board is separated (:mod:`~assay.arena._schedule`); ``on_round`` hears after
     each round. It is still one run (one output folder, one stored run, resumable).
+    ``length_control``: the ratings are fitted with the answers' length difference as a
+    covariate (see :mod:`~assay.arena._ratings`); the board then says the length's weight.
 
     Raises:
         ConfigError: fewer than two systems, a name used twice, no shared rows, a metric
@@ -168,9 +172,9 @@ async def arena_async(systems: Sequence[str | Path], *, names: Sequence[str] | N
                                         on_round=on_round)
         schedule = {"budget": budget, "candidates": len(pairs), "rounds": done.rounds,
                     "stopped": done.stopped, "why": STOP_REASONS[done.stopped]}
-    comparisons = [comparison_of(record, pairwise.name) for record in result.rows]
+    comparisons = [comparison_of(record, pairwise.name, pairs) for record in result.rows]
     board = rate(comparisons, systems=[s.name for s in field.systems], bootstrap=bootstrap,
-                 seed=seed)
+                 seed=seed, length_control=length_control)
     figures = result.summary["metrics"].get(pairwise.name) or {}
     position = {k: figures.get(k) for k in ("first_shown_share", "position_consistency",
                                             "flips", "tie_rate", "scored", "unscored",

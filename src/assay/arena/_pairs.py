@@ -17,7 +17,7 @@ Example:
     >>> [(r["id"], r["answer"], r["baseline_model_response"]) for r in pairs.values()]
     [('q1 | v2 vs v1', '5', '4')]
     >>> comparison_of({"id": "q1 | v2 vs v1", "preference": {"value": 0.0}}, "preference")
-    Comparison(row_id='q1', a='v2', b='v1', outcome=0.0)
+    Comparison(row_id='q1', a='v2', b='v1', outcome=0.0, length=0.0)
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 from ._ratings import Comparison
 from ._systems import Field
 
-__all__ = ["comparison_of", "pair_id", "pair_rows", "split_pair_id"]
+__all__ = ["comparison_of", "length_gap", "pair_id", "pair_rows", "split_pair_id"]
 
 
 def pair_id(row_id: str, answer: str, baseline: str) -> str:
@@ -70,10 +70,25 @@ def pair_rows(field: Field, *, seed: int = 0) -> dict[str, dict[str, Any]]:
     return out
 
 
-def comparison_of(record: Mapping[str, Any], metric: str) -> Comparison:
+def length_gap(pair: Mapping[str, Any]) -> float:
+    """A pair row's normalised answer-length difference, ``answer`` minus
+    ``baseline_model_response`` over their sum (0 for two empty answers).
+
+    Example:
+        >>> length_gap({"answer": "abc", "baseline_model_response": "a"})
+        0.5
+    """
+    a, b = len(pair.get("answer") or ""), len(pair.get("baseline_model_response") or "")
+    return (a - b) / (a + b) if a + b else 0.0
+
+
+def comparison_of(record: Mapping[str, Any], metric: str,
+                  pairs: Mapping[str, Mapping[str, Any]] | None = None) -> Comparison:
     """The judged pair a record of the arena's run holds: ``a`` the system in ``answer``,
     ``outcome`` the metric's value (1 ``a`` won, 0 it lost, 0.5 a tie; ``None`` unscored: no
-    outcome is made up)."""
+    outcome is made up); with the arena's ``pairs`` (by id), the answers' length gap."""
     row_id, answer, baseline = split_pair_id(str(record["id"]))
     value = (record.get(metric) or {}).get("value")
-    return Comparison(row_id, answer, baseline, None if value is None else float(value))
+    pair = (pairs or {}).get(str(record["id"]))
+    return Comparison(row_id, answer, baseline, None if value is None else float(value),
+                      length_gap(pair) if pair is not None else 0.0)

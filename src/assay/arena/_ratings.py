@@ -1,6 +1,13 @@
 """Bradley-Terry ratings of N systems from judged pairs, with bootstrap intervals over rows and
 ranks that say when two systems cannot be told apart.
 
+**Length control** (``length_control=True``, off by default): judges favour longer answers,
+so the fit may take the two answers' normalised length difference (``Comparison.length``:
+``(len(a) - len(b)) / (len(a) + len(b))``) as a covariate beside the strengths, as Chatbot
+Arena's style control does; the ratings are then what each system earns at equal length, and
+the length's own weight is reported (``Leaderboard.length_effect``, in rating points per unit
+of difference, with its interval).
+
 The model: system ``a`` beats ``b`` with probability ``1 / (1 + exp(s_b - s_a))``. The
 strengths ``s`` are fitted by maximum likelihood (Newton's method, every bootstrap resample
 at once) under a weak Gaussian prior (:data:`PRIOR`: ``PRIOR * sum(s**2)`` is added to
@@ -54,12 +61,16 @@ CENTRE = 1000.0
 @dataclass(frozen=True)
 class Comparison:
     """One judged pair on one row: ``outcome`` 1.0 when ``a`` won, 0.0 when ``b`` won, 0.5 a
-    tie, ``None`` when it is unscored (left out of the fit, counted apart)."""
+    tie, ``None`` when it is unscored (left out of the fit, counted apart); ``length`` the
+    two answers' normalised length difference."""
 
     row_id: str
     a: str
     b: str
     outcome: float | None
+    #: ``a``'s answer length minus ``b``'s over their sum (-1 to 1), read only under length
+    #: control.
+    length: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,9 @@ class Leaderboard:
     rows: int
     bootstrap: int
     seed: int
+    #: Under length control: the length difference's effect in rating points per unit of
+    #: normalised difference (``{"points", "low", "high"}``); ``None`` without it.
+    length_effect: dict[str, float] | None = None
 
     def separated(self) -> bool:
         """Whether every pair of neighbours on the board is told apart by the intervals
@@ -103,66 +117,80 @@ class Leaderboard:
 
 
 def _pair_table(comparisons: Sequence[Comparison], index: dict[str, int],
-                rows: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(first, second, wins)``: the ordered system pairs (first index < second) and, per
-    row and pair, the weight of first-beat-second and of second-beat-first (``rows x pairs
-    x 2``)."""
-    pairs: dict[tuple[int, int], int] = {}
+                rows: dict[str, int], *, by_length: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(first, second, length, wins)``: the ordered system pairs (first index < second),
+    each column's length difference (first minus second; one column per distinct difference
+    when ``by_length``, else 0), and per row and column the weight of first-beat-second and
+    of second-beat-first (``rows x columns x 2``)."""
+    columns: dict[tuple[int, int, float], int] = {}
     cells: list[tuple[int, int, int, float]] = []
     for c in comparisons:
         if c.outcome is None:
             continue
-        i, j, won = index[c.a], index[c.b], float(c.outcome)
+        i, j, won, gap = index[c.a], index[c.b], float(c.outcome), c.length if by_length else 0.0
         if i > j:
-            i, j, won = j, i, 1.0 - won
-        k = pairs.setdefault((i, j), len(pairs))
+            i, j, won, gap = j, i, 1.0 - won, -gap
+        k = columns.setdefault((i, j, round(gap, 9)), len(columns))
         cells.append((rows[c.row_id], k, 0, won))
         cells.append((rows[c.row_id], k, 1, 1.0 - won))
-    wins = np.zeros((len(rows), len(pairs), 2))
+    wins = np.zeros((len(rows), len(columns), 2))
     for r, k, side, weight in cells:
         wins[r, k, side] += weight
-    ordered = sorted(pairs, key=pairs.__getitem__)
-    first = np.array([i for i, _ in ordered], dtype=int)
-    second = np.array([j for _, j in ordered], dtype=int)
-    return first, second, wins
+    ordered = sorted(columns, key=columns.__getitem__)
+    first = np.array([i for i, _, _ in ordered], dtype=int)
+    second = np.array([j for _, j, _ in ordered], dtype=int)
+    length = np.array([gap for _, _, gap in ordered], dtype=float)
+    return first, second, length, wins
+
+
+def _newton(design: np.ndarray, wins: np.ndarray, prior: float) -> np.ndarray:
+    """Maximum-likelihood logistic weights for ``design`` (columns x parameters) and the
+    weighted outcomes ``wins`` (batch x columns x 2): Newton's method on the penalised
+    log-likelihood (strictly convex with ``prior > 0``), each step at most 2 units long,
+    until no weight moves by 1e-9."""
+    won, lost = wins[..., 0], wins[..., 1]
+    ridge = max(prior, 1e-9) * 2 * np.eye(design.shape[1])  # prior 0: the least pinned
+    w = np.zeros((len(wins), design.shape[1]))
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(w @ design.T)))  # first beats second
+        grad = 2 * prior * w - (won * (1 - p) - lost * p) @ design
+        curve = (won + lost) * p * (1 - p)
+        hessian = ridge + np.einsum("bk,ki,kj->bij", curve, design, design)
+        step = np.linalg.solve(hessian, grad[..., None])[..., 0]
+        longest = np.abs(step).max(axis=-1, keepdims=True)
+        step *= np.minimum(1.0, 2.0 / np.maximum(longest, 1e-300))
+        w -= step
+        if longest.max() < 1e-9:
+            break
+    return w
 
 
 def fit_strengths(n_systems: int, first: np.ndarray, second: np.ndarray,
-                  wins: np.ndarray, prior: float = PRIOR) -> np.ndarray:
+                  wins: np.ndarray, prior: float = PRIOR, length: np.ndarray | None = None
+                  ) -> np.ndarray:
     """Maximum-likelihood Bradley-Terry strengths (centred at 0) for weighted outcomes per
     pair: ``wins[..., k, :] = (weight of first[k] beating second[k], weight of the
     reverse)``; a leading axis of ``wins`` fits that many tables at once (the bootstrap).
-
-    Newton's method on the penalised log-likelihood (strictly convex with ``prior > 0``),
-    each step at most 2 units long, until no strength moves by 1e-9.
+    With ``length`` (each column's length difference), the length's weight is fitted beside
+    the strengths and returned after them (``[..., n_systems]``).
 
     Example:
         >>> s = fit_strengths(2, np.array([0]), np.array([1]), np.array([[3.0, 1.0]]), prior=0)
         >>> round(float(s[0] - s[1]), 6) == round(math.log(3), 6)   # 3 wins to 1: odds 3
         True
     """
+    extra = 0 if length is None else 1
     if len(first) == 0:  # no decided pair: nothing tells the systems apart
-        return np.zeros((*wins.shape[:-2], n_systems))
-    batch = wins.reshape(-1, *wins.shape[-2:])
-    won, lost = batch[..., 0], batch[..., 1]
-    incidence = np.zeros((len(first), n_systems))
-    incidence[np.arange(len(first)), first] = 1.0
-    incidence[np.arange(len(first)), second] = -1.0
-    ridge = max(prior, 1e-9) * 2 * np.eye(n_systems)  # prior 0: the least pinned solution
-    s = np.zeros((len(batch), n_systems))
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-(s @ incidence.T)))  # first beats second
-        grad = 2 * prior * s - (won * (1 - p) - lost * p) @ incidence
-        curve = (won + lost) * p * (1 - p)
-        hessian = ridge + np.einsum("bk,ki,kj->bij", curve, incidence, incidence)
-        step = np.linalg.solve(hessian, grad[..., None])[..., 0]
-        longest = np.abs(step).max(axis=-1, keepdims=True)
-        step *= np.minimum(1.0, 2.0 / np.maximum(longest, 1e-300))
-        s -= step
-        if longest.max() < 1e-9:
-            break
-    s -= s.mean(axis=-1, keepdims=True)
-    return s.reshape(*wins.shape[:-2], n_systems)
+        return np.zeros((*wins.shape[:-2], n_systems + extra))
+    design = np.zeros((len(first), n_systems + extra))
+    design[np.arange(len(first)), first] = 1.0
+    design[np.arange(len(first)), second] = -1.0
+    if length is not None:
+        design[:, n_systems] = length
+    w = _newton(design, wins.reshape(-1, *wins.shape[-2:]), prior)
+    w[:, :n_systems] -= w[:, :n_systems].mean(axis=-1, keepdims=True)
+    return w.reshape(*wins.shape[:-2], n_systems + extra)
 
 
 def rank_labels(low: Sequence[float], high: Sequence[float]) -> list[str]:
@@ -201,7 +229,8 @@ def _records(comparisons: Iterable[Comparison], systems: Sequence[str]
 
 
 def rate(comparisons: Sequence[Comparison], *, systems: Sequence[str] | None = None,
-         bootstrap: int = BOOTSTRAP, seed: int = 0, prior: float = PRIOR) -> Leaderboard:
+         bootstrap: int = BOOTSTRAP, seed: int = 0, prior: float = PRIOR,
+         length_control: bool = False) -> Leaderboard:
     """The leaderboard of the systems named in ``comparisons`` (or ``systems``, in that
     order for equal ratings), best first, with bootstrap intervals over rows.
 
@@ -219,17 +248,23 @@ def rate(comparisons: Sequence[Comparison], *, systems: Sequence[str] | None = N
     rated = [name for name in names if sum(record[name][:3])]  # at least one decided pair
     index = {name: i for i, name in enumerate(rated)}
     rows = {row: i for i, row in enumerate(dict.fromkeys(c.row_id for c in comparisons))}
-    first, second, per_row = _pair_table(comparisons, index, rows)
-    strengths = fit_strengths(len(rated), first, second, per_row.sum(axis=0), prior)
+    first, second, gaps, per_row = _pair_table(comparisons, index, rows,
+                                               by_length=length_control)
+    length = gaps if length_control else None
+    fitted = fit_strengths(len(rated), first, second, per_row.sum(axis=0), prior, length)
     if bootstrap > 0 and len(first):
         rng = np.random.default_rng(seed)
         draws = rng.multinomial(len(rows), np.full(len(rows), 1 / len(rows)), size=bootstrap)
         table = per_row.reshape(len(rows), -1)
         samples = fit_strengths(len(rated), first, second,
-                                (draws @ table).reshape(bootstrap, -1, 2), prior)
-        low, high = np.percentile(samples, [2.5, 97.5], axis=0)
+                                (draws @ table).reshape(bootstrap, -1, 2), prior, length)
+        low_all, high_all = np.percentile(samples, [2.5, 97.5], axis=0)
     else:
-        low, high = strengths.copy(), strengths.copy()
+        low_all, high_all = fitted.copy(), fitted.copy()
+    n = len(rated)
+    strengths, low, high = fitted[:n], low_all[:n], high_all[:n]
+    effect = ({"points": float(SCALE * fitted[n]), "low": float(SCALE * low_all[n]),
+               "high": float(SCALE * high_all[n])} if length_control else None)
     low_r, high_r = CENTRE + SCALE * low, CENTRE + SCALE * high
     ranks = rank_labels(list(low_r), list(high_r))
     ratings = [Rating(name, float(CENTRE + SCALE * strengths[i]), float(low_r[i]),
@@ -238,4 +273,4 @@ def rate(comparisons: Sequence[Comparison], *, systems: Sequence[str] | None = N
     # a system no pair was decided for has no rating (never a made-up 1000)
     ratings += [Rating(name, None, None, None, "-", *record[name]) for name in names
                 if name not in index]
-    return Leaderboard(ratings, len(comparisons), len(rows), bootstrap, seed)
+    return Leaderboard(ratings, len(comparisons), len(rows), bootstrap, seed, effect)

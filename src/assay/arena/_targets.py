@@ -5,9 +5,10 @@ Each target is made as ``assay run --target`` makes it (``python:module:function
 ``openai:MODEL``, ``http:URL``, ``local``); every one is made, and every problem told, before
 any app is asked. Each app's answers go to ``OUT/answers/NAME.jsonl`` as they come (one line
 per row: its id, question, context and the answer), so ``--resume`` asks only the rows an
-app has not answered yet. A row an app failed on is not written (the arena names it as a row
-that system lacks, and the next ``--resume`` asks it again); the count of failures is given
-back per app.
+app has not answered yet. A ``python:`` target is called as ``fn(question, passages)`` with
+the row's contexts (a RAG app, as ``assay robustness`` calls one). A row an app failed on is
+not written (the next ``--resume`` asks it again); the failures' causes are given back per
+app, counted; an app that answered no row stops the arena with its cause.
 
 Example:
     >>> import asyncio, json, pathlib, tempfile
@@ -17,7 +18,7 @@ Example:
     >>> asked = asyncio.run(answer_with_targets(
     ...     ["python:examples.apps:echo_first_passage", "python:examples.apps:always_reject"],
     ...     folder / "test.jsonl", folder / "out"))
-    >>> [(p.name, failed) for p, failed in asked]
+    >>> [(p.name, sum(failed.values())) for p, failed in asked]
     [('echo_first_passage.jsonl', 0), ('always_reject.jsonl', 0)]
     >>> json.loads(asked[0][0].read_text())["answer"]
     'Paris is in France.'
@@ -27,11 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..data import Row, read_dataset
+from .._secrets import mask_secrets
 from ..errors import AssayError, ConfigError, DataError, option
 from ..records import load_finished
 from ..targets import AppTarget, close_target, make_target
@@ -93,23 +96,22 @@ class _Unmade(ConfigError):
 
 
 async def _ask_one(target: AppTarget, rows: list[Row], path: Path, resume: bool,
-                   concurrency: int) -> int:
+                   concurrency: int) -> Counter[str]:
     """Ask ``target`` every row ``path`` lacks (all of them without ``resume``), writing
-    each answer as it comes; the number that failed."""
+    each answer as it comes; the failed rows' causes (masked of secrets), counted."""
     kept = load_finished(path) if resume else {}
     path.parent.mkdir(parents=True, exist_ok=True)
-    failed = 0
+    failed: Counter[str] = Counter()
     gate = asyncio.Semaphore(concurrency)
     with path.open("a" if resume else "w", encoding="utf-8") as out:
 
         async def ask(row: Row) -> None:
-            nonlocal failed
             passages = row.contexts or ([row.context] if row.context else [])
             async with gate:
                 try:
                     answer = await target.answer(row.question or "", passages, "en")
-                except Exception:  # noqa: BLE001 - a failed app call: that row is left out
-                    failed += 1
+                except Exception as e:  # noqa: BLE001 - a failed app call: that row is left out
+                    failed[mask_secrets(f"{type(e).__name__}: {e}")[:300]] += 1
                     return
             line: dict[str, Any] = {"id": row.id, "question": row.question, "answer": answer}
             if passages:
@@ -124,13 +126,15 @@ async def _ask_one(target: AppTarget, rows: list[Row], path: Path, resume: bool,
 async def answer_with_targets(specs: Sequence[str], data: str | Path, out: Path, *,
                               names: Sequence[str] | None = None, resume: bool = False,
                               overwrite: bool = False, timeout: float | None = None, concurrency: int = 4
-                              ) -> list[tuple[Path, int]]:
-    """Each app's answers file (``OUT/answers/NAME.jsonl``) and its failed rows, in the order
-    of ``specs``, after asking every app every test row of ``data`` it has not answered.
+                              ) -> list[tuple[Path, Counter[str]]]:
+    """Each app's answers file (``OUT/answers/NAME.jsonl``) and its failed rows' causes, in
+    the order of ``specs``, after asking every app every test row of ``data`` it has not
+    answered.
 
     Raises:
         ConfigError: fewer than two targets, a target that cannot be made (every one told,
             nothing asked).
+        AssayError: an app answered no row (its failures' most common cause).
         DataError: the test set's problems (all of them, before any app is asked).
     """
     if names and len(names) != len(specs):
@@ -159,7 +163,14 @@ async def answer_with_targets(specs: Sequence[str], data: str | Path, out: Path,
         failed = []
         for target, path in zip(targets, paths):
             failed.append(await _ask_one(target, rows, path, resume, concurrency))
-        return list(zip(paths, failed))
     finally:
         for target in targets:
             await close_target(target)
+    silent = [f"{spec} answered no row: {sum(causes.values())} failed, e.g. "
+              f"{causes.most_common(1)[0][0]}" for spec, path, causes in zip(specs, paths, failed)
+              if causes and not path.stat().st_size]
+    if silent:  # nothing of that app to rank: the cause, not an empty file's complaint
+        raise AssayError("\n".join(silent + [
+            "A python: target is called as fn(question, passages) with the test row's "
+            "contexts (as assay robustness calls one); fix the app, then --resume."]))
+    return list(zip(paths, failed))

@@ -48,6 +48,12 @@ def print_board(board: Mapping[str, Any], judge: str) -> None:
     line = position_line(board.get("position") or {})
     if line is not None:
         err.print(line, highlight=False, markup=False)
+    effect = board.get("length_effect")
+    if effect:
+        err.print(f"length control: ratings at equal length; a longer answer gains "
+                  f"{effect['points']:+.0f} points per unit of normalised length difference "
+                  f"(95%: {effect['low']:+.0f} to {effect['high']:+.0f})",
+                  highlight=False, markup=False)
     if not board["separated"]:
         err.print("ranks such as 1-2: their 95% intervals overlap; more rows tell them apart",
                   highlight=False, markup=False)

@@ -92,6 +92,11 @@ def arena_cmd(
         min=1, help="At most N comparisons (a pair on a row, both orders), chosen where the "
                     "ratings are least separated; stops early once they are separated. "
                     "Default: every pair on every row.")] = None,
+    length_control: Annotated[bool, typer.Option(
+        "--length-control", help="Fit the ratings with the two answers' length difference as "
+                                 "a covariate (judges favour longer answers): each system's "
+                                 "rating at equal length, and the length's own weight.")]
+        = False,
     json_out: Annotated[Path | None, typer.Option(
         "--json", help=f"Also write the leaderboard as JSON to PATH; {JSON_PATH_HELP}")] = None,
     concurrency: ConcurrencyOption = None,
@@ -136,8 +141,10 @@ def arena_cmd(
                 timeout=timeout, concurrency=concurrency or 4))
             for path, failed in asked:
                 if failed:
-                    err.print(f"{path.stem}: {failed} row(s) failed (left out of its pairs; "
-                              "--resume asks them again)", highlight=False, markup=False)
+                    cause, count = failed.most_common(1)[0]
+                    err.print(f"{path.stem}: {sum(failed.values())} row(s) failed (left out "
+                              f"of its pairs; --resume asks them again): {count} x {cause}",
+                              highlight=False, markup=False)
             systems, name = [str(path) for path, _ in asked], [path.stem for path, _ in asked]
 
         calls = call_options(concurrency=concurrency, timeout=timeout,
@@ -149,7 +156,7 @@ def arena_cmd(
             judging=JudgeOptions.from_calls(calls),
             run=RunOptions(out=out_dir, resume=resume, overwrite=overwrite, progress=not quiet,
                            store=store_arg(store, no_store)),
-            bootstrap=bootstrap, seed=seed, budget=budget,
+            bootstrap=bootstrap, seed=seed, budget=budget, length_control=length_control,
             on_round=None if budget is None else lambda r: err.print(
                 f"round {r.round}: {r.new} new, {r.judged} comparisons judged; board "
                 f"{'separated' if r.board.separated() else 'not separated yet'}",
