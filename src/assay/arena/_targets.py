@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..data import Row, read_dataset
 from .._secrets import mask_secrets
+from ..data import Row, read_dataset
 from ..errors import AssayError, ConfigError, DataError, option
 from ..records import load_finished
 from ..targets import AppTarget, close_target, make_target
@@ -170,7 +170,8 @@ async def answer_with_targets(specs: Sequence[str], data: str | Path, out: Path,
               f"{causes.most_common(1)[0][0]}" for spec, path, causes in zip(specs, paths, failed)
               if causes and not path.stat().st_size]
     if silent:  # nothing of that app to rank: the cause, not an empty file's complaint
-        raise AssayError("\n".join(silent + [
-            "A python: target is called as fn(question, passages) with the test row's "
-            "contexts (as assay robustness calls one); fix the app, then --resume."]))
+        how = ("A python: target is called as fn(question, passages) with the test row's "
+               f"contexts (as assay robustness calls one); fix the app, then "
+               f"{option('resume')}.")
+        raise AssayError("\n".join([*silent, how]))
     return list(zip(paths, failed))
