@@ -88,7 +88,8 @@ def test_the_python_api_is_refused_while_a_command_writes_the_same_file(
                              stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not out.exists() and time.monotonic() < deadline:  # the first is writing
+        while (not out.exists() or not out.read_text().strip()) and (  # the first has
+               time.monotonic() < deadline):  # written its first conversation
             time.sleep(0.05)
         with pytest.raises(ConfigError) as e:
             simulate_users(SCENARIOS, target="python:examples.agent_app:agent", out=out,
