@@ -32,15 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena_mechanics import FIRST_SHOWN, PREFERS_BETTER, SYSTEMS, system_files
 from scipy.stats import kendalltau
 
 from assay.arena import arena, rate
 from assay.arena._pairs import comparison_of
 from assay.judges import FakeJudge
 from assay.run import JudgeOptions, RunOptions
-
-SYSTEMS = ["A", "B", "C", "D", "E"]
-FIRST_SHOWN, PREFERS_BETTER = 0.25, 0.8
 
 
 def scripted_judge(seed: int) -> FakeJudge:
@@ -88,10 +86,7 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=1000)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp())
-    for k, name in enumerate(SYSTEMS):
-        lines = [json.dumps({"id": f"r{r}", "question": "Q?", "answer": f"system {k} row {r}"})
-                 for r in range(args.rows)]
-        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    system_files(folder, args.rows)
     full = args.rows * len(SYSTEMS) * (len(SYSTEMS) - 1) // 2
     budget = int(full * args.share)
     figures: dict[str, list[tuple[int, float, str]]] = {"round robin": [], "budgeted": [],

@@ -58,16 +58,22 @@ def tournament(rng: random.Random, rows: int) -> list[Comparison]:
             for r in range(rows) for i, j in itertools.combinations(range(5), 2)]
 
 
-def through_the_arena(rows: int, seed: int) -> tuple[float, int, float]:
-    """Kendall tau of one 40-row tournament run through ``arena()``; requests; seconds."""
-    rng = random.Random(seed)
-    folder = Path(tempfile.mkdtemp())
+def system_files(folder: Path, rows: int) -> list[Path]:
+    """One answers file per system of :data:`SYSTEMS` (``folder/A.jsonl`` ...), each answer
+    naming its system's place in the true order (``system 0 row 3``), in that order."""
     paths = []
     for k, name in enumerate(SYSTEMS):
         lines = [json.dumps({"id": f"r{r}", "question": "Q?", "answer": f"system {k} row {r}"})
                  for r in range(rows)]
         (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
         paths.append(folder / f"{name}.jsonl")
+    return paths
+
+
+def through_the_arena(rows: int, seed: int) -> tuple[float, int, float]:
+    """Kendall tau of one 40-row tournament run through ``arena()``; requests; seconds."""
+    rng = random.Random(seed)
+    paths = system_files(Path(tempfile.mkdtemp()), rows)
 
     def judge(req) -> str:
         text = req.messages[-1]["content"]

@@ -24,7 +24,9 @@ from assay.run import JudgeOptions, RunOptions
 from assay.store import open_store
 from support import interrupt_after_rows
 
-SYSTEMS = ["A", "B", "C", "D", "E"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from arena_mechanics import SYSTEMS, system_files
+
 ROWS = 30
 
 
@@ -102,13 +104,7 @@ def test_a_resumed_schedule_continues_from_the_results_so_far() -> None:
 
 
 def _files(folder: Path, rows: int = 20) -> list[Path]:
-    paths = []
-    for k, name in enumerate(SYSTEMS):
-        lines = [json.dumps({"id": f"r{r}", "question": "Q?", "answer": f"system {k} row {r}"})
-                 for r in range(rows)]
-        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
-        paths.append(folder / f"{name}.jsonl")
-    return paths
+    return system_files(folder, rows)
 
 
 def _judge(req) -> str:

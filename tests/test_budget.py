@@ -187,7 +187,10 @@ def _dataset(path: Path, n: int) -> Path:
 
 
 def _run(tmp: Path, server, data: Path, out: str, *extra: str,
-         judge: str = "openai:gpt-4o-mini") -> subprocess.CompletedProcess[str]:
+         judge: str = "openai:gpt-4o-mini", timeout: float = 120
+         ) -> subprocess.CompletedProcess[str]:
+    """``assay run`` (fluency, coherence) on ``data`` against ``server`` in a subprocess with
+    its own caches; no traceback on stderr."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
     env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
                NO_COLOR="1", COLUMNS="200", XDG_CACHE_HOME=str(tmp / "xdg-cache"),
@@ -195,7 +198,7 @@ def _run(tmp: Path, server, data: Path, out: str, *extra: str,
     proc = subprocess.run([*ASSAY, "run", str(data), "--metrics", "fluency,coherence",
                            "--judge", judge, "--out", str(tmp / out), "--no-store", "-q",
                            *extra], check=False, env=env, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from assay.calls import BudgetReachedError, ManagedJudge, SpendLimit
 from assay.calls._ray_spend import SpendActor, SpendClient
 from assay.judges import FakeJudge, JudgeRequest
 from conftest import QA50
+from test_budget import _run as run_budgeted
 
 #: gpt-4o-mini's list price, US dollars per prompt / completion token.
 PRICE_IN, PRICE_OUT = 0.15e-6, 0.6e-6
@@ -182,9 +182,6 @@ def test_a_worker_stopped_by_the_limit_returns_its_finished_rows_and_what_was_sp
 
 # -- end to end: assay run --engine ray against the bench's fake judge (real HTTP, subprocess)
 
-ASSAY = [sys.executable, "-m", "assay.cli"]
-
-
 def _needs_ray() -> None:
     try:
         import ray  # noqa: F401
@@ -196,16 +193,7 @@ def _needs_ray() -> None:
 
 def _run(tmp: Path, server: Any, data: Path, out: str, *extra: str,
          judge: str = "openai:gpt-4o-mini") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASSAY_"))}
-    env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-test-not-a-secret",
-               NO_COLOR="1", COLUMNS="200", XDG_CACHE_HOME=str(tmp / "xdg-cache"),
-               XDG_DATA_HOME=str(tmp / "xdg-data"))
-    proc = subprocess.run([*ASSAY, "run", str(data), "--metrics", "fluency,coherence",
-                           "--judge", judge, "--out", str(tmp / out),
-                           "--no-store", "-q", *extra], check=False, env=env,
-                          capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_budgeted(tmp, server, data, out, *extra, judge=judge, timeout=240)  # Ray starts
 
 
 def test_max_cost_on_ray_stops_the_whole_run_with_exit_6_and_resume_finishes_it(
